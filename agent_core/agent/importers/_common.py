@@ -1,0 +1,129 @@
+"""What every importer produces, and the helpers they share."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_core.agent.items import DocumentItem, DocumentKind
+from agent_core.agent.names import name_problem, suggest_name
+from agent_core.agent.schema import IncludeMode
+from agent_core.agent.secrets import ENV_SCHEME
+from agent_core.errors import AgentFileError
+
+__all__ = ["ImportError_", "ImportReport", "ImportedAgent", "safe_item_name", "secret_value"]
+
+_SECRET_KEY = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
+
+
+class ImportError_(AgentFileError):
+    """A source cannot be imported at all."""
+
+
+@dataclass
+class ImportReport:
+    """What an import did and did not carry over, for the user to read."""
+
+    source_format: str
+    created: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # fields or items with no meaning here
+    warnings: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        out = [f"format: {self.source_format}"]
+        out += [f"  imported: {line}" for line in self.created]
+        out += [f"  skipped: {line}" for line in self.skipped]
+        out += [f"  warning: {line}" for line in self.warnings]
+        return out
+
+
+@dataclass
+class ImportedAgent:
+    """Parts of an agent read from another format; ``None`` means the source does not say."""
+
+    report: ImportReport
+    name: str | None = None
+    description: str | None = None
+    system_prompt: str | None = None
+    chat: dict[str, Any] = field(default_factory=dict)  # snake_case ChatDefaults fields
+    selection: dict[str, Any] = field(default_factory=dict)  # snake_case SelectionConfig fields
+    providers: dict[str, dict[str, Any]] = field(default_factory=dict)  # camelCase blocks
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # camelCase blocks
+    documents: list[DocumentItem] = field(default_factory=list)
+
+    def add_document(
+        self,
+        kind: DocumentKind,
+        raw_name: str,
+        *,
+        description: str = "",
+        priority_level: Any = 500,
+        include: IncludeMode = IncludeMode.MANUAL,
+        text: str = "",
+    ) -> None:
+        name = safe_item_name(raw_name, self.report, kind)
+        taken = {d.name.lower() for d in self.documents if d.kind == kind}
+        if name.lower() in taken:
+            base, counter = name, 2
+            while f"{base}-{counter}".lower() in taken:
+                counter += 1
+            name = f"{base}-{counter}"
+            self.report.warnings.append(f"{kind} '{raw_name}' renamed to '{name}' (the name was taken)")
+        self.documents.append(
+            DocumentItem(
+                kind=kind,
+                name=name,
+                description=description,
+                priority_level=clamp_priority(priority_level, self.report, name),
+                include=include,
+                text=text,
+            )
+        )
+
+
+def safe_item_name(raw_name: str, report: ImportReport, what: str) -> str:
+    if name_problem(raw_name) is None:
+        return raw_name
+    name = suggest_name(raw_name)
+    report.warnings.append(f"{what} '{raw_name}' renamed to '{name}' (names must be safe file names)")
+    return name
+
+
+def clamp_priority(value: Any, report: ImportReport, name: str) -> int:
+    try:
+        number = int(float(value))
+    except (TypeError, ValueError):
+        report.warnings.append(f"'{name}': priorityLevel {value!r} is not a number; 500 used")
+        return 500
+    if not 0 <= number <= 999:
+        report.warnings.append(f"'{name}': priorityLevel {number} is outside 0-999; clamped")
+    return max(0, min(999, number))
+
+
+def looks_secret(key: str) -> bool:
+    return bool(_SECRET_KEY.search(key))
+
+
+def secret_value(value: Any, variable: str, report: ImportReport, where: str, copy_secrets: bool) -> str:
+    """The value to write for a secret found in a source file.
+
+    Literal secrets become ``env://VAR`` references unless the user asked to copy them, so an
+    import never spreads a key into another plain-text file by surprise.
+    """
+    text = str(value)
+    if text.startswith(ENV_SCHEME) or copy_secrets or not text:
+        return text
+    if text.startswith("${") and text.endswith("}") and text.count("${") == 1:
+        return ENV_SCHEME + text[2:-1]
+    if "${" in text:
+        return text  # a template over environment variables holds no secret itself
+    report.warnings.append(
+        f"{where}: the literal secret was not copied; it now reads {ENV_SCHEME}{variable}. "
+        f"Set {variable} in your environment, or import again with --copy-secrets"
+    )
+    return ENV_SCHEME + variable
+
+
+def env_variable_for(*parts: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", "_".join(parts).upper()).strip("_")

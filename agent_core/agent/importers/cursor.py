@@ -1,0 +1,80 @@
+"""Cursor project rules: ``.cursor/rules/*.mdc`` (and the older single ``.cursorrules`` file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
+from agent_core.agent.importers._common import ImportedAgent, ImportError_, ImportReport
+from agent_core.agent.schema import IncludeMode
+
+__all__ = ["find_cursor_rules", "import_cursor_rules"]
+
+
+def find_cursor_rules(source: Path) -> Path | None:
+    """The ``.cursor/rules`` folder meant by ``source`` (a project, ``.cursor`` or the folder itself)."""
+    for candidate in (source / ".cursor" / "rules", source / "rules", source):
+        if candidate.is_dir() and any(candidate.rglob("*.mdc")):
+            return candidate
+    return None
+
+
+def import_cursor_rules(source: Path) -> ImportedAgent:
+    """Rules from Cursor: alwaysApply -> always; a description only -> agent; neither -> manual.
+
+    Raises:
+        ImportError_: no ``.mdc`` rule and no ``.cursorrules`` file was found.
+    """
+    imported = ImportedAgent(report=ImportReport("Cursor project rules (.cursor/rules/*.mdc)"))
+    folder = find_cursor_rules(source)
+    legacy = source / ".cursorrules"
+    if folder is None and not legacy.is_file():
+        raise ImportError_(f"no Cursor rules in {source}: expected .cursor/rules/*.mdc or .cursorrules")
+    if folder is not None:
+        for file in sorted(folder.rglob("*.mdc")):
+            _import_rule(file, folder, imported)
+    if legacy.is_file():
+        imported.add_document(
+            "rule",
+            "cursorrules",
+            description="Project rules from .cursorrules",
+            priority_level=100,
+            include=IncludeMode.ALWAYS,
+            text=legacy.read_text(encoding="utf-8"),
+        )
+        imported.report.created.append("rule 'cursorrules' (always) from .cursorrules")
+    return imported
+
+
+def _import_rule(file: Path, folder: Path, imported: ImportedAgent) -> None:
+    report = imported.report
+    relative = file.relative_to(folder).with_suffix("")
+    raw_name = "-".join(relative.parts)
+    try:
+        parts = split_frontmatter(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, FrontmatterError) as error:
+        report.skipped.append(f"{relative}.mdc: {error}")
+        return
+    # Cursor's header is not strict YAML (`globs: *.ts` is an alias error in YAML): read key: value lines.
+    header: dict[str, str] = {}
+    for line in (parts.header or "").split("\n"):
+        key, sep, value = line.partition(":")
+        if sep and key.strip():
+            header[key.strip()] = value.strip().strip("'\"")
+    description = header.get("description", "")
+    always = header.get("alwaysApply", "").lower() == "true"
+    if always:
+        include = IncludeMode.ALWAYS
+    elif description:
+        include = IncludeMode.AGENT
+    else:
+        include = IncludeMode.MANUAL
+    globs = header.get("globs", "")
+    if globs:
+        report.skipped.append(
+            f"{relative}.mdc: globs '{globs}' (ContextDesk does not attach rules by file pattern)"
+        )
+    for key in sorted(set(header) - {"description", "globs", "alwaysApply"}):
+        report.skipped.append(f"{relative}.mdc: '{key}'")
+    imported.add_document("rule", raw_name, description=description, include=include, text=parts.body)
+    report.created.append(f"rule '{imported.documents[-1].name}' ({include.value})")

@@ -1,0 +1,41 @@
+"""Creating new agents from the default agent that ships with ContextDesk."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from agent_core.agent.loader import AGENT_FILE, Agent, load_agent
+from agent_core.agent.writer import save_agent_config
+from agent_core.errors import AgentFileError
+from agent_core.resources import default_agent_dir
+
+__all__ = ["create_agent"]
+
+
+def create_agent(target: Path, *, name: str | None = None, template: Path | None = None) -> Agent:
+    """Copy the default agent (or ``template``) into ``target`` and load it.
+
+    Raises:
+        AgentFileError: ``target`` already holds an agent, or is a non-empty folder.
+    """
+    target = target.expanduser()
+    source = template or default_agent_dir()
+    if (target / AGENT_FILE).exists():
+        raise AgentFileError(
+            f"{target} already holds an agent: open it, or choose another folder for the new one"
+        )
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise AgentFileError(
+            f"{target} is not empty: choose an empty or new folder so no file of yours is mixed in"
+        )
+    try:
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    except OSError as error:
+        shutil.rmtree(target, ignore_errors=True)
+        raise AgentFileError(f"could not create the agent in {target} ({error}): check the folder") from error
+    agent = load_agent(target)
+    if name:
+        agent.config.name = name
+        save_agent_config(agent)
+    return agent

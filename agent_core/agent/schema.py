@@ -1,0 +1,190 @@
+"""What the files of an agent folder may contain, validated with pydantic at the edge.
+
+Keys are camelCase on disk (``maxChatTurns``) and snake_case in Python. Unknown keys are errors,
+so a typo is reported instead of silently ignored.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from agent_core.agent.names import name_problem
+
+__all__ = [
+    "SERVER_MODELS",
+    "AgentConfig",
+    "ChatDefaults",
+    "IncludeMode",
+    "InternalServerConfig",
+    "ItemFrontmatter",
+    "McpServerConfig",
+    "ProviderConfig",
+    "SelectionConfig",
+    "SseServerConfig",
+    "StdioServerConfig",
+    "StreamableHttpServerConfig",
+    "ToolDefaults",
+    "ToolPermissionPolicy",
+    "ToolSettings",
+]
+
+
+class FileModel(BaseModel):
+    """Base of every model read from an agent file."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        validate_assignment=True,
+        str_strip_whitespace=False,
+    )
+
+
+class IncludeMode(StrEnum):
+    """How an item gets into a chat's context."""
+
+    ALWAYS = "always"  # added to every new session
+    MANUAL = "manual"  # the user adds or removes it
+    AGENT = "agent"  # chosen per message by semantic selection
+
+
+class ToolPermissionPolicy(StrEnum):
+    """Whether a chat asks before running tools."""
+
+    TOOL = "tool"  # follow each tool's own permissionRequired
+    ASK = "ask"  # ask before every tool call
+    ALLOW = "allow"  # never ask
+
+
+class ChatDefaults(FileModel):
+    model: str = Field(
+        default="local:smollm2-135m-instruct",
+        description="provider:model, e.g. openai:gpt-4o-mini",
+        pattern=r"^[A-Za-z0-9_.-]+:.+$",
+    )
+    max_chat_turns: int = Field(default=20, ge=1, le=200)
+    max_output_tokens: int = Field(default=1000, ge=1, le=1_000_000)
+    temperature: float = Field(default=0.5, ge=0.0, le=2.0)
+    top_p: float = Field(default=0.9, gt=0.0, le=1.0)
+    tool_permission: ToolPermissionPolicy = ToolPermissionPolicy.TOOL
+
+
+class SelectionConfig(FileModel):
+    """Per-message selection of agent-mode items. Defaults are the anchor's parameters."""
+
+    top_k: int = Field(default=20, ge=1, le=1000, description="chunk matches considered")
+    top_n: int = Field(default=5, ge=0, le=100, description="items selected, at most, below includeScore")
+    include_score: float = Field(default=0.7, ge=0.0, le=1.0, description="always include at or above")
+    strategy: Literal["default", "anchor"] = "default"
+    min_score: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="score floor; None uses the strategy's own"
+    )
+
+
+class ProviderConfig(FileModel):
+    """One configured model provider. ``type`` defaults to the provider's id."""
+
+    type: str | None = None
+    api_key: str | None = Field(default=None, description="literal key, or env://VAR")
+    base_url: str | None = None
+    model_path: str | None = None
+    threads: int | None = Field(default=None, ge=1, le=256)
+    context_size: int | None = Field(default=None, ge=256)
+    timeout_seconds: float | None = Field(default=None, gt=0)
+    headers: dict[str, str] = Field(default_factory=dict)
+    options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+
+
+class ToolSettings(FileModel):
+    """Per-tool overrides of a server's tool defaults."""
+
+    include: IncludeMode | None = None
+    permission_required: bool | None = None
+
+
+class ToolDefaults(FileModel):
+    include: IncludeMode = IncludeMode.ALWAYS
+    permission_required: bool = True
+
+
+class _ServerBase(FileModel):
+    tool_defaults: ToolDefaults = Field(default_factory=ToolDefaults)
+    tools: dict[str, ToolSettings] = Field(default_factory=dict)
+    start_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+    call_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
+    enabled: bool = True
+
+
+class StdioServerConfig(_ServerBase):
+    type: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+
+
+class SseServerConfig(_ServerBase):
+    type: Literal["sse"]
+    url: str = Field(pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class StreamableHttpServerConfig(_ServerBase):
+    type: Literal["streamable-http"]
+    url: str = Field(pattern=r"^https?://")
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class InternalServerConfig(_ServerBase):
+    """A server built into ContextDesk, run in-process (e.g. ``references``)."""
+
+    type: Literal["internal"]
+    tool: str = Field(min_length=1, description="which built-in server")
+    options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+
+
+McpServerConfig = Annotated[
+    StdioServerConfig | SseServerConfig | StreamableHttpServerConfig | InternalServerConfig,
+    Field(discriminator="type"),
+]
+
+
+SERVER_MODELS: dict[str, type[_ServerBase]] = {
+    "stdio": StdioServerConfig,
+    "sse": SseServerConfig,
+    "streamable-http": StreamableHttpServerConfig,
+    "internal": InternalServerConfig,
+}
+
+
+class AgentConfig(FileModel):
+    """``agent.yaml``."""
+
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    system_prompt: str = ""
+    chat: ChatDefaults = Field(default_factory=ChatDefaults)
+    selection: SelectionConfig = Field(default_factory=SelectionConfig)
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+
+
+class ItemFrontmatter(FileModel):
+    """The YAML header of ``rules/<name>.md`` and ``references/<name>.md``."""
+
+    name: str | None = None
+    description: str = ""
+    priority_level: int = Field(default=500, ge=0, le=999)
+    include: IncludeMode = IncludeMode.MANUAL
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, value: str | None) -> str | None:
+        if value is not None and (problem := name_problem(value)):
+            raise ValueError(problem)
+        return value

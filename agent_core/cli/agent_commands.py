@@ -1,0 +1,203 @@
+"""``contextdesk agent new|check|import|show``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent_core.agent import Agent, load_agent
+from agent_core.agent.importers import import_source
+from agent_core.agent.scaffold import create_agent
+from agent_core.agent.schema import (
+    InternalServerConfig,
+    McpServerConfig,
+    SseServerConfig,
+    StdioServerConfig,
+    StreamableHttpServerConfig,
+)
+from agent_core.agent.secrets import env_var_name
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("agent", help="create, check, import and show agents")
+    commands = parser.add_subparsers(dest="agent_command", metavar="ACTION", required=True)
+
+    new = commands.add_parser("new", help="create an agent from the default one")
+    new.add_argument("dir", type=Path, help="an empty or new folder")
+    new.add_argument("--name", help="the agent's name (default: the default agent's)")
+    new.set_defaults(handler=run_new)
+
+    check = commands.add_parser("check", help="list every problem in an agent folder (exit 1 if any error)")
+    check.add_argument("dir", type=Path)
+    check.add_argument("--strict", action="store_true", help="treat warnings as errors too")
+    check.set_defaults(handler=run_check)
+
+    importer = commands.add_parser(
+        "import",
+        help="import a TsAgent agent, Cursor rules or an mcpServers JSON file",
+        description="SRC may be a TsAgent .yaml agent file, a legacy TsAgent folder (tsagent.json), a "
+        "project with .cursor/rules, or a JSON file with an mcpServers object. DIR is created if "
+        "missing; an existing agent there is added to.",
+    )
+    importer.add_argument("src", type=Path)
+    importer.add_argument("dir", type=Path)
+    importer.add_argument(
+        "--overwrite", action="store_true", help="replace items and settings that already exist"
+    )
+    importer.add_argument(
+        "--copy-secrets",
+        action="store_true",
+        help="copy literal API keys and tokens as they are (default: replace them with env://VAR references)",
+    )
+    importer.set_defaults(handler=run_import)
+
+    show = commands.add_parser("show", help="summarise an agent")
+    show.add_argument("dir", type=Path)
+    show.add_argument("--json", action="store_true", help="print JSON for scripts")
+    show.set_defaults(handler=run_show)
+
+
+def run_new(args: argparse.Namespace) -> int:
+    agent = create_agent(args.dir, name=args.name)
+    print(f"Created agent '{agent.name}' in {agent.root}")
+    print(
+        f"  {len(agent.rules)} rules, {len(agent.references)} references. Try: contextdesk agent show {args.dir}"
+    )
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    agent = load_agent(args.dir)
+    for problem in agent.problems:
+        print(problem.describe(agent.root))
+    errors = len(agent.errors)
+    warnings = len(agent.problems) - errors
+    summary = (
+        f"{agent.root}: {len(agent.rules)} rules, {len(agent.references)} references, "
+        f"{len(agent.config.mcp_servers)} MCP servers loaded; {errors} errors, {warnings} warnings"
+    )
+    print(summary, file=sys.stderr if agent.problems else sys.stdout)
+    return 1 if errors or (args.strict and warnings) else 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    report = import_source(args.src, args.dir, overwrite=args.overwrite, copy_secrets=args.copy_secrets)
+    print(f"Imported {args.src} into {args.dir}")
+    for line in report.lines():
+        print(line)
+    agent = load_agent(args.dir)
+    for problem in agent.problems:
+        print(f"  check: {problem.describe(agent.root)}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    agent = load_agent(args.dir)
+    summary = agent_summary(agent)
+    if args.json:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{summary['name']}  ({agent.root})")
+    if summary["description"]:
+        print(f"  {summary['description']}")
+    chat, selection = summary["chat"], summary["selection"]
+    print(
+        f"\nModel {chat['model']}  turns {chat['maxChatTurns']}  max output {chat['maxOutputTokens']}  "
+        f"temperature {chat['temperature']}  topP {chat['topP']}  tools {chat['toolPermission']}"
+    )
+    print(
+        f"Selection topK {selection['topK']}  topN {selection['topN']}  includeScore {selection['includeScore']}  "
+        f"strategy {selection['strategy']}"
+    )
+    for title, key in (("Rules", "rules"), ("References", "references")):
+        print(f"\n{title} ({len(summary[key])})")
+        for item in summary[key]:
+            print(
+                f"  {item['priorityLevel']:03d}  {item['name']:<32} {item['include']:<7} {item['description']}"
+            )
+    print(f"\nProviders ({len(summary['providers'])})")
+    for provider in summary["providers"]:
+        print(f"  {provider['id']:<16} {provider['type']:<18} key: {provider['apiKey']}")
+    print(f"\nMCP servers ({len(summary['mcpServers'])})")
+    for server in summary["mcpServers"]:
+        defaults = server["toolDefaults"]
+        print(
+            f"  {server['name']:<16} {server['type']:<16} {server['target']}  "
+            f"(tools: include {defaults['include']}, permission {'ask' if defaults['permissionRequired'] else 'allow'})"
+        )
+    if agent.problems:
+        print(f"\n{len(agent.problems)} problems; see `contextdesk agent check {args.dir}`")
+    return 0
+
+
+def agent_summary(agent: Agent) -> dict[str, Any]:
+    """A JSON-ready description of an agent; secrets are described, never shown."""
+    config = agent.config
+    return {
+        "name": config.name,
+        "path": str(agent.root),
+        "description": config.description,
+        "chat": config.chat.model_dump(mode="json", by_alias=True),
+        "selection": config.selection.model_dump(mode="json", by_alias=True),
+        "rules": [_document(item) for item in sorted(agent.rules.values(), key=_order)],
+        "references": [_document(item) for item in sorted(agent.references.values(), key=_order)],
+        "providers": [
+            {
+                "id": provider_id,
+                "type": provider.type or provider_id,
+                "apiKey": _describe_secret(provider.api_key),
+            }
+            for provider_id, provider in config.providers.items()
+        ],
+        "mcpServers": [_server(name, server) for name, server in config.mcp_servers.items()],
+        "problems": [
+            {"file": str(p.path), "line": p.line, "severity": p.severity, "message": p.message, "fix": p.fix}
+            for p in agent.problems
+        ],
+    }
+
+
+def _order(item: Any) -> tuple[int, str]:
+    return item.priority_level, item.name.lower()
+
+
+def _document(item: Any) -> dict[str, Any]:
+    return {
+        "name": item.name,
+        "description": item.description,
+        "priorityLevel": item.priority_level,
+        "include": item.include.value,
+        "characters": len(item.text),
+    }
+
+
+def _describe_secret(value: str | None) -> str:
+    if not value:
+        return "none"
+    variable = env_var_name(value)
+    return f"env://{variable}" if variable else "literal (hidden)"
+
+
+def _server(name: str, server: McpServerConfig) -> dict[str, Any]:
+    if isinstance(server, StdioServerConfig):
+        target = " ".join([server.command, *server.args])
+    elif isinstance(server, SseServerConfig | StreamableHttpServerConfig):
+        target = server.url
+    elif isinstance(server, InternalServerConfig):
+        target = f"built-in '{server.tool}'"
+    return {
+        "name": name,
+        "type": server.type,
+        "target": target,
+        "enabled": server.enabled,
+        "toolDefaults": server.tool_defaults.model_dump(mode="json", by_alias=True),
+        "tools": {
+            tool: s.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for tool, s in server.tools.items()
+        },
+    }

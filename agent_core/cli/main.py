@@ -1,0 +1,85 @@
+"""Entry point of the ``contextdesk`` command.
+
+Each command group lives in its own module with a ``register(subparsers)`` function that adds
+its parser and sets ``handler`` to a function taking the parsed arguments and returning an exit
+code. Adding a command means adding a module to ``COMMAND_MODULES``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from agent_core import __version__
+from agent_core.errors import ContextDeskError
+
+__all__ = ["build_parser", "main"]
+
+logger = logging.getLogger(__name__)
+
+COMMAND_MODULES = (
+    "agent_core.cli.agent_commands",
+    "agent_core.cli.select_command",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="contextdesk",
+        description="A local AI agent whose context you can see and control. "
+        "With no command, starts the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"contextdesk {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            # A command whose module is not there yet must not break the others.
+            if error.name != module_name:
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def start_desktop() -> int:
+    """Start the desktop app, or explain why it cannot start."""
+    try:
+        desktop_main = importlib.import_module("desktop.app").main
+    except ModuleNotFoundError as error:
+        if error.name in ("desktop", "desktop.app"):
+            reason = "this version of ContextDesk has no desktop app yet"
+            fix = "use the command line for now: `contextdesk --help`"
+        else:
+            reason = f"{error.name} is not installed"
+            fix = "run `python3 dev.py run`, or `pip install 'contextdesk[desktop]'`"
+        print(f"contextdesk: the desktop app cannot start: {reason}. Fix: {fix}.", file=sys.stderr)
+        return 2
+    return int(desktop_main())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    if args.command is None:
+        return start_desktop()
+    try:
+        return int(args.handler(args))
+    except ContextDeskError as error:
+        print(f"contextdesk: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
