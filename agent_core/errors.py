@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["AgentFileError", "ContextDeskError", "UserDataError"]
+__all__ = [
+    "AgentFileError",
+    "ContextDeskError",
+    "ProviderAuthError",
+    "ProviderConfigError",
+    "ProviderError",
+    "ProviderRateLimitError",
+    "ProviderRequestError",
+    "ProviderUnavailableError",
+    "UserDataError",
+]
 
 
 class ContextDeskError(Exception):
@@ -15,3 +25,42 @@ class AgentFileError(ContextDeskError):
 
 class UserDataError(ContextDeskError):
     """The user data folders (chats, caches, settings) cannot be used."""
+
+
+class ProviderError(ContextDeskError):
+    """A model provider failed; the message says how to fix it.
+
+    ``retryable`` errors (rate limits, server errors, timeouts, dropped connections) may succeed
+    when tried again after ``retry_after`` seconds (None: use backoff).
+    """
+
+    retryable: bool = False
+
+    def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = status
+
+
+class ProviderConfigError(ProviderError):
+    """The provider is not set up: a missing key, an unknown provider, a missing model file."""
+
+
+class ProviderAuthError(ProviderError):
+    """The provider refused the credentials (HTTP 401/403)."""
+
+
+class ProviderRateLimitError(ProviderError):
+    """Too many requests (HTTP 429)."""
+
+    retryable = True
+
+
+class ProviderUnavailableError(ProviderError):
+    """The provider failed on its side (HTTP 5xx), timed out, or the connection dropped."""
+
+    retryable = True
+
+
+class ProviderRequestError(ProviderError):
+    """The provider rejected the request itself (HTTP 400/404/422: unknown model, too long...)."""

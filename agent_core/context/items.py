@@ -1,0 +1,99 @@
+"""References to context items and the RequestContext recorded with every reply.
+
+Contexts store names, not copies: an item is looked up in the agent when needed, and a stored
+RequestContext still says what was used after the item changes (as in the anchor design).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = [
+    "ItemRef",
+    "ItemType",
+    "NearMiss",
+    "RequestContext",
+    "RequestItem",
+    "SelectionRun",
+    "SessionItem",
+    "TokenUsage",
+]
+
+ItemType = Literal["rule", "reference", "tool"]
+SessionMode = Literal["always", "manual"]
+RequestMode = Literal["always", "manual", "agent"]
+SelectionStatus = Literal["ok", "no_candidates", "model_loading", "failed", "disabled"]
+
+
+@dataclass(frozen=True, order=True)
+class ItemRef:
+    """Which item: a rule or reference by name, a tool by server and name."""
+
+    type: ItemType
+    name: str
+    server: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"tool:{self.server}/{self.name}" if self.type == "tool" else f"{self.type}:{self.name}"
+
+    def label(self) -> str:
+        return f"{self.server}.{self.name}" if self.type == "tool" else self.name
+
+
+@dataclass(frozen=True)
+class SessionItem:
+    ref: ItemRef
+    include_mode: SessionMode
+
+
+@dataclass(frozen=True)
+class RequestItem:
+    ref: ItemRef
+    include_mode: RequestMode
+    score: float | None = None  # similarity, for agent-selected items
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """An agent-mode item the selector considered and left out, and why."""
+
+    ref: ItemRef
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class SelectionRun:
+    """The selection settings used for one request and how selection went."""
+
+    top_k: int
+    top_n: int
+    include_score: float
+    strategy: str = "default"
+    status: SelectionStatus = "ok"
+    detail: str = ""  # e.g. the error when status is "failed"
+    elapsed_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_input_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """Exactly what one request used; attached to the assistant message and stored with it."""
+
+    items: tuple[RequestItem, ...]
+    model: str  # provider:model
+    selection: SelectionRun
+    near_misses: tuple[NearMiss, ...] = ()
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    extras: dict[str, str] = field(default_factory=dict)
+
+    def of_type(self, item_type: ItemType) -> list[RequestItem]:
+        return [item for item in self.items if item.ref.type == item_type]

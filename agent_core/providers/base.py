@@ -1,0 +1,200 @@
+"""The one small seam every model provider plugs into: ``stream()`` and ``complete()``.
+
+Messages and events here are provider-neutral; each provider translates them to its API.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_core.errors import ProviderError
+
+__all__ = [
+    "ChatMessage",
+    "ChatRequest",
+    "Completion",
+    "FinishEvent",
+    "GenerationSettings",
+    "ModelInfo",
+    "Provider",
+    "ProviderSettings",
+    "RetryEvent",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallEvent",
+    "ToolSpec",
+    "Usage",
+    "UsageEvent",
+]
+
+Role = Literal["system", "user", "assistant", "tool"]
+FinishReason = Literal["stop", "tool_calls", "length", "cancelled"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call the model asked for. ``name`` is the name the model saw (see ToolSpec)."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool offered to the model. ``name`` is unique in a request and safe for every API
+    (``[A-Za-z0-9_-]{1,64}``); the chat engine maps it back to (server, tool)."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()  # assistant messages that call tools
+    tool_call_id: str | None = None  # tool results: which call this answers
+    tool_name: str | None = None  # tool results: the ToolSpec name
+    is_error: bool = False  # tool results: the tool failed
+    cache_breakpoint: bool = False  # last message of the stable prefix (prompt caching hint)
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    model: str  # the model id within the provider, without "provider:"
+    max_output_tokens: int = 1000
+    temperature: float = 0.5
+    top_p: float = 0.9
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: Sequence[ChatMessage]
+    settings: GenerationSettings
+    tools: Sequence[ToolSpec] = ()
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_input_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """A complete tool call (providers assemble streamed argument fragments first)."""
+
+    call: ToolCall
+    type: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True)
+class UsageEvent:
+    usage: Usage
+    type: Literal["usage"] = "usage"
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    """The request failed with a retryable error and will be tried again after ``delay``."""
+
+    attempt: int
+    delay: float
+    error: ProviderError
+    type: Literal["retry"] = "retry"
+
+
+@dataclass(frozen=True)
+class FinishEvent:
+    reason: FinishReason
+    type: Literal["finish"] = "finish"
+
+
+StreamEvent = TextDelta | ToolCallEvent | UsageEvent | RetryEvent | FinishEvent
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: FinishReason = "stop"
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    id: str
+    name: str = ""
+    context_window: int | None = None
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """A provider's resolved configuration (secrets already resolved, never written anywhere)."""
+
+    provider_id: str  # the agent's id for it, e.g. "ollama"
+    type: str  # the registered provider type, e.g. "openai-compatible"
+    api_key: str | None = None
+    base_url: str | None = None
+    model_path: str | None = None
+    threads: int | None = None
+    context_size: int | None = None
+    timeout_seconds: float | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, str | int | float | bool] = field(default_factory=dict)
+
+
+class Provider(ABC):
+    """A model provider. Subclasses implement ``stream``; the rest has working defaults.
+
+    ``stream`` raises ``ProviderError`` subclasses (never SDK exceptions) and stops promptly when
+    the consuming task is cancelled.
+    """
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        self.settings = settings
+
+    @abstractmethod
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Yield text deltas and complete tool calls as they arrive, then usage and a finish event."""
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """The whole reply at once, built from ``stream``."""
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        usage = Usage()
+        reason: FinishReason = "stop"
+        async for event in self.stream(request):
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            elif isinstance(event, ToolCallEvent):
+                calls.append(event.call)
+            elif isinstance(event, UsageEvent):
+                usage = event.usage
+            elif isinstance(event, FinishEvent):
+                reason = event.reason
+        return Completion(text="".join(text), tool_calls=tuple(calls), usage=usage, finish_reason=reason)
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Models the provider offers, where it can tell; empty when it cannot."""
+        return []
+
+    def count_tokens(self, text: str) -> int | None:
+        """Exact token count with the model's own tokenizer, or None when not available offline."""
+        return None
+
+    async def aclose(self) -> None:  # noqa: B027 - an optional hook: nothing to release by default
+        """Release connections or loaded models."""

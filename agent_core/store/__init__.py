@@ -1,0 +1,1 @@
+"""Saved chats in SQLite."""

@@ -1,0 +1,347 @@
+"""Saved chats: sessions, messages with their RequestContext, tool calls, search, recovery.
+
+Blocking SQLite calls: callers on an event loop or GUI thread run them with ``asyncio.to_thread``.
+A lock serialises use of the one connection; other processes may read through WAL meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import TypeAdapter
+
+from agent_core.context.items import RequestContext, SessionItem
+from agent_core.errors import UserDataError
+from agent_core.paths import user_dirs
+from agent_core.store.db import connect
+
+__all__ = [
+    "ChatStore",
+    "MessageRole",
+    "MessageStatus",
+    "SearchHit",
+    "StoredMessage",
+    "StoredSession",
+    "ToolCallRecord",
+]
+
+MessageRole = Literal["user", "assistant", "tool", "error", "summary"]
+# streaming: being written now; partial: the reply stopped early (crash, kill, cancel, error).
+MessageStatus = Literal["complete", "streaming", "partial", "cancelled", "error"]
+Approval = Literal["auto", "allowed_once", "allowed_for_chat", "denied"]
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    id: str
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    result: str = ""
+    is_error: bool = False
+    elapsed_seconds: float | None = None
+    approval: Approval | None = None
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    session_id: str
+    role: MessageRole
+    content: str
+    status: MessageStatus
+    created_at: float
+    request_context: RequestContext | None = None
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+    tool_call_id: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    id: str
+    title: str
+    agent_path: str
+    created_at: float
+    updated_at: float
+    context_items: tuple[SessionItem, ...] = ()
+    chat_settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    session_id: str
+    session_title: str
+    message_id: int
+    role: MessageRole
+    snippet: str
+
+
+_CONTEXT = TypeAdapter(RequestContext)
+_ITEMS = TypeAdapter(tuple[SessionItem, ...])
+_CALLS = TypeAdapter(tuple[ToolCallRecord, ...])
+
+
+class ChatStore:
+    """All saved chats of this user, in one SQLite file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or user_dirs().database
+        self._db = connect(self.path)
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                yield self._db
+                self._db.execute("COMMIT")
+            except sqlite3.OperationalError as error:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise UserDataError(
+                    f"could not save the chat ({error}): if the disk is full, free some space; "
+                    "what you typed is still in the message box"
+                ) from error
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    # --- sessions -----------------------------------------------------------------------------
+
+    def create_session(
+        self,
+        *,
+        agent_path: str = "",
+        title: str = "",
+        context_items: tuple[SessionItem, ...] = (),
+        chat_settings: Mapping[str, Any] | None = None,
+    ) -> StoredSession:
+        now = time.time()
+        session = StoredSession(
+            id=uuid.uuid4().hex,
+            title=title,
+            agent_path=agent_path,
+            created_at=now,
+            updated_at=now,
+            context_items=context_items,
+            chat_settings=dict(chat_settings or {}),
+        )
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO sessions(id, title, agent_path, created_at, updated_at, context_items, chat_settings) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session.id,
+                    title,
+                    agent_path,
+                    now,
+                    now,
+                    _ITEMS.dump_json(context_items).decode(),
+                    json.dumps(session.chat_settings),
+                ),
+            )
+        return session
+
+    def session(self, session_id: str) -> StoredSession | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return None if row is None else _session(row)
+
+    def sessions(self) -> list[StoredSession]:
+        """All sessions, most recently used first."""
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC").fetchall()
+        return [_session(row) for row in rows]
+
+    def update_session(
+        self,
+        session_id: str,
+        *,
+        title: str | None = None,
+        context_items: tuple[SessionItem, ...] | None = None,
+        chat_settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        sets: list[str] = ["updated_at = ?"]
+        values: list[Any] = [time.time()]
+        if title is not None:
+            sets.append("title = ?")
+            values.append(title)
+        if context_items is not None:
+            sets.append("context_items = ?")
+            values.append(_ITEMS.dump_json(context_items).decode())
+        if chat_settings is not None:
+            sets.append("chat_settings = ?")
+            values.append(json.dumps(dict(chat_settings)))
+        with self._transaction() as db:
+            db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*values, session_id))
+
+    def delete_session(self, session_id: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    # --- messages -----------------------------------------------------------------------------
+
+    def add_message(
+        self,
+        session_id: str,
+        role: MessageRole,
+        content: str,
+        *,
+        status: MessageStatus = "complete",
+        request_context: RequestContext | None = None,
+        tool_calls: tuple[ToolCallRecord, ...] = (),
+        tool_call_id: str | None = None,
+        error: str | None = None,
+    ) -> StoredMessage:
+        """Append a message; committed before this returns, so a crash after it loses nothing."""
+        now = time.time()
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO messages(session_id, role, content, status, created_at, request_context, tool_calls, "
+                "tool_call_id, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    role,
+                    content,
+                    status,
+                    now,
+                    None if request_context is None else _CONTEXT.dump_json(request_context).decode(),
+                    _CALLS.dump_json(tool_calls).decode(),
+                    tool_call_id,
+                    error,
+                ),
+            )
+            db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+        message_id = cursor.lastrowid
+        assert message_id is not None
+        return StoredMessage(
+            id=message_id,
+            session_id=session_id,
+            role=role,
+            content=content,
+            status=status,
+            created_at=now,
+            request_context=request_context,
+            tool_calls=tool_calls,
+            tool_call_id=tool_call_id,
+            error=error,
+        )
+
+    def update_message(
+        self,
+        message: StoredMessage,
+        *,
+        content: str | None = None,
+        status: MessageStatus | None = None,
+        request_context: RequestContext | None = None,
+        tool_calls: tuple[ToolCallRecord, ...] | None = None,
+        error: str | None = None,
+    ) -> StoredMessage:
+        updated = replace(
+            message,
+            content=message.content if content is None else content,
+            status=message.status if status is None else status,
+            request_context=message.request_context if request_context is None else request_context,
+            tool_calls=message.tool_calls if tool_calls is None else tool_calls,
+            error=message.error if error is None else error,
+        )
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE messages SET content = ?, status = ?, request_context = ?, tool_calls = ?, error = ? "
+                "WHERE id = ?",
+                (
+                    updated.content,
+                    updated.status,
+                    None
+                    if updated.request_context is None
+                    else _CONTEXT.dump_json(updated.request_context).decode(),
+                    _CALLS.dump_json(updated.tool_calls).decode(),
+                    updated.error,
+                    message.id,
+                ),
+            )
+        return updated
+
+    def messages(self, session_id: str) -> list[StoredMessage]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,)
+            ).fetchall()
+        return [_message(row) for row in rows]
+
+    def recover_interrupted(self) -> int:
+        """Mark replies left 'streaming' by a crash or kill as 'partial'; returns how many."""
+        with self._transaction() as db:
+            cursor = db.execute("UPDATE messages SET status = 'partial' WHERE status = 'streaming'")
+        return cursor.rowcount
+
+    def search(self, text: str, limit: int = 50) -> list[SearchHit]:
+        """Full-text search over all messages; words are matched as typed (no query syntax)."""
+        words = [word.replace('"', '""') for word in text.split()]
+        if not words:
+            return []
+        query = " ".join(f'"{word}"*' for word in words)
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT m.id, m.session_id, m.role, s.title, "
+                "snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet "
+                "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+                "JOIN sessions s ON s.id = m.session_id "
+                "WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?",
+                (query, limit),
+            ).fetchall()
+        return [
+            SearchHit(
+                session_id=row["session_id"],
+                session_title=row["title"],
+                message_id=row["id"],
+                role=row["role"],
+                snippet=row["snippet"],
+            )
+            for row in rows
+        ]
+
+
+def _session(row: sqlite3.Row) -> StoredSession:
+    return StoredSession(
+        id=row["id"],
+        title=row["title"],
+        agent_path=row["agent_path"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        context_items=_ITEMS.validate_json(row["context_items"]),
+        chat_settings=json.loads(row["chat_settings"]),
+    )
+
+
+def _message(row: sqlite3.Row) -> StoredMessage:
+    context = row["request_context"]
+    return StoredMessage(
+        id=row["id"],
+        session_id=row["session_id"],
+        role=row["role"],
+        content=row["content"],
+        status=row["status"],
+        created_at=row["created_at"],
+        request_context=None if context is None else _CONTEXT.validate_json(context),
+        tool_calls=_CALLS.validate_json(row["tool_calls"]),
+        tool_call_id=row["tool_call_id"],
+        error=row["error"],
+    )
