@@ -8,9 +8,10 @@ from pathlib import Path
 from agent_core.agent.loader import AGENT_FILE, Agent, load_agent
 from agent_core.agent.writer import save_agent_config
 from agent_core.errors import AgentFileError
+from agent_core.paths import user_dirs
 from agent_core.resources import default_agent_dir
 
-__all__ = ["create_agent"]
+__all__ = ["create_agent", "default_agent_path", "ensure_default_agent"]
 
 
 def create_agent(target: Path, *, name: str | None = None, template: Path | None = None) -> Agent:
@@ -39,3 +40,16 @@ def create_agent(target: Path, *, name: str | None = None, template: Path | None
         agent.config.name = name
         save_agent_config(agent)
     return agent
+
+
+def default_agent_path() -> Path:
+    """Where the user's own copy of the default agent lives."""
+    return user_dirs().data / "agents" / "default"
+
+
+def ensure_default_agent() -> Path:
+    """The user's default agent folder, created from the shipped one on first use."""
+    path = default_agent_path()
+    if not (path / AGENT_FILE).is_file():
+        create_agent(path)
+    return path

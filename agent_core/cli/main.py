@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 COMMAND_MODULES = (
     "agent_core.cli.agent_commands",
     "agent_core.cli.select_command",
+    "agent_core.cli.chat_command",
+    "agent_core.cli.sessions_commands",
 )
 
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter
 
-from agent_core.context.items import RequestContext, SessionItem
+from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import UserDataError
 from agent_core.paths import user_dirs
 from agent_core.store.db import connect
@@ -75,6 +75,8 @@ class StoredSession:
     updated_at: float
     context_items: tuple[SessionItem, ...] = ()
     chat_settings: Mapping[str, Any] = field(default_factory=dict)
+    # Items the user removed; always-mode tools that appear later stay out of this chat.
+    excluded_items: tuple[ItemRef, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class SearchHit:
 
 _CONTEXT = TypeAdapter(RequestContext)
 _ITEMS = TypeAdapter(tuple[SessionItem, ...])
+_REFS = TypeAdapter(tuple[ItemRef, ...])
 _CALLS = TypeAdapter(tuple[ToolCallRecord, ...])
 
 
@@ -175,6 +178,7 @@ class ChatStore:
         *,
         title: str | None = None,
         context_items: tuple[SessionItem, ...] | None = None,
+        excluded_items: tuple[ItemRef, ...] | None = None,
         chat_settings: Mapping[str, Any] | None = None,
     ) -> None:
         sets: list[str] = ["updated_at = ?"]
@@ -185,6 +189,9 @@ class ChatStore:
         if context_items is not None:
             sets.append("context_items = ?")
             values.append(_ITEMS.dump_json(context_items).decode())
+        if excluded_items is not None:
+            sets.append("excluded_items = ?")
+            values.append(_REFS.dump_json(excluded_items).decode())
         if chat_settings is not None:
             sets.append("chat_settings = ?")
             values.append(json.dumps(dict(chat_settings)))
@@ -328,6 +335,7 @@ def _session(row: sqlite3.Row) -> StoredSession:
         updated_at=row["updated_at"],
         context_items=_ITEMS.validate_json(row["context_items"]),
         chat_settings=json.loads(row["chat_settings"]),
+        excluded_items=_REFS.validate_json(row["excluded_items"]),
     )
 
 

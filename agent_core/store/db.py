@@ -21,6 +21,7 @@ CREATE TABLE sessions (
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL,
     context_items TEXT NOT NULL DEFAULT '[]',
+    excluded_items TEXT NOT NULL DEFAULT '[]',
     chat_settings TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE messages (

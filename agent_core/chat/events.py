@@ -1,0 +1,138 @@
+"""What a chat session reports while it answers, for each front end to render its own way.
+
+Events are dataclasses told apart by ``type``. Approvals are events too: the front end answers
+one by calling :meth:`ApprovalRequest.decide`; the session waits for that answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+from agent_core.context.items import RequestContext
+from agent_core.errors import ProviderError
+from agent_core.store.chats import StoredMessage, ToolCallRecord
+
+__all__ = [
+    "ApprovalDecision",
+    "ApprovalRequest",
+    "ChatEvent",
+    "ContextBuilt",
+    "ReplyDelta",
+    "ReplyFinished",
+    "RetryScheduled",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "TurnSaved",
+    "UserMessageSaved",
+]
+
+
+class ApprovalDecision(StrEnum):
+    ALLOW_ONCE = "allow_once"
+    ALLOW_FOR_CHAT = "allow_for_chat"
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class UserMessageSaved:
+    message: StoredMessage
+    type: Literal["user_message_saved"] = "user_message_saved"
+
+
+@dataclass(frozen=True)
+class ContextBuilt:
+    context: RequestContext
+    type: Literal["context_built"] = "context_built"
+
+
+@dataclass(frozen=True)
+class ReplyDelta:
+    text: str
+    type: Literal["reply_delta"] = "reply_delta"
+
+
+@dataclass(frozen=True)
+class RetryScheduled:
+    attempt: int
+    delay: float
+    error: ProviderError
+    type: Literal["retry_scheduled"] = "retry_scheduled"
+
+
+@dataclass
+class ApprovalRequest:
+    """A tool call waiting for the user's permission."""
+
+    call_id: str
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    type: Literal["approval_requested"] = "approval_requested"
+    _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._answer = asyncio.get_running_loop().create_future()
+
+    def decide(self, decision: ApprovalDecision) -> None:
+        """Answer the request; safe to call from any thread, and only the first answer counts."""
+        loop = self._answer.get_loop()
+        loop.call_soon_threadsafe(self._set, decision)
+
+    def _set(self, decision: ApprovalDecision) -> None:
+        if not self._answer.done():
+            self._answer.set_result(decision)
+
+    @property
+    def decided(self) -> bool:
+        return self._answer.done()
+
+    async def wait(self) -> ApprovalDecision:
+        return await asyncio.shield(self._answer)
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    call_id: str
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    type: Literal["tool_call_started"] = "tool_call_started"
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    record: ToolCallRecord
+    type: Literal["tool_call_finished"] = "tool_call_finished"
+
+
+@dataclass(frozen=True)
+class TurnSaved:
+    """A model turn that called tools, saved with its calls; the reply goes on with another turn."""
+
+    message: StoredMessage
+    type: Literal["turn_saved"] = "turn_saved"
+
+
+@dataclass(frozen=True)
+class ReplyFinished:
+    """The assistant message as saved: complete, or partial/cancelled/error with the reason."""
+
+    message: StoredMessage
+    type: Literal["reply_finished"] = "reply_finished"
+
+
+ChatEvent = (
+    UserMessageSaved
+    | ContextBuilt
+    | ReplyDelta
+    | RetryScheduled
+    | ApprovalRequest
+    | ToolCallStarted
+    | ToolCallFinished
+    | TurnSaved
+    | ReplyFinished
+)

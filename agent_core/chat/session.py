@@ -1,0 +1,531 @@
+"""One chat: its context items, settings and history, and the loop that answers a message.
+
+``send`` stores the user's message before anything else, builds the RequestContext, streams the
+model's reply (saving it as it grows), runs tool calls with the user's permission, and stores
+each assistant turn with the RequestContext it used. Whatever fails, the chat stays consistent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from agent_core.agent.loader import Agent
+from agent_core.agent.schema import ChatDefaults, SelectionConfig, ToolPermissionPolicy
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ChatEvent,
+    ContextBuilt,
+    ReplyDelta,
+    ReplyFinished,
+    RetryScheduled,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnSaved,
+    UserMessageSaved,
+)
+from agent_core.chat.prompt import Prompt, ToolBinding, build_prompt
+from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolRuntime
+from agent_core.context.items import (
+    ItemRef,
+    RequestContext,
+    RequestItem,
+    SelectionRun,
+    SessionItem,
+    TokenUsage,
+)
+from agent_core.context.selection import ContextSelector, SelectionOutcome
+from agent_core.context.session_context import (
+    agent_candidates,
+    effective_session_items,
+    initial_session_items,
+    mentioned_items,
+)
+from agent_core.errors import ContextDeskError, ProviderError
+from agent_core.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    FinishEvent,
+    GenerationSettings,
+    Provider,
+    RetryEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    UsageEvent,
+)
+from agent_core.providers.retry import stream_with_retries
+from agent_core.store.chats import Approval, ChatStore, StoredMessage, StoredSession, ToolCallRecord
+
+__all__ = ["ChatSession", "ProviderResolver"]
+
+logger = logging.getLogger(__name__)
+
+# (provider:model) -> (provider, model id within it). Raises ProviderError when it cannot.
+ProviderResolver = Callable[[str], tuple[Provider, str]]
+# How a request is streamed; tests pass stream_with_retries with a fake sleep.
+Streamer = Callable[[Provider, ChatRequest], AsyncIterator[StreamEvent]]
+
+SAVE_PARTIAL_EVERY_SECONDS = 0.5
+TITLE_LENGTH = 60
+
+
+class ChatSession:
+    """A chat with an agent. Create with :meth:`create` or :meth:`open`."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        store: ChatStore,
+        record: StoredSession,
+        *,
+        resolve_provider: ProviderResolver,
+        selector: ContextSelector | None = None,
+        tools: ToolRuntime | None = None,
+        streamer: Streamer = stream_with_retries,
+    ) -> None:
+        self.agent = agent
+        self._streamer = streamer
+        self.store = store
+        self._record = record
+        self._resolve_provider = resolve_provider
+        self._selector = selector
+        self._tools: ToolRuntime = tools or NoTools()
+        self._task: asyncio.Task[Any] | None = None
+
+    # --- life cycle ---------------------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        agent: Agent,
+        store: ChatStore,
+        *,
+        resolve_provider: ProviderResolver,
+        selector: ContextSelector | None = None,
+        tools: ToolRuntime | None = None,
+        streamer: Streamer = stream_with_retries,
+    ) -> ChatSession:
+        """A new chat holding the agent's ``always`` items."""
+        runtime = tools or NoTools()
+        record = store.create_session(
+            agent_path=str(agent.root), context_items=initial_session_items(agent, runtime.tools())
+        )
+        return cls(
+            agent,
+            store,
+            record,
+            resolve_provider=resolve_provider,
+            selector=selector,
+            tools=runtime,
+            streamer=streamer,
+        )
+
+    @classmethod
+    def open(
+        cls,
+        agent: Agent,
+        store: ChatStore,
+        session_id: str,
+        *,
+        resolve_provider: ProviderResolver,
+        selector: ContextSelector | None = None,
+        tools: ToolRuntime | None = None,
+        streamer: Streamer = stream_with_retries,
+    ) -> ChatSession:
+        """A saved chat, with its items and history.
+
+        Raises:
+            ContextDeskError: no chat has that id.
+        """
+        record = store.session(session_id)
+        if record is None:
+            raise ContextDeskError(
+                f"no saved chat has the id {session_id}: list them with `contextdesk sessions list`"
+            )
+        return cls(
+            agent,
+            store,
+            record,
+            resolve_provider=resolve_provider,
+            selector=selector,
+            tools=tools,
+            streamer=streamer,
+        )
+
+    @property
+    def id(self) -> str:
+        return self._record.id
+
+    @property
+    def title(self) -> str:
+        return self._record.title
+
+    def rename(self, title: str) -> None:
+        self.store.update_session(self.id, title=title)
+        self._record = replace(self._record, title=title)
+
+    def history(self) -> list[StoredMessage]:
+        return self.store.messages(self.id)
+
+    # --- settings -----------------------------------------------------------------------------
+
+    @property
+    def chat_settings(self) -> ChatDefaults:
+        """The agent's chat defaults with this chat's overrides applied."""
+        overrides = dict(self._record.chat_settings.get("chat", {}))
+        return ChatDefaults.model_validate({**self.agent.config.chat.model_dump(), **overrides})
+
+    @property
+    def selection_settings(self) -> SelectionConfig:
+        overrides = dict(self._record.chat_settings.get("selection", {}))
+        return SelectionConfig.model_validate({**self.agent.config.selection.model_dump(), **overrides})
+
+    def override_settings(
+        self, *, chat: Mapping[str, Any] | None = None, selection: Mapping[str, Any] | None = None
+    ) -> None:
+        """Change settings for this chat only (snake_case field names).
+
+        Raises:
+            pydantic.ValidationError: a value is out of range.
+        """
+        current = dict(self._record.chat_settings)
+        if chat:
+            merged = {**current.get("chat", {}), **chat}
+            ChatDefaults.model_validate({**self.agent.config.chat.model_dump(), **merged})
+            current["chat"] = merged
+        if selection:
+            merged = {**current.get("selection", {}), **selection}
+            SelectionConfig.model_validate({**self.agent.config.selection.model_dump(), **merged})
+            current["selection"] = merged
+        self._save_record(chat_settings=current)
+
+    # --- context items ------------------------------------------------------------------------
+
+    @property
+    def items(self) -> tuple[SessionItem, ...]:
+        """The items every message of this chat uses (always and manual)."""
+        return effective_session_items(
+            self._record.context_items, self._record.excluded_items, self.agent, self._tools.tools()
+        )
+
+    def add_item(self, ref: ItemRef) -> None:
+        """Add an item to the chat (as ``manual``), whatever its include mode."""
+        if any(item.ref == ref for item in self.items):
+            return
+        items = (*(i for i in self._record.context_items if i.ref != ref), SessionItem(ref, "manual"))
+        excluded = tuple(r for r in self._record.excluded_items if r != ref)
+        self._save_record(context_items=items, excluded_items=excluded)
+
+    def remove_item(self, ref: ItemRef) -> None:
+        items = tuple(i for i in self._record.context_items if i.ref != ref)
+        excluded = (
+            self._record.excluded_items
+            if ref in self._record.excluded_items
+            else (*self._record.excluded_items, ref)
+        )
+        self._save_record(context_items=items, excluded_items=excluded)
+
+    def _save_record(self, **changes: Any) -> None:
+        self.store.update_session(self.id, **changes)
+        self._record = replace(self._record, **changes)
+
+    def last_request_context(self) -> RequestContext | None:
+        for message in reversed(self.history()):
+            if message.request_context is not None:
+                return message.request_context
+        return None
+
+    # --- answering ----------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop the reply in progress; what was received so far is kept, marked cancelled."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def send(self, text: str) -> AsyncIterator[ChatEvent]:
+        """Answer ``text``, yielding events as it goes; ends with a ReplyFinished.
+
+        Raises:
+            UserDataError: the message could not be saved (nothing was sent to the model).
+        """
+        self._task = asyncio.current_task()
+        history = self.history()
+        user_message = self.store.add_message(self.id, "user", text)
+        if not self._record.title:
+            self.rename(_title_from(text))
+        yield UserMessageSaved(user_message)
+
+        mentioned, _unknown = mentioned_items(text, self.agent)
+        for ref in mentioned:
+            self.add_item(ref)
+        settings = self.chat_settings
+        tools_now = self._tools.tools()
+        context = await self._build_context(text, history, settings, tools_now)
+        yield ContextBuilt(context)
+
+        descriptors = {ItemRef("tool", t.name, t.server): t for t in tools_now}
+        async for event in self._reply(text, history, context, settings, descriptors):
+            yield event
+
+    async def _build_context(
+        self,
+        text: str,
+        history: Sequence[StoredMessage],
+        settings: ChatDefaults,
+        tools: Sequence[ToolDescriptor],
+    ) -> RequestContext:
+        session_items = self.items
+        items = [RequestItem(item.ref, item.include_mode) for item in session_items]
+        config = self.selection_settings
+        if self._selector is None:
+            outcome = SelectionOutcome(
+                (),
+                (),
+                SelectionRun(
+                    config.top_k, config.top_n, config.include_score, config.strategy, status="disabled"
+                ),
+            )
+        else:
+            previous = next((m.content for m in reversed(history) if m.role == "user"), None)
+            candidates = agent_candidates(self.agent, session_items, tools)
+            outcome = await self._selector.select(text, candidates, config, previous)
+        return RequestContext(
+            items=(*items, *outcome.items),
+            model=settings.model,
+            selection=outcome.run,
+            near_misses=outcome.near_misses,
+        )
+
+    async def _reply(
+        self,
+        text: str,
+        history: Sequence[StoredMessage],
+        context: RequestContext,
+        settings: ChatDefaults,
+        descriptors: Mapping[ItemRef, ToolDescriptor],
+    ) -> AsyncIterator[ChatEvent]:
+        turns: list[ChatMessage] = []
+        usage = TokenUsage()
+        message: StoredMessage | None = None
+        content = ""
+        try:
+            provider, model_id = self._resolve_provider(settings.model)
+            generation = GenerationSettings(
+                model=model_id,
+                max_output_tokens=settings.max_output_tokens,
+                temperature=settings.temperature,
+                top_p=settings.top_p,
+            )
+            for _turn in range(settings.max_chat_turns):
+                prompt = build_prompt(self.agent, context, history, text, descriptors, turns)
+                message = self.store.add_message(
+                    self.id, "assistant", "", status="streaming", request_context=context
+                )
+                content, calls, last_save = "", [], time.monotonic()
+                request = ChatRequest(
+                    messages=prompt.messages, settings=generation, tools=[b.spec for b in prompt.tools]
+                )
+                async for event in self._streamer(provider, request):
+                    if isinstance(event, TextDelta):
+                        content += event.text
+                        yield ReplyDelta(event.text)
+                        if time.monotonic() - last_save >= SAVE_PARTIAL_EVERY_SECONDS:
+                            message = self.store.update_message(message, content=content)
+                            last_save = time.monotonic()
+                    elif isinstance(event, ToolCallEvent):
+                        calls.append(event.call)
+                    elif isinstance(event, UsageEvent):
+                        usage = _add_usage(
+                            usage,
+                            event.usage.input_tokens,
+                            event.usage.output_tokens,
+                            event.usage.cached_input_tokens,
+                        )
+                    elif isinstance(event, RetryEvent):
+                        yield RetryScheduled(event.attempt, event.delay, event.error)
+                    elif isinstance(event, FinishEvent):
+                        pass
+                context = replace(context, usage=usage)
+                if not calls:
+                    message = self.store.update_message(
+                        message, content=content, status="complete", request_context=context
+                    )
+                    yield ReplyFinished(message)
+                    return
+                records: list[ToolCallRecord] = []
+                message = self.store.update_message(
+                    message,
+                    content=content,
+                    request_context=context,
+                    tool_calls=tuple(_pending(c, prompt) for c in calls),
+                )
+                for call in calls:
+                    async for tool_event in self._run_tool_call(call, prompt, settings):
+                        if isinstance(tool_event, ToolCallFinished):
+                            records.append(tool_event.record)
+                        yield tool_event
+                    message = self.store.update_message(
+                        message, tool_calls=(*records, *(_pending(c, prompt) for c in calls[len(records) :]))
+                    )
+                message = self.store.update_message(message, status="complete")
+                turns += _turn_messages(content, calls, records, prompt)
+                yield TurnSaved(message)
+            stop = (
+                f"Stopped after {settings.max_chat_turns} model turns (the chat's maxChatTurns). "
+                "Send a message to let the assistant continue, or raise maxChatTurns in the chat settings."
+            )
+            message = self.store.add_message(self.id, "error", stop, status="error", error=stop)
+            yield ReplyFinished(message)
+        except ProviderError as error:
+            failed = self._finish_failed(message, content, context, str(error))
+            yield ReplyFinished(failed)
+        except (asyncio.CancelledError, GeneratorExit):
+            if message is not None and message.status == "streaming":
+                self.store.update_message(
+                    message, content=content, status="cancelled", request_context=context
+                )
+            raise
+
+    def _finish_failed(
+        self, message: StoredMessage | None, content: str, context: RequestContext, error: str
+    ) -> StoredMessage:
+        if message is None:
+            return self.store.add_message(
+                self.id, "error", error, status="error", request_context=context, error=error
+            )
+        return self.store.update_message(
+            message,
+            content=content,
+            status="partial" if content else "error",
+            request_context=context,
+            error=error,
+        )
+
+    async def _run_tool_call(
+        self, call: ToolCall, prompt: Prompt, settings: ChatDefaults
+    ) -> AsyncIterator[ToolCallStarted | ApprovalRequest | ToolCallFinished]:
+        binding = prompt.binding(call.name)
+        if binding is None:
+            yield ToolCallFinished(
+                ToolCallRecord(
+                    id=call.id,
+                    server="",
+                    tool=call.name,
+                    arguments=call.arguments,
+                    result=f"No tool named {call.name} is available in this chat.",
+                    is_error=True,
+                    elapsed_seconds=0.0,
+                )
+            )
+            return
+        approval: Approval = "auto"
+        if self._needs_approval(binding, settings):
+            request = ApprovalRequest(
+                call_id=call.id, server=binding.server, tool=binding.tool, arguments=call.arguments
+            )
+            yield request
+            decision = await request.wait()
+            if decision is ApprovalDecision.DENY:
+                yield ToolCallFinished(
+                    ToolCallRecord(
+                        id=call.id,
+                        server=binding.server,
+                        tool=binding.tool,
+                        arguments=call.arguments,
+                        result="The user denied this tool call.",
+                        is_error=True,
+                        approval="denied",
+                    )
+                )
+                return
+            if decision is ApprovalDecision.ALLOW_FOR_CHAT:
+                self._allow_for_chat(binding)
+                approval = "allowed_for_chat"
+            else:
+                approval = "allowed_once"
+        yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
+        started = time.monotonic()
+        try:
+            outcome = await self._tools.call_tool(binding.server, binding.tool, call.arguments)
+            result, is_error, elapsed = outcome.text, outcome.is_error, outcome.elapsed_seconds
+        except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
+            result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
+        yield ToolCallFinished(
+            ToolCallRecord(
+                id=call.id,
+                server=binding.server,
+                tool=binding.tool,
+                arguments=call.arguments,
+                result=result,
+                is_error=is_error,
+                elapsed_seconds=round(elapsed, 4),
+                approval=approval,
+            )
+        )
+
+    def _needs_approval(self, binding: ToolBinding, settings: ChatDefaults) -> bool:
+        if f"{binding.server}/{binding.tool}" in self._record.chat_settings.get("allowedTools", []):
+            return False
+        if settings.tool_permission is ToolPermissionPolicy.ALLOW:
+            return False
+        if settings.tool_permission is ToolPermissionPolicy.ASK:
+            return True
+        return binding.permission_required
+
+    def _allow_for_chat(self, binding: ToolBinding) -> None:
+        current = dict(self._record.chat_settings)
+        current["allowedTools"] = sorted(
+            {*current.get("allowedTools", []), f"{binding.server}/{binding.tool}"}
+        )
+        self._save_record(chat_settings=current)
+
+
+def _pending(call: ToolCall, prompt: Prompt) -> ToolCallRecord:
+    binding = prompt.binding(call.name)
+    return ToolCallRecord(
+        id=call.id,
+        server=binding.server if binding else "",
+        tool=binding.tool if binding else call.name,
+        arguments=call.arguments,
+    )
+
+
+def _turn_messages(
+    content: str, calls: Sequence[ToolCall], records: Sequence[ToolCallRecord], prompt: Prompt
+) -> list[ChatMessage]:
+    out = [ChatMessage("assistant", content, tool_calls=tuple(calls))]
+    for call, record in zip(calls, records, strict=True):
+        out.append(
+            ChatMessage(
+                "tool", record.result, tool_call_id=call.id, tool_name=call.name, is_error=record.is_error
+            )
+        )
+    return out
+
+
+def _add_usage(usage: TokenUsage, inputs: int | None, outputs: int | None, cached: int | None) -> TokenUsage:
+    def add(a: int | None, b: int | None) -> int | None:
+        return b if a is None else a if b is None else a + b
+
+    return TokenUsage(
+        add(usage.input_tokens, inputs),
+        add(usage.output_tokens, outputs),
+        add(usage.cached_input_tokens, cached),
+    )
+
+
+def _title_from(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_LENGTH else line[: TITLE_LENGTH - 1].rstrip() + "…"
+
+
+def new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:12]}"

@@ -1,0 +1,54 @@
+"""What the chat engine needs from the tools layer (the MCP manager provides it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from agent_core.agent.schema import IncludeMode
+
+__all__ = ["NoTools", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
+
+
+class ToolDescriptor(Protocol):
+    @property
+    def server(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+    @property
+    def include(self) -> IncludeMode: ...
+    @property
+    def permission_required(self) -> bool: ...
+
+
+class ToolOutcome(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def is_error(self) -> bool: ...
+    @property
+    def elapsed_seconds(self) -> float: ...
+
+
+class ToolRuntime(Protocol):
+    def tools(self) -> Sequence[ToolDescriptor]:
+        """Tools of the servers that are ready now."""
+        ...
+
+    async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
+        """Run a tool; failures come back as an outcome with ``is_error``, never as an exception."""
+        ...
+
+
+class NoTools:
+    """A runtime with no tools, for agents without MCP servers and for tests."""
+
+    def tools(self) -> Sequence[ToolDescriptor]:
+        return ()
+
+    async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
+        raise LookupError(f"no tool {server}.{tool}")

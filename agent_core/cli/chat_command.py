@@ -1,0 +1,167 @@
+"""``contextdesk chat``: one-shot or interactive chat in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ContextBuilt,
+    ReplyDelta,
+    ReplyFinished,
+    RetryScheduled,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from agent_core.chat.session import ChatSession
+from agent_core.errors import ContextDeskError
+from agent_core.store.export import describe_context
+from agent_core.workspace import Workspace
+
+__all__ = ["register"]
+
+HELP = """Commands:
+  /context        what the last reply used (rules, references, tools, scores)
+  /sessions       saved chats, newest first
+  /resume ID      continue a saved chat
+  /new            start a new chat
+  /exit           leave (Ctrl-D works too)"""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "chat",
+        help="chat with an agent in the terminal",
+        description="With a MESSAGE, answers it and exits; without, starts an interactive chat.",
+    )
+    parser.add_argument("message", nargs="?", help="the message to answer (omit for an interactive chat)")
+    parser.add_argument("--agent", type=Path, help="agent folder (default: your default agent)")
+    parser.add_argument("--model", help="provider:model for this chat, e.g. openai:gpt-4o-mini")
+    parser.add_argument("--session", help="continue the saved chat with this id")
+    parser.add_argument(
+        "--yes", action="store_true", help="approve every tool call without asking (for scripts)"
+    )
+    parser.set_defaults(handler=run_chat)
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    return asyncio.run(_chat(args))
+
+
+async def _chat(args: argparse.Namespace) -> int:
+    workspace = Workspace.open(args.agent)
+    try:
+        session = workspace.open_chat(args.session) if args.session else workspace.new_chat()
+        if args.model:
+            session.override_settings(chat={"model": args.model})
+        if args.message is not None:
+            return 0 if await answer(session, args.message, auto_approve=args.yes) else 1
+        return await _interactive(workspace, session, auto_approve=args.yes)
+    finally:
+        await workspace.aclose()
+
+
+async def answer(session: ChatSession, text: str, *, auto_approve: bool, out: TextIO = sys.stdout) -> bool:
+    """Stream the reply to ``text``; returns False when it ended in an error."""
+    ok = True
+    async for event in session.send(text):
+        if isinstance(event, ReplyDelta):
+            out.write(event.text)
+            out.flush()
+        elif isinstance(event, ContextBuilt) and event.context.selection.status in (
+            "failed",
+            "model_loading",
+        ):
+            print(f"[context: no agent items, {event.context.selection.detail}]", file=sys.stderr)
+        elif isinstance(event, RetryScheduled):
+            print(f"\n[{event.error} - retrying in {event.delay:.0f} s]", file=sys.stderr)
+        elif isinstance(event, ApprovalRequest):
+            event.decide(ApprovalDecision.ALLOW_ONCE if auto_approve else await _ask_approval(event))
+        elif isinstance(event, ToolCallStarted):
+            print(
+                f"\n→ {event.server}.{event.tool}({json.dumps(dict(event.arguments), ensure_ascii=False)})",
+                file=out,
+            )
+        elif isinstance(event, ToolCallFinished):
+            record = event.record
+            label = "error" if record.is_error else "result"
+            elapsed = "" if record.elapsed_seconds is None else f" in {record.elapsed_seconds:.2f} s"
+            print(f"← {label}{elapsed}: {_shorten(record.result)}", file=out)
+        elif isinstance(event, ReplyFinished):
+            out.write("\n")
+            if event.message.status not in ("complete",):
+                ok = False
+                print(f"contextdesk: {event.message.error or event.message.content}", file=sys.stderr)
+    return ok
+
+
+async def _ask_approval(request: ApprovalRequest) -> ApprovalDecision:
+    arguments = json.dumps(dict(request.arguments), ensure_ascii=False)
+    prompt = f"\nAllow {request.server}.{request.tool}({arguments})? [o]nce / for this [c]hat / [d]eny: "
+    while True:
+        try:
+            reply = (await asyncio.to_thread(input, prompt)).strip().lower()
+        except EOFError:
+            return ApprovalDecision.DENY
+        if reply in ("o", "once", "y", "yes"):
+            return ApprovalDecision.ALLOW_ONCE
+        if reply in ("c", "chat"):
+            return ApprovalDecision.ALLOW_FOR_CHAT
+        if reply in ("d", "deny", "n", "no"):
+            return ApprovalDecision.DENY
+
+
+async def _interactive(workspace: Workspace, session: ChatSession, *, auto_approve: bool) -> int:
+    print(f"Chatting with {workspace.agent.name} ({session.chat_settings.model}). /help for commands.")
+    workspace.selector.start_loading()
+    while True:
+        try:
+            text = await asyncio.to_thread(input, "\nyou> ")
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return 0
+        text = text.strip()
+        if not text:
+            continue
+        if text.startswith("/"):
+            command, _, argument = text.partition(" ")
+            if command in ("/exit", "/quit"):
+                return 0
+            if command == "/help":
+                print(HELP)
+            elif command == "/context":
+                context = session.last_request_context()
+                print("\n".join(describe_context(context)) if context else "No reply yet in this chat.")
+            elif command == "/sessions":
+                for saved in workspace.store.sessions()[:20]:
+                    print(f"{saved.id}  {saved.title or '(untitled)'}")
+            elif command == "/resume":
+                try:
+                    session = workspace.open_chat(argument.strip())
+                except ContextDeskError as error:
+                    print(f"contextdesk: {error}", file=sys.stderr)
+                    continue
+                for message in session.history()[-6:]:
+                    print(f"{message.role}> {message.content}")
+            elif command == "/new":
+                session = workspace.new_chat()
+                print("New chat.")
+            else:
+                print(f"Unknown command {command}. {HELP}")
+            continue
+        print("assistant> ", end="", flush=True)
+        try:
+            await answer(session, text, auto_approve=auto_approve)
+        except KeyboardInterrupt:
+            session.cancel()
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

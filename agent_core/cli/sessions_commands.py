@@ -1,0 +1,110 @@
+"""``contextdesk sessions list|show|export|search``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_core.atomic import atomic_write_text
+from agent_core.errors import ContextDeskError
+from agent_core.store.chats import ChatStore, StoredSession
+from agent_core.store.export import describe_context, export_json, export_markdown
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("sessions", help="list, show, export and search saved chats")
+    commands = parser.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+
+    listing = commands.add_parser("list", help="saved chats, most recent first")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=run_list)
+
+    show = commands.add_parser("show", help="a chat's messages with the context each reply used")
+    show.add_argument("id")
+    show.set_defaults(handler=run_show)
+
+    export = commands.add_parser("export", help="write a chat as Markdown or JSON")
+    export.add_argument("id")
+    export.add_argument("--format", choices=("md", "json"), default="md")
+    export.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    export.set_defaults(handler=run_export)
+
+    search = commands.add_parser("search", help="full-text search over all messages")
+    search.add_argument("text")
+    search.set_defaults(handler=run_search)
+
+
+def _session(store: ChatStore, session_id: str) -> StoredSession:
+    session = store.session(session_id)
+    if session is None:
+        matches = [s for s in store.sessions() if s.id.startswith(session_id)]
+        if len(matches) == 1:
+            return matches[0]
+        raise ContextDeskError(f"no saved chat has the id {session_id}: see `contextdesk sessions list`")
+    return session
+
+
+def run_list(args: argparse.Namespace) -> int:
+    store = ChatStore()
+    sessions = store.sessions()
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {"id": s.id, "title": s.title, "agent": s.agent_path, "updated": s.updated_at}
+                    for s in sessions
+                ],
+                indent=2,
+            )
+        )
+        return 0
+    if not sessions:
+        print("No saved chats yet. Start one with `contextdesk chat`.")
+    for session in sessions:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.updated_at))
+        print(f"{session.id}  {when}  {session.title or '(untitled)'}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    store = ChatStore()
+    session = _session(store, args.id)
+    print(f"{session.title or '(untitled)'}  ({session.id})")
+    for message in store.messages(session.id):
+        status = "" if message.status == "complete" else f" [{message.status}]"
+        print(f"\n{message.role}{status}> {message.content}")
+        for call in message.tool_calls:
+            print(
+                f"  tool {call.server}.{call.tool} -> {'error: ' if call.is_error else ''}{call.result[:200]}"
+            )
+        if message.request_context is not None and message.role == "assistant":
+            print("  " + "\n  ".join(line for line in describe_context(message.request_context) if line))
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    store = ChatStore()
+    session = _session(store, args.id)
+    messages = store.messages(session.id)
+    text = export_json(session, messages) if args.format == "json" else export_markdown(session, messages)
+    if args.output:
+        atomic_write_text(args.output, text)
+        print(f"Wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def run_search(args: argparse.Namespace) -> int:
+    hits = ChatStore().search(args.text)
+    if not hits:
+        print("No message matches.")
+    for hit in hits:
+        print(f"{hit.session_id[:12]}  {hit.session_title or '(untitled)'}  {hit.role}: {hit.snippet}")
+    return 0

@@ -1,0 +1,132 @@
+"""Choosing agent-mode items for one message with the local indexer, off the event loop.
+
+The selector never holds a request up for long: if the embedding model is not loaded within
+``model_wait_seconds``, or selection fails, the request goes on without agent items and the
+RequestContext says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from agent_core.agent.items import DocumentItem
+from agent_core.agent.schema import SelectionConfig
+from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
+from agent_core.paths import user_dirs
+from indexer import Document, Indexer, IndexerError, SelectionSettings, tool_document
+
+__all__ = ["Candidate", "ContextSelector", "SelectionOutcome", "document_candidate", "tool_candidate"]
+
+logger = logging.getLogger(__name__)
+
+NEAR_MISSES_KEPT = 8
+
+
+@dataclass(frozen=True)
+class Candidate:
+    ref: ItemRef
+    document: Document
+
+
+@dataclass(frozen=True)
+class SelectionOutcome:
+    items: tuple[RequestItem, ...]
+    near_misses: tuple[NearMiss, ...]
+    run: SelectionRun
+
+
+def document_candidate(item: DocumentItem) -> Candidate:
+    ref = ItemRef(item.kind, item.name)
+    return Candidate(
+        ref,
+        Document(key=ref.key, kind=item.kind, name=item.name, description=item.description, text=item.text),
+    )
+
+
+def tool_candidate(server: str, name: str, description: str, input_schema: dict[str, object]) -> Candidate:
+    return Candidate(ItemRef("tool", name, server), tool_document(server, name, description, input_schema))
+
+
+def indexer_settings(config: SelectionConfig) -> SelectionSettings:
+    settings = SelectionSettings(
+        strategy="anchor" if config.strategy == "anchor" else "hybrid",
+        top_k=config.top_k,
+        top_n=config.top_n,
+        include_score=config.include_score,
+    )
+    return settings if config.min_score is None else replace(settings, min_score=config.min_score)
+
+
+class ContextSelector:
+    """One indexer (one embedding model in memory) shared by every chat of the app."""
+
+    def __init__(
+        self,
+        indexer: Indexer | None = None,
+        *,
+        cache_dir: Path | None = None,
+        model_wait_seconds: float = 20.0,
+    ) -> None:
+        self._indexer = indexer or Indexer(cache_dir=cache_dir or user_dirs().embeddings_cache)
+        self.model_wait_seconds = model_wait_seconds
+
+    @property
+    def indexer(self) -> Indexer:
+        return self._indexer
+
+    def start_loading(self) -> None:
+        """Begin loading the embedding model in the background; returns at once."""
+        self._indexer.start_loading()
+
+    async def select(
+        self,
+        message: str,
+        candidates: Sequence[Candidate],
+        config: SelectionConfig,
+        previous_message: str | None = None,
+    ) -> SelectionOutcome:
+        """Agent items for ``message`` among ``candidates``; never raises for selection faults."""
+        run = SelectionRun(
+            top_k=config.top_k,
+            top_n=config.top_n,
+            include_score=config.include_score,
+            strategy=config.strategy,
+        )
+        if not candidates:
+            return SelectionOutcome((), (), replace(run, status="no_candidates"))
+        started = time.perf_counter()
+        self._indexer.start_loading()
+        ready = await asyncio.to_thread(self._indexer.wait_until_ready, self.model_wait_seconds)
+        if not ready:
+            return SelectionOutcome(
+                (), (), replace(run, status="model_loading", detail="the embedding model was still loading")
+            )
+        by_key = {c.document.key: c.ref for c in candidates}
+        try:
+            selection = await asyncio.to_thread(
+                self._indexer.select,
+                message,
+                [c.document for c in candidates],
+                indexer_settings(config),
+                previous_message,
+            )
+        except (IndexerError, ValueError) as error:
+            logger.warning("selection failed: %s", error)
+            return SelectionOutcome((), (), replace(run, status="failed", detail=str(error)))
+        items = tuple(
+            RequestItem(by_key[c.key], "agent", round(c.score, 4))
+            for c in selection.included
+            if c.key in by_key
+        )
+        misses = tuple(
+            NearMiss(by_key[c.key], round(c.score, 4), c.reason)
+            for c in selection.best(len(items) + NEAR_MISSES_KEPT)
+            if not c.included and c.key in by_key
+        )[:NEAR_MISSES_KEPT]
+        elapsed = (time.perf_counter() - started) * 1000
+        return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)))

@@ -1,0 +1,96 @@
+"""The session level of context: what a chat holds, and what is left for per-message selection."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from agent_core.agent.items import DocumentKind
+from agent_core.agent.loader import Agent
+from agent_core.agent.schema import IncludeMode
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemRef, SessionItem
+from agent_core.context.selection import Candidate, document_candidate, tool_candidate
+
+__all__ = [
+    "MENTION",
+    "agent_candidates",
+    "effective_session_items",
+    "initial_session_items",
+    "mentioned_items",
+]
+
+# @rule:name or @ref:name (also @reference:name) in a message adds that item to the chat.
+MENTION = re.compile(r"(?<![\w@])@(rule|ref|reference):([A-Za-z0-9][A-Za-z0-9_-]{0,79})")
+
+
+def initial_session_items(agent: Agent, tools: Sequence[ToolDescriptor]) -> tuple[SessionItem, ...]:
+    """Every ``always`` rule, reference and (available) tool, as a new chat starts with them."""
+    items = [
+        SessionItem(ItemRef(doc.kind, doc.name), "always")
+        for docs in (agent.rules, agent.references)
+        for doc in docs.values()
+        if doc.include is IncludeMode.ALWAYS
+    ]
+    items += [
+        SessionItem(ItemRef("tool", tool.name, tool.server), "always")
+        for tool in tools
+        if tool.include is IncludeMode.ALWAYS
+    ]
+    return tuple(items)
+
+
+def effective_session_items(
+    stored: Iterable[SessionItem], excluded: Iterable[ItemRef], agent: Agent, tools: Sequence[ToolDescriptor]
+) -> tuple[SessionItem, ...]:
+    """The chat's items now: what it holds that still exists, plus always-mode tools of servers
+    that became ready after the chat started, minus what the user removed."""
+    excluded_set = set(excluded)
+    available_tools = {ItemRef("tool", t.name, t.server): t for t in tools}
+    out: dict[ItemRef, SessionItem] = {}
+    for item in stored:
+        if item.ref in excluded_set or not _exists(item.ref, agent, available_tools):
+            continue
+        out.setdefault(item.ref, item)
+    for ref, tool in available_tools.items():
+        if tool.include is IncludeMode.ALWAYS and ref not in excluded_set:
+            out.setdefault(ref, SessionItem(ref, "always"))
+    return tuple(out.values())
+
+
+def agent_candidates(
+    agent: Agent, session_items: Iterable[SessionItem], tools: Sequence[ToolDescriptor]
+) -> list[Candidate]:
+    """Agent-mode items not already in the chat: what per-message selection chooses from."""
+    in_session = {item.ref for item in session_items}
+    candidates = [
+        document_candidate(doc)
+        for docs in (agent.rules, agent.references)
+        for doc in docs.values()
+        if doc.include is IncludeMode.AGENT and ItemRef(doc.kind, doc.name) not in in_session
+    ]
+    candidates += [
+        tool_candidate(tool.server, tool.name, tool.description, dict(tool.input_schema))
+        for tool in tools
+        if tool.include is IncludeMode.AGENT and ItemRef("tool", tool.name, tool.server) not in in_session
+    ]
+    return candidates
+
+
+def mentioned_items(text: str, agent: Agent) -> tuple[list[ItemRef], list[str]]:
+    """Items named with ``@rule:`` / ``@ref:`` in ``text``, and the mentions that match nothing."""
+    found: list[ItemRef] = []
+    unknown: list[str] = []
+    for kind_word, name in MENTION.findall(text):
+        kind: DocumentKind = "rule" if kind_word == "rule" else "reference"
+        if agent.document(kind, name) is None:
+            unknown.append(f"@{kind_word}:{name}")
+        elif (ref := ItemRef(kind, name)) not in found:
+            found.append(ref)
+    return found, unknown
+
+
+def _exists(ref: ItemRef, agent: Agent, tools: dict[ItemRef, ToolDescriptor]) -> bool:
+    if ref.type == "tool":
+        return ref in tools
+    return agent.document("rule" if ref.type == "rule" else "reference", ref.name) is not None

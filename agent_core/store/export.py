@@ -1,0 +1,109 @@
+"""Exporting a saved chat to Markdown or JSON, RequestContexts included."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from agent_core.context.items import RequestContext
+from agent_core.store.chats import StoredMessage, StoredSession
+
+__all__ = ["describe_context", "export_json", "export_markdown"]
+
+_MESSAGE = TypeAdapter(StoredMessage)
+_SESSION = TypeAdapter(StoredSession)
+
+
+def export_json(session: StoredSession, messages: list[StoredMessage]) -> str:
+    data: dict[str, Any] = {
+        "format": "contextdesk-chat",
+        "version": 1,
+        "session": _SESSION.dump_python(session, mode="json"),
+        "messages": [_MESSAGE.dump_python(m, mode="json") for m in messages],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def export_markdown(session: StoredSession, messages: list[StoredMessage]) -> str:
+    lines = [
+        f"# {session.title or 'Untitled chat'}",
+        "",
+        f"Agent: `{session.agent_path}`  ",
+        f"Started: {_when(session.created_at)}",
+        "",
+    ]
+    for message in messages:
+        heading = {
+            "user": "You",
+            "assistant": "Assistant",
+            "error": "Error",
+            "summary": "Summary",
+            "tool": "Tool",
+        }[message.role]
+        status = "" if message.status == "complete" else f" ({message.status})"
+        lines += [f"## {heading}{status}", "", message.content.strip() or "_(no text)_", ""]
+        for call in message.tool_calls:
+            outcome = "error" if call.is_error else "result"
+            elapsed = "" if call.elapsed_seconds is None else f", {call.elapsed_seconds:.2f} s"
+            lines += [
+                f"<details><summary>Tool {call.server}.{call.tool} ({call.approval or 'pending'}{elapsed})</summary>",
+                "",
+                "```json",
+                json.dumps(dict(call.arguments), indent=2, ensure_ascii=False),
+                "```",
+                "",
+                f"{outcome}:",
+                "",
+                "```",
+                call.result,
+                "```",
+                "</details>",
+                "",
+            ]
+        if message.error and message.error != message.content:
+            lines += [f"> Error: {message.error}", ""]
+        if message.request_context is not None:
+            lines += [
+                "<details><summary>Context used</summary>",
+                "",
+                *describe_context(message.request_context),
+                "</details>",
+                "",
+            ]
+    return "\n".join(lines)
+
+
+def describe_context(context: RequestContext) -> list[str]:
+    """A RequestContext as Markdown lines: items by column, near-misses, settings and usage."""
+    lines = []
+    for title, kind in (("Rules", "rule"), ("References", "reference"), ("Tools", "tool")):
+        items = context.of_type(kind)  # type: ignore[arg-type]
+        lines.append(
+            f"**{title}**: "
+            + (", ".join(_item(i.ref.label(), i.include_mode, i.score) for i in items) or "none")
+        )
+        lines.append("")
+    if context.near_misses:
+        misses = ", ".join(f"{m.ref.label()} ({m.score:.2f}, {m.reason})" for m in context.near_misses)
+        lines += [f"**Not included**: {misses}", ""]
+    run = context.selection
+    lines.append(
+        f"Model `{context.model}`; selection {run.strategy} topK {run.top_k}, topN {run.top_n}, "
+        f"includeScore {run.include_score} ({run.status}{': ' + run.detail if run.detail else ''})"
+    )
+    usage = context.usage
+    if usage.input_tokens is not None or usage.output_tokens is not None:
+        lines.append(f"Tokens: {usage.input_tokens} in, {usage.output_tokens} out")
+    lines.append("")
+    return lines
+
+
+def _item(label: str, mode: str, score: float | None) -> str:
+    return f"{label} [{mode.capitalize()}{'' if score is None else f' {score:.2f}'}]"
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))

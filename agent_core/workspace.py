@@ -1,0 +1,68 @@
+"""An open agent with everything a front end needs to chat with it.
+
+The desktop app and the CLI both open a Workspace: the agent, the chat store, the context
+selector (one embedding model for the app), the tools and the model providers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_core.agent.loader import Agent, load_agent
+from agent_core.agent.scaffold import ensure_default_agent
+from agent_core.chat.models import ProviderPool
+from agent_core.chat.session import ChatSession
+from agent_core.chat.tool_runtime import NoTools, ToolRuntime
+from agent_core.context.selection import ContextSelector
+from agent_core.store.chats import ChatStore
+
+__all__ = ["Workspace"]
+
+
+class Workspace:
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        store: ChatStore | None = None,
+        selector: ContextSelector | None = None,
+        tools: ToolRuntime | None = None,
+        providers: ProviderPool | None = None,
+    ) -> None:
+        self.agent = agent
+        self.store = store or ChatStore()
+        self.store.recover_interrupted()
+        self.selector = selector or ContextSelector()
+        self.tools: ToolRuntime = tools or NoTools()
+        self.providers = providers or ProviderPool(agent)
+
+    @classmethod
+    def open(cls, agent_dir: Path | None = None) -> Workspace:
+        """The agent in ``agent_dir`` (the user's default agent when None).
+
+        Raises:
+            AgentFileError: the folder is not an agent.
+        """
+        return cls(load_agent(agent_dir or ensure_default_agent()))
+
+    def new_chat(self) -> ChatSession:
+        return ChatSession.create(
+            self.agent, self.store, resolve_provider=self.providers.resolve, selector=self.selector, tools=self.tools
+        )
+
+    def open_chat(self, session_id: str) -> ChatSession:
+        """Raises:
+        ContextDeskError: no chat has that id."""
+        return ChatSession.open(
+            self.agent,
+            self.store,
+            session_id,
+            resolve_provider=self.providers.resolve,
+            selector=self.selector,
+            tools=self.tools,
+        )
+
+    async def aclose(self) -> None:
+        await self.providers.aclose()
+        self.selector.indexer.close()
+        self.store.close()
