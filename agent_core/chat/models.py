@@ -64,9 +64,13 @@ class ProviderPool:
             config = ProviderConfig()
         try:
             api_key = (
-                None if config.api_key is None else resolve_secret(config.api_key, what=f"the {provider_id} API key")
+                None
+                if config.api_key is None
+                else resolve_secret(config.api_key, what=f"the {provider_id} API key")
             )
-            headers = {k: resolve_secret(v, what=f"the {provider_id} header {k}") for k, v in config.headers.items()}
+            headers = {
+                k: resolve_secret(v, what=f"the {provider_id} header {k}") for k, v in config.headers.items()
+            }
         except MissingSecretError as error:
             raise ProviderConfigError(str(error)) from error
         return ProviderSettings(

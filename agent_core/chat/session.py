@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -47,7 +47,7 @@ from agent_core.context.session_context import (
     initial_session_items,
     mentioned_items,
 )
-from agent_core.errors import ContextDeskError, ProviderError
+from agent_core.errors import ContextDeskError, ProviderError, UserDataError
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
@@ -250,7 +250,7 @@ class ChatSession:
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
-    async def send(self, text: str) -> AsyncIterator[ChatEvent]:
+    async def send(self, text: str) -> AsyncGenerator[ChatEvent, None]:
         """Answer ``text``, yielding events as it goes; ends with a ReplyFinished.
 
         Raises:
@@ -389,9 +389,13 @@ class ChatSession:
             yield ReplyFinished(failed)
         except (asyncio.CancelledError, GeneratorExit):
             if message is not None and message.status == "streaming":
-                self.store.update_message(
-                    message, content=content, status="cancelled", request_context=context
-                )
+                try:
+                    self.store.update_message(
+                        message, content=content, status="cancelled", request_context=context
+                    )
+                except UserDataError as error:
+                    # Left 'streaming': the next start marks it partial, so nothing is lost.
+                    logger.warning("could not mark the cancelled reply: %s", error)
             raise
 
     def _finish_failed(

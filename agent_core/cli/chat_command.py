@@ -6,12 +6,14 @@ import argparse
 import asyncio
 import json
 import sys
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any, TextIO
 
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
+    ChatEvent,
     ContextBuilt,
     ReplyDelta,
     ReplyFinished,
@@ -67,38 +69,46 @@ async def _chat(args: argparse.Namespace) -> int:
         await workspace.aclose()
 
 
-async def answer(session: ChatSession, text: str, *, auto_approve: bool, out: TextIO = sys.stdout) -> bool:
+async def answer(session: ChatSession, text: str, *, auto_approve: bool, out: TextIO | None = None) -> bool:
     """Stream the reply to ``text``; returns False when it ended in an error."""
+    out = out or sys.stdout
     ok = True
-    async for event in session.send(text):
-        if isinstance(event, ReplyDelta):
-            out.write(event.text)
-            out.flush()
-        elif isinstance(event, ContextBuilt) and event.context.selection.status in (
-            "failed",
-            "model_loading",
-        ):
-            print(f"[context: no agent items, {event.context.selection.detail}]", file=sys.stderr)
-        elif isinstance(event, RetryScheduled):
-            print(f"\n[{event.error} - retrying in {event.delay:.0f} s]", file=sys.stderr)
-        elif isinstance(event, ApprovalRequest):
-            event.decide(ApprovalDecision.ALLOW_ONCE if auto_approve else await _ask_approval(event))
-        elif isinstance(event, ToolCallStarted):
-            print(
-                f"\n→ {event.server}.{event.tool}({json.dumps(dict(event.arguments), ensure_ascii=False)})",
-                file=out,
-            )
-        elif isinstance(event, ToolCallFinished):
-            record = event.record
-            label = "error" if record.is_error else "result"
-            elapsed = "" if record.elapsed_seconds is None else f" in {record.elapsed_seconds:.2f} s"
-            print(f"← {label}{elapsed}: {_shorten(record.result)}", file=out)
-        elif isinstance(event, ReplyFinished):
-            out.write("\n")
-            if event.message.status not in ("complete",):
-                ok = False
-                print(f"contextdesk: {event.message.error or event.message.content}", file=sys.stderr)
+    async with aclosing(session.send(text)) as events:
+        async for event in events:
+            ok = await _show(event, out, auto_approve=auto_approve) and ok
     return ok
+
+
+async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
+    """Render one event; False when it reports a failed reply."""
+    if isinstance(event, ReplyDelta):
+        out.write(event.text)
+        out.flush()
+    elif isinstance(event, ContextBuilt) and event.context.selection.status in (
+        "failed",
+        "model_loading",
+    ):
+        print(f"[context: no agent items, {event.context.selection.detail}]", file=sys.stderr)
+    elif isinstance(event, RetryScheduled):
+        print(f"\n[{event.error} - retrying in {event.delay:.0f} s]", file=sys.stderr)
+    elif isinstance(event, ApprovalRequest):
+        event.decide(ApprovalDecision.ALLOW_ONCE if auto_approve else await _ask_approval(event))
+    elif isinstance(event, ToolCallStarted):
+        print(
+            f"\n→ {event.server}.{event.tool}({json.dumps(dict(event.arguments), ensure_ascii=False)})",
+            file=out,
+        )
+    elif isinstance(event, ToolCallFinished):
+        record = event.record
+        label = "error" if record.is_error else "result"
+        elapsed = "" if record.elapsed_seconds is None else f" in {record.elapsed_seconds:.2f} s"
+        print(f"← {label}{elapsed}: {_shorten(record.result)}", file=out)
+    elif isinstance(event, ReplyFinished):
+        out.write("\n")
+        if event.message.status != "complete":
+            print(f"contextdesk: {event.message.error or event.message.content}", file=sys.stderr)
+            return False
+    return True
 
 
 async def _ask_approval(request: ApprovalRequest) -> ApprovalDecision:

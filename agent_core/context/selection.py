@@ -100,8 +100,10 @@ class ContextSelector:
         if not candidates:
             return SelectionOutcome((), (), replace(run, status="no_candidates"))
         started = time.perf_counter()
-        self._indexer.start_loading()
-        ready = await asyncio.to_thread(self._indexer.wait_until_ready, self.model_wait_seconds)
+        try:
+            ready = await asyncio.to_thread(self._indexer.wait_until_ready, self.model_wait_seconds)
+        except IndexerError as error:
+            return SelectionOutcome((), (), replace(run, status="failed", detail=str(error)))
         if not ready:
             return SelectionOutcome(
                 (), (), replace(run, status="model_loading", detail="the embedding model was still loading")

@@ -101,14 +101,18 @@ class ChatStore:
         self.path = path or user_dirs().database
         self._db = connect(self.path)
         self._lock = threading.RLock()
+        self._closed = False
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
+            if self._closed:
+                raise UserDataError("the chat store was closed while a chat was still saving: reopen the chat")
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 yield self._db

@@ -1,0 +1,101 @@
+"""``contextdesk chat`` and ``contextdesk sessions``, with a scripted model at the provider boundary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_core.agent.scaffold import create_agent
+from agent_core.cli.main import main
+
+
+def scripted_agent(tmp_path: Path, steps: list[dict[str, object]]) -> Path:
+    root = tmp_path / "agent"
+    create_agent(root)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": steps}))
+    config = (root / "agent.yaml").read_text()
+    config = config.replace("model: local:smollm2-135m-instruct", "model: scripted:demo")
+    config = config.replace("providers:\n  local: {}", f"providers:\n  scripted:\n    options:\n      script: {script}")
+    (root / "agent.yaml").write_text(config)
+    # Only always items: these tests need no embedding model.
+    for path in (root / "rules").glob("*.md"):
+        if "include: agent" in path.read_text():
+            path.unlink()
+    for path in (root / "references").glob("*.md"):
+        path.unlink()
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_a_one_shot_chat_streams_the_reply_and_saves_the_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = scripted_agent(tmp_path, [{"reply": "Hello from the script."}])
+    code, out, err = run(capsys, "chat", "--agent", str(agent), "hello")
+    assert code == 0, err
+    assert out.strip() == "Hello from the script."
+
+    code, out, _ = run(capsys, "sessions", "list", "--json")
+    [session] = json.loads(out)
+    assert session["title"] == "hello"
+
+    code, out, _ = run(capsys, "sessions", "export", session["id"], "--format", "json")
+    exported = json.loads(out)
+    user, reply = exported["messages"]
+    assert (user["role"], user["content"]) == ("user", "hello")
+    assert reply["request_context"]["items"][0]["ref"] == {"type": "rule", "name": "clear-answers", "server": None}
+    assert reply["request_context"]["model"] == "scripted:demo"
+
+    target = tmp_path / "chat.md"
+    code, _, _ = run(capsys, "sessions", "export", session["id"][:8], "--format", "md", "-o", str(target))
+    markdown = target.read_text()
+    assert code == 0 and "## You" in markdown and "Hello from the script." in markdown
+    assert "**Rules**: clear-answers [Always]" in markdown
+
+    code, out, _ = run(capsys, "sessions", "search", "script")
+    assert code == 0 and "[script]" in out
+
+    code, out, _ = run(capsys, "sessions", "show", session["id"])
+    assert "assistant> Hello from the script." in out and "clear-answers [Always]" in out
+
+
+def test_continuing_a_session_sends_its_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    agent = scripted_agent(tmp_path, [{"reply": "First."}, {"reply": "Second."}])
+    run(capsys, "chat", "--agent", str(agent), "one")
+    _, out, _ = run(capsys, "sessions", "list", "--json")
+    session_id = json.loads(out)[0]["id"]
+    # A new process would reload the script; the two steps are shared through one script file
+    # per invocation, so the second invocation plays the first step again.
+    code, out, _ = run(capsys, "chat", "--agent", str(agent), "--session", session_id, "two")
+    assert code == 0 and out.strip() == "First."
+    _, out, _ = run(capsys, "sessions", "show", session_id)
+    assert out.index("user> one") < out.index("user> two")
+
+
+def test_a_provider_failure_exits_1_with_the_fix_and_keeps_the_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = scripted_agent(tmp_path, [{"error": {"kind": "auth", "message": "The key was refused: check it in Providers"}}])
+    code, _, err = run(capsys, "chat", "--agent", str(agent), "hello")
+    assert code == 1 and "check it in Providers" in err
+    _, out, _ = run(capsys, "sessions", "search", "hello")
+    assert "user: [hello]" in out
+
+
+def test_an_unknown_model_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    agent = scripted_agent(tmp_path, [])
+    code, _, err = run(capsys, "chat", "--agent", str(agent), "--model", "nowhere:model", "hi")
+    assert code == 1 and "no provider 'nowhere'" in err
+
+
+def test_an_unknown_session_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "sessions", "show", "does-not-exist")
+    assert code == 1 and "contextdesk sessions list" in err
