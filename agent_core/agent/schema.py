@@ -80,7 +80,9 @@ class SelectionConfig(FileModel):
     top_k: int = Field(default=20, ge=1, le=1000, description="chunk matches considered")
     top_n: int = Field(default=5, ge=0, le=100, description="items selected, at most, below includeScore")
     include_score: float = Field(default=0.7, ge=0.0, le=1.0, description="always include at or above")
-    strategy: Literal["default", "anchor"] = "default"
+    strategy: Literal["hybrid", "anchor"] = Field(
+        default="hybrid", description="hybrid: dense + lexical with a score floor; anchor: TsAgent's ranking"
+    )
     min_score: float | None = Field(
         default=None, ge=0.0, le=1.0, description="score floor; None uses the strategy's own"
     )

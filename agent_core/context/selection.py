@@ -54,7 +54,7 @@ def tool_candidate(server: str, name: str, description: str, input_schema: dict[
 
 def indexer_settings(config: SelectionConfig) -> SelectionSettings:
     settings = SelectionSettings(
-        strategy="anchor" if config.strategy == "anchor" else "hybrid",
+        strategy=config.strategy,
         top_k=config.top_k,
         top_n=config.top_n,
         include_score=config.include_score,
