@@ -336,10 +336,11 @@ class ChatSession:
                 async for event in self._streamer(provider, request):
                     if isinstance(event, TextDelta):
                         content += event.text
-                        yield ReplyDelta(event.text)
+                        # Saved before it is shown, so what the user saw survives a crash.
                         if time.monotonic() - last_save >= SAVE_PARTIAL_EVERY_SECONDS:
                             message = self.store.update_message(message, content=content)
                             last_save = time.monotonic()
+                        yield ReplyDelta(event.text)
                     elif isinstance(event, ToolCallEvent):
                         calls.append(event.call)
                     elif isinstance(event, UsageEvent):
