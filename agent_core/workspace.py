@@ -14,6 +14,7 @@ from agent_core.chat.models import ProviderPool
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
+from agent_core.mcp import McpManager, ServerStatus
 from agent_core.store.chats import ChatStore
 
 __all__ = ["Workspace"]
@@ -33,8 +34,15 @@ class Workspace:
         self.store = store or ChatStore()
         self.store.recover_interrupted()
         self.selector = selector or ContextSelector()
-        self.tools: ToolRuntime = tools or NoTools()
+        self.mcp: McpManager | None = None
+        if tools is None and agent.config.mcp_servers:
+            self.mcp = McpManager(agent.config.mcp_servers, references_source=lambda: self.agent.references)
+        self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)
+
+    async def start_tools(self) -> list[ServerStatus]:
+        """Start the agent's MCP servers in parallel; returns when each is ready or has failed."""
+        return [] if self.mcp is None else await self.mcp.start()
 
     @classmethod
     def open(cls, agent_dir: Path | None = None) -> Workspace:
@@ -63,6 +71,8 @@ class Workspace:
         )
 
     async def aclose(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.aclose()
         await self.providers.aclose()
         self.selector.indexer.close()
         self.store.close()

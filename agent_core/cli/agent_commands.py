@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 from pathlib import Path
@@ -59,6 +60,16 @@ def register(subparsers: Any) -> None:
     show = commands.add_parser("show", help="summarise an agent")
     show.add_argument("dir", type=Path)
     show.add_argument("--json", action="store_true", help="print JSON for scripts")
+    show.add_argument(
+        "--no-start", action="store_true", help="do not start the MCP servers to list their status and tools"
+    )
+    show.add_argument(
+        "--timeout",
+        type=float,
+        default=15.0,
+        metavar="SECONDS",
+        help="wait at most this long for each MCP server to start (default 15)",
+    )
     show.set_defaults(handler=run_show)
 
 
@@ -99,6 +110,8 @@ def run_import(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     agent = load_agent(args.dir)
     summary = agent_summary(agent)
+    if not args.no_start and agent.config.mcp_servers:
+        _add_server_status(agent, summary, args.timeout)
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
         return 0
@@ -130,9 +143,67 @@ def run_show(args: argparse.Namespace) -> int:
             f"  {server['name']:<16} {server['type']:<16} {server['target']}  "
             f"(tools: include {defaults['include']}, permission {'ask' if defaults['permissionRequired'] else 'allow'})"
         )
+        _print_server_status(server)
     if agent.problems:
         print(f"\n{len(agent.problems)} problems; see `contextdesk agent check {args.dir}`")
     return 0
+
+
+def _add_server_status(agent: Agent, summary: dict[str, Any], timeout: float) -> None:
+    """Start the agent's MCP servers for a moment and add their status and tools to ``summary``."""
+    try:
+        from agent_core.mcp import inspect_servers
+    except ModuleNotFoundError as error:
+        if error.name != "mcp":
+            raise
+        for server in summary["mcpServers"]:
+            server["status"] = {
+                "state": "unknown",
+                "reason": "the mcp package is not installed: pip install 'contextdesk[mcp]'",
+            }
+        return
+    statuses, tools = asyncio.run(
+        inspect_servers(
+            agent.config.mcp_servers, references_source=lambda: agent.references, start_timeout=timeout
+        )
+    )
+    by_name = {status.name: status for status in statuses}
+    for server in summary["mcpServers"]:
+        status = by_name[server["name"]]
+        server["status"] = {
+            "state": status.state.value,
+            "reason": status.reason,
+            "serverName": status.server_name,
+            "serverVersion": status.server_version,
+            "logTail": list(status.log_tail),
+        }
+        server["availableTools"] = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "include": tool.include.value,
+                "permission": tool.permission,
+                "fingerprint": tool.fingerprint,
+            }
+            for tool in tools
+            if tool.server == server["name"]
+        ]
+
+
+def _print_server_status(server: dict[str, Any]) -> None:
+    status = server.get("status")
+    if status is None:
+        return
+    if status["state"] != "ready":
+        reason = status.get("reason") or ""
+        print(f"    {status['state']}" + (": " + reason.replace("\n", "\n    ") if reason else ""))
+        return
+    identity = " ".join(part for part in (status["serverName"], status["serverVersion"]) if part)
+    tools = server.get("availableTools", [])
+    print(f"    ready ({identity}), {len(tools)} tools")
+    for tool in tools:
+        description = tool["description"].strip().splitlines()[0] if tool["description"].strip() else ""
+        print(f"      {tool['name']:<28} {tool['include']:<7} {tool['permission']:<6} {description[:70]}")
 
 
 def agent_summary(agent: Agent) -> dict[str, Any]:

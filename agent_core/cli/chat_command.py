@@ -59,6 +59,9 @@ def run_chat(args: argparse.Namespace) -> int:
 async def _chat(args: argparse.Namespace) -> int:
     workspace = Workspace.open(args.agent)
     try:
+        for status in await workspace.start_tools():
+            if status.state == "failed":
+                print(f"[tools: {status.name} failed: {status.reason}]", file=sys.stderr)
         session = workspace.open_chat(args.session) if args.session else workspace.new_chat()
         if args.model:
             session.override_settings(chat={"model": args.model})

@@ -22,6 +22,7 @@ logger = logging.getLogger(__name__)
 
 COMMAND_MODULES = (
     "agent_core.cli.agent_commands",
+    "agent_core.cli.mcp_commands",
     "agent_core.cli.select_command",
     "agent_core.cli.chat_command",
     "agent_core.cli.sessions_commands",

@@ -137,7 +137,10 @@ def test_mcp_json_imports_servers_approvals_and_reports_the_rest(fixtures_dir: P
     assert agent.errors == []
     assert "clear-answers" in agent.rules  # an import adds to an agent, it does not replace it
     servers = agent.config.mcp_servers
-    assert set(servers) == {"filesystem", "git", "brave-search", "remote-docs", "legacy-sse", "weird-name"}
+    assert set(servers) == {
+        "workspace", "references",  # the default agent's built-in servers stay
+        "filesystem", "git", "brave-search", "remote-docs", "legacy-sse", "weird-name",
+    }
     git = servers["git"]
     assert isinstance(git, StdioServerConfig)
     assert git.tools["git_status"].permission_required is False

@@ -1,0 +1,495 @@
+"""One MCP server: a long-lived task owns its connection, from start to stop or crash.
+
+The owner task enters the SDK client (and so the transport's anyio task groups and cancel scopes)
+and leaves it in the same task, which anyio requires. Requests are sent from the callers' tasks
+through the connected client, each with its own timeout: the SDK's sessions are safe to use from
+any task, and this keeps concurrent calls concurrent. A restart or crash of one server touches
+nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
+from functools import partial
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+import mcp_types
+from mcp import Client
+from mcp.client import Transport
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from agent_core import __version__
+from agent_core.agent.schema import (
+    InternalServerConfig,
+    McpServerConfig,
+    SseServerConfig,
+    StdioServerConfig,
+    StreamableHttpServerConfig,
+)
+from agent_core.errors import ContextDeskError
+from agent_core.mcp._content import content_part, prompt_message, resource_part
+from agent_core.mcp._logs import LogBuffer, StderrCapture
+from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
+from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
+from agent_core.mcp.errors import McpServerError, McpServerNotReadyError, closed_message, explain_failure
+from agent_core.mcp.settings import effective_tool_settings
+from agent_core.mcp.types import (
+    PromptArgument,
+    PromptInfo,
+    PromptResult,
+    ResourceContent,
+    ResourceInfo,
+    ServerState,
+    ServerStatus,
+    ToolInfo,
+    ToolResult,
+)
+
+__all__ = ["ServerConnection", "StatusListener"]
+
+logger = logging.getLogger(__name__)
+
+StatusListener = Callable[[ServerStatus], None]
+T = TypeVar("T")
+
+MAX_PAGES = 100  # a server whose listing never ends cannot hang us
+STOP_GRACE_SECONDS = 10.0  # the SDK bounds a stdio shutdown at a few seconds; this is the backstop
+# Errors that mean "this server failed", as opposed to a bug in ContextDesk.
+_SERVER_ERRORS = (
+    OSError,
+    TimeoutError,
+    MCPError,
+    ValidationError,
+    httpx2.HTTPError,
+    ContextDeskError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+)
+
+
+class ServerConnection:
+    """The life of one configured server: start, status, requests, restart, stop."""
+
+    def __init__(
+        self,
+        name: str,
+        config: McpServerConfig,
+        *,
+        context: BuiltinContext | None = None,
+        on_status: StatusListener | None = None,
+    ) -> None:
+        self.name = name
+        self.config = config
+        self._context = context or BuiltinContext()
+        self._on_status = on_status
+        self._log = LogBuffer()
+        self._state = ServerState.STOPPED if config.enabled else ServerState.DISABLED
+        self._reason: str | None = None
+        self._client: Client | None = None
+        self._info: tuple[str | None, str | None, str | None, str | None] = (None, None, None, None)
+        self._tools: tuple[ToolInfo, ...] = ()
+        self._task: asyncio.Task[None] | None = None
+        self._settled = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._lost = False
+        self._bad_output: str | None = None
+        self._stderr: StderrCapture | None = None
+
+    # --- state --------------------------------------------------------------------------
+
+    @property
+    def state(self) -> ServerState:
+        return self._state
+
+    @property
+    def tools(self) -> tuple[ToolInfo, ...]:
+        return self._tools if self._state is ServerState.READY else ()
+
+    def status(self) -> ServerStatus:
+        server_name, server_version, protocol, instructions = self._info
+        return ServerStatus(
+            name=self.name,
+            transport=self.config.type,
+            state=self._state,
+            reason=self._reason,
+            server_name=server_name,
+            server_version=server_version,
+            protocol_version=protocol,
+            instructions=instructions,
+            tool_count=len(self.tools),
+            log_tail=self._log.tail(20),
+        )
+
+    def _set_state(self, state: ServerState, reason: str | None = None) -> None:
+        self._state = state
+        self._reason = reason
+        if state is not ServerState.READY:
+            self._client = None
+        logger.debug("MCP server %s: %s %s", self.name, state.value, reason or "")
+        if self._on_status is not None:
+            try:
+                self._on_status(self.status())
+            except Exception:  # a front end's listener must not break the server's task
+                logger.exception("MCP status listener failed for %s", self.name)
+
+    # --- life -----------------------------------------------------------------------------
+
+    async def start(self) -> ServerStatus:
+        """Start the server; returns once it is ready or has failed (never raises for a bad server)."""
+        if not self.config.enabled:
+            self._set_state(ServerState.DISABLED)
+            return self.status()
+        if self._task is not None and not self._task.done():
+            await self._settled.wait()
+            return self.status()
+        self._settled = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._stopping = self._lost = False
+        self._bad_output = None
+        self._log.clear()
+        self._info = (None, None, None, None)
+        self._tools = ()
+        self._set_state(ServerState.STARTING)
+        self._task = asyncio.create_task(self._run(), name=f"mcp-server-{self.name}")
+        try:
+            await asyncio.wait_for(
+                asyncio.shield(self._settled.wait()), self.config.start_timeout_seconds + STOP_GRACE_SECONDS
+            )
+        except TimeoutError:
+            # The owner task ignored its own start timeout (a shutdown that hangs): give up on it.
+            self._task.cancel()
+            self._set_state(
+                ServerState.FAILED,
+                f"MCP server '{self.name}' did not start or stop in time. Fix: restart it, or check the server.",
+            )
+        return self.status()
+
+    async def stop(self) -> None:
+        """Stop the server and wait (bounded) until its process or connection is gone."""
+        task = self._task
+        if task is None or task.done():
+            if self._state in (ServerState.READY, ServerState.STARTING):
+                self._set_state(ServerState.STOPPED)
+            return
+        self._stopping = True
+        self._wake.set()
+        if self._state is ServerState.STARTING:
+            task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=STOP_GRACE_SECONDS)
+        if not done:
+            task.cancel()
+            await asyncio.wait({task}, timeout=STOP_GRACE_SECONDS)
+        if self.config.enabled:
+            self._set_state(ServerState.STOPPED)
+
+    async def restart(self) -> ServerStatus:
+        """Stop the server if it runs, then start it again."""
+        await self.stop()
+        return await self.start()
+
+    async def _run(self) -> None:
+        try:
+            async with asyncio.timeout(self.config.start_timeout_seconds) as deadline:
+                async with AsyncExitStack() as stack:
+                    client = await stack.enter_async_context(self._client_for(self._target()))
+                    tools = await self._list_tools(client)
+                    deadline.reschedule(None)
+                    info = client.server_info
+                    self._info = (
+                        info.name if info else None,
+                        info.version if info else None,
+                        client.protocol_version,
+                        client.instructions,
+                    )
+                    self._tools = tools
+                    self._client = client
+                    self._set_state(ServerState.READY)
+                    self._settled.set()
+                    await self._wake.wait()
+                    self._client = None
+            if self._stopping:
+                self._set_state(ServerState.STOPPED)
+            else:
+                await self._drain_stderr()
+                self._set_state(ServerState.FAILED, self._closed_reason())
+        except asyncio.CancelledError:
+            if not self._stopping:
+                self._set_state(ServerState.FAILED, f"MCP server '{self.name}' was cancelled while starting.")
+            raise
+        except _SERVER_ERRORS as error:
+            await self._fail(error)
+        except Exception as error:  # top-level handler of the server's task
+            logger.exception("MCP server %s failed", self.name)
+            await self._fail(error)
+        finally:
+            self._client = None
+            if self._stderr is not None:
+                self._stderr.close_writer()
+            self._settled.set()
+
+    async def _fail(self, error: BaseException) -> None:
+        if self._stopping:
+            self._set_state(ServerState.STOPPED)
+            return
+        await self._drain_stderr()
+        if self._lost and self._state is ServerState.READY:
+            reason = self._closed_reason()
+        else:
+            reason = explain_failure(
+                self.name, self.config, error, log_tail=self._log.tail(10), bad_output=self._bad_output
+            )
+        logger.info("MCP server %s failed: %s", self.name, reason)
+        self._set_state(ServerState.FAILED, reason)
+
+    def _closed_reason(self) -> str:
+        return closed_message(
+            self.name, self.config, log_tail=self._log.tail(10), bad_output=self._bad_output
+        )
+
+    async def _drain_stderr(self) -> None:
+        if self._stderr is not None:
+            await self._stderr.wait_drained()
+
+    def _on_closed(self) -> None:
+        if not self._stopping:
+            self._lost = True
+        self._wake.set()
+
+    def _on_bad_message(self, error: Exception) -> None:
+        first = str(error).splitlines()
+        detail = next((line.strip() for line in first if "input_value=" in line), first[0] if first else "")
+        if "input_value=" in detail:
+            detail = detail.split("input_value=", 1)[1].split(", input_type=", 1)[0]
+        self._bad_output = detail[:200]
+        self._log.append(f"stdout (not JSON-RPC): {self._bad_output}")
+
+    async def _on_server_log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
+        self._log.append(f"{params.level}: {params.data}")
+
+    def _target(self) -> Transport | MCPServer:
+        config = self.config
+        if isinstance(config, StdioServerConfig):
+            parameters = stdio_parameters(self.name, config)
+            self._stderr = StderrCapture(self._log, self.name)
+            inner = stdio_transport(parameters, self._stderr)
+        elif isinstance(config, SseServerConfig | StreamableHttpServerConfig):
+            inner = http_transport(self.name, config)
+        elif isinstance(config, InternalServerConfig):
+            builtin = BUILTIN_SERVERS.get(config.tool)
+            if builtin is None:
+                raise McpServerError(
+                    self.name,
+                    f"MCP server '{self.name}': there is no built-in server '{config.tool}'. "
+                    f"Fix: set `tool` to one of {', '.join(sorted(BUILTIN_SERVERS))}.",
+                )
+            return builtin.build(self._context, config.options)
+        return ObservedTransport(inner, on_closed=self._on_closed, on_bad=self._on_bad_message)
+
+    def _client_for(self, target: Transport | MCPServer) -> Client:
+        return Client(
+            target,
+            # In-process servers go through the SDK's in-memory JSON-RPC transport, like a real one.
+            mode="legacy" if isinstance(target, MCPServer) else "auto",
+            read_timeout_seconds=self.config.call_timeout_seconds,
+            logging_callback=self._on_server_log,
+            client_info=mcp_types.Implementation(name="ContextDesk", version=__version__),
+            cache=None,
+        )
+
+    async def _list_tools(self, client: Client) -> tuple[ToolInfo, ...]:
+        if client.server_capabilities.tools is None:
+            return ()
+        tools: list[ToolInfo] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            for tool in page.tools:
+                settings = effective_tool_settings(self.config, tool.name)
+                tools.append(
+                    ToolInfo(
+                        server=self.name,
+                        name=tool.name,
+                        description=tool.description or "",
+                        input_schema=tool.input_schema,
+                        include=settings.include,
+                        permission_required=settings.permission_required,
+                        title=tool.title,
+                    )
+                )
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return tuple(tools)
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def _ready_client(self) -> Client:
+        client = self._client
+        if client is None or self._state is not ServerState.READY:
+            detail = f": {self._reason}" if self._reason else ""
+            raise McpServerNotReadyError(
+                self.name,
+                f"MCP server '{self.name}' is {self._state.value}{detail}"
+                + ("" if self._reason else f". Fix: start it (restart '{self.name}')."),
+            )
+        return client
+
+    async def _request(self, what: str, send: Callable[[Client], Awaitable[T]]) -> T:
+        """Send one request with the call timeout; any failure becomes an McpServerError."""
+        client = self._ready_client()
+        try:
+            async with asyncio.timeout(self.config.call_timeout_seconds):
+                return await send(client)
+        except _SERVER_ERRORS as error:
+            raise McpServerError(self.name, await self._explain_request_error(what, error)) from error
+
+    async def _explain_request_error(self, what: str, error: BaseException) -> str:
+        where = f"MCP server '{self.name}'"
+        if isinstance(error, TimeoutError) or (isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT):
+            return (
+                f"{where} did not answer {what} within {self.config.call_timeout_seconds:g} s. "
+                "Fix: try again, or raise `callTimeoutSeconds` for this server."
+            )
+        if (isinstance(error, MCPError) and error.code == CONNECTION_CLOSED) or isinstance(
+            error, anyio.BrokenResourceError | anyio.ClosedResourceError
+        ):
+            await self._drain_stderr()
+            return f"The connection ended during {what}. " + self._closed_reason()
+        if isinstance(error, MCPError):
+            return f"{where} refused {what}: {error.error.message}"
+        return explain_failure(self.name, self.config, error, log_tail=self._log.tail(10))
+
+    async def call_tool(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Run one tool. Every failure, the server's or the connection's, comes back as an error result."""
+        started = time.monotonic()
+
+        def result(text: str, is_error: bool, **details: Any) -> ToolResult:
+            elapsed = time.monotonic() - started
+            return ToolResult(self.name, tool, text, is_error, elapsed, **details)
+
+        try:
+            answer = await self._request(
+                f"the call to {tool}",
+                lambda client: client.call_tool(
+                    tool, dict(arguments or {}), read_timeout_seconds=self.config.call_timeout_seconds
+                ),
+            )
+        except McpServerError as error:
+            return result(str(error), True)
+        parts = tuple(content_part(block) for block in answer.content)
+        structured = answer.structured_content
+        text = "\n".join(p.describe() for p in parts)
+        if not parts and structured is not None:
+            text = json.dumps(structured, ensure_ascii=False)
+        return result(text, bool(answer.is_error), structured=structured, content=parts)
+
+    async def ping(self) -> float:
+        """Round-trip time in seconds.
+
+        Raises:
+            McpServerError: the server is not ready or did not answer.
+        """
+        started = time.monotonic()
+
+        async def send(client: Client) -> None:
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                # Ping left the protocol in 2026-07-28; any cheap request proves the server answers.
+                await client.list_tools()
+            else:
+                await client.session.send_ping()
+
+        await self._request("a ping", send)
+        return time.monotonic() - started
+
+    async def list_resources(self) -> list[ResourceInfo]:
+        """The server's resources (empty when it has none).
+
+        Raises:
+            McpServerError: the server is not ready or the request failed.
+        """
+        if self._ready_client().server_capabilities.resources is None:
+            return []
+        resources: list[ResourceInfo] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._request("the resource list", partial(Client.list_resources, cursor=cursor))
+            resources += [
+                ResourceInfo(
+                    server=self.name,
+                    uri=str(r.uri),
+                    name=r.name,
+                    description=r.description or "",
+                    mime_type=r.mime_type,
+                    title=r.title,
+                    size=r.size,
+                )
+                for r in page.resources
+            ]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return resources
+
+    async def read_resource(self, uri: str) -> ResourceContent:
+        """Read one resource.
+
+        Raises:
+            McpServerError: the server is not ready, does not know ``uri``, or the request failed.
+        """
+        answer = await self._request(f"reading {uri}", lambda client: client.read_resource(uri))
+        return ResourceContent(self.name, uri, tuple(resource_part(part) for part in answer.contents))
+
+    async def list_prompts(self) -> list[PromptInfo]:
+        """The server's prompts (empty when it has none).
+
+        Raises:
+            McpServerError: the server is not ready or the request failed.
+        """
+        if self._ready_client().server_capabilities.prompts is None:
+            return []
+        prompts: list[PromptInfo] = []
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._request("the prompt list", partial(Client.list_prompts, cursor=cursor))
+            prompts += [
+                PromptInfo(
+                    server=self.name,
+                    name=p.name,
+                    description=p.description or "",
+                    title=p.title,
+                    arguments=tuple(
+                        PromptArgument(a.name, a.description or "", bool(a.required))
+                        for a in p.arguments or ()
+                    ),
+                )
+                for p in page.prompts
+            ]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return prompts
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> PromptResult:
+        """A prompt filled in with ``arguments``.
+
+        Raises:
+            McpServerError: the server is not ready, does not know the prompt, or the request failed.
+        """
+        answer = await self._request(
+            f"the prompt {name}", lambda client: client.get_prompt(name, dict(arguments or {}))
+        )
+        return PromptResult(
+            self.name, name, answer.description or "", tuple(prompt_message(m) for m in answer.messages)
+        )

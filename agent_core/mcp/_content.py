@@ -1,0 +1,32 @@
+"""The SDK's content blocks as ContextDesk's plain values."""
+
+from __future__ import annotations
+
+import mcp_types
+
+from agent_core.mcp.types import ContentPart, PromptMessage, ResourcePart
+
+__all__ = ["content_part", "prompt_message", "resource_part"]
+
+
+def resource_part(contents: mcp_types.TextResourceContents | mcp_types.BlobResourceContents) -> ResourcePart:
+    if isinstance(contents, mcp_types.TextResourceContents):
+        return ResourcePart(uri=str(contents.uri), mime_type=contents.mime_type, text=contents.text)
+    return ResourcePart(uri=str(contents.uri), mime_type=contents.mime_type, blob=contents.blob)
+
+
+def content_part(block: mcp_types.ContentBlock) -> ContentPart:
+    if isinstance(block, mcp_types.TextContent):
+        return ContentPart("text", text=block.text)
+    if isinstance(block, mcp_types.ImageContent):
+        return ContentPart("image", mime_type=block.mime_type, data=block.data)
+    if isinstance(block, mcp_types.AudioContent):
+        return ContentPart("audio", mime_type=block.mime_type, data=block.data)
+    if isinstance(block, mcp_types.ResourceLink):
+        return ContentPart("resource_link", text=block.name, mime_type=block.mime_type, uri=str(block.uri))
+    part = resource_part(block.resource)
+    return ContentPart("resource", text=part.text, mime_type=part.mime_type, data=part.blob, uri=part.uri)
+
+
+def prompt_message(message: mcp_types.PromptMessage) -> PromptMessage:
+    return PromptMessage(role=message.role, content=content_part(message.content))

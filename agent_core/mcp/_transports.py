@@ -1,0 +1,235 @@
+"""From a server's settings to an SDK transport: secrets resolved, stderr captured, EOF observed."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import anyio
+import httpx2
+from mcp import StdioServerParameters, stdio_client
+from mcp.client import Transport
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+
+from agent_core.agent.schema import SseServerConfig, StdioServerConfig, StreamableHttpServerConfig
+from agent_core.agent.secrets import MissingSecretError, resolve_secret
+from agent_core.mcp._logs import StderrCapture
+from agent_core.mcp.errors import McpServerError
+
+__all__ = [
+    "ObservedTransport",
+    "http_transport",
+    "resolve_headers",
+    "stdio_parameters",
+    "stdio_transport",
+]
+
+_END_OF_STREAM = (anyio.EndOfStream, StopAsyncIteration, anyio.ClosedResourceError, anyio.BrokenResourceError)
+_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults: SSE streams stay open
+
+
+def expand_template(value: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
+    """``value`` with each ``${VAR}`` replaced by the variable's value.
+
+    Raises:
+        MissingSecretError: a variable is not set.
+    """
+    env = os.environ if environ is None else environ
+
+    def replace(match: re.Match[str]) -> str:
+        variable = match.group(1)
+        if variable not in env:
+            raise MissingSecretError(
+                f"{what} uses ${{{variable}}}, which is not set: set {variable} before starting ContextDesk"
+            )
+        return env[variable]
+
+    return _TEMPLATE.sub(replace, value)
+
+
+def resolve_headers(
+    server: str, headers: Mapping[str, str], environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Header values with ``env://VAR`` and ``${VAR}`` resolved.
+
+    Raises:
+        MissingSecretError: a variable they name is not set.
+    """
+    resolved: dict[str, str] = {}
+    for key, value in headers.items():
+        what = f"MCP server '{server}': header {key}"
+        resolved[key] = expand_template(
+            resolve_secret(value, what=what, environ=environ), what=what, environ=environ
+        )
+    return resolved
+
+
+def stdio_parameters(
+    server: str, config: StdioServerConfig, environ: Mapping[str, str] | None = None
+) -> StdioServerParameters:
+    """The SDK's launch parameters; the child inherits PATH, HOME and the like unless ``env`` sets them.
+
+    Raises:
+        MissingSecretError: an ``env://`` value names a variable that is not set.
+        McpServerError: ``cwd`` is not a folder.
+    """
+    env = {
+        key: resolve_secret(value, what=f"MCP server '{server}': env {key}", environ=environ)
+        for key, value in config.env.items()
+    }
+    cwd: Path | None = None
+    if config.cwd:
+        cwd = Path(config.cwd).expanduser()
+        if not cwd.is_dir():
+            raise McpServerError(
+                server,
+                f"MCP server '{server}': the folder {cwd} in `cwd` does not exist. Fix: create it or fix `cwd`.",
+            )
+    return StdioServerParameters(command=config.command, args=list(config.args), env=env or None, cwd=cwd)
+
+
+class _ObservedReadStream:
+    """A read stream that reports end-of-stream and unparseable messages, and passes all else on."""
+
+    def __init__(
+        self, inner: Any, on_closed: Callable[[], None], on_bad: Callable[[Exception], None]
+    ) -> None:
+        self._inner = inner
+        self._on_closed = on_closed
+        self._on_bad = on_bad
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    def _seen(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        if isinstance(item, Exception):
+            self._on_bad(item)
+        return item
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            return self._seen(await self._inner.receive())
+        except _END_OF_STREAM:
+            self._on_closed()
+            raise
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return self._seen(await self._inner.__anext__())
+        except _END_OF_STREAM:
+            self._on_closed()
+            raise
+
+    async def __aenter__(self) -> Self:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
+        return result
+
+
+class ObservedTransport:
+    """Wraps a transport so the owner learns when the connection ends or carries garbage."""
+
+    def __init__(
+        self, inner: Transport, *, on_closed: Callable[[], None], on_bad: Callable[[Exception], None]
+    ) -> None:
+        self._inner = inner
+        self._on_closed = on_closed
+        self._on_bad = on_bad
+
+    async def __aenter__(self) -> Any:
+        read_stream, write_stream = await self._inner.__aenter__()
+        return _ObservedReadStream(read_stream, self._on_closed, self._on_bad), write_stream
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+
+class _StdioTransport:
+    """``stdio_client`` with the child's stderr going to ``capture``."""
+
+    def __init__(self, parameters: StdioServerParameters, capture: StderrCapture) -> None:
+        self._parameters = parameters
+        self._capture = capture
+        self._context = stdio_client(parameters, errlog=capture.writer)
+
+    async def __aenter__(self) -> Any:
+        try:
+            return await self._context.__aenter__()
+        finally:
+            # The child has its own copy of the pipe now (or was never started).
+            self._capture.close_writer()
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._context.__aexit__(exc_type, exc, tb)
+
+
+def stdio_transport(parameters: StdioServerParameters, capture: StderrCapture) -> Transport:
+    return _StdioTransport(parameters, capture)
+
+
+class _HttpTransport:
+    """Streamable HTTP or SSE, with the configured headers on every request."""
+
+    def __init__(self, url: str, headers: dict[str, str], *, sse: bool, timeout: float) -> None:
+        self._url = url
+        self._headers = headers
+        self._sse = sse
+        self._timeout = timeout
+        self._stack = AsyncExitStack()
+
+    async def __aenter__(self) -> Any:
+        async with AsyncExitStack() as stack:
+            if self._sse:
+                streams = await stack.enter_async_context(
+                    sse_client(self._url, headers=self._headers or None, timeout=self._timeout)
+                )
+            else:
+                client = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers=self._headers, timeout=_HTTP_TIMEOUT)
+                )
+                streams = await stack.enter_async_context(
+                    streamable_http_client(self._url, http_client=client)
+                )
+            self._stack = stack.pop_all()
+            return streams
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._stack.__aexit__(exc_type, exc, tb)
+
+
+def http_transport(server: str, config: SseServerConfig | StreamableHttpServerConfig) -> Transport:
+    """The transport for a remote server.
+
+    Raises:
+        MissingSecretError: a header names an environment variable that is not set.
+    """
+    headers = resolve_headers(server, config.headers)
+    return _HttpTransport(
+        config.url, headers, sse=config.type == "sse", timeout=min(config.start_timeout_seconds, 30.0)
+    )

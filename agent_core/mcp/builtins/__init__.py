@@ -1,0 +1,96 @@
+"""MCP servers built into ContextDesk, run in-process (``type: internal`` in agent.yaml).
+
+Each is an ordinary SDK server; the client connects to it in memory, through the same code path
+as any other server. A built-in may bring its own tool defaults, which agent.yaml overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agent_core.agent.items import DocumentItem
+from agent_core.agent.schema import IncludeMode, ToolSettings
+from agent_core.errors import ContextDeskError
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+__all__ = [
+    "BUILTIN_SERVERS",
+    "BuiltinContext",
+    "BuiltinOptionError",
+    "BuiltinServer",
+    "OptionValue",
+    "ReferencesSource",
+    "builtin_tool_settings",
+]
+
+OptionValue = str | int | float | bool
+ReferencesSource = Callable[[], Mapping[str, DocumentItem]]
+
+
+class BuiltinOptionError(ContextDeskError):
+    """A built-in server's ``options`` in agent.yaml are missing or wrong."""
+
+
+def _no_references() -> Mapping[str, DocumentItem]:
+    return {}
+
+
+@dataclass(frozen=True)
+class BuiltinContext:
+    """What a built-in server may see of the app: for now, the agent's references."""
+
+    references: ReferencesSource = _no_references
+
+
+@dataclass(frozen=True)
+class BuiltinServer:
+    """A built-in server: how to build it, and the tool settings it defaults to."""
+
+    kind: str
+    description: str
+    build: Callable[[BuiltinContext, Mapping[str, OptionValue]], MCPServer]
+    tool_defaults: ToolSettings = field(default_factory=ToolSettings)
+    tools: Mapping[str, ToolSettings] = field(default_factory=dict)
+
+
+def _build_references(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
+    from agent_core.mcp.builtins.references import build_references_server
+
+    return build_references_server(context, options)
+
+
+def _build_workspace(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
+    from agent_core.mcp.builtins.workspace import build_workspace_server
+
+    return build_workspace_server(context, options)
+
+
+BUILTIN_SERVERS: dict[str, BuiltinServer] = {
+    "references": BuiltinServer(
+        kind="references",
+        description="list and read the agent's references on demand",
+        build=_build_references,
+        # Reading the agent's own references is harmless; the selector offers the tools when relevant.
+        tool_defaults=ToolSettings(include=IncludeMode.AGENT, permission_required=False),
+    ),
+    "workspace": BuiltinServer(
+        kind="workspace",
+        description="the current date and time; list, read and search text files in one folder",
+        build=_build_workspace,
+        tool_defaults=ToolSettings(include=IncludeMode.ALWAYS, permission_required=True),
+        tools={"current_time": ToolSettings(permission_required=False)},
+    ),
+}
+
+
+def builtin_tool_settings(kind: str, tool_name: str) -> list[ToolSettings]:
+    """A built-in server's own settings for one tool, most specific first (empty if unknown)."""
+    builtin = BUILTIN_SERVERS.get(kind)
+    if builtin is None:
+        return []
+    specific = builtin.tools.get(tool_name)
+    return [specific, builtin.tool_defaults] if specific else [builtin.tool_defaults]

@@ -1,0 +1,213 @@
+"""MCP errors, and turning what went wrong with a server into a message that says how to fix it."""
+
+from __future__ import annotations
+
+import errno
+import shlex
+import socket
+from collections.abc import Iterator, Sequence
+from pathlib import PurePath
+
+import httpx2
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from pydantic import ValidationError
+
+from agent_core.agent.schema import (
+    InternalServerConfig,
+    McpServerConfig,
+    SseServerConfig,
+    StdioServerConfig,
+    StreamableHttpServerConfig,
+)
+from agent_core.agent.secrets import MissingSecretError
+from agent_core.errors import ContextDeskError
+
+__all__ = [
+    "McpServerError",
+    "McpServerNotReadyError",
+    "UnknownServerError",
+    "explain_failure",
+    "missing_command_fix",
+]
+
+# What to install when a well-known launcher is missing.
+_LAUNCHER_FIXES = {
+    "npx": "install Node.js 18+ (https://nodejs.org), which provides npx",
+    "node": "install Node.js 18+ (https://nodejs.org)",
+    "npm": "install Node.js 18+ (https://nodejs.org), which provides npm",
+    "uvx": "install uv (https://docs.astral.sh/uv/), which provides uvx",
+    "uv": "install uv (https://docs.astral.sh/uv/)",
+    "docker": "install Docker and make sure it is running",
+    "python": "install Python 3, or give the full path of the interpreter in `command`",
+    "python3": "install Python 3, or give the full path of the interpreter in `command`",
+    "deno": "install Deno (https://deno.com)",
+    "bunx": "install Bun (https://bun.sh)",
+}
+
+
+class McpServerError(ContextDeskError):
+    """An MCP server cannot be used; the message says why and how to fix it."""
+
+    def __init__(self, server: str, message: str) -> None:
+        super().__init__(message)
+        self.server = server
+
+
+class UnknownServerError(McpServerError):
+    """No server of that name is configured."""
+
+
+class McpServerNotReadyError(McpServerError):
+    """The server is not running (starting, failed, disabled or stopped)."""
+
+
+def missing_command_fix(command: str) -> str:
+    """How to get ``command`` when it cannot be found."""
+    stem = PurePath(command).name.lower().removesuffix(".exe").removesuffix(".cmd")
+    install = _LAUNCHER_FIXES.get(stem)
+    if install:
+        return f"{install}, or fix `command`"
+    return "fix `command` in agent.yaml: give the program's full path, or add its folder to PATH"
+
+
+def leaf_errors(error: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside (nested) exception groups, or the error itself."""
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from leaf_errors(inner)
+    else:
+        yield error
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    leaves = list(leaf_errors(error))
+    for leaf in leaves:
+        if not isinstance(leaf, KeyboardInterrupt | SystemExit) and type(leaf).__name__ != "CancelledError":
+            return leaf
+    return leaves[0] if leaves else error
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _command_line(config: StdioServerConfig) -> str:
+    return shlex.join([config.command, *config.args])
+
+
+def _with_log(message: str, log_tail: Sequence[str]) -> str:
+    if not log_tail:
+        return message
+    shown = "\n".join(f"  | {line}" for line in log_tail[-10:])
+    return f"{message}\nLast lines it wrote to stderr:\n{shown}"
+
+
+def explain_failure(
+    name: str,
+    config: McpServerConfig,
+    error: BaseException,
+    *,
+    log_tail: Sequence[str] = (),
+    bad_output: str | None = None,
+) -> str:
+    """What went wrong when starting or using server ``name``, and how to fix it."""
+    cause = _root_cause(error)
+    where = f"MCP server '{name}'"
+    if isinstance(cause, MissingSecretError | McpServerError):
+        return str(cause)
+    if isinstance(cause, ContextDeskError):
+        return f"{where}: {cause}"
+    if isinstance(config, StdioServerConfig):
+        if isinstance(cause, FileNotFoundError):
+            return f"{where}: `{config.command}` was not found. Fix: {missing_command_fix(config.command)}."
+        if isinstance(cause, PermissionError) or (isinstance(cause, OSError) and cause.errno == errno.EACCES):
+            return (
+                f"{where}: `{config.command}` cannot be run: permission denied. Fix: make it executable "
+                f"(chmod +x {config.command}) or point `command` at the program that runs it."
+            )
+        if isinstance(cause, OSError) and cause.errno == errno.ENOEXEC:
+            return (
+                f"{where}: `{config.command}` is not a program this system can run. "
+                "Fix: point `command` at the interpreter (e.g. python3 or node) and put the script in `args`."
+            )
+    if isinstance(config, SseServerConfig | StreamableHttpServerConfig):
+        if isinstance(cause, httpx2.HTTPStatusError):
+            status = cause.response.status_code
+            if status in (401, 403):
+                return (
+                    f"{where}: {config.url} refused the credentials (HTTP {status}). "
+                    "Fix: check the token in `headers` (e.g. Authorization: env://TOKEN)."
+                )
+            return f"{where}: {config.url} answered HTTP {status}. Fix: check `url` (the path is often /mcp or /sse)."
+        if isinstance(cause, httpx2.ConnectError | ConnectionRefusedError):
+            if any(isinstance(e, socket.gaierror) for e in _chain(cause)):
+                return f"{where}: the host in {config.url} is unknown. Fix: check the host name in `url`."
+            return (
+                f"{where}: cannot connect to {config.url} (connection refused). "
+                "Fix: start the server, or check the host and port in `url`."
+            )
+        if isinstance(cause, httpx2.TimeoutException):
+            return f"{where}: {config.url} did not answer in time. Fix: check that the server is up and reachable."
+        if isinstance(cause, httpx2.HTTPError):
+            return f"{where}: HTTP error talking to {config.url}: {cause}. Fix: check `url` and the network."
+    if isinstance(cause, TimeoutError):
+        message = f"{where} did not finish starting within {config.start_timeout_seconds:g} s"
+        if bad_output is not None:
+            return _with_log(
+                f"{message}: it wrote text that is not JSON-RPC to stdout ({bad_output}). Fix: a server must "
+                "write only JSON-RPC to stdout and log to stderr; check `command` and `args`, or that this "
+                "program is an MCP server at all.",
+                log_tail,
+            )
+        return _with_log(
+            f"{message}. Fix: raise `startTimeoutSeconds` if it is just slow (first runs of npx and uvx "
+            "download packages), or run the command in a terminal to see what it waits for.",
+            log_tail,
+        )
+    if isinstance(cause, MCPError) and cause.code == CONNECTION_CLOSED:
+        return closed_message(name, config, log_tail=log_tail, bad_output=bad_output)
+    if isinstance(cause, MCPError) and cause.code == REQUEST_TIMEOUT:
+        return _with_log(
+            f"{where} did not answer in time. Fix: raise `startTimeoutSeconds`/`callTimeoutSeconds`.",
+            log_tail,
+        )
+    if isinstance(cause, ValidationError):
+        return _with_log(
+            f"{where} sent a message that is not valid MCP ({cause.error_count()} problems). "
+            "Fix: update the server; it may speak an older or newer protocol.",
+            log_tail,
+        )
+    if isinstance(cause, MCPError):
+        return _with_log(f"{where} returned an error: {cause}. Fix: check the server's settings.", log_tail)
+    return _with_log(f"{where} failed: {type(cause).__name__}: {cause}", log_tail)
+
+
+def closed_message(
+    name: str, config: McpServerConfig, *, log_tail: Sequence[str] = (), bad_output: str | None = None
+) -> str:
+    """The server's connection ended without ContextDesk asking for it."""
+    where = f"MCP server '{name}'"
+    if isinstance(config, StdioServerConfig):
+        if bad_output is not None:
+            message = (
+                f"{where} exited after writing text that is not JSON-RPC to stdout ({bad_output}). "
+                "Fix: a server must write only JSON-RPC to stdout; check `command` and `args`."
+            )
+        else:
+            message = (
+                f"{where} exited unexpectedly. Fix: run `{_command_line(config)}` in a terminal to see why, "
+                "then restart the server."
+            )
+    elif isinstance(config, InternalServerConfig):
+        message = f"{where} (built-in '{config.tool}') stopped unexpectedly. Fix: restart it."
+    else:
+        message = (
+            f"{where} closed the connection to {config.url}. Fix: check that it is running, then restart it."
+        )
+    return _with_log(message, log_tail)

@@ -1,0 +1,173 @@
+"""All the MCP servers of an agent: started together, each on its own, used by name."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self
+
+from agent_core.agent.schema import McpServerConfig
+from agent_core.mcp._connection import ServerConnection, StatusListener
+from agent_core.mcp.builtins import BuiltinContext, ReferencesSource
+from agent_core.mcp.errors import UnknownServerError
+from agent_core.mcp.types import (
+    PromptInfo,
+    PromptResult,
+    ResourceContent,
+    ResourceInfo,
+    ServerState,
+    ServerStatus,
+    ToolInfo,
+    ToolResult,
+)
+
+__all__ = ["McpManager", "inspect_servers"]
+
+
+class McpManager:
+    """The agent's MCP servers. One slow or broken server never delays or breaks the others.
+
+    Use ``async with McpManager(servers) as manager:`` (starts all, stops all), or call
+    ``start()`` and ``aclose()`` yourself. Every method runs on the event loop that started it.
+    """
+
+    def __init__(
+        self,
+        servers: Mapping[str, McpServerConfig],
+        *,
+        references_source: ReferencesSource | None = None,
+        on_status: StatusListener | None = None,
+    ) -> None:
+        context = BuiltinContext(references_source) if references_source else BuiltinContext()
+        self._connections = {
+            name: ServerConnection(name, config, context=context, on_status=on_status)
+            for name, config in servers.items()
+        }
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def _connection(self, server: str) -> ServerConnection:
+        try:
+            return self._connections[server]
+        except KeyError:
+            known = ", ".join(self._connections) or "none"
+            raise UnknownServerError(
+                server, f"there is no MCP server named '{server}' in this agent (servers: {known})"
+            ) from None
+
+    @property
+    def server_names(self) -> list[str]:
+        return list(self._connections)
+
+    async def start(self, servers: list[str] | None = None) -> list[ServerStatus]:
+        """Start the servers (all by default) in parallel; returns when each is ready or has failed."""
+        names = self.server_names if servers is None else servers
+        connections = [self._connection(name) for name in names]
+        return list(await asyncio.gather(*(c.start() for c in connections)))
+
+    async def aclose(self) -> None:
+        """Stop every server, in parallel."""
+        await asyncio.gather(*(c.stop() for c in self._connections.values()))
+
+    def statuses(self) -> list[ServerStatus]:
+        """A snapshot of every configured server, in configuration order."""
+        return [c.status() for c in self._connections.values()]
+
+    def status(self, server: str) -> ServerStatus:
+        """Raises: UnknownServerError: no server has that name."""
+        return self._connection(server).status()
+
+    def tools(self) -> list[ToolInfo]:
+        """The tools of every ready server. Two servers may offer tools of the same name."""
+        return [tool for c in self._connections.values() for tool in c.tools]
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: Mapping[str, Any] | None = None
+    ) -> ToolResult:
+        """Run a tool; failures come back as a result with ``is_error`` set, never as an exception.
+
+        Raises:
+            UnknownServerError: no server has that name.
+        """
+        return await self._connection(server).call_tool(tool, arguments)
+
+    async def restart(self, server: str) -> ServerStatus:
+        """Stop and start one server; the others are not touched.
+
+        Raises:
+            UnknownServerError: no server has that name.
+        """
+        return await self._connection(server).restart()
+
+    async def stop(self, server: str) -> None:
+        """Raises: UnknownServerError: no server has that name."""
+        await self._connection(server).stop()
+
+    async def ping(self, server: str) -> float:
+        """Round-trip time in seconds.
+
+        Raises:
+            McpServerError: the server is unknown, not ready, or did not answer.
+        """
+        return await self._connection(server).ping()
+
+    async def list_resources(self, server: str | None = None) -> list[ResourceInfo]:
+        """The resources of one server, or of every ready server when ``server`` is None.
+
+        Raises:
+            McpServerError: the named server is unknown, not ready, or the request failed.
+        """
+        if server is not None:
+            return await self._connection(server).list_resources()
+        ready = [c for c in self._connections.values() if c.state is ServerState.READY]
+        lists = await asyncio.gather(*(c.list_resources() for c in ready), return_exceptions=True)
+        return [r for found in lists if isinstance(found, list) for r in found]
+
+    async def read_resource(self, server: str, uri: str) -> ResourceContent:
+        """Raises: McpServerError: the server is unknown, not ready, or cannot read ``uri``."""
+        return await self._connection(server).read_resource(uri)
+
+    async def list_prompts(self, server: str | None = None) -> list[PromptInfo]:
+        """The prompts of one server, or of every ready server when ``server`` is None.
+
+        Raises:
+            McpServerError: the named server is unknown, not ready, or the request failed.
+        """
+        if server is not None:
+            return await self._connection(server).list_prompts()
+        ready = [c for c in self._connections.values() if c.state is ServerState.READY]
+        lists = await asyncio.gather(*(c.list_prompts() for c in ready), return_exceptions=True)
+        return [p for found in lists if isinstance(found, list) for p in found]
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: Mapping[str, str] | None = None
+    ) -> PromptResult:
+        """Raises: McpServerError: the server is unknown, not ready, or does not know the prompt."""
+        return await self._connection(server).get_prompt(name, arguments)
+
+
+async def inspect_servers(
+    servers: Mapping[str, McpServerConfig],
+    *,
+    references_source: ReferencesSource | None = None,
+    start_timeout: float | None = None,
+) -> tuple[list[ServerStatus], list[ToolInfo]]:
+    """Start the servers (waiting at most ``start_timeout`` seconds for each), note what they offer, stop them."""
+    if start_timeout is not None:
+        servers = {
+            name: config.model_copy(
+                update={"start_timeout_seconds": min(config.start_timeout_seconds, start_timeout)}
+            )
+            for name, config in servers.items()
+        }
+    async with McpManager(servers, references_source=references_source) as manager:
+        statuses, tools = manager.statuses(), manager.tools()
+    return statuses, tools

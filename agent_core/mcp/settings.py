@@ -1,0 +1,42 @@
+"""How the chat treats each tool: its include mode and whether to ask before running it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_core.agent.schema import IncludeMode, InternalServerConfig, McpServerConfig, ToolSettings
+from agent_core.mcp.builtins import builtin_tool_settings
+from agent_core.mcp.types import ToolPermission
+
+__all__ = ["EffectiveToolSettings", "effective_tool_settings"]
+
+
+@dataclass(frozen=True)
+class EffectiveToolSettings:
+    include: IncludeMode
+    permission_required: bool
+
+    @property
+    def permission(self) -> ToolPermission:
+        return "ask" if self.permission_required else "allow"
+
+
+def effective_tool_settings(server_config: McpServerConfig, tool_name: str) -> EffectiveToolSettings:
+    """The settings of one tool, each value from the first place that sets it.
+
+    In order: the tool's entry under ``tools``, the server's ``toolDefaults`` (where the file sets
+    them), a built-in server's own defaults, then the schema defaults (include ``always``, ask).
+    """
+    layers: list[ToolSettings] = []
+    if (override := server_config.tools.get(tool_name)) is not None:
+        layers.append(override)
+    defaults = server_config.tool_defaults
+    layers.append(ToolSettings.model_validate({k: getattr(defaults, k) for k in defaults.model_fields_set}))
+    if isinstance(server_config, InternalServerConfig):
+        layers.extend(builtin_tool_settings(server_config.tool, tool_name))
+    include = next((s.include for s in layers if s.include is not None), defaults.include)
+    permission = next(
+        (s.permission_required for s in layers if s.permission_required is not None),
+        defaults.permission_required,
+    )
+    return EffectiveToolSettings(include=include, permission_required=permission)

@@ -1,0 +1,209 @@
+"""Plain values the MCP client hands to the rest of the core: statuses, tools, results."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal, Protocol
+
+from agent_core.agent.schema import IncludeMode
+
+__all__ = [
+    "ContentPart",
+    "PromptArgument",
+    "PromptInfo",
+    "PromptMessage",
+    "PromptResult",
+    "ResourceContent",
+    "ResourceInfo",
+    "ResourcePart",
+    "ServerState",
+    "ServerStatus",
+    "ToolDescription",
+    "ToolInfo",
+    "ToolPermission",
+    "ToolResult",
+    "tool_fingerprint",
+]
+
+ToolPermission = Literal["ask", "allow"]
+
+
+class ServerState(StrEnum):
+    """Where a configured MCP server is in its life."""
+
+    STARTING = "starting"
+    READY = "ready"
+    FAILED = "failed"  # see ServerStatus.reason
+    DISABLED = "disabled"  # enabled: false in agent.yaml
+    STOPPED = "stopped"  # stopped on purpose, or never started
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """A snapshot of one server: its state, what it said about itself and its last log lines."""
+
+    name: str
+    transport: str
+    state: ServerState
+    reason: str | None = None  # why it failed, and how to fix it
+    server_name: str | None = None  # as the server reports itself
+    server_version: str | None = None
+    protocol_version: str | None = None
+    instructions: str | None = None
+    tool_count: int = 0
+    log_tail: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    """A tool as a context item: where it comes from, what it takes, and how the chat treats it."""
+
+    server: str
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    include: IncludeMode
+    permission_required: bool
+    title: str | None = None
+
+    @property
+    def permission(self) -> ToolPermission:
+        return "ask" if self.permission_required else "allow"
+
+    @property
+    def fingerprint(self) -> str:
+        return tool_fingerprint(self.server, self)
+
+
+class ToolDescription(Protocol):
+    """What a tool's embedding is made of (a ``ToolInfo``, or the SDK's ``Tool``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str | None: ...
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+
+
+def tool_fingerprint(server: str, tool: ToolDescription) -> str:
+    """A hash of what makes a tool's embedding: server, name, description and canonical schema.
+
+    The indexer caches tool embeddings by it, so a server update re-indexes only changed tools.
+    """
+    canonical = json.dumps(
+        [server, tool.name, tool.description or "", tool.input_schema],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ContentPart:
+    """One block of a tool result, prompt or resource: text, or a description of binary data."""
+
+    type: Literal["text", "image", "audio", "resource", "resource_link"]
+    text: str | None = None
+    mime_type: str | None = None
+    data: str | None = None  # base64, for images, audio and binary resources
+    uri: str | None = None
+
+    def describe(self) -> str:
+        """The part as text a model can read."""
+        if self.type == "text":
+            return self.text or ""
+        if self.type == "resource" and self.text is not None:
+            return self.text
+        size = f", {len(self.data) * 3 // 4} bytes" if self.data else ""
+        where = f" {self.uri}" if self.uri else ""
+        kind = "link" if self.type == "resource_link" else self.type
+        name = f" ({self.text})" if self.text and self.type == "resource_link" else ""
+        return f"[{kind}{where}{name}: {self.mime_type or 'unknown type'}{size}]"
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call gave back. Errors (from the tool, the server or the connection) are results too."""
+
+    server: str
+    tool: str
+    text: str
+    is_error: bool
+    elapsed_seconds: float
+    structured: Mapping[str, Any] | None = None
+    content: tuple[ContentPart, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResourceInfo:
+    server: str
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str | None = None
+    title: str | None = None
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class ResourcePart:
+    uri: str
+    mime_type: str | None = None
+    text: str | None = None
+    blob: str | None = None  # base64
+
+
+@dataclass(frozen=True)
+class ResourceContent:
+    """A resource as read; ``text`` joins its text parts, for attaching to a chat as a reference."""
+
+    server: str
+    uri: str
+    parts: tuple[ResourcePart, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts if p.text is not None)
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class PromptInfo:
+    server: str
+    name: str
+    description: str = ""
+    title: str | None = None
+    arguments: tuple[PromptArgument, ...] = ()
+
+
+@dataclass(frozen=True)
+class PromptMessage:
+    role: Literal["user", "assistant"]
+    content: ContentPart
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    """A prompt filled in by its server; ``text`` is what a front end puts in the message box."""
+
+    server: str
+    name: str
+    description: str = ""
+    messages: tuple[PromptMessage, ...] = field(default=())
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(m.content.describe() for m in self.messages)

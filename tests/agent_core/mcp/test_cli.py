@@ -1,0 +1,75 @@
+"""``contextdesk agent show`` with server status, and ``contextdesk mcp call|ping``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_core.cli.main import main
+from tests.agent_core.mcp.conftest import DEMO_SERVER
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def agent_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "agent"
+    root.mkdir()
+    (root / "agent.yaml").write_text(
+        "name: Tools\n"
+        "mcpServers:\n"
+        f"  demo:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(DEMO_SERVER))}]\n"
+        "    tools:\n      echo: {include: agent, permissionRequired: false}\n"
+        "  broken:\n    command: no-such-server-binary\n"
+    )
+    return root
+
+
+def test_show_starts_the_servers_and_lists_status_and_tools(
+    agent_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "agent", "show", str(agent_dir))
+    assert code == 0
+    assert "ready (demo 1.2.3)" in out
+    assert any(line.split()[:4] == ["echo", "agent", "allow", "Repeat"] for line in out.splitlines())
+    assert "failed: MCP server 'broken': `no-such-server-binary` was not found" in out
+
+    code, out, _ = run(capsys, "agent", "show", str(agent_dir), "--json")
+    servers = {s["name"]: s for s in json.loads(out)["mcpServers"]}
+    assert servers["demo"]["status"]["state"] == "ready"
+    echo = next(t for t in servers["demo"]["availableTools"] if t["name"] == "echo")
+    assert (echo["include"], echo["permission"]) == ("agent", "allow") and len(echo["fingerprint"]) == 64
+    assert servers["broken"]["status"]["state"] == "failed"
+
+    code, out, _ = run(capsys, "agent", "show", str(agent_dir), "--no-start", "--json")
+    assert "status" not in json.loads(out)["mcpServers"][0]
+
+
+def test_mcp_call_prints_the_result_and_fails_on_tool_errors(
+    agent_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "mcp", "call", str(agent_dir), "demo", "add", "--args", '{"a": 1, "b": 2}')[:2] == (
+        0,
+        "3\n",
+    )
+    code, _, err = run(capsys, "mcp", "call", str(agent_dir), "demo", "fail", "--args", '{"message": "nope"}')
+    assert code == 1 and "nope" in err
+    code, _, err = run(capsys, "mcp", "call", str(agent_dir), "demo", "add", "--args", "{a}")
+    assert code == 1 and "--args is not valid JSON" in err
+    code, _, err = run(capsys, "mcp", "call", str(agent_dir), "nope", "add")
+    assert code == 1 and "no MCP server named 'nope' (servers: demo, broken)" in err
+
+
+def test_mcp_ping_reports_each_server(agent_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "mcp", "ping", str(agent_dir))
+    assert code == 1
+    assert "demo: ready (demo 1.2.3)" in out and "ping" in out
+    assert "broken: failed" in out
+    assert run(capsys, "mcp", "ping", str(agent_dir), "demo")[0] == 0

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.agent_core.providers.fake_api import FakeApi
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeApi]:
+    api = FakeApi()
+    yield api
+    api.close()
