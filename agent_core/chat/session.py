@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
@@ -74,6 +75,8 @@ ProviderResolver = Callable[[str], tuple[Provider, str]]
 Streamer = Callable[[Provider, ChatRequest], AsyncIterator[StreamEvent]]
 
 SAVE_PARTIAL_EVERY_SECONDS = 0.5
+# "/ref NAME rest of the message" uses reference NAME for this message only.
+REF_COMMAND = re.compile(r"^/ref\s+([A-Za-z0-9][A-Za-z0-9_-]{0,79})(?:\s|$)")
 TITLE_LENGTH = 60
 
 
@@ -257,6 +260,7 @@ class ChatSession:
             UserDataError: the message could not be saved (nothing was sent to the model).
         """
         self._task = asyncio.current_task()
+        one_turn = self._one_turn_reference(text)
         history = self.history()
         user_message = self.store.add_message(self.id, "user", text)
         if not self._record.title:
@@ -268,12 +272,29 @@ class ChatSession:
             self.add_item(ref)
         settings = self.chat_settings
         tools_now = self._tools.tools()
-        context = await self._build_context(text, history, settings, tools_now)
+        context = await self._build_context(text, history, settings, tools_now, one_turn)
         yield ContextBuilt(context)
 
         descriptors = {ItemRef("tool", t.name, t.server): t for t in tools_now}
         async for event in self._reply(text, history, context, settings, descriptors):
             yield event
+
+    def _one_turn_reference(self, text: str) -> ItemRef | None:
+        """The reference named by a leading ``/ref NAME``, used for this message only.
+
+        Raises:
+            ContextDeskError: no reference has that name (nothing is saved or sent).
+        """
+        match = REF_COMMAND.match(text)
+        if match is None:
+            return None
+        name = match.group(1)
+        if self.agent.document("reference", name) is None:
+            known = ", ".join(sorted(self.agent.references)) or "none"
+            raise ContextDeskError(
+                f"/ref: this agent has no reference named '{name}' (its references: {known})"
+            )
+        return ItemRef("reference", name)
 
     async def _build_context(
         self,
@@ -281,9 +302,13 @@ class ChatSession:
         history: Sequence[StoredMessage],
         settings: ChatDefaults,
         tools: Sequence[ToolDescriptor],
+        one_turn: ItemRef | None = None,
     ) -> RequestContext:
         session_items = self.items
         items = [RequestItem(item.ref, item.include_mode) for item in session_items]
+        if one_turn is not None and all(item.ref != one_turn for item in session_items):
+            items.append(RequestItem(one_turn, "manual"))
+            session_items = (*session_items, SessionItem(one_turn, "manual"))
         config = self.selection_settings
         if self._selector is None:
             outcome = SelectionOutcome(

@@ -27,7 +27,7 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.session import ChatSession
 from agent_core.context.items import ItemRef
-from agent_core.errors import ProviderAuthError, ProviderUnavailableError
+from agent_core.errors import ContextDeskError, ProviderAuthError, ProviderUnavailableError
 from agent_core.providers.base import Provider
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
@@ -352,3 +352,26 @@ def test_a_reopened_chat_keeps_its_items_history_and_contexts(
     assert [m.content for m in history] == ["@rule:pirate one", "First."]
     context = reopened.last_request_context()
     assert context is not None and {i.ref.key for i in context.items} == {"rule:clear-answers", "rule:pirate"}
+
+
+def test_slash_ref_uses_a_reference_for_one_message_only(agent: Agent, store: ChatStore) -> None:
+    provider = ScriptedProvider()
+    provider.enqueue_reply("Use pipes.")
+    provider.enqueue_reply("You're welcome.")
+    session = new_session(agent, store, provider)
+    events = asyncio.run(collect(session, "/ref markdown-cheatsheet how do tables work?"))
+    context = next(e.context for e in events if isinstance(e, ContextBuilt))
+    assert ("reference:markdown-cheatsheet", "manual") in [(i.ref.key, i.include_mode) for i in context.items]
+    assert "Markdown cheat sheet" in provider.requests[0].messages[0].content
+    asyncio.run(collect(session, "thanks"))
+    assert "Markdown cheat sheet" not in provider.requests[1].messages[0].content
+    assert ItemRef("reference", "markdown-cheatsheet") not in [i.ref for i in session.items]
+
+
+def test_slash_ref_to_an_unknown_reference_is_refused_before_anything_is_saved(
+    agent: Agent, store: ChatStore
+) -> None:
+    session = new_session(agent, store, ScriptedProvider())
+    with pytest.raises(ContextDeskError, match=r"no reference named 'nope'.*markdown-cheatsheet"):
+        asyncio.run(collect(session, "/ref nope hello"))
+    assert store.messages(session.id) == []
