@@ -62,17 +62,19 @@ def build_prompt(
     user_text: str,
     tools: Mapping[ItemRef, ToolDescriptor],
     current_turns: Sequence[ChatMessage] = (),
+    attached: Mapping[ItemRef, DocumentItem] | None = None,
 ) -> Prompt:
     """The model request for ``context``: every item in it, and nothing that is not.
 
     ``history`` is the saved chat before this message; ``current_turns`` are this reply's earlier
     model turns and tool results, when the model has called tools.
     """
-    session_docs = _documents(agent, context, ("always", "manual"))
+    attached = attached or {}
+    session_docs = _documents(agent, context, ("always", "manual"), attached)
     system = _system_text(agent.config.system_prompt, session_docs)
     messages: list[ChatMessage] = [ChatMessage("system", system, cache_breakpoint=True)]
     messages += history_messages(history)
-    agent_docs = _documents(agent, context, ("agent",))
+    agent_docs = _documents(agent, context, ("agent",), attached)
     messages.append(ChatMessage("user", _with_selected_items(agent_docs, user_text)))
     messages += current_turns
     bindings = tuple(
@@ -123,13 +125,15 @@ def history_messages(history: Sequence[StoredMessage]) -> list[ChatMessage]:
 
 
 def _documents(
-    agent: Agent, context: RequestContext, modes: tuple[str, ...]
+    agent: Agent, context: RequestContext, modes: tuple[str, ...], attached: Mapping[ItemRef, DocumentItem]
 ) -> list[tuple[RequestItem, DocumentItem]]:
     found = []
     for item in context.items:
         if item.include_mode not in modes or item.ref.type == "tool":
             continue
-        document = agent.document("rule" if item.ref.type == "rule" else "reference", item.ref.name)
+        document = attached.get(item.ref) or agent.document(
+            "rule" if item.ref.type == "rule" else "reference", item.ref.name
+        )
         if document is not None:
             found.append((item, document))
     found.sort(

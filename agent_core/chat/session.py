@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Se
 from dataclasses import replace
 from typing import Any
 
+from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
 from agent_core.agent.schema import ChatDefaults, SelectionConfig, ToolPermissionPolicy
 from agent_core.chat.events import (
@@ -216,8 +217,33 @@ class ChatSession:
     def items(self) -> tuple[SessionItem, ...]:
         """The items every message of this chat uses (always and manual)."""
         return effective_session_items(
-            self._record.context_items, self._record.excluded_items, self.agent, self._tools.tools()
+            self._record.context_items,
+            self._record.excluded_items,
+            self.agent,
+            self._tools.tools(),
+            self.attached_resources(),
         )
+
+    def attached_resources(self) -> dict[ItemRef, DocumentItem]:
+        """MCP resources attached to this chat as references, as they read when attached."""
+        stored = self._record.chat_settings.get("attachedResources", {})
+        return {
+            ItemRef("reference", entry["uri"], entry["server"]): DocumentItem(
+                kind="reference", name=entry["uri"], description=entry.get("title", ""), text=entry["text"]
+            )
+            for entry in stored.values()
+        }
+
+    def attach_resource(self, server: str, uri: str, text: str, title: str = "") -> ItemRef:
+        """Attach an MCP resource's text to the chat as a reference (kept as read now)."""
+        current = dict(self._record.chat_settings)
+        attached = dict(current.get("attachedResources", {}))
+        attached[f"{server}|{uri}"] = {"server": server, "uri": uri, "title": title, "text": text}
+        current["attachedResources"] = attached
+        self._save_record(chat_settings=current)
+        ref = ItemRef("reference", uri, server)
+        self.add_item(ref)
+        return ref
 
     def add_item(self, ref: ItemRef) -> None:
         """Add an item to the chat (as ``manual``), whatever its include mode."""
@@ -350,7 +376,9 @@ class ChatSession:
                 top_p=settings.top_p,
             )
             for _turn in range(settings.max_chat_turns):
-                prompt = build_prompt(self.agent, context, history, text, descriptors, turns)
+                prompt = build_prompt(
+                    self.agent, context, history, text, descriptors, turns, self.attached_resources()
+                )
                 message = self.store.add_message(
                     self.id, "assistant", "", status="streaming", request_context=context
                 )

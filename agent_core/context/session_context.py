@@ -41,15 +41,21 @@ def initial_session_items(agent: Agent, tools: Sequence[ToolDescriptor]) -> tupl
 
 
 def effective_session_items(
-    stored: Iterable[SessionItem], excluded: Iterable[ItemRef], agent: Agent, tools: Sequence[ToolDescriptor]
+    stored: Iterable[SessionItem],
+    excluded: Iterable[ItemRef],
+    agent: Agent,
+    tools: Sequence[ToolDescriptor],
+    attached: Iterable[ItemRef] = (),
 ) -> tuple[SessionItem, ...]:
     """The chat's items now: what it holds that still exists, plus always-mode tools of servers
     that became ready after the chat started, minus what the user removed."""
     excluded_set = set(excluded)
+    attached_set = set(attached)
     available_tools = {ItemRef("tool", t.name, t.server): t for t in tools}
     out: dict[ItemRef, SessionItem] = {}
     for item in stored:
-        if item.ref in excluded_set or not _exists(item.ref, agent, available_tools):
+        exists = item.ref in attached_set or _exists(item.ref, agent, available_tools)
+        if item.ref in excluded_set or not exists:
             continue
         out.setdefault(item.ref, item)
     for ref, tool in available_tools.items():
@@ -93,4 +99,6 @@ def mentioned_items(text: str, agent: Agent) -> tuple[list[ItemRef], list[str]]:
 def _exists(ref: ItemRef, agent: Agent, tools: dict[ItemRef, ToolDescriptor]) -> bool:
     if ref.type == "tool":
         return ref in tools
+    if ref.server is not None:
+        return False  # an MCP resource: exists only while attached to the chat
     return agent.document("rule" if ref.type == "rule" else "reference", ref.name) is not None

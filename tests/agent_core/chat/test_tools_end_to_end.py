@@ -142,3 +142,34 @@ def test_a_tool_whose_server_died_returns_an_error_and_the_chat_goes_on(tmp_path
     records = [e.record for e in events if isinstance(e, ToolCallFinished)]
     assert [r.is_error for r in records] == [True, True]
     assert isinstance(events[-1], ReplyFinished) and events[-1].message.status == "complete"
+
+
+def test_an_mcp_resource_attached_to_a_chat_is_used_as_a_reference(tmp_path: Path) -> None:
+    provider = ScriptedProvider()
+    provider.enqueue_reply("It says hello.")
+    agent = load_agent(agent_with_servers(tmp_path))
+
+    async def scenario() -> None:
+        workspace = Workspace(
+            agent, store=ChatStore(tmp_path / "db.sqlite3"), providers=ScriptedPool(agent, provider)
+        )
+        try:
+            await workspace.start_tools()
+            assert workspace.mcp is not None
+            [greeting] = [r for r in await workspace.mcp.list_resources("demo") if r.uri == "demo://greeting"]
+            content = await workspace.mcp.read_resource("demo", greeting.uri)
+            session = workspace.new_chat()
+            ref = session.attach_resource("demo", greeting.uri, content.text, title=greeting.name)
+            assert ref in [item.ref for item in session.items]
+            events = [event async for event in session.send("what does the greeting say?")]
+            final = events[-1]
+            assert isinstance(final, ReplyFinished) and final.message.request_context is not None
+            assert ("demo", "manual") in [
+                (i.ref.server, i.include_mode) for i in final.message.request_context.items
+            ]
+        finally:
+            await workspace.aclose()
+
+    asyncio.run(scenario())
+    system = provider.requests[0].messages[0].content
+    assert "demo://greeting" in system and "Hello from the demo server" in system
