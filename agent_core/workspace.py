@@ -55,7 +55,11 @@ class Workspace:
 
     def new_chat(self) -> ChatSession:
         return ChatSession.create(
-            self.agent, self.store, resolve_provider=self.providers.resolve, selector=self.selector, tools=self.tools
+            self.agent,
+            self.store,
+            resolve_provider=self.providers.resolve,
+            selector=self.selector,
+            tools=self.tools,
         )
 
     def open_chat(self, session_id: str) -> ChatSession:

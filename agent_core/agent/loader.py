@@ -31,6 +31,7 @@ from agent_core.agent.schema import (
     SERVER_MODELS,
     AgentConfig,
     ChatDefaults,
+    ContextConfig,
     ItemFrontmatter,
     McpServerConfig,
     ProviderConfig,
@@ -201,6 +202,8 @@ def _load_config(path: Path, problems: list[Problem]) -> tuple[AgentConfig, dict
     # Assign only what the file gives, so a save writes back no more than the user wrote.
     if "chat" in values:
         config.chat = _lenient(ChatDefaults, values["chat"], document, path, ["chat"], problems)
+    if "context" in values:
+        config.context = _lenient(ContextConfig, values["context"], document, path, ["context"], problems)
     if "selection" in values:
         config.selection = _lenient(
             SelectionConfig, values["selection"], document, path, ["selection"], problems

@@ -18,6 +18,7 @@ __all__ = [
     "SERVER_MODELS",
     "AgentConfig",
     "ChatDefaults",
+    "ContextConfig",
     "IncludeMode",
     "InternalServerConfig",
     "ItemFrontmatter",
@@ -86,6 +87,23 @@ class SelectionConfig(FileModel):
     min_score: float | None = Field(
         default=None, ge=0.0, le=1.0, description="score floor; None uses the strategy's own"
     )
+
+
+class ContextConfig(FileModel):
+    """Context-window management; every limit can be overridden per chat."""
+
+    window: int | None = Field(default=None, ge=512, description="tokens; None: from the model")
+    reply_reserve: int | None = Field(
+        default=None, ge=0, description="tokens kept for the reply; None: maxOutputTokens"
+    )
+    keep_tool_rounds: int = Field(default=2, ge=0, le=100, description="latest tool rounds kept in full")
+    max_tool_result_tokens: int = Field(default=4000, ge=100, description="a longer tool result is cut")
+    max_reference_share: float = Field(
+        default=0.25, gt=0, le=1, description="share of the window one agent-selected reference may use"
+    )
+    compact_at: float = Field(default=0.8, gt=0, le=1, description="compact when history passes this share")
+    keep_recent_turns: int = Field(default=4, ge=1, le=100, description="turns kept verbatim by compaction")
+    auto_compact: bool = True
 
 
 class ProviderConfig(FileModel):
@@ -172,6 +190,7 @@ class AgentConfig(FileModel):
     system_prompt: str = ""
     chat: ChatDefaults = Field(default_factory=ChatDefaults)
     selection: SelectionConfig = Field(default_factory=SelectionConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
 

@@ -15,12 +15,15 @@ from html import escape
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
+from agent_core.budget.counting import TokenCounter
+from agent_core.budget.fitting import Block, Draft, Limits, fit_request
+from agent_core.budget.reference_chunks import relevant_chunks
 from agent_core.chat.tool_runtime import ToolDescriptor
-from agent_core.context.items import ItemRef, RequestContext, RequestItem
+from agent_core.context.items import ContextManifest, ItemRef, PartKind, RequestContext, RequestItem
 from agent_core.providers.base import ChatMessage, ToolCall, ToolSpec
 from agent_core.store.chats import StoredMessage
 
-__all__ = ["Prompt", "ToolBinding", "build_prompt", "history_messages", "tool_api_name"]
+__all__ = ["Prompt", "PromptLimits", "ToolBinding", "build_prompt", "history_messages", "tool_api_name"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _MODE_ORDER = {"always": 0, "manual": 1, "agent": 2}
@@ -41,9 +44,18 @@ class ToolBinding:
 class Prompt:
     messages: tuple[ChatMessage, ...]
     tools: tuple[ToolBinding, ...]
+    manifest: ContextManifest
 
     def binding(self, api_name: str) -> ToolBinding | None:
         return next((b for b in self.tools if b.spec.name == api_name), None)
+
+
+@dataclass(frozen=True)
+class PromptLimits:
+    """What the prompt must fit: the window limits, and how much one selected reference may use."""
+
+    fit: Limits
+    max_reference_tokens: int
 
 
 def tool_api_name(server: str, tool: str) -> str:
@@ -61,22 +73,52 @@ def build_prompt(
     history: Sequence[StoredMessage],
     user_text: str,
     tools: Mapping[ItemRef, ToolDescriptor],
+    *,
+    counter: TokenCounter,
+    limits: PromptLimits,
     current_turns: Sequence[ChatMessage] = (),
     attached: Mapping[ItemRef, DocumentItem] | None = None,
+    summary: str | None = None,
 ) -> Prompt:
-    """The model request for ``context``: every item in it, and nothing that is not.
+    """The model request for ``context``: every item in it and nothing that is not, fitted into
+    the window, with a manifest of what each part cost.
 
-    ``history`` is the saved chat before this message; ``current_turns`` are this reply's earlier
-    model turns and tool results, when the model has called tools.
+    ``history`` is the saved chat before this message (after the last compaction, whose text is
+    ``summary``); ``current_turns`` are this reply's earlier model turns and tool results.
+
+    Raises:
+        ContextOverflowError: what cannot be trimmed does not fit in the window.
     """
     attached = attached or {}
+    system: list[Block] = []
+    if agent.config.system_prompt.strip():
+        system.append(Block("system_prompt", agent.config.system_prompt.strip()))
     session_docs = _documents(agent, context, ("always", "manual"), attached)
-    system = _system_text(agent.config.system_prompt, session_docs)
-    messages: list[ChatMessage] = [ChatMessage("system", system, cache_breakpoint=True)]
-    messages += history_messages(history)
-    agent_docs = _documents(agent, context, ("agent",), attached)
-    messages.append(ChatMessage("user", _with_selected_items(agent_docs, user_text)))
-    messages += current_turns
+    system += _wrapped(
+        "Follow these rules:\n<rules>", "</rules>", [d for d in session_docs if d.kind == "rule"], "rule"
+    )
+    system += _wrapped(
+        "Use these references when they help:\n<references>",
+        "</references>",
+        [d for d in session_docs if d.kind == "reference"],
+        "reference",
+    )
+    if summary:
+        system.append(Block("summary", f"<conversation-so-far>\n{summary.strip()}\n</conversation-so-far>"))
+
+    user: list[Block] = []
+    selected = _documents(agent, context, ("agent",), attached)
+    if selected:
+        user.append(Block("framing", '<context selected-for="this message">'))
+        for document in selected:
+            text, detail = document.text, ""
+            if document.kind == "reference":
+                text, detail = relevant_chunks(document.text, user_text, limits.max_reference_tokens, counter)
+            kind: PartKind = "selected_rule" if document.kind == "rule" else "selected_reference"
+            user.append(Block(kind, _render(document, text), document.name, detail))
+        user.append(Block("framing", "</context>"))
+    user.append(Block("message", user_text))
+
     bindings = tuple(
         ToolBinding(
             spec=ToolSpec(
@@ -91,7 +133,25 @@ def build_prompt(
         for item in sorted(context.of_type("tool"), key=lambda i: (i.ref.server or "", i.ref.name))
         if (descriptor := tools.get(item.ref)) is not None
     )
-    return Prompt(messages=tuple(messages), tools=bindings)
+    draft = Draft(
+        system=system,
+        history=history_messages(history),
+        user=user,
+        turns=current_turns,
+        tools=[binding.spec for binding in bindings],
+    )
+    messages, manifest = fit_request(draft, counter, limits.fit)
+    return Prompt(messages=messages, tools=bindings, manifest=manifest)
+
+
+def _wrapped(opening: str, closing: str, documents: Sequence[DocumentItem], kind: PartKind) -> list[Block]:
+    if not documents:
+        return []
+    return [
+        Block("framing", opening),
+        *(Block(kind, _render(doc, doc.text), doc.name) for doc in documents),
+        Block("framing", closing),
+    ]
 
 
 def history_messages(history: Sequence[StoredMessage]) -> list[ChatMessage]:
@@ -126,8 +186,10 @@ def history_messages(history: Sequence[StoredMessage]) -> list[ChatMessage]:
 
 def _documents(
     agent: Agent, context: RequestContext, modes: tuple[str, ...], attached: Mapping[ItemRef, DocumentItem]
-) -> list[tuple[RequestItem, DocumentItem]]:
-    found = []
+) -> list[DocumentItem]:
+    """The rules and references of ``context`` with these include modes: rules first, then
+    references; always before manual (the stable prefix); then by priority and name."""
+    found: list[tuple[RequestItem, DocumentItem]] = []
     for item in context.items:
         if item.include_mode not in modes or item.ref.type == "tool":
             continue
@@ -144,30 +206,10 @@ def _documents(
             pair[1].name.lower(),
         )
     )
-    return found
+    return [document for _, document in found]
 
 
-def _render(document: DocumentItem) -> str:
+def _render(document: DocumentItem, text: str) -> str:
     tag = document.kind
     description = f' description="{escape(document.description)}"' if document.description else ""
-    return f'<{tag} name="{escape(document.name)}"{description}>\n{document.text.strip()}\n</{tag}>'
-
-
-def _system_text(system_prompt: str, documents: Sequence[tuple[RequestItem, DocumentItem]]) -> str:
-    parts = [system_prompt.strip()] if system_prompt.strip() else []
-    rules = [_render(doc) for _, doc in documents if doc.kind == "rule"]
-    references = [_render(doc) for _, doc in documents if doc.kind == "reference"]
-    if rules:
-        parts.append("Follow these rules:\n<rules>\n" + "\n".join(rules) + "\n</rules>")
-    if references:
-        parts.append(
-            "Use these references when they help:\n<references>\n" + "\n".join(references) + "\n</references>"
-        )
-    return "\n\n".join(parts)
-
-
-def _with_selected_items(documents: Sequence[tuple[RequestItem, DocumentItem]], user_text: str) -> str:
-    if not documents:
-        return user_text
-    rendered = "\n".join(_render(doc) for _, doc in documents)
-    return f'<context selected-for="this message">\n{rendered}\n</context>\n\n{user_text}'
+    return f'<{tag} name="{escape(document.name)}"{description}>\n{text.strip()}\n</{tag}>'

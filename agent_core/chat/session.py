@@ -18,7 +18,10 @@ from typing import Any
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
-from agent_core.agent.schema import ChatDefaults, SelectionConfig, ToolPermissionPolicy
+from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig, ToolPermissionPolicy
+from agent_core.budget.counting import TokenCounter, counter_for
+from agent_core.budget.fitting import ContextOverflowError, Limits
+from agent_core.budget.windows import window_for
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -32,7 +35,7 @@ from agent_core.chat.events import (
     TurnSaved,
     UserMessageSaved,
 )
-from agent_core.chat.prompt import Prompt, ToolBinding, build_prompt
+from agent_core.chat.prompt import Prompt, PromptLimits, ToolBinding, build_prompt
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolRuntime
 from agent_core.context.items import (
     ItemRef,
@@ -103,6 +106,7 @@ class ChatSession:
         self._selector = selector
         self._tools: ToolRuntime = tools or NoTools()
         self._task: asyncio.Task[Any] | None = None
+        self._counters: dict[str, TokenCounter] = {}
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -187,13 +191,51 @@ class ChatSession:
         overrides = dict(self._record.chat_settings.get("chat", {}))
         return ChatDefaults.model_validate({**self.agent.config.chat.model_dump(), **overrides})
 
+    def _counter(self, provider: Provider, model_id: str) -> TokenCounter:
+        key = f"{provider.settings.provider_id}:{model_id}"
+        if key not in self._counters:
+            self._counters[key] = counter_for(provider, provider.settings.type, model_id)
+        return self._counters[key]
+
+    @property
+    def context_settings(self) -> ContextConfig:
+        """Context-window limits: the agent's, with this chat's overrides."""
+        overrides = dict(self._record.chat_settings.get("context", {}))
+        return ContextConfig.model_validate({**self.agent.config.context.model_dump(), **overrides})
+
+    def context_limits(
+        self, provider: Provider, model_id: str, settings: ChatDefaults | None = None
+    ) -> PromptLimits:
+        """The window, reply reserve and trimming limits a request to ``model_id`` must fit."""
+        settings = settings or self.chat_settings
+        config = self.context_settings
+        chat_window = self._record.chat_settings.get("context", {}).get("window")
+        window = window_for(
+            model_id,
+            chat_override=chat_window,
+            agent_override=self.agent.config.context.window,
+            provider_window=provider.context_window(model_id),
+        )
+        reserve = config.reply_reserve if config.reply_reserve is not None else settings.max_output_tokens
+        budget = window.tokens - reserve
+        # One result may never take more than a third of what the window leaves.
+        max_result = max(64, min(config.max_tool_result_tokens, budget // 3))
+        fit = Limits(window, reserve, config.keep_tool_rounds, max_result)
+        return PromptLimits(
+            fit=fit, max_reference_tokens=max(256, int(fit.budget * config.max_reference_share))
+        )
+
     @property
     def selection_settings(self) -> SelectionConfig:
         overrides = dict(self._record.chat_settings.get("selection", {}))
         return SelectionConfig.model_validate({**self.agent.config.selection.model_dump(), **overrides})
 
     def override_settings(
-        self, *, chat: Mapping[str, Any] | None = None, selection: Mapping[str, Any] | None = None
+        self,
+        *,
+        chat: Mapping[str, Any] | None = None,
+        selection: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> None:
         """Change settings for this chat only (snake_case field names).
 
@@ -205,6 +247,10 @@ class ChatSession:
             merged = {**current.get("chat", {}), **chat}
             ChatDefaults.model_validate({**self.agent.config.chat.model_dump(), **merged})
             current["chat"] = merged
+        if context:
+            merged = {**current.get("context", {}), **context}
+            ContextConfig.model_validate({**self.agent.config.context.model_dump(), **merged})
+            current["context"] = merged
         if selection:
             merged = {**current.get("selection", {}), **selection}
             SelectionConfig.model_validate({**self.agent.config.selection.model_dump(), **merged})
@@ -287,7 +333,7 @@ class ChatSession:
         """
         self._task = asyncio.current_task()
         one_turn = self._one_turn_reference(text)
-        history = self.history()
+        history = self.store.messages(self.id, with_contexts=False)
         user_message = self.store.add_message(self.id, "user", text)
         if not self._record.title:
             self.rename(_title_from(text))
@@ -375,10 +421,21 @@ class ChatSession:
                 temperature=settings.temperature,
                 top_p=settings.top_p,
             )
+            counter = self._counter(provider, model_id)
+            limits = self.context_limits(provider, model_id, settings)
             for _turn in range(settings.max_chat_turns):
                 prompt = build_prompt(
-                    self.agent, context, history, text, descriptors, turns, self.attached_resources()
+                    self.agent,
+                    context,
+                    history,
+                    text,
+                    descriptors,
+                    counter=counter,
+                    limits=limits,
+                    current_turns=turns,
+                    attached=self.attached_resources(),
                 )
+                context = replace(context, manifest=prompt.manifest)
                 message = self.store.add_message(
                     self.id, "assistant", "", status="streaming", request_context=context
                 )
@@ -438,7 +495,7 @@ class ChatSession:
             )
             message = self.store.add_message(self.id, "error", stop, status="error", error=stop)
             yield ReplyFinished(message)
-        except ProviderError as error:
+        except (ProviderError, ContextOverflowError) as error:
             failed = self._finish_failed(message, content, context, str(error))
             yield ReplyFinished(failed)
         except (asyncio.CancelledError, GeneratorExit):

@@ -10,14 +10,17 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "ContextManifest",
     "ItemRef",
     "ItemType",
+    "ManifestPart",
     "NearMiss",
     "RequestContext",
     "RequestItem",
     "SelectionRun",
     "SessionItem",
     "TokenUsage",
+    "TrimAction",
 ]
 
 ItemType = Literal["rule", "reference", "tool"]
@@ -84,6 +87,68 @@ class TokenUsage:
     cached_input_tokens: int | None = None
 
 
+PartKind = Literal[
+    "system_prompt",
+    "rule",
+    "reference",
+    "summary",
+    "tool",
+    "history",
+    "selected_rule",
+    "selected_reference",
+    "message",
+    "current_turns",
+    "framing",
+]
+TrimKind = Literal[
+    "history_dropped", "tool_result_summarized", "tool_result_cut", "reference_chunked", "compacted"
+]
+
+
+@dataclass(frozen=True)
+class ManifestPart:
+    """What one part of the request cost, in tokens."""
+
+    kind: PartKind
+    tokens: int
+    name: str = ""
+    detail: str = ""  # e.g. "chunks 2, 5 of 9" or "14 messages"
+
+
+@dataclass(frozen=True)
+class TrimAction:
+    """Something left out or shortened to fit the window, and why."""
+
+    kind: TrimKind
+    detail: str
+    tokens_saved: int = 0
+
+
+@dataclass(frozen=True)
+class ContextManifest:
+    """Exactly what was sent, part by part, and how it was made to fit."""
+
+    window: int
+    window_source: str
+    reply_reserve: int
+    counter: str  # which tokenizer counted
+    exact: bool  # False: counts are estimates
+    parts: tuple[ManifestPart, ...]
+    trimmed: tuple[TrimAction, ...] = ()
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(part.tokens for part in self.parts)
+
+    @property
+    def budget(self) -> int:
+        return self.window - self.reply_reserve
+
+    @property
+    def used_share(self) -> float:
+        return self.total_tokens / self.budget if self.budget > 0 else 1.0
+
+
 @dataclass(frozen=True)
 class RequestContext:
     """Exactly what one request used; attached to the assistant message and stored with it."""
@@ -93,6 +158,7 @@ class RequestContext:
     selection: SelectionRun
     near_misses: tuple[NearMiss, ...] = ()
     usage: TokenUsage = field(default_factory=TokenUsage)
+    manifest: ContextManifest | None = None
     extras: dict[str, str] = field(default_factory=dict)
 
     def of_type(self, item_type: ItemType) -> list[RequestItem]:

@@ -196,5 +196,10 @@ class Provider(ABC):
         """Exact token count with the model's own tokenizer, or None when not available offline."""
         return None
 
+    def context_window(self, model_id: str) -> int | None:
+        """The window this provider runs ``model_id`` with, when the provider decides it (a local
+        model's context size); None to use ContextDesk's table of known models."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - an optional hook: nothing to release by default
         """Release connections or loaded models."""

@@ -233,6 +233,9 @@ class LocalLlamaProvider(Provider):
         llama = self._llama or self._vocabulary()
         return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
+    def context_window(self, model_id: str) -> int | None:
+        return self.settings.context_size or DEFAULT_CONTEXT_SIZE
+
     async def list_models(self) -> list[ModelInfo]:
         models: list[ModelInfo] = []
         if default_model_file() is not None:

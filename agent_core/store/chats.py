@@ -112,7 +112,9 @@ class ChatStore:
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             if self._closed:
-                raise UserDataError("the chat store was closed while a chat was still saving: reopen the chat")
+                raise UserDataError(
+                    "the chat store was closed while a chat was still saving: reopen the chat"
+                )
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 yield self._db
@@ -290,7 +292,17 @@ class ChatStore:
             )
         return updated
 
-    def messages(self, session_id: str) -> list[StoredMessage]:
+    def messages(self, session_id: str, *, with_contexts: bool = True) -> list[StoredMessage]:
+        """The chat's messages in order; ``with_contexts=False`` skips reading RequestContexts
+        (building a prompt needs none, and long chats have many)."""
+        if not with_contexts:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT id, session_id, role, content, status, created_at, NULL AS request_context, tool_calls, "
+                    "tool_call_id, error FROM messages WHERE session_id = ? ORDER BY id",
+                    (session_id,),
+                ).fetchall()
+            return [_message(row) for row in rows]
         with self._lock:
             rows = self._db.execute(
                 "SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,)

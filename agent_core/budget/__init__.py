@@ -1,0 +1,1 @@
+"""Context-window management: counting tokens, fitting requests into the window, compaction."""

@@ -1,0 +1,265 @@
+"""Fitting a request into the model's window, and recording what it cost and what was cut.
+
+Order of operations (docs/context-management.md):
+1. Tool rounds older than the last ``keep_tool_rounds`` keep their calls, but each result becomes a
+   one-line summary of what the call did and returned; the full trace stays in the saved chat.
+2. A single tool result longer than ``max_tool_result_tokens`` is cut, with a marker saying so.
+3. The fixed part is counted: system message (system prompt, the chat's rules and references, the
+   conversation summary), tool schemas, the new message with its selected items, and this reply's
+   turns. If it alone does not fit in ``window - reply reserve``, the request is refused with
+   what to remove.
+4. History is kept newest first, whole units at a time (a user message; an assistant message with
+   its tool results), while it fits; it never starts with an orphan tool result or an assistant turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from agent_core.budget.counting import TokenCounter
+from agent_core.budget.windows import WindowSize
+from agent_core.context.items import ContextManifest, ManifestPart, PartKind, TrimAction
+from agent_core.errors import ContextDeskError
+from agent_core.providers.base import ChatMessage, ToolSpec
+
+__all__ = ["Block", "ContextOverflowError", "Draft", "Limits", "fit_request", "summarize_tool_result"]
+
+SUMMARY_PREFIX = "[earlier result, summarized] "
+CUT_MARKER = "\n[… cut by ContextDesk to fit the context window: {shown} of {total} characters shown; the full result is in the saved chat …]"
+
+
+class ContextOverflowError(ContextDeskError):
+    """The parts that cannot be trimmed do not fit in the model's window."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """A piece of a message with its own line in the manifest."""
+
+    kind: PartKind
+    text: str
+    name: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A request before fitting: messages still whole."""
+
+    system: Sequence[Block]  # joined with blank lines into the system message
+    history: Sequence[ChatMessage]
+    user: Sequence[Block]  # joined with blank lines into the new user message
+    turns: Sequence[ChatMessage]  # this reply's earlier model turns and tool results
+    tools: Sequence[ToolSpec]
+
+
+@dataclass(frozen=True)
+class Limits:
+    window: WindowSize
+    reply_reserve: int
+    keep_tool_rounds: int = 2
+    max_tool_result_tokens: int = 4000
+
+    @property
+    def budget(self) -> int:
+        return self.window.tokens - self.reply_reserve
+
+
+def fit_request(
+    draft: Draft, counter: TokenCounter, limits: Limits
+) -> tuple[tuple[ChatMessage, ...], ContextManifest]:
+    """The messages to send and their manifest.
+
+    Raises:
+        ContextOverflowError: the system message, tools, new message and current turns alone
+            exceed the window minus the reply reserve.
+    """
+    trimmed: list[TrimAction] = []
+    history, turns = _condense_tool_rounds(
+        list(draft.history), list(draft.turns), limits.keep_tool_rounds, counter, trimmed
+    )
+    history = [_cut_long_result(m, limits.max_tool_result_tokens, counter, trimmed) for m in history]
+    turns = [_cut_long_result(m, limits.max_tool_result_tokens, counter, trimmed) for m in turns]
+
+    system = ChatMessage("system", _join(draft.system), cache_breakpoint=True)
+    user = ChatMessage("user", _join(draft.user))
+    system_parts = _block_parts(draft.system, system, counter)
+    parts: list[ManifestPart] = [*system_parts]
+    parts += [ManifestPart("tool", counter.tool(spec), spec.name) for spec in draft.tools]
+    parts += _block_parts(draft.user, user, counter)
+    turns = _shrink_turn_results(turns, limits.budget - sum(part.tokens for part in parts), counter, trimmed)
+    if turns:
+        parts.append(ManifestPart("current_turns", counter.messages(turns), detail=f"{len(turns)} messages"))
+    fixed = sum(part.tokens for part in parts)
+    if fixed > limits.budget:
+        largest = max(parts, key=lambda part: part.tokens)
+        raise ContextOverflowError(
+            f"this request needs {fixed:,} tokens before any history, but the model's window leaves "
+            f"{limits.budget:,} ({limits.window.tokens:,} minus {limits.reply_reserve:,} for the reply). "
+            f"The largest part is {largest.kind.replace('_', ' ')} {largest.name!r} ({largest.tokens:,} tokens): "
+            "remove items from the chat, shorten the message, or choose a model with a larger window"
+        )
+
+    kept, dropped = _newest_history_that_fits(history, limits.budget - fixed, counter)
+    if dropped:
+        saved = counter.messages(history[: len(history) - len(kept)])
+        trimmed.append(
+            TrimAction("history_dropped", f"{dropped} older messages left out to fit the window", saved)
+        )
+    if kept:
+        parts.insert(
+            len(system_parts),
+            ManifestPart("history", counter.messages(kept), detail=f"{len(kept)} messages"),
+        )
+    messages = (system, *kept, user, *turns)
+    manifest = ContextManifest(
+        window=limits.window.tokens,
+        window_source=limits.window.source,
+        reply_reserve=limits.reply_reserve,
+        counter=counter.name,
+        exact=counter.exact,
+        parts=tuple(parts),
+        trimmed=tuple(trimmed),
+    )
+    return messages, manifest
+
+
+def summarize_tool_result(message: ChatMessage, call_arguments: str = "") -> str:
+    """One line saying what the call did and what came back (not a generic placeholder)."""
+    flat = " ".join(message.content[:400].split())
+    lines = message.content.count("\n") + 1 if message.content else 0
+    outcome = "failed" if message.is_error else "returned"
+    head = flat[:160] + ("…" if len(message.content) > len(flat[:160]) + 40 or len(flat) > 160 else "")
+    call = f"{message.tool_name or 'tool'}({call_arguments})"
+    return f"{SUMMARY_PREFIX}{call} {outcome} {lines} lines, {len(message.content)} characters: {head}"
+
+
+def _join(blocks: Sequence[Block]) -> str:
+    return "\n\n".join(block.text for block in blocks if block.text)
+
+
+def _block_parts(blocks: Sequence[Block], message: ChatMessage, counter: TokenCounter) -> list[ManifestPart]:
+    parts = [ManifestPart(b.kind, counter.count(b.text), b.name, b.detail) for b in blocks if b.text]
+    framing = counter.message(message) - sum(part.tokens for part in parts)
+    # Separators and role markers: counted so the parts add up to exactly what is sent.
+    return [*parts, ManifestPart("framing", framing, detail=f"{message.role} message")]
+
+
+def _condense_tool_rounds(
+    history: list[ChatMessage],
+    turns: list[ChatMessage],
+    keep: int,
+    counter: TokenCounter,
+    trimmed: list[TrimAction],
+) -> tuple[list[ChatMessage], list[ChatMessage]]:
+    combined = history + turns
+    rounds = [i for i, m in enumerate(combined) if m.role == "assistant" and m.tool_calls]
+    old_rounds = set(rounds[: max(0, len(rounds) - keep)])
+    if not old_rounds:
+        return history, turns
+    arguments: dict[str, str] = {}
+    condensed: list[ChatMessage] = []
+    count = saved = 0
+    for index, message in enumerate(combined):
+        if index in old_rounds:
+            for call in message.tool_calls:
+                arguments[call.id] = _short_arguments(call.arguments)
+            if len(message.content) > 200:
+                message = replace(message, content=message.content[:200].rstrip() + "…")
+        elif (
+            message.role == "tool"
+            and message.tool_call_id in arguments
+            and not message.content.startswith(SUMMARY_PREFIX)
+        ):
+            summary = summarize_tool_result(message, arguments[message.tool_call_id])
+            saved += counter.count(message.content) - counter.count(summary)
+            count += 1
+            message = replace(message, content=summary)
+        condensed.append(message)
+    if count:
+        trimmed.append(
+            TrimAction(
+                "tool_result_summarized",
+                f"{count} results of {len(old_rounds)} older tool rounds summarized",
+                max(saved, 0),
+            )
+        )
+    return condensed[: len(history)], condensed[len(history) :]
+
+
+def _short_arguments(arguments: object) -> str:
+    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    text = text[1:-1] if text.startswith("{") else text
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _cut_long_result(
+    message: ChatMessage, max_tokens: int, counter: TokenCounter, trimmed: list[TrimAction]
+) -> ChatMessage:
+    if message.role != "tool" or counter.count(message.content) <= max_tokens:
+        return message
+    total = len(message.content)
+    keep = total
+    # Shrink by the measured ratio until it fits (two or three rounds at most).
+    while keep > 0 and counter.count(message.content[:keep]) > max_tokens:
+        keep = int(keep * max_tokens / counter.count(message.content[:keep]) * 0.95)
+    text = message.content[:keep] + CUT_MARKER.format(shown=f"{keep:,}", total=f"{total:,}")
+    trimmed.append(
+        TrimAction(
+            "tool_result_cut",
+            f"result of {message.tool_name or 'a tool'} cut to {max_tokens:,} tokens",
+            counter.count(message.content) - counter.count(text),
+        )
+    )
+    return replace(message, content=text)
+
+
+def _shrink_turn_results(
+    turns: list[ChatMessage], room: int, counter: TokenCounter, trimmed: list[TrimAction]
+) -> list[ChatMessage]:
+    """This reply's tool results cut further when together they would not leave the window room."""
+    if counter.messages(turns) <= room:
+        return turns
+    results = [m for m in turns if m.role == "tool"]
+    if not results:
+        return turns
+    others = counter.messages([m for m in turns if m.role != "tool"])
+    overhead = (
+        counter.message(ChatMessage("tool", "")) + counter.count(CUT_MARKER.format(shown="0", total="0")) + 8
+    )
+    share = max(32, (room - others) // len(results) - overhead)
+    return [_cut_long_result(m, share, counter, trimmed) if m.role == "tool" else m for m in turns]
+
+
+def _newest_history_that_fits(
+    history: list[ChatMessage], room: int, counter: TokenCounter
+) -> tuple[list[ChatMessage], int]:
+    units = _units(history)
+    kept: list[list[ChatMessage]] = []
+    used = 0
+    for unit in reversed(units):
+        cost = counter.messages(unit)
+        if used + cost > room:
+            break
+        kept.append(unit)
+        used += cost
+    kept.reverse()
+    while kept and kept[0][0].role != "user":
+        kept.pop(0)  # a history must open with the user speaking
+    flat = [message for unit in kept for message in unit]
+    return flat, len(history) - len(flat)
+
+
+def _units(history: list[ChatMessage]) -> list[list[ChatMessage]]:
+    """Messages grouped so a tool call and its results are never separated."""
+    units: list[list[ChatMessage]] = []
+    for message in history:
+        if message.role == "tool" and units and units[-1][0].role == "assistant":
+            units[-1].append(message)
+        elif message.role == "tool":
+            continue  # an orphan result (its call was never saved): never sent
+        else:
+            units.append([message])
+    return units

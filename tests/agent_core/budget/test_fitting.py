@@ -1,0 +1,150 @@
+"""Fitting requests into the window: what is kept, what is summarized or cut, and the manifest."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_core.budget.counting import TokenCounter, counter_for, estimate_tokens
+from agent_core.budget.fitting import (
+    CUT_MARKER,
+    SUMMARY_PREFIX,
+    Block,
+    ContextOverflowError,
+    Draft,
+    Limits,
+    fit_request,
+)
+from agent_core.budget.windows import WindowSize, known_window, window_for
+from agent_core.providers.base import ChatMessage, ToolCall, ToolSpec
+from agent_core.providers.scripted import ScriptedProvider
+
+WORDS = TokenCounter("words", True, lambda text: len(text.split()))
+
+
+def tool_round(n: int, result: str) -> list[ChatMessage]:
+    call = ToolCall(id=f"c{n}", name="fs__read_file", arguments={"path": f"notes/{n}.md"})
+    return [
+        ChatMessage("user", f"question {n}"),
+        ChatMessage("assistant", f"Let me read file {n}.", tool_calls=(call,)),
+        ChatMessage("tool", result, tool_call_id=f"c{n}", tool_name="fs__read_file"),
+        ChatMessage("assistant", f"answer {n}"),
+    ]
+
+
+def draft(
+    history: list[ChatMessage], user: str = "new question", turns: list[ChatMessage] | None = None
+) -> Draft:
+    return Draft(
+        system=[
+            Block("system_prompt", "You are helpful."),
+            Block("rule", '<rule name="r">Be brief.</rule>', "r"),
+        ],
+        history=history,
+        user=[Block("message", user)],
+        turns=turns or [],
+        tools=[
+            ToolSpec(
+                "fs__read_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
+            )
+        ],
+    )
+
+
+def limits(window: int, reserve: int = 100, keep: int = 2, max_result: int = 4000) -> Limits:
+    return Limits(WindowSize(window, "chat"), reserve, keep, max_result)
+
+
+def assert_pairs_valid(messages: tuple[ChatMessage, ...]) -> None:
+    called: set[str] = set()
+    assert messages[0].role == "system"
+    assert messages[1].role == "user"  # never an assistant turn or an orphan result first
+    for message in messages:
+        called |= {call.id for call in message.tool_calls}
+        if message.role == "tool":
+            assert message.tool_call_id in called, f"orphan tool result {message.tool_call_id}"
+
+
+def sent_tokens(messages: tuple[ChatMessage, ...], tools: list[ToolSpec], counter: TokenCounter) -> int:
+    return counter.messages(messages) + sum(counter.tool(t) for t in tools)
+
+
+def test_everything_is_kept_when_it_fits_and_the_manifest_adds_up_to_what_is_sent() -> None:
+    history = tool_round(1, "short result")
+    request = draft(history)
+    messages, manifest = fit_request(request, WORDS, limits(10_000))
+    assert messages[1:-1] == tuple(history)
+    assert manifest.total_tokens == sent_tokens(messages, list(request.tools), WORDS)
+    kinds = [part.kind for part in manifest.parts]
+    assert kinds[:3] == ["system_prompt", "rule", "framing"]
+    assert {"tool", "history", "message"} <= set(kinds)
+    assert manifest.trimmed == () and manifest.exact and manifest.window == 10_000
+
+
+def test_only_the_last_tool_rounds_keep_full_results_older_ones_get_a_one_line_summary() -> None:
+    history = [
+        m for n in range(1, 5) for m in tool_round(n, f"Contents of file {n}:\n" + "lorem ipsum " * 50)
+    ]
+    messages, manifest = fit_request(draft(history), WORDS, limits(100_000, keep=2))
+    results = [m for m in messages if m.role == "tool"]
+    assert [m.content.startswith(SUMMARY_PREFIX) for m in results] == [True, True, False, False]
+    summary = results[0].content
+    assert "fs__read_file(" in summary and "notes/1.md" in summary and "Contents of file 1:" in summary
+    assert "\n" not in summary
+    assert_pairs_valid(messages)
+    [action] = manifest.trimmed
+    assert action.kind == "tool_result_summarized" and action.tokens_saved > 0
+
+
+def test_a_huge_tool_result_is_cut_with_a_marker() -> None:
+    history = tool_round(1, "word " * 10_000)
+    messages, manifest = fit_request(draft(history), WORDS, limits(100_000, max_result=500))
+    [result] = [m for m in messages if m.role == "tool"]
+    assert WORDS.count(result.content) <= 500 + WORDS.count(CUT_MARKER)
+    assert "cut by ContextDesk" in result.content and "of 50,000 characters shown" in result.content
+    assert manifest.trimmed[0].kind == "tool_result_cut"
+
+
+def test_history_keeps_the_newest_whole_units_that_fit() -> None:
+    history = [m for n in range(1, 30) for m in tool_round(n, "result " * 20)]
+    request = draft(history)
+    window = 400
+    messages, manifest = fit_request(request, WORDS, limits(window, reserve=50))
+    assert sent_tokens(messages, list(request.tools), WORDS) <= window - 50
+    assert manifest.total_tokens == sent_tokens(messages, list(request.tools), WORDS)
+    assert messages[-2].content == "answer 29"  # the newest history is kept
+    assert_pairs_valid(messages)
+    dropped = next(a for a in manifest.trimmed if a.kind == "history_dropped")
+    assert dropped.tokens_saved > 0
+
+
+def test_what_cannot_be_trimmed_must_fit_or_the_request_is_refused_with_the_largest_part() -> None:
+    big_user = "word " * 1000
+    with pytest.raises(ContextOverflowError, match="largest part is message"):
+        fit_request(draft([], user=big_user), WORDS, limits(500, reserve=100))
+
+
+def test_counting_prefers_the_models_tokenizer_then_cl100k_then_an_estimate() -> None:
+    assert counter_for(ScriptedProvider(), "scripted", "x").exact
+    gpt4 = counter_for(None, "openai", "gpt-4-turbo")
+    assert gpt4.name == "cl100k_base" and gpt4.exact and gpt4.count("Hello world") == 2
+    gpt4o = counter_for(None, "openai", "gpt-4o-mini")
+    assert gpt4o.name == "cl100k_base" and not gpt4o.exact
+    claude = counter_for(None, "anthropic", "claude-sonnet-4")
+    assert claude.name == "estimate" and not claude.exact
+    assert estimate_tokens("") == 0 and estimate_tokens("日本語") == 3
+    assert 20 <= estimate_tokens("The quick brown fox jumps over the lazy dog. " * 4) <= 60
+
+
+def test_window_sizes_come_from_chat_agent_provider_then_the_table() -> None:
+    assert known_window("gpt-4o-mini") == 128_000 and known_window("claude-3-7-sonnet") == 200_000
+    assert known_window("no-such-model") is None
+    assert (
+        window_for("gpt-4o", chat_override=None, agent_override=None, provider_window=None).source == "table"
+    )
+    assert window_for("x", chat_override=None, agent_override=None, provider_window=4096).tokens == 4096
+    assert window_for("x", chat_override=None, agent_override=32_000, provider_window=4096).source == "agent"
+    assert window_for("x", chat_override=2048, agent_override=32_000, provider_window=4096).tokens == 2048
+    assert (
+        window_for("mystery", chat_override=None, agent_override=None, provider_window=None).source
+        == "default"
+    )
