@@ -20,6 +20,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalRequest",
     "ChatEvent",
+    "Compacted",
     "ContextBuilt",
     "ReplyDelta",
     "ReplyFinished",
@@ -110,6 +111,15 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
+class Compacted:
+    """Older turns were summarized into ``message`` (role "summary") before this reply."""
+
+    message: StoredMessage
+    automatic: bool
+    type: Literal["compacted"] = "compacted"
+
+
+@dataclass(frozen=True)
 class TurnSaved:
     """A model turn that called tools, saved with its calls; the reply goes on with another turn."""
 
@@ -128,6 +138,7 @@ class ReplyFinished:
 ChatEvent = (
     UserMessageSaved
     | ContextBuilt
+    | Compacted
     | ReplyDelta
     | RetryScheduled
     | ApprovalRequest

@@ -19,6 +19,7 @@ from typing import Any
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
 from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig, ToolPermissionPolicy
+from agent_core.budget.compaction import plan_compaction, summarize_conversation
 from agent_core.budget.counting import TokenCounter, counter_for
 from agent_core.budget.fitting import ContextOverflowError, Limits
 from agent_core.budget.windows import window_for
@@ -26,6 +27,7 @@ from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
     ChatEvent,
+    Compacted,
     ContextBuilt,
     ReplyDelta,
     ReplyFinished,
@@ -35,7 +37,7 @@ from agent_core.chat.events import (
     TurnSaved,
     UserMessageSaved,
 )
-from agent_core.chat.prompt import Prompt, PromptLimits, ToolBinding, build_prompt
+from agent_core.chat.prompt import Prompt, PromptLimits, ToolBinding, build_prompt, history_messages
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolRuntime
 from agent_core.context.items import (
     ItemRef,
@@ -299,6 +301,16 @@ class ChatSession:
         excluded = tuple(r for r in self._record.excluded_items if r != ref)
         self._save_record(context_items=items, excluded_items=excluded)
 
+    def pin_item(self, ref: ItemRef, pinned: bool = True) -> None:
+        """Pin an item: it stays in the chat, in full, whatever trimming or compaction does (an
+        item not yet in the chat is added)."""
+        self.add_item(ref)
+        stored = list(self._record.context_items)
+        if all(item.ref != ref for item in stored):
+            stored.append(SessionItem(ref, "always"))  # an always-mode tool that joined by itself
+        items = tuple(replace(item, pinned=pinned) if item.ref == ref else item for item in stored)
+        self._save_record(context_items=items)
+
     def remove_item(self, ref: ItemRef) -> None:
         items = tuple(i for i in self._record.context_items if i.ref != ref)
         excluded = (
@@ -319,6 +331,55 @@ class ChatSession:
         return None
 
     # --- answering ----------------------------------------------------------------------------
+
+    async def compact(self) -> StoredMessage | None:
+        """Summarize older turns now (``/compact``); None when there is too little to compact.
+
+        Raises:
+            ProviderError: the model could not write the summary (the chat is unchanged).
+        """
+        settings = self.chat_settings
+        provider, model_id = self._resolve_provider(settings.model)
+        counter = self._counter(provider, model_id)
+        limits = self.context_limits(provider, model_id, settings)
+        return await self._compact(provider, model_id, counter, limits, settings, before_id=None)
+
+    async def _compact(
+        self,
+        provider: Provider,
+        model_id: str,
+        counter: TokenCounter,
+        limits: PromptLimits,
+        settings: ChatDefaults,
+        before_id: int | None,
+    ) -> StoredMessage | None:
+        messages = self.store.messages(self.id, with_contexts=False)
+        if before_id is not None:
+            messages = [m for m in messages if m.id < before_id]
+        recent, previous = split_at_summary(messages)
+        plan = plan_compaction(recent, self.context_settings.keep_recent_turns)
+        if plan is None:
+            return None
+        note = await summarize_conversation(
+            provider,
+            model_id,
+            plan.to_summarize,
+            previous.content if previous else None,
+            counter,
+            limits.fit.budget,
+            min(1024, settings.max_output_tokens),
+        )
+        return self.store.add_message(self.id, "summary", note, covers_until=plan.covers_until)
+
+    def edit_summary(self, message: StoredMessage, text: str) -> StoredMessage:
+        """Replace a compaction note's text with the user's edit.
+
+        Raises:
+            ContextDeskError: ``message`` is not a summary.
+        """
+        if message.role != "summary":
+            raise ContextDeskError("only a conversation summary can be edited this way")
+        return self.store.update_message(message, content=text)
 
     def cancel(self) -> None:
         """Stop the reply in progress; what was received so far is kept, marked cancelled."""
@@ -343,13 +404,23 @@ class ChatSession:
         for ref in mentioned:
             self.add_item(ref)
         settings = self.chat_settings
-        tools_now = self._tools.tools()
+        tools_now = self._tools.tools() if self._model_takes_tools(settings.model) else ()
         context = await self._build_context(text, history, settings, tools_now, one_turn)
+        if not tools_now and self._tools.tools():
+            note = f"{settings.model} cannot call tools, so none were offered"
+            context = replace(context, extras={**context.extras, "tools": note})
         yield ContextBuilt(context)
 
         descriptors = {ItemRef("tool", t.name, t.server): t for t in tools_now}
-        async for event in self._reply(text, history, context, settings, descriptors):
+        async for event in self._reply(text, history, context, settings, descriptors, user_message.id):
             yield event
+
+    def _model_takes_tools(self, model_ref: str) -> bool:
+        try:
+            provider, model_id = self._resolve_provider(model_ref)
+        except ContextDeskError:
+            return True  # the reply will report the provider problem itself
+        return provider.supports_tools(model_id)
 
     def _one_turn_reference(self, text: str) -> ItemRef | None:
         """The reference named by a leading ``/ref NAME``, used for this message only.
@@ -376,7 +447,8 @@ class ChatSession:
         tools: Sequence[ToolDescriptor],
         one_turn: ItemRef | None = None,
     ) -> RequestContext:
-        session_items = self.items
+        offered = {ItemRef("tool", tool.name, tool.server) for tool in tools}
+        session_items = tuple(item for item in self.items if item.ref.type != "tool" or item.ref in offered)
         items = [RequestItem(item.ref, item.include_mode) for item in session_items]
         if one_turn is not None and all(item.ref != one_turn for item in session_items):
             items.append(RequestItem(one_turn, "manual"))
@@ -408,6 +480,7 @@ class ChatSession:
         context: RequestContext,
         settings: ChatDefaults,
         descriptors: Mapping[ItemRef, ToolDescriptor],
+        user_message_id: int,
     ) -> AsyncIterator[ChatEvent]:
         turns: list[ChatMessage] = []
         usage = TokenUsage()
@@ -423,17 +496,35 @@ class ChatSession:
             )
             counter = self._counter(provider, model_id)
             limits = self.context_limits(provider, model_id, settings)
+            recent, summary = split_at_summary(history)
+            config = self.context_settings
+            if (
+                config.auto_compact
+                and counter.messages(history_messages(recent)) > config.compact_at * limits.fit.budget
+            ):
+                note = await self._compact(
+                    provider, model_id, counter, limits, settings, before_id=user_message_id
+                )
+                if note is not None:
+                    yield Compacted(note, automatic=True)
+                    history = [
+                        m
+                        for m in self.store.messages(self.id, with_contexts=False)
+                        if m.id < user_message_id or m.role == "summary"
+                    ]
+                    recent, summary = split_at_summary(history)
             for _turn in range(settings.max_chat_turns):
                 prompt = build_prompt(
                     self.agent,
                     context,
-                    history,
+                    recent,
                     text,
                     descriptors,
                     counter=counter,
                     limits=limits,
                     current_turns=turns,
                     attached=self.attached_resources(),
+                    summary=summary.content if summary else None,
                 )
                 context = replace(context, manifest=prompt.manifest)
                 message = self.store.add_message(
@@ -644,3 +735,14 @@ def _title_from(text: str) -> str:
 
 def new_call_id() -> str:
     return f"call_{uuid.uuid4().hex[:12]}"
+
+
+def split_at_summary(messages: Sequence[StoredMessage]) -> tuple[list[StoredMessage], StoredMessage | None]:
+    """The messages after the latest compaction, and that compaction's summary (if any)."""
+    summary = next(
+        (m for m in reversed(messages) if m.role == "summary" and m.covers_until is not None), None
+    )
+    if summary is None:
+        return [m for m in messages if m.role != "summary"], None
+    assert summary.covers_until is not None
+    return [m for m in messages if m.id > summary.covers_until and m.role != "summary"], summary

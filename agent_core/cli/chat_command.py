@@ -29,7 +29,8 @@ from agent_core.workspace import Workspace
 __all__ = ["register"]
 
 HELP = """Commands:
-  /context        what the last reply used (rules, references, tools, scores)
+  /context        what the last reply used (items, scores, tokens per part, what was trimmed)
+  /compact        summarize older turns into a "conversation so far" note
   /sessions       saved chats, newest first
   /resume ID      continue a saved chat
   /new            start a new chat
@@ -162,6 +163,13 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                     continue
                 for message in session.history()[-6:]:
                     print(f"{message.role}> {message.content}")
+            elif command == "/compact":
+                try:
+                    summary = await session.compact()
+                except ContextDeskError as error:
+                    print(f"contextdesk: {error}", file=sys.stderr)
+                    continue
+                print(f"Conversation so far:\n{summary.content}" if summary else "Too little to compact yet.")
             elif command == "/new":
                 session = workspace.new_chat()
                 print("New chat.")

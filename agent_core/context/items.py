@@ -49,6 +49,7 @@ class ItemRef:
 class SessionItem:
     ref: ItemRef
     include_mode: SessionMode
+    pinned: bool = False  # kept in full through trimming and compaction
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,10 @@ class Provider(ABC):
         """Exact token count with the model's own tokenizer, or None when not available offline."""
         return None
 
+    def supports_tools(self, model_id: str) -> bool:
+        """Whether ``model_id`` can be offered tools; tools are left out of its requests if not."""
+        return True
+
     def context_window(self, model_id: str) -> int | None:
         """The window this provider runs ``model_id`` with, when the provider decides it (a local
         model's context size); None to use ContextDesk's table of known models."""

@@ -236,6 +236,9 @@ class LocalLlamaProvider(Provider):
     def context_window(self, model_id: str) -> int | None:
         return self.settings.context_size or DEFAULT_CONTEXT_SIZE
 
+    def supports_tools(self, model_id: str) -> bool:
+        return False  # see the module docstring: tools are not offered to local models
+
     async def list_models(self) -> list[ModelInfo]:
         models: list[ModelInfo] = []
         if default_model_file() is not None:
@@ -263,7 +266,9 @@ class LocalLlamaProvider(Provider):
         with self._load_lock:
             if self._vocab is None:
                 try:
-                    self._vocab = _llama_class()(model_path=str(path), vocab_only=True, verbose=False)
+                    # llama.cpp prints context warnings from C even when not verbose.
+                    with _quiet_native_output():
+                        self._vocab = _llama_class()(model_path=str(path), vocab_only=True, verbose=False)
                 except (ValueError, RuntimeError, OSError) as error:
                     raise ProviderConfigError(
                         f"llama.cpp could not read the tokenizer of {path} ({error}): check the model file."
@@ -361,3 +366,9 @@ def _to_llama_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
 
 def register_providers(register: RegisterProvider) -> None:
     register("local", LocalLlamaProvider)
+
+
+def _quiet_native_output() -> Any:
+    from llama_cpp._utils import suppress_stdout_stderr  # noqa: PLC0415 - llama_cpp loads lazily
+
+    return suppress_stdout_stderr(disable=False)

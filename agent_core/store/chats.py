@@ -64,6 +64,7 @@ class StoredMessage:
     tool_calls: tuple[ToolCallRecord, ...] = ()
     tool_call_id: str | None = None
     error: str | None = None
+    covers_until: int | None = None  # summaries: the last message id they stand for
 
 
 @dataclass(frozen=True)
@@ -222,13 +223,14 @@ class ChatStore:
         tool_calls: tuple[ToolCallRecord, ...] = (),
         tool_call_id: str | None = None,
         error: str | None = None,
+        covers_until: int | None = None,
     ) -> StoredMessage:
         """Append a message; committed before this returns, so a crash after it loses nothing."""
         now = time.time()
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO messages(session_id, role, content, status, created_at, request_context, tool_calls, "
-                "tool_call_id, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "tool_call_id, error, covers_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     role,
@@ -239,6 +241,7 @@ class ChatStore:
                     _CALLS.dump_json(tool_calls).decode(),
                     tool_call_id,
                     error,
+                    covers_until,
                 ),
             )
             db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
@@ -255,6 +258,7 @@ class ChatStore:
             tool_calls=tool_calls,
             tool_call_id=tool_call_id,
             error=error,
+            covers_until=covers_until,
         )
 
     def update_message(
@@ -299,7 +303,7 @@ class ChatStore:
             with self._lock:
                 rows = self._db.execute(
                     "SELECT id, session_id, role, content, status, created_at, NULL AS request_context, tool_calls, "
-                    "tool_call_id, error FROM messages WHERE session_id = ? ORDER BY id",
+                    "tool_call_id, error, covers_until FROM messages WHERE session_id = ? ORDER BY id",
                     (session_id,),
                 ).fetchall()
             return [_message(row) for row in rows]
@@ -368,4 +372,5 @@ def _message(row: sqlite3.Row) -> StoredMessage:
         tool_calls=_CALLS.validate_json(row["tool_calls"]),
         tool_call_id=row["tool_call_id"],
         error=row["error"],
+        covers_until=row["covers_until"],
     )

@@ -50,8 +50,13 @@ CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
 END;
 """
 
+# A summary message stands for the messages up to this id (compaction).
+_M002_SUMMARIES = """
+ALTER TABLE messages ADD COLUMN covers_until INTEGER;
+"""
+
 # Append only: never edit or reorder a migration that has shipped; add a new one.
-MIGRATIONS: tuple[tuple[str, str], ...] = (("initial", _M001_INITIAL),)
+MIGRATIONS: tuple[tuple[str, str], ...] = (("initial", _M001_INITIAL), ("summaries", _M002_SUMMARIES))
 
 
 def connect(path: Path) -> sqlite3.Connection:

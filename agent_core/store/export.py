@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agent_core.context.items import RequestContext
+from agent_core.context.items import ContextManifest, RequestContext
 from agent_core.store.chats import StoredMessage, StoredSession
 
-__all__ = ["describe_context", "export_json", "export_markdown"]
+__all__ = ["describe_context", "describe_manifest", "export_json", "export_markdown"]
 
 _MESSAGE = TypeAdapter(StoredMessage)
 _SESSION = TypeAdapter(StoredSession)
@@ -94,10 +94,38 @@ def describe_context(context: RequestContext) -> list[str]:
         f"Model `{context.model}`; selection {run.strategy} topK {run.top_k}, topN {run.top_n}, "
         f"includeScore {run.include_score} ({run.status}{': ' + run.detail if run.detail else ''})"
     )
+    for topic, note in context.extras.items():
+        lines.append(f"Note ({topic}): {note}")
     usage = context.usage
     if usage.input_tokens is not None or usage.output_tokens is not None:
-        lines.append(f"Tokens: {usage.input_tokens} in, {usage.output_tokens} out")
+        lines.append(f"Tokens reported by the provider: {usage.input_tokens} in, {usage.output_tokens} out")
     lines.append("")
+    if context.manifest is not None:
+        lines += describe_manifest(context.manifest)
+    return lines
+
+
+def describe_manifest(manifest: ContextManifest) -> list[str]:
+    """The token breakdown of a request: each part, what was trimmed and why, the window used."""
+    how = "exact" if manifest.exact else "estimated"
+    lines = [
+        f"**Context window**: {manifest.total_tokens:,} of {manifest.budget:,} tokens "
+        f"({manifest.used_share:.0%}; window {manifest.window:,} from {manifest.window_source}, "
+        f"{manifest.reply_reserve:,} kept for the reply; counts {how}, {manifest.counter})",
+        "",
+        "| part | name | tokens | detail |",
+        "|---|---|---:|---|",
+    ]
+    framing = sum(part.tokens for part in manifest.parts if part.kind == "framing")
+    for part in manifest.parts:
+        if part.kind != "framing":
+            lines.append(f"| {part.kind.replace('_', ' ')} | {part.name} | {part.tokens:,} | {part.detail} |")
+    lines.append(f"| framing |  | {framing:,} | tags, separators and role markers |")
+    lines.append("")
+    for action in manifest.trimmed:
+        lines.append(f"- trimmed: {action.detail} (saved {action.tokens_saved:,} tokens)")
+    if manifest.trimmed:
+        lines.append("")
     return lines
 
 

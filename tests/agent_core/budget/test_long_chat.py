@@ -78,7 +78,7 @@ def test_three_hundred_turns_with_large_tool_outputs_never_overflow(tmp_path: Pa
         provider.enqueue_reply(f"Turn {turn}: the log looks fine.")
     store = ChatStore(tmp_path / "db.sqlite3")
     session = ChatSession.create(agent, store, resolve_provider=lambda m: (provider, "x"), tools=ChattyLogs())
-    session.override_settings(context={"window": WINDOW, "reply_reserve": RESERVE})
+    session.override_settings(context={"window": WINDOW, "reply_reserve": RESERVE, "auto_compact": False})
 
     async def run() -> None:
         for turn in range(TURNS):

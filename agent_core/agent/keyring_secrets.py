@@ -1,0 +1,139 @@
+"""API keys kept in the operating system's keyring, referred to as ``keyring://contextdesk/<agent>/<provider>``.
+
+The desktop app stores keys there instead of writing them into agent.yaml. Resolving happens when a
+provider is created (:class:`KeyringProviderPool`), like ``env://`` references. Where no keyring
+backend exists (headless Linux, CI), :func:`keyring_available` is False and callers say so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+
+from agent_core.agent.secrets import MissingSecretError
+from agent_core.chat.models import ProviderPool
+from agent_core.errors import ContextDeskError, ProviderConfigError
+from agent_core.providers.base import ProviderSettings
+
+__all__ = [
+    "KEYRING_SCHEME",
+    "KeyringProviderPool",
+    "SecretStoreError",
+    "delete_secret",
+    "keyring_available",
+    "keyring_reference",
+    "resolve_keyring_secret",
+    "store_secret",
+]
+
+logger = logging.getLogger(__name__)
+
+KEYRING_SCHEME = "keyring://"
+SERVICE = "contextdesk"
+
+
+class SecretStoreError(ContextDeskError):
+    """The keyring is missing or refused to store or read a secret."""
+
+
+def keyring_reference(agent_name: str, provider_id: str) -> str:
+    """``keyring://contextdesk/<agent>/<provider>``, with the agent name made safe for a path."""
+    agent = re.sub(r"[^A-Za-z0-9_.-]+", "-", agent_name).strip("-") or "agent"
+    return f"{KEYRING_SCHEME}{SERVICE}/{agent}/{provider_id}"
+
+
+def _split(reference: str) -> tuple[str, str]:
+    service, _, user = reference[len(KEYRING_SCHEME) :].partition("/")
+    return service, user
+
+
+def keyring_available() -> bool:
+    """Whether a real keyring backend is present (not the 'fail' or 'null' stand-ins)."""
+    try:
+        import keyring
+        from keyring.backends import fail
+    except ImportError:
+        return False
+    backend = keyring.get_keyring()
+    return not isinstance(backend, fail.Keyring) and getattr(backend, "priority", 0) > 0
+
+
+def store_secret(reference: str, value: str) -> None:
+    """Raises:
+    SecretStoreError: there is no keyring, or it refused the secret."""
+    if not keyring_available():
+        raise SecretStoreError(
+            "no system keyring is available here: use an env://VARIABLE reference instead, "
+            "or install and unlock a keyring (e.g. GNOME Keyring or KWallet)"
+        )
+    import keyring
+    from keyring.errors import KeyringError
+
+    service, user = _split(reference)
+    try:
+        keyring.set_password(service, user, value)
+    except KeyringError as error:
+        raise SecretStoreError(
+            f"the keyring refused to store the key ({error}): unlock it and try again"
+        ) from error
+
+
+def delete_secret(reference: str) -> None:
+    """Forget a stored key; a missing key or keyring is not an error."""
+    if not keyring_available():
+        return
+    import keyring
+    from keyring.errors import KeyringError
+
+    service, user = _split(reference)
+    try:
+        keyring.delete_password(service, user)
+    except KeyringError as error:
+        logger.info("could not delete %s from the keyring: %s", reference, error)
+
+
+def resolve_keyring_secret(value: str, *, what: str) -> str:
+    """``value`` itself, or the secret a ``keyring://`` reference points at.
+
+    Raises:
+        MissingSecretError: the keyring is unavailable or holds nothing under the reference.
+    """
+    if not value.startswith(KEYRING_SCHEME):
+        return value
+    if not keyring_available():
+        raise MissingSecretError(
+            f"{what} is kept in the system keyring, which is not available here: "
+            "enter the key again in Providers, or use an env://VARIABLE reference"
+        )
+    import keyring
+    from keyring.errors import KeyringError
+
+    service, user = _split(value)
+    try:
+        secret = keyring.get_password(service, user)
+    except KeyringError as error:
+        raise MissingSecretError(f"{what} could not be read from the keyring ({error}): unlock it") from error
+    if not secret:
+        raise MissingSecretError(f"{what} is not in the keyring any more: enter it again in Providers")
+    return secret
+
+
+class KeyringProviderPool(ProviderPool):
+    """A ProviderPool that also resolves ``keyring://`` references in keys and headers."""
+
+    def settings_for(self, provider_id: str) -> ProviderSettings:
+        settings = super().settings_for(provider_id)
+        try:
+            api_key = (
+                None
+                if settings.api_key is None
+                else resolve_keyring_secret(settings.api_key, what=f"the {provider_id} API key")
+            )
+            headers = {
+                k: resolve_keyring_secret(v, what=f"the {provider_id} header {k}")
+                for k, v in settings.headers.items()
+            }
+        except MissingSecretError as error:
+            raise ProviderConfigError(str(error)) from error
+        return dataclasses.replace(settings, api_key=api_key, headers=headers)
