@@ -369,6 +369,6 @@ def register_providers(register: RegisterProvider) -> None:
 
 
 def _quiet_native_output() -> Any:
-    from llama_cpp._utils import suppress_stdout_stderr  # noqa: PLC0415 - llama_cpp loads lazily
+    from llama_cpp._utils import suppress_stdout_stderr  # llama_cpp is imported lazily
 
     return suppress_stdout_stderr(disable=False)
