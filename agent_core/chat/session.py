@@ -12,7 +12,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -380,6 +380,78 @@ class ChatSession:
         if message.role != "summary":
             raise ContextDeskError("only a conversation summary can be edited this way")
         return self.store.update_message(message, content=text)
+
+    async def what_if(
+        self,
+        reply: StoredMessage,
+        *,
+        selection: Mapping[str, Any] | None = None,
+        include: Iterable[ItemRef] = (),
+        exclude: Iterable[ItemRef] = (),
+    ) -> RequestContext:
+        """The RequestContext the message answered by ``reply`` would get with other selection
+        settings (snake_case SelectionConfig fields) or items toggled. Nothing is sent or saved.
+
+        Raises:
+            ContextDeskError: ``reply`` has no RequestContext or no message before it.
+        """
+        if reply.request_context is None:
+            raise ContextDeskError("this message has no recorded context to compare with")
+        messages = self.store.messages(self.id, with_contexts=False)
+        user = next((m for m in reversed(messages) if m.role == "user" and m.id < reply.id), None)
+        if user is None:
+            raise ContextDeskError("no user message comes before this reply")
+        history = [m for m in messages if m.id < user.id]
+        added, removed = set(include), set(exclude)
+        original = reply.request_context
+        kept = [
+            SessionItem(i.ref, "always" if i.include_mode == "always" else "manual")
+            for i in original.items
+            if i.include_mode != "agent" and i.ref not in removed
+        ]
+        kept += [SessionItem(ref, "manual") for ref in added if all(item.ref != ref for item in kept)]
+        config = SelectionConfig.model_validate({**self.selection_settings.model_dump(), **(selection or {})})
+        tools = self._tools.tools()
+        if self._selector is None:
+            outcome = SelectionOutcome(
+                (),
+                (),
+                SelectionRun(
+                    config.top_k, config.top_n, config.include_score, config.strategy, status="disabled"
+                ),
+            )
+        else:
+            candidates = [c for c in agent_candidates(self.agent, kept, tools) if c.ref not in removed]
+            previous = next((m.content for m in reversed(history) if m.role == "user"), None)
+            outcome = await self._selector.select(user.content, candidates, config, previous)
+        context = RequestContext(
+            items=(*(RequestItem(i.ref, i.include_mode) for i in kept), *outcome.items),
+            model=original.model,
+            selection=outcome.run,
+            near_misses=outcome.near_misses,
+        )
+        try:
+            provider, model_id = self._resolve_provider(original.model)
+            descriptors = (
+                {ItemRef("tool", t.name, t.server): t for t in tools}
+                if provider.supports_tools(model_id)
+                else {}
+            )
+            recent, summary = split_at_summary(history)
+            prompt = build_prompt(
+                self.agent,
+                context,
+                recent,
+                user.content,
+                descriptors,
+                counter=self._counter(provider, model_id),
+                limits=self.context_limits(provider, model_id),
+                attached=self.attached_resources(),
+                summary=summary.content if summary else None,
+            )
+        except (ProviderError, ContextOverflowError) as error:
+            return replace(context, extras={"budget": str(error)})
+        return replace(context, manifest=prompt.manifest)
 
     def cancel(self) -> None:
         """Stop the reply in progress; what was received so far is kept, marked cancelled."""

@@ -14,6 +14,7 @@ from agent_core.agent.loader import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ChatEvent, ContextBuilt
 from agent_core.chat.session import ChatSession
+from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
@@ -39,11 +40,16 @@ def shared_selector(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Contex
     selector.indexer.close()
 
 
-def context_of(agent: Agent, tmp_path: Path, selector: ContextSelector, text: str) -> tuple[ContextBuilt, ScriptedProvider]:
+def context_of(
+    agent: Agent, tmp_path: Path, selector: ContextSelector, text: str
+) -> tuple[ContextBuilt, ScriptedProvider]:
     provider = ScriptedProvider()
     provider.enqueue_reply("ok")
     session = ChatSession.create(
-        agent, ChatStore(tmp_path / "chats.sqlite3"), resolve_provider=lambda m: (provider, "x"), selector=selector
+        agent,
+        ChatStore(tmp_path / "chats.sqlite3"),
+        resolve_provider=lambda m: (provider, "x"),
+        selector=selector,
     )
 
     async def run() -> list[ChatEvent]:
@@ -57,7 +63,9 @@ def context_of(agent: Agent, tmp_path: Path, selector: ContextSelector, text: st
 def test_a_relevant_reference_is_selected_with_its_score_and_sent(
     agent: Agent, tmp_path: Path, shared_selector: ContextSelector
 ) -> None:
-    built, provider = context_of(agent, tmp_path, shared_selector, "Can I get my money back for the annual plan?")
+    built, provider = context_of(
+        agent, tmp_path, shared_selector, "Can I get my money back for the annual plan?"
+    )
     agent_items = [i for i in built.context.items if i.include_mode == "agent"]
     assert [i.ref.key for i in agent_items][:1] == ["reference:refund-policy"]
     assert agent_items[0].score is not None and 0.3 < agent_items[0].score <= 1.0
@@ -104,3 +112,44 @@ def test_a_model_that_fails_to_load_is_reported_and_the_chat_goes_on(agent: Agen
     assert built.context.selection.status == "failed"
     assert "reinstall" in built.context.selection.detail
     assert len(provider.requests) == 1
+
+
+@pytest.mark.slow
+def test_what_if_reruns_selection_with_other_settings_and_toggled_items(
+    agent: Agent, tmp_path: Path, shared_selector: ContextSelector
+) -> None:
+    provider = ScriptedProvider()
+    provider.enqueue_reply("ok")
+    session = ChatSession.create(
+        agent,
+        ChatStore(tmp_path / "chats.sqlite3"),
+        resolve_provider=lambda m: (provider, "x"),
+        selector=shared_selector,
+    )
+
+    async def scenario() -> None:
+        events = [event async for event in session.send("Can I get my money back for the annual plan?")]
+        reply = events[-1].message  # type: ignore[union-attr]
+        assert "reference:refund-policy" in [i.ref.key for i in reply.request_context.items]
+
+        without = await session.what_if(
+            reply, exclude=[ItemRef("reference", "refund-policy"), ItemRef("rule", "clear-answers")]
+        )
+        keys = [i.ref.key for i in without.items]
+        assert "reference:refund-policy" not in keys and "rule:clear-answers" not in keys
+        assert without.manifest is not None and reply.request_context.manifest is not None
+        assert without.manifest.total_tokens < reply.request_context.manifest.total_tokens
+
+        anchor = await session.what_if(
+            reply, selection={"strategy": "anchor", "top_n": 3, "include_score": 0.99}
+        )
+        assert anchor.selection.strategy == "anchor"
+        assert len([i for i in anchor.items if i.include_mode == "agent"]) == 3  # the anchor fills topN
+
+        pinned = await session.what_if(reply, include=[ItemRef("reference", "markdown-cheatsheet")])
+        assert ("reference:markdown-cheatsheet", "manual") in [
+            (i.ref.key, i.include_mode) for i in pinned.items
+        ]
+        assert len(provider.requests) == 1  # nothing was sent
+
+    asyncio.run(scenario())
