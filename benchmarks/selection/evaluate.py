@@ -1,0 +1,228 @@
+"""Score selection strategies on a labelled data set: anchor vs ContextDesk's default, side by side.
+
+    .venv/bin/python benchmarks/selection/evaluate.py                      # dev split
+    .venv/bin/python benchmarks/selection/evaluate.py --split holdout
+    .venv/bin/python benchmarks/selection/evaluate.py --variant floor30:min_score=0.30
+
+Metrics are macro averages over queries. Per query, with P the predicted and E the expected set:
+precision = |P∩E|/|P| and recall = |P∩E|/|E|; when P is empty precision is 1 if E is empty too,
+else 0 (declining to pick earns nothing when context was needed); when E is empty recall is 1.
+F1 is the per-query harmonic mean (0 when both are 0). "Empty→empty" is the share of queries
+needing nothing that got nothing. Per-type rows use only the queries that expect that type, and
+only predictions of that type.
+
+``--unrelated-previous`` is a robustness check: in the app every message but the first has a
+previous one, usually unrelated, while the data set gives ``previous`` only to follow-ups. It
+gives every other query the message of a different, randomly chosen query as its previous.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from indexer import Document, Indexer, SelectionSettings, tool_document  # noqa: E402
+
+KINDS = ("rule", "reference", "tool")
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    message: str
+    expected: frozenset[str]
+    previous: str | None
+    tags: tuple[str, ...]
+
+
+def _frontmatter(path: Path) -> tuple[dict[str, Any], str]:
+    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
+    if not text.startswith("---\n"):
+        return {}, text
+    head, _, body = text[4:].partition("\n---")
+    return yaml.safe_load(head) or {}, body.lstrip("-").lstrip("\n")
+
+
+def load_documents(agent_dir: Path) -> list[Document]:
+    """Agent-mode rules, references and tools of a benchmark agent folder."""
+    docs: list[Document] = []
+    for kind, folder in (("rule", "rules"), ("reference", "references")):
+        for path in sorted((agent_dir / folder).glob("*.md")):
+            meta, body = _frontmatter(path)
+            if meta.get("include", "agent") != "agent":
+                continue
+            name = str(meta.get("name") or path.stem)
+            docs.append(
+                Document(f"{kind}:{name}", kind, name, str(meta.get("description") or ""), body.strip())
+            )
+    tools_file = agent_dir / "tools.json"
+    if tools_file.exists():
+        for tool in json.loads(tools_file.read_text(encoding="utf-8")):
+            docs.append(
+                tool_document(
+                    tool["server"], tool["name"], tool.get("description") or "", tool.get("inputSchema") or {}
+                )
+            )
+    return docs
+
+
+def _key(item: dict[str, Any]) -> str:
+    if item["type"] == "tool":
+        return f"tool:{item['server']}/{item['name']}"
+    return f"{item['type']}:{item['name']}"
+
+
+def load_queries(path: Path) -> list[Query]:
+    queries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            raw = json.loads(line)
+            queries.append(
+                Query(
+                    id=str(raw["id"]),
+                    message=raw["message"],
+                    expected=frozenset(_key(e) for e in raw.get("expected", [])),
+                    previous=raw.get("previous"),
+                    tags=tuple(raw.get("tags") or ()),
+                )
+            )
+    return queries
+
+
+def _prf(predicted: set[str], expected: set[str]) -> tuple[float, float, float]:
+    hits = len(predicted & expected)
+    precision = hits / len(predicted) if predicted else (1.0 if not expected else 0.0)
+    recall = hits / len(expected) if expected else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def _kind(key: str) -> str:
+    return key.split(":", 1)[0]
+
+
+def score(queries: list[Query], predictions: dict[str, set[str]]) -> dict[str, float]:
+    """All metrics for one strategy's predictions (query id → predicted keys)."""
+    rows = [_prf(predictions[q.id], set(q.expected)) for q in queries]
+    out = {
+        "precision": statistics.fmean(r[0] for r in rows),
+        "recall": statistics.fmean(r[1] for r in rows),
+        "f1": statistics.fmean(r[2] for r in rows),
+        "items/query": statistics.fmean(len(predictions[q.id]) for q in queries),
+    }
+    empty = [q for q in queries if not q.expected]
+    out["empty→empty"] = statistics.fmean(not predictions[q.id] for q in empty) if empty else float("nan")
+    for kind in KINDS:
+        needing = [q for q in queries if any(_kind(k) == kind for k in q.expected)]
+        if not needing:
+            continue
+        typed = [
+            _prf(
+                {k for k in predictions[q.id] if _kind(k) == kind},
+                {k for k in q.expected if _kind(k) == kind},
+            )
+            for q in needing
+        ]
+        for i, metric in enumerate(("precision", "recall", "f1")):
+            out[f"{kind} {metric}"] = statistics.fmean(r[i] for r in typed)
+    tags = sorted({t for q in queries for t in q.tags})
+    for tag in tags:
+        tagged = [q for q in queries if tag in q.tags]
+        out[f"[{tag}] f1"] = statistics.fmean(_prf(predictions[q.id], set(q.expected))[2] for q in tagged)
+    return out
+
+
+def run(
+    indexer: Indexer, docs: list[Document], queries: list[Query], settings: SelectionSettings
+) -> dict[str, set[str]]:
+    predictions = {}
+    for q in queries:
+        selection = indexer.select(q.message, docs, settings, previous_message=q.previous)
+        predictions[q.id] = {c.key for c in selection.included}
+    return predictions
+
+
+def _parse_variant(text: str) -> tuple[str, SelectionSettings]:
+    name, _, assignments = text.partition(":")
+    fields = {f.name: f.type for f in dataclasses.fields(SelectionSettings)}
+    values: dict[str, Any] = {}
+    for assignment in filter(None, assignments.split(",")):
+        key, _, value = assignment.partition("=")
+        if key not in fields:
+            raise SystemExit(f"unknown setting {key!r}; known: {', '.join(fields)}")
+        values[key] = (
+            value if key == "strategy" else (int(value) if key in ("top_k", "top_n") else float(value))
+        )
+    return name, SelectionSettings(**values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parent, help="data set folder")
+    parser.add_argument("--split", default="dev", help="dev, holdout, or a path to a .jsonl file")
+    parser.add_argument("--variant", action="append", default=[], help="NAME:key=value,... (repeatable)")
+    parser.add_argument("--misses", action="store_true", help="list the queries our default gets wrong")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--unrelated-previous", action="store_true", help="see the module docstring")
+    args = parser.parse_args(argv)
+
+    split = Path(args.split) if args.split.endswith(".jsonl") else args.data / f"queries_{args.split}.jsonl"
+    docs = load_documents(args.data / "agent")
+    queries = load_queries(split)
+    if args.unrelated_previous:
+        rng = random.Random(0)
+        queries = [
+            q
+            if q.previous
+            else dataclasses.replace(q, previous=rng.choice([o for o in queries if o is not q]).message)
+            for q in queries
+        ]
+    variants = [("anchor", SelectionSettings(strategy="anchor")), ("ours", SelectionSettings())]
+    variants += [_parse_variant(v) for v in args.variant]
+
+    indexer = Indexer(threads=args.threads)
+    start = time.perf_counter()
+    results = {}
+    for name, settings in variants:
+        results[name] = run(indexer, docs, queries, settings)
+    elapsed = time.perf_counter() - start
+
+    kinds = {k: sum(d.kind == k for d in docs) for k in KINDS}
+    print(
+        f"data: {split.name}, {len(queries)} queries ({sum(not q.expected for q in queries)} need nothing); "
+        f"items: {kinds}; {elapsed:.1f} s"
+    )
+    table = {name: score(queries, preds) for name, preds in results.items()}
+    metrics = list(dict.fromkeys(m for t in table.values() for m in t))
+    print(f"{'metric':<22}" + "".join(f"{name:>12}" for name in table))
+    for metric in metrics:
+        print(f"{metric:<22}" + "".join(f"{t.get(metric, float('nan')):>12.3f}" for t in table.values()))
+    if args.misses:
+        for q in queries:
+            predicted = results["ours"][q.id]
+            if predicted != set(q.expected):
+                print(f"\n{q.id} {q.message!r} prev={q.previous!r}")
+                print(
+                    f"  missed: {sorted(set(q.expected) - predicted)}  extra: {sorted(predicted - set(q.expected))}"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

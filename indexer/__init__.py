@@ -1,0 +1,46 @@
+"""ContextDesk's indexer: picks the rules, references and tools that fit each user message.
+
+Qt-free. Embeds with a local model (ONNX by default), caches vectors on disk by content hash,
+and ranks with either the anchor design's rules or ContextDesk's hybrid (dense + BM25) strategy.
+"""
+
+from __future__ import annotations
+
+from indexer.backends import EmbeddingBackend, backend_names, create_backend, register_backend
+from indexer.cache import EmbeddingCache
+from indexer.chunking import chunk_text
+from indexer.documents import Document, DocumentKind, render_parameters, tool_document
+from indexer.errors import (
+    BackendUnavailableError,
+    EmbeddingError,
+    IndexerError,
+    ModelLoadError,
+    UnknownBackendError,
+)
+from indexer.index import Candidate, Indexer, Selection, Timings
+from indexer.ranking import Reason, SelectionSettings, Strategy
+
+__all__ = [
+    "BackendUnavailableError",
+    "Candidate",
+    "Document",
+    "DocumentKind",
+    "EmbeddingBackend",
+    "EmbeddingCache",
+    "EmbeddingError",
+    "Indexer",
+    "IndexerError",
+    "ModelLoadError",
+    "Reason",
+    "Selection",
+    "SelectionSettings",
+    "Strategy",
+    "Timings",
+    "UnknownBackendError",
+    "backend_names",
+    "chunk_text",
+    "create_backend",
+    "register_backend",
+    "render_parameters",
+    "tool_document",
+]

@@ -1,0 +1,93 @@
+"""The selection strategies: what text each embeds, and how each turns a query into decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from threading import Lock
+
+import numpy as np
+import numpy.typing as npt
+
+from indexer._lexical import Bm25
+from indexer._texts import anchor_chunks, hybrid_chunks
+from indexer.backends import FloatMatrix
+from indexer.documents import Document
+from indexer.ranking import (
+    Ranking,
+    SelectionSettings,
+    Strategy,
+    best_chunk_per_item,
+    rank_anchor,
+    rank_hybrid,
+)
+
+__all__ = ["SnapshotExtras", "build_extras", "chunks", "rank", "text_scheme"]
+
+Embed = Callable[[Sequence[str]], FloatMatrix]
+
+
+def text_scheme(strategy: Strategy) -> str:
+    """Strategies with the same scheme embed the same chunks and can share a snapshot."""
+    return "anchor" if strategy == "anchor" else "hybrid-1"
+
+
+def chunks(strategy: Strategy, document: Document) -> list[str]:
+    """The chunks ``strategy`` embeds for ``document``."""
+    return anchor_chunks(document) if strategy == "anchor" else hybrid_chunks(document)
+
+
+@dataclass
+class SnapshotExtras:
+    """Per-snapshot data a strategy builds lazily (e.g. the BM25 index)."""
+
+    documents: tuple[Document, ...]
+    is_tool: npt.NDArray[np.bool_] = field(init=False)
+    _bm25: Bm25 | None = None
+    _lock: Lock = field(default_factory=Lock)
+
+    def __post_init__(self) -> None:
+        self.is_tool = np.array([d.kind == "tool" for d in self.documents], dtype=np.bool_)
+
+    def bm25(self) -> Bm25:
+        with self._lock:
+            if self._bm25 is None:
+                self._bm25 = Bm25([_lexical_text(d) for d in self.documents])
+            return self._bm25
+
+
+def _lexical_text(document: Document) -> str:
+    server = f" {document.server}" if document.server else ""
+    return f"{document.name}{server} {document.description} {document.text}"
+
+
+def build_extras(documents: tuple[Document, ...]) -> SnapshotExtras:
+    """Per-snapshot extras; expensive parts are built on first use."""
+    return SnapshotExtras(documents)
+
+
+def rank(
+    settings: SelectionSettings,
+    *,
+    query: str,
+    previous: str | None,
+    embed: Embed,
+    matrix: FloatMatrix,
+    chunk_item: np.ndarray,
+    n_items: int,
+    extras: SnapshotExtras,
+) -> Ranking:
+    """Score every document for ``query`` and decide, using ``settings.strategy``."""
+    if settings.strategy == "anchor":
+        return rank_anchor(matrix @ embed([query])[0], chunk_item, n_items, settings)
+    if previous and previous.strip() and settings.previous_weight:
+        # A follow-up ("and for staging?") borrows its topic from the previous message; a
+        # blend, not a concatenation, so an unrelated previous message cannot take over.
+        current, before = embed([query, previous])
+        blended = current + settings.previous_weight * before
+        query_vector = blended / max(float(np.linalg.norm(blended)), 1e-12)
+    else:
+        query_vector = embed([query])[0]
+    best, best_chunk = best_chunk_per_item(matrix @ query_vector, chunk_item, n_items)
+    lexical = extras.bm25().scores(query) if settings.lexical_weight else np.zeros(n_items, np.float32)
+    return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings)

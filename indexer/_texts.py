@@ -1,0 +1,41 @@
+"""The text each strategy embeds for a document, already split into chunks."""
+
+from __future__ import annotations
+
+from indexer.chunking import chunk_text
+from indexer.documents import Document
+
+__all__ = ["anchor_chunks", "anchor_text", "hybrid_chunks"]
+
+
+def anchor_text(document: Document) -> str:
+    """The anchor's item text: ``name: description\\n\\ntext`` (tools: ``name: description``)."""
+    head = f"{document.name}: {document.description}" if document.description else document.name
+    if document.kind == "tool":
+        return head
+    return f"{head}\n\n{document.text}" if document.text else head
+
+
+def anchor_chunks(document: Document) -> list[str]:
+    """The anchor's chunks of ``document``."""
+    return chunk_text(anchor_text(document))
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ").replace("-", " ")
+
+
+def hybrid_chunks(document: Document) -> list[str]:
+    """The hybrid's chunks: the anchor's for rules and references. A tool gets a head chunk
+    ``name words (server): description`` and, if it has parameters, a chunk
+    ``name words parameters: a: ...; b: ...``, so that chunk still says which tool it is.
+    """
+    if document.kind != "tool":
+        return anchor_chunks(document)
+    server = f" ({document.server})" if document.server else ""
+    head = f"{_words(document.name)}{server}"
+    chunks = chunk_text(f"{head}: {document.description}" if document.description else head)
+    if document.text.strip():
+        parameters = "; ".join(line.strip() for line in document.text.splitlines() if line.strip())
+        chunks += chunk_text(f"{_words(document.name)} parameters: {parameters}")
+    return chunks

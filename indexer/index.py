@@ -1,0 +1,399 @@
+"""The public entry point: :class:`Indexer` picks the context items that fit a user message.
+
+Model loading happens on a background thread (:meth:`Indexer.start_loading`). Indexing is
+just in time: :meth:`Indexer.select` embeds only chunks found neither in memory nor in the
+on-disk cache. Documents are immutable values and vectors are keyed by the hash of the text
+they embed, so concurrent calls, and calls racing an edit, each see exactly the documents
+they were given.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from indexer import _strategies
+from indexer.backends import EmbeddingBackend, FloatMatrix, create_backend
+from indexer.cache import EmbeddingCache, text_hash
+from indexer.documents import Document, DocumentKind
+from indexer.errors import IndexerError, ModelLoadError
+from indexer.ranking import Ranking, Reason, SelectionSettings, Strategy
+
+__all__ = ["Candidate", "Indexer", "Selection", "Timings"]
+
+logger = logging.getLogger(__name__)
+
+#: How many document sets (e.g. agents, or versions of one being edited) stay indexed in memory.
+_SNAPSHOTS_KEPT = 4
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One document considered for a message, whether it was included or not."""
+
+    key: str
+    kind: DocumentKind
+    name: str
+    server: str | None
+    #: the score the decision was made on (anchor: cosine; hybrid: cosine plus lexical bonus).
+    score: float
+    #: best cosine similarity between the message and one of the document's chunks.
+    cosine: float
+    #: the chunk that matched best.
+    best_chunk: str
+    included: bool
+    reason: Reason
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Where the time of one :meth:`Indexer.select` went, in milliseconds, and what was indexed."""
+
+    load_ms: float
+    index_ms: float
+    search_ms: float
+    chunks: int
+    embedded: int
+    from_disk: int
+
+    @property
+    def total_ms(self) -> float:
+        return self.load_ms + self.index_ms + self.search_ms
+
+
+class Selection:
+    """Every candidate considered, best first, with the decision and reason for each.
+
+    Candidates are built on first access: with thousands of items, callers that only need
+    :attr:`included` do not pay for the rest.
+    """
+
+    def __init__(
+        self,
+        query: str,
+        strategy: Strategy,
+        timings: Timings,
+        documents: tuple[Document, ...],
+        chunk_texts: Sequence[str],
+        ranking: Ranking | None,
+    ) -> None:
+        self.query = query
+        self.strategy = strategy
+        self.timings = timings
+        self._documents = documents
+        self._chunk_texts = chunk_texts
+        self._ranking = ranking
+
+    def _candidate(self, item: int) -> Candidate:
+        assert self._ranking is not None
+        row = self._ranking.row(item)
+        doc = self._documents[item]
+        return Candidate(
+            key=doc.key,
+            kind=doc.kind,
+            name=doc.name,
+            server=doc.server,
+            score=row.score,
+            cosine=row.cosine,
+            best_chunk=self._chunk_texts[row.chunk],
+            included=row.included,
+            reason=row.reason,
+        )
+
+    @functools.cached_property
+    def candidates(self) -> tuple[Candidate, ...]:
+        """Every document that had text to match, best first."""
+        if self._ranking is None:
+            return ()
+        return tuple(self._candidate(int(i)) for i in self._ranking.order)
+
+    @functools.cached_property
+    def included(self) -> tuple[Candidate, ...]:
+        """The candidates that go into the request, best first."""
+        if self._ranking is None:
+            return ()
+        return tuple(self._candidate(int(i)) for i in self._ranking.included_order())
+
+    def best(self, count: int) -> tuple[Candidate, ...]:
+        """The ``count`` best candidates, included or not (e.g. to show near-misses)."""
+        if self._ranking is None:
+            return ()
+        return tuple(self._candidate(int(i)) for i in self._ranking.best(count))
+
+    def __repr__(self) -> str:
+        return f"Selection(query={self.query!r}, strategy={self.strategy!r}, included={self.included!r})"
+
+
+@dataclass
+class _Snapshot:
+    """A document set chunked and embedded: one row of ``matrix`` per chunk."""
+
+    scheme: str
+    documents: tuple[Document, ...]
+    chunk_texts: list[str]
+    chunk_hashes: list[bytes]
+    chunk_item: np.ndarray
+    matrix: FloatMatrix
+    extras: _strategies.SnapshotExtras
+
+
+class Indexer:
+    """Embeds documents just in time and selects the ones relevant to a message. Thread-safe."""
+
+    def __init__(
+        self,
+        backend_factory: Callable[[], EmbeddingBackend] | None = None,
+        cache_dir: Path | None = None,
+        threads: int | None = None,
+    ) -> None:
+        """Nothing is loaded yet. ``backend_factory`` defaults to the ONNX backend with ``threads``
+        intra-op threads; ``cache_dir`` (None: memory only) holds the persistent embedding cache.
+        """
+        self._factory = backend_factory or (lambda: create_backend("onnx", threads=threads))
+        self._cache_dir = cache_dir
+        self._load_lock = threading.Lock()
+        self._loaded = threading.Event()
+        self._load_thread: threading.Thread | None = None
+        self._load_error: IndexerError | None = None
+        self._backend: EmbeddingBackend | None = None
+        self._cache = EmbeddingCache(None)
+        self._state_lock = threading.Lock()
+        self._embed_lock = threading.Lock()
+        self._snapshots: list[_Snapshot] = []
+        self._chunk_memo: dict[tuple[str, Document], tuple[tuple[str, bytes], ...]] = {}
+        self._vectors: dict[bytes, FloatMatrix] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def start_loading(self) -> None:
+        """Load the model (and open the cache) on a background thread; returns at once.
+
+        Calling it again while loading, or after success, does nothing; after a failure it retries.
+        """
+        with self._load_lock:
+            if self._load_thread is not None and (self._load_error is None or self._load_thread.is_alive()):
+                return
+            self._load_error = None
+            self._loaded.clear()
+            self._load_thread = threading.Thread(target=self._load, name="indexer-load", daemon=True)
+            self._load_thread.start()
+
+    def _load(self) -> None:
+        try:
+            cache = EmbeddingCache(self._cache_dir)
+            backend = self._factory()
+            backend.warm_up()
+            self._cache, self._backend = cache, backend
+        except IndexerError as exc:
+            logger.warning("embedding model failed to load: %s", exc)
+            self._load_error = exc
+        except Exception as exc:  # top level of a thread: keep the error for the caller
+            logger.exception("embedding model failed to load")
+            self._load_error = ModelLoadError(
+                f"The embedding model failed to load ({exc!r}); check the log, then restart ContextDesk."
+            )
+        finally:
+            self._loaded.set()
+
+    def is_ready(self) -> bool:
+        """Whether the model is loaded (a :meth:`select` now will not wait for it)."""
+        return self._loaded.is_set() and self._backend is not None
+
+    def wait_until_ready(self, timeout: float | None = None) -> bool:
+        """Start loading if needed and wait up to ``timeout`` seconds; True once ready.
+
+        Raises:
+            IndexerError: loading failed.
+        """
+        self.start_loading()
+        if not self._loaded.wait(timeout):
+            return False
+        if self._load_error is not None:
+            raise self._load_error
+        return True
+
+    def _require_backend(self) -> EmbeddingBackend:
+        self.wait_until_ready()
+        assert self._backend is not None  # wait_until_ready raised otherwise
+        return self._backend
+
+    @property
+    def model_id(self) -> str:
+        """The loaded backend's model id.
+
+        Raises:
+            IndexerError: the model failed to load.
+        """
+        return self._require_backend().model_id
+
+    # -- indexing ------------------------------------------------------------------------------
+
+    def index(self, documents: Sequence[Document], strategy: Strategy = "hybrid") -> Timings:
+        """Embed whatever ``documents`` still lack (e.g. in the background after an agent loads).
+
+        Raises:
+            IndexerError: the model failed to load or to embed.
+        """
+        start = time.perf_counter()
+        backend = self._require_backend()
+        load_ms = (time.perf_counter() - start) * 1000
+        _, stats = self._snapshot(backend, tuple(documents), strategy)
+        return Timings(load_ms, stats.ms, 0.0, stats.chunks, stats.embedded, stats.from_disk)
+
+    def _snapshot(
+        self, backend: EmbeddingBackend, documents: tuple[Document, ...], strategy: Strategy
+    ) -> tuple[_Snapshot, _IndexStats]:
+        start = time.perf_counter()
+        scheme = _strategies.text_scheme(strategy)
+        with self._state_lock:
+            for i, snap in enumerate(self._snapshots):
+                if snap.scheme == scheme and snap.documents == documents:
+                    self._snapshots.append(self._snapshots.pop(i))  # most recently used last
+                    return snap, _IndexStats(
+                        (time.perf_counter() - start) * 1000, len(snap.chunk_texts), 0, 0
+                    )
+            memo = dict(self._chunk_memo)
+
+        texts: list[str] = []
+        hashes: list[bytes] = []
+        items: list[int] = []
+        new_memo: dict[tuple[str, Document], tuple[tuple[str, bytes], ...]] = {}
+        seen_keys: set[str] = set()
+        for i, doc in enumerate(documents):
+            if doc.key in seen_keys:
+                raise ValueError(f"Two documents share the key {doc.key!r}; keys must be unique.")
+            seen_keys.add(doc.key)
+            chunks = memo.get((scheme, doc))
+            if chunks is None:
+                chunks = tuple((t, text_hash(t)) for t in _strategies.chunks(strategy, doc))
+            new_memo[(scheme, doc)] = chunks
+            for t, h in chunks:
+                texts.append(t)
+                hashes.append(h)
+                items.append(i)
+
+        vectors, embedded, from_disk = self._vectors_for(backend, texts, hashes)
+        matrix = np.empty((len(texts), backend.dimension), dtype=np.float32)
+        for row, h in enumerate(hashes):
+            matrix[row] = vectors[h]
+        snap = _Snapshot(
+            scheme=scheme,
+            documents=documents,
+            chunk_texts=texts,
+            chunk_hashes=hashes,
+            chunk_item=np.asarray(items, dtype=np.intp),
+            matrix=matrix,
+            extras=_strategies.build_extras(documents),
+        )
+        with self._state_lock:
+            self._snapshots.append(snap)
+            del self._snapshots[:-_SNAPSHOTS_KEPT]
+            self._chunk_memo.update(new_memo)
+            self._prune_locked()
+        return snap, _IndexStats((time.perf_counter() - start) * 1000, len(texts), embedded, from_disk)
+
+    def _vectors_for(
+        self, backend: EmbeddingBackend, texts: list[str], hashes: list[bytes]
+    ) -> tuple[dict[bytes, FloatMatrix], int, int]:
+        """Vectors for every hash: from memory, disk, then the model. -> (vectors, embedded, from_disk)."""
+        model_id = backend.model_id
+        with self._state_lock:
+            found = {h: self._vectors[h] for h in hashes if h in self._vectors}
+        missing = {h: t for h, t in zip(hashes, texts, strict=True) if h not in found}
+        from_disk = self._cache.get_many(model_id, list(missing), backend.dimension) if missing else {}
+        found.update(from_disk)
+        embedded = 0
+        with self._state_lock:
+            self._vectors.update(from_disk)
+        missing = {h: t for h, t in missing.items() if h not in found}
+        if missing:
+            # One embedder at a time: two selects needing the same chunks embed them once,
+            # and two model runs never fight over the same cores.
+            with self._embed_lock:
+                with self._state_lock:
+                    found.update({h: self._vectors[h] for h in missing if h in self._vectors})
+                todo = [(h, t) for h, t in missing.items() if h not in found]
+                if todo:
+                    new = backend.embed([t for _, t in todo])
+                    fresh = {h: new[r] for r, (h, _) in enumerate(todo)}
+                    self._cache.put_many(model_id, fresh)
+                    with self._state_lock:
+                        self._vectors.update(fresh)
+                    found.update(fresh)
+                    embedded = len(todo)
+        return found, embedded, len(from_disk)
+
+    def _prune_locked(self) -> None:
+        """Drop memoised chunks and vectors no kept snapshot uses (keeps memory bounded)."""
+        live_docs = {(s.scheme, d) for s in self._snapshots for d in s.documents}
+        if len(self._chunk_memo) > 2 * len(live_docs):
+            self._chunk_memo = {k: v for k, v in self._chunk_memo.items() if k in live_docs}
+        live = sum(len(s.chunk_hashes) for s in self._snapshots)
+        if len(self._vectors) > 2 * live + 1024:
+            keep = {h for s in self._snapshots for h in s.chunk_hashes}
+            self._vectors = {h: v for h, v in self._vectors.items() if h in keep}
+
+    # -- selection -----------------------------------------------------------------------------
+
+    def select(
+        self,
+        query: str,
+        documents: Sequence[Document],
+        settings: SelectionSettings | None = None,
+        previous_message: str | None = None,
+    ) -> Selection:
+        """Rank ``documents`` against ``query`` and decide which to include. Blocks while the model
+        loads and missing chunks are embedded, so call it off the GUI thread / event loop.
+
+        ``previous_message`` (the user's message before this one) helps short follow-ups
+        ("and the other one?"); the anchor strategy ignores it.
+
+        Raises:
+            IndexerError: the model failed to load or to embed.
+            ValueError: two documents share a key.
+        """
+        settings = settings or SelectionSettings()
+        start = time.perf_counter()
+        backend = self._require_backend()
+        load_ms = (time.perf_counter() - start) * 1000
+        snap, stats = self._snapshot(backend, tuple(documents), settings.strategy)
+
+        search_start = time.perf_counter()
+        ranking = None
+        if len(snap.chunk_texts):
+            ranking = _strategies.rank(
+                settings,
+                query=query,
+                previous=previous_message,
+                embed=backend.embed,
+                matrix=snap.matrix,
+                chunk_item=snap.chunk_item,
+                n_items=len(snap.documents),
+                extras=snap.extras,
+            )
+        search_ms = (time.perf_counter() - search_start) * 1000
+        timings = Timings(load_ms, stats.ms, search_ms, stats.chunks, stats.embedded, stats.from_disk)
+        return Selection(query, settings.strategy, timings, snap.documents, snap.chunk_texts, ranking)
+
+    def close(self) -> None:
+        """Release the model and the cache file (waits for a load in progress)."""
+        if self._load_thread is not None:
+            self._load_thread.join()
+        if self._backend is not None:
+            self._backend.close()
+        self._cache.close()
+
+
+@dataclass(frozen=True)
+class _IndexStats:
+    ms: float
+    chunks: int
+    embedded: int
+    from_disk: int

@@ -1,0 +1,240 @@
+"""Turning chunk scores into a selection: the anchor rules and ContextDesk's hybrid strategy.
+
+Everything here is pure numpy on precomputed scores (no Python loop per item, so 100k chunks
+rank in milliseconds), and unit-tested with crafted scores.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "REASONS",
+    "Ranked",
+    "Ranking",
+    "Reason",
+    "SelectionSettings",
+    "Strategy",
+    "best_chunk_per_item",
+    "rank_anchor",
+    "rank_hybrid",
+]
+
+Strategy = Literal["anchor", "hybrid"]
+
+#: Why a candidate was or was not included.
+Reason = Literal[
+    "above_include_score",  # score >= include_score: included even beyond top_n
+    "within_top_n",  # among the top_n best items (and, for hybrid, above the floor and near the best)
+    "outside_top_n",  # good enough, but top_n better items were taken
+    "below_floor",  # hybrid: score under min_score
+    "far_from_best",  # hybrid: more than max_gap below the best item of its domain
+    "not_in_top_k",  # anchor: none of its chunks was among the top_k chunks
+]
+REASONS: tuple[Reason, ...] = get_args(Reason)
+_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K = range(len(REASONS))
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class SelectionSettings:
+    """User-facing selection settings. ``top_n`` and ``include_score`` mean the same in both
+    strategies; ``top_k`` is the anchor's only; the rest are the hybrid's (see docs/selection.md).
+    """
+
+    strategy: Strategy = "hybrid"
+    #: anchor: how many best chunks are considered before grouping them by item.
+    top_k: int = 20
+    #: at most this many items, unless more score at least ``include_score``.
+    top_n: int = 5
+    #: items at or above this score are always included.
+    include_score: float = 0.7
+    #: hybrid: items below this score are never included, so a message that needs nothing gets nothing.
+    min_score: float = 0.45
+    #: hybrid: items more than this below the best of their domain (documents or tools) are left out.
+    max_gap: float = 0.05
+    #: hybrid: weight of the lexical (BM25, 0..1) score added to the cosine.
+    lexical_weight: float = 0.3
+    #: hybrid: added to tools' scores; their one-line descriptions score lower cosines than prose.
+    tool_offset: float = 0.1
+    #: hybrid: weight of the previous message's vector blended into the query's (follow-ups).
+    previous_weight: float = 0.3
+
+    def __post_init__(self) -> None:
+        if self.top_k < 1 or self.top_n < 0:
+            raise ValueError("top_k must be at least 1 and top_n at least 0")
+        if self.max_gap < 0 or self.lexical_weight < 0 or self.previous_weight < 0:
+            raise ValueError("max_gap, lexical_weight and previous_weight cannot be negative")
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One item's outcome: its index among the documents, scores, best chunk, decision and reason."""
+
+    item: int
+    score: float
+    cosine: float
+    chunk: int
+    included: bool
+    reason: Reason
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every item's outcome as arrays indexed by item. Orders are computed on demand, so a
+    caller that only wants the included items never sorts thousands of others.
+    """
+
+    score: FloatArray
+    cosine: FloatArray
+    chunk: IntArray
+    reason: npt.NDArray[np.int8]
+    #: breaks score ties (lower first): the anchor uses the best chunk's index, the hybrid the item's.
+    tiebreak: IntArray
+
+    @property
+    def included(self) -> BoolArray:
+        included: BoolArray = self.reason <= _WITHIN
+        return included
+
+    def _sorted(self, items: IntArray) -> IntArray:
+        return items[np.lexsort((self.tiebreak[items], -self.score[items]))]
+
+    @functools.cached_property
+    def order(self) -> IntArray:
+        """Items that have at least one chunk, best first."""
+        return self._sorted(np.flatnonzero(self.chunk >= 0))
+
+    def included_order(self) -> IntArray:
+        """The included items, best first."""
+        return self._sorted(np.flatnonzero(self.included))
+
+    def best(self, count: int) -> IntArray:
+        """The ``count`` best items, best first."""
+        items = np.flatnonzero(self.chunk >= 0)
+        if count < len(items):
+            kth = np.partition(-self.score[items], count - 1)[count - 1]
+            items = items[-self.score[items] <= kth]  # keep every tie with the count-th
+        return self._sorted(items)[:count]
+
+    def row(self, item: int) -> Ranked:
+        """The outcome of one item."""
+        return Ranked(
+            item,
+            float(self.score[item]),
+            float(self.cosine[item]),
+            int(self.chunk[item]),
+            bool(self.reason[item] <= _WITHIN),
+            REASONS[int(self.reason[item])],
+        )
+
+    def rows(self) -> list[Ranked]:
+        """Every item's outcome, best first."""
+        return [self.row(int(i)) for i in self.order]
+
+
+def best_chunk_per_item(
+    chunk_scores: FloatArray, chunk_item: IntArray, n_items: int
+) -> tuple[FloatArray, IntArray]:
+    """Per item, the best chunk score and that chunk's index (-inf and -1 for items without chunks).
+
+    Ties go to the earliest chunk.
+    """
+    best = np.full(n_items, -np.inf, dtype=np.float32)
+    np.maximum.at(best, chunk_item, chunk_scores)
+    best_chunk = np.full(n_items, -1, dtype=np.intp)
+    hits = np.flatnonzero(chunk_scores == best[chunk_item])
+    owners = chunk_item[hits]
+    if len(owners) and np.all(owners[1:] >= owners[:-1]):
+        # Chunks stored item by item (as indexes do): the first hit of each item is its best.
+        first = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+        best_chunk[owners[first]] = hits[first]
+    else:
+        items, first = np.unique(owners, return_index=True)
+        best_chunk[items] = hits[first]
+    return best, best_chunk
+
+
+def _top_chunks(chunk_scores: FloatArray, k: int) -> IntArray:
+    """Indices of the ``k`` best chunks, best first; ties keep chunk order (a stable sort)."""
+    if k >= len(chunk_scores):
+        return np.argsort(-chunk_scores, kind="stable")
+    # argpartition is O(n); widen to every chunk tied with the k-th so ties stay deterministic.
+    kth = np.partition(-chunk_scores, k - 1)[k - 1]
+    candidates = np.flatnonzero(-chunk_scores <= kth)
+    order = candidates[np.argsort(-chunk_scores[candidates], kind="stable")]
+    return order[:k]
+
+
+def rank_anchor(
+    chunk_scores: FloatArray, chunk_item: IntArray, n_items: int, settings: SelectionSettings
+) -> Ranking:
+    """The anchor (TsAgent) rules, exactly.
+
+    Sort chunks by score, keep the ``top_k`` best, group them by item keeping each item's best
+    score, include every item scoring at least ``include_score``, then fill up to ``top_n``
+    items by score. Items with no chunk in the top ``k`` get reason ``not_in_top_k`` (and
+    their best score over all chunks).
+    """
+    best, best_chunk = best_chunk_per_item(chunk_scores, chunk_item, n_items)
+    top = _top_chunks(chunk_scores, settings.top_k)
+    # First occurrence of each item among the top chunks = its best chunk there (best first).
+    grouped, first = np.unique(chunk_item[top], return_index=True)
+    grouped = grouped[np.argsort(first, kind="stable")]
+    reason = np.full(n_items, _NOT_IN_TOP_K, dtype=np.int8)
+    position = np.arange(len(grouped))
+    reason[grouped] = np.where(
+        best[grouped] >= settings.include_score,
+        _ABOVE,
+        np.where(position < settings.top_n, _WITHIN, _OUTSIDE),
+    )
+    # Sorting by (best score, best chunk index) reproduces the grouped order, then the rest.
+    return Ranking(score=best, cosine=best, chunk=best_chunk, reason=reason, tiebreak=best_chunk)
+
+
+def rank_hybrid(
+    cosines: FloatArray,
+    best_chunk: IntArray,
+    lexical: FloatArray,
+    is_tool: BoolArray,
+    settings: SelectionSettings,
+) -> Ranking:
+    """ContextDesk's default: dense plus lexical score, an absolute floor, and a gap per domain.
+
+    score = best chunk cosine + ``lexical_weight`` x lexical (0..1) + ``tool_offset`` for tools.
+    Items at or above ``include_score`` are always included. Otherwise an item is included if
+    it scores at least ``min_score``, is within ``max_gap`` of the best item of its domain
+    (documents, i.e. rules and references, or tools: a message often needs one of each), and
+    is among the ``top_n`` best of all.
+    """
+    scores = (cosines + settings.lexical_weight * lexical + settings.tool_offset * is_tool).astype(np.float32)
+    has_chunk = best_chunk >= 0
+    reason = np.full(len(scores), _FLOOR, dtype=np.int8)
+    ranking = Ranking(scores, cosines, best_chunk, reason, np.arange(len(scores), dtype=np.intp))
+    # Only items above the floor (or include_score) can be included: sort just those.
+    candidates = ranking._sorted(
+        np.flatnonzero(has_chunk & (scores >= min(settings.min_score, settings.include_score)))
+    )
+    if len(candidates):
+        ranked = scores[candidates]
+        domain = is_tool[candidates].astype(np.intp)
+        domain_best = np.full(2, -np.inf, dtype=np.float32)
+        np.maximum.at(domain_best, domain, ranked)
+        above = ranked >= settings.include_score
+        floor = ranked < settings.min_score
+        far = ranked < domain_best[domain] - settings.max_gap
+        eligible = ~above & ~floor & ~far
+        # Items above include_score come first in ``candidates``, so they are counted first.
+        within = eligible & (np.cumsum(eligible) + above.sum() <= settings.top_n)
+        reason[candidates] = np.select(
+            [above, floor, far, within], [_ABOVE, _FLOOR, _FAR, _WITHIN], default=_OUTSIDE
+        ).astype(np.int8)
+    return ranking

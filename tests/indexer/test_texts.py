@@ -1,0 +1,42 @@
+from __future__ import annotations
+
+from indexer import Document, render_parameters, tool_document
+from indexer._texts import anchor_chunks, anchor_text, hybrid_chunks
+
+
+def test_anchor_text_follows_the_anchor_format() -> None:
+    rule = Document("rule:a", "rule", "a", "desc", "body")
+    bare = Document("reference:b", "reference", "b", "", "body")
+    tool = Document("tool:s/t", "tool", "t", "does t", "x: ignored", server="s")
+    assert anchor_text(rule) == "a: desc\n\nbody"
+    assert anchor_text(bare) == "b\n\nbody"
+    assert anchor_text(tool) == "t: does t"
+    assert anchor_chunks(rule) == ["a: desc", "body"]
+
+
+def test_tool_parameters_render_one_line_each() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"repo_name": {"type": "string", "description": "Repository name"}, "draft": {}},
+    }
+    assert render_parameters(schema) == "repo name: Repository name\ndraft"
+    assert render_parameters({"type": "object"}) == ""
+
+
+def test_hybrid_tool_chunks_name_the_server_and_keep_the_tool_name_on_parameters() -> None:
+    doc = tool_document(
+        "github",
+        "create_issue",
+        "Create a new issue",
+        {"properties": {"title": {"description": "Issue title"}}},
+    )
+    assert doc.key == "tool:github/create_issue"
+    assert hybrid_chunks(doc) == [
+        "create issue (github): Create a new issue",
+        "create issue parameters: title: Issue title",
+    ]
+
+
+def test_hybrid_uses_the_anchor_chunks_for_rules_and_references() -> None:
+    doc = Document("rule:a", "rule", "a", "desc", "one\n\ntwo")
+    assert hybrid_chunks(doc) == anchor_chunks(doc)
