@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,9 @@ def scripted_agent(tmp_path: Path, steps: list[dict[str, object]]) -> Path:
     script.write_text(json.dumps({"steps": steps}))
     config = (root / "agent.yaml").read_text()
     config = config.replace("model: local:smollm2-135m-instruct", "model: scripted:demo")
-    config = config.replace("providers:\n  local: {}", f"providers:\n  scripted:\n    options:\n      script: {script}")
+    config = config.replace(
+        "providers:\n  local: {}", f"providers:\n  scripted:\n    options:\n      script: {script}"
+    )
     (root / "agent.yaml").write_text(config)
     # Only always items: these tests need no embedding model.
     for path in (root / "rules").glob("*.md"):
@@ -51,7 +54,11 @@ def test_a_one_shot_chat_streams_the_reply_and_saves_the_session(
     exported = json.loads(out)
     user, reply = exported["messages"]
     assert (user["role"], user["content"]) == ("user", "hello")
-    assert reply["request_context"]["items"][0]["ref"] == {"type": "rule", "name": "clear-answers", "server": None}
+    assert reply["request_context"]["items"][0]["ref"] == {
+        "type": "rule",
+        "name": "clear-answers",
+        "server": None,
+    }
     assert reply["request_context"]["model"] == "scripted:demo"
 
     target = tmp_path / "chat.md"
@@ -83,7 +90,9 @@ def test_continuing_a_session_sends_its_history(tmp_path: Path, capsys: pytest.C
 def test_a_provider_failure_exits_1_with_the_fix_and_keeps_the_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    agent = scripted_agent(tmp_path, [{"error": {"kind": "auth", "message": "The key was refused: check it in Providers"}}])
+    agent = scripted_agent(
+        tmp_path, [{"error": {"kind": "auth", "message": "The key was refused: check it in Providers"}}]
+    )
     code, _, err = run(capsys, "chat", "--agent", str(agent), "hello")
     assert code == 1 and "check it in Providers" in err
     _, out, _ = run(capsys, "sessions", "search", "hello")
@@ -99,3 +108,37 @@ def test_an_unknown_model_is_a_clear_error(tmp_path: Path, capsys: pytest.Captur
 def test_an_unknown_session_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "sessions", "show", "does-not-exist")
     assert code == 1 and "contextdesk sessions list" in err
+
+
+def test_interactive_chat_asks_for_tool_approval_and_shows_context(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    agent = scripted_agent(
+        tmp_path,
+        [
+            {"reply": "Hi! Ask me anything."},
+            {"tool_calls": [{"name": "workspace__list_files", "arguments": {"path": "."}, "id": "c1"}]},
+            {"reply": "Those are your files."},
+        ],
+    )
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "plan.md").write_text("the plan")
+    config = (agent / "agent.yaml").read_text().replace("root: ~/Documents", f"root: {tmp_path / 'docs'}")
+    (agent / "agent.yaml").write_text(config)
+    script = Path(sys.executable).with_name("contextdesk")
+    result = subprocess.run(
+        [str(script), "chat", "--agent", str(agent)],
+        input="hello\n/context\nlist my files\no\n/sessions\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Hi! Ask me anything." in out
+    assert "**Rules**: clear-answers [Always]" in out and "Context window" in out
+    assert "Allow workspace.list_files(" in out
+    assert "← result" in out and "plan.md" in out
+    assert "Those are your files." in out
+    assert re.search(r"^[0-9a-f]{32}  hello$", out, re.MULTILINE)  # /sessions lists the saved chat
