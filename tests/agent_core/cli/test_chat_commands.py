@@ -141,4 +141,4 @@ def test_interactive_chat_asks_for_tool_approval_and_shows_context(tmp_path: Pat
     assert "Allow workspace.list_files(" in out
     assert "← result" in out and "plan.md" in out
     assert "Those are your files." in out
-    assert re.search(r"^[0-9a-f]{32}  hello$", out, re.MULTILINE)  # /sessions lists the saved chat
+    assert re.search(r"[0-9a-f]{32}  hello$", out, re.MULTILINE)  # /sessions lists the saved chat
