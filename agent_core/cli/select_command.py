@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent_core.agent import load_agent
 from agent_core.agent.loader import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
+from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef
-from agent_core.context.selection import Candidate, ContextSelector, SelectionOutcome
+from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.session_context import agent_candidates
 from agent_core.errors import ContextDeskError
+from agent_core.mcp import inspect_servers
 
 __all__ = ["CatalogueTool", "load_tool_catalogue", "register"]
 
@@ -71,8 +74,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--tools",
         type=Path,
-        help="JSON file listing tools ([{server, name, description, inputSchema}]); their include mode "
-        "comes from the agent's mcpServers settings, or 'agent' for servers it does not configure",
+        help="JSON file listing tools ([{server, name, description, inputSchema}]) instead of starting the "
+        "agent's MCP servers; include modes come from the agent's mcpServers settings, or 'agent' for "
+        "servers it does not configure",
+    )
+    parser.add_argument("--no-tools", action="store_true", help="leave tools out (do not start MCP servers)")
+    parser.add_argument(
+        "--server-timeout", type=float, default=20.0, help="seconds to wait for each MCP server (default 20)"
     )
     parser.add_argument(
         "--batch",
@@ -87,15 +95,29 @@ def run_select(args: argparse.Namespace) -> int:
         raise ContextDeskError("give either a MESSAGE or --batch FILE (not both)")
     agent = load_agent(args.agent)
     config = _settings(agent.config.selection, args)
-    tools = load_tool_catalogue(args.tools, agent) if args.tools else []
-    candidates = agent_candidates(agent, (), tools)
-    return asyncio.run(_run(args, agent, config, candidates))
+    return asyncio.run(_run(args, agent, config))
 
 
-async def _run(
-    args: argparse.Namespace, agent: Agent, config: SelectionConfig, candidates: list[Candidate]
-) -> int:
+async def _tools(args: argparse.Namespace, agent: Agent) -> Sequence[ToolDescriptor]:
+    if args.tools:
+        return load_tool_catalogue(args.tools, agent)
+    if args.no_tools or not agent.config.mcp_servers:
+        return []
+    statuses, tools = await inspect_servers(
+        agent.config.mcp_servers,
+        references_source=lambda: agent.references,
+        start_timeout=args.server_timeout,
+    )
+    for status in statuses:
+        if status.state == "failed":
+            print(f"contextdesk: tools of {status.name} left out: {status.reason}", file=sys.stderr)
+    return tools
+
+
+async def _run(args: argparse.Namespace, agent: Agent, config: SelectionConfig) -> int:
     selector = ContextSelector(model_wait_seconds=120.0)
+    selector.start_loading()  # the model loads while the tool servers start
+    candidates = agent_candidates(agent, (), await _tools(args, agent))
     try:
         if args.batch:
             for line in _batch_lines(args.batch):

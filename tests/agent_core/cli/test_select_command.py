@@ -116,3 +116,25 @@ def test_select_refuses_bad_arguments_clearly(
     bad.write_text('[{"name": "x"}]')
     code, _, err = run(capsys, "select", "--agent", str(agent_dir), "--tools", str(bad), "x")
     assert code == 1 and "server" in err
+
+
+@pytest.mark.slow
+def test_select_takes_tools_from_the_agents_mcp_servers(
+    agent_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        capsys, "select", "--agent", str(agent_dir), "--json", "read me the reference about markdown tables"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    considered = data["selected"] + data["near_misses"]
+    # The default agent's built-in references server offers agent-mode tools.
+    assert {"type": "tool", "name": "read_reference", "server": "references"} in [
+        {k: item[k] for k in ("type", "name", "server") if k in item} for item in considered
+    ]
+    code, out, _ = run(
+        capsys, "select", "--agent", str(agent_dir), "--json", "--no-tools", "read me the reference"
+    )
+    assert all(
+        item["type"] != "tool" for item in json.loads(out)["selected"] + json.loads(out)["near_misses"]
+    )
