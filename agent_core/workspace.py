@@ -7,6 +7,7 @@ selector (one embedding model for the app), the tools and the model providers.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_core.agent.loader import Agent, load_agent
 from agent_core.agent.scaffold import ensure_default_agent
@@ -14,8 +15,10 @@ from agent_core.chat.models import ProviderPool
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
-from agent_core.mcp import McpManager, ServerStatus
 from agent_core.store.chats import ChatStore
+
+if TYPE_CHECKING:
+    from agent_core.mcp import McpManager, ServerStatus
 
 __all__ = ["Workspace"]
 
@@ -36,6 +39,8 @@ class Workspace:
         self.selector = selector or ContextSelector()
         self.mcp: McpManager | None = None
         if tools is None and agent.config.mcp_servers:
+            from agent_core.mcp import McpManager
+
             self.mcp = McpManager(agent.config.mcp_servers, references_source=lambda: self.agent.references)
         self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)

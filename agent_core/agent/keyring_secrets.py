@@ -1,24 +1,20 @@
 """API keys kept in the operating system's keyring, referred to as ``keyring://contextdesk/<agent>/<provider>``.
 
-The desktop app stores keys there instead of writing them into agent.yaml. Resolving happens when a
-provider is created (:class:`KeyringProviderPool`), like ``env://`` references. Where no keyring
+The desktop app stores keys there instead of writing them into agent.yaml. They are resolved when a
+provider is created, like ``env://`` references (:func:`agent_core.agent.secrets.resolve_secret`). Where no keyring
 backend exists (headless Linux, CI), :func:`keyring_available` is False and callers say so.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 
 from agent_core.agent.secrets import MissingSecretError
-from agent_core.chat.models import ProviderPool
-from agent_core.errors import ContextDeskError, ProviderConfigError
-from agent_core.providers.base import ProviderSettings
+from agent_core.errors import ContextDeskError
 
 __all__ = [
     "KEYRING_SCHEME",
-    "KeyringProviderPool",
     "SecretStoreError",
     "delete_secret",
     "keyring_available",
@@ -117,23 +113,3 @@ def resolve_keyring_secret(value: str, *, what: str) -> str:
     if not secret:
         raise MissingSecretError(f"{what} is not in the keyring any more: enter it again in Providers")
     return secret
-
-
-class KeyringProviderPool(ProviderPool):
-    """A ProviderPool that also resolves ``keyring://`` references in keys and headers."""
-
-    def settings_for(self, provider_id: str) -> ProviderSettings:
-        settings = super().settings_for(provider_id)
-        try:
-            api_key = (
-                None
-                if settings.api_key is None
-                else resolve_keyring_secret(settings.api_key, what=f"the {provider_id} API key")
-            )
-            headers = {
-                k: resolve_keyring_secret(v, what=f"the {provider_id} header {k}")
-                for k, v in settings.headers.items()
-            }
-        except MissingSecretError as error:
-            raise ProviderConfigError(str(error)) from error
-        return dataclasses.replace(settings, api_key=api_key, headers=headers)

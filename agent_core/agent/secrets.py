@@ -1,4 +1,5 @@
-"""Secret values in agent files: literal text, or ``env://VAR`` resolved when used.
+"""Secret values in agent files: literal text, ``env://VAR``, or ``keyring://service/name`` (the
+operating system's keyring), resolved when used.
 
 Resolving happens only at the moment a provider or server needs the value, so a secret held in
 the environment never ends up in a file ContextDesk writes.
@@ -14,6 +15,7 @@ from agent_core.errors import ContextDeskError
 __all__ = ["ENV_SCHEME", "MissingSecretError", "env_var_name", "resolve_secret"]
 
 ENV_SCHEME = "env://"
+KEYRING_PREFIX = "keyring://"
 
 
 class MissingSecretError(ContextDeskError):
@@ -33,6 +35,10 @@ def resolve_secret(value: str, *, what: str, environ: Mapping[str, str] | None =
     Raises:
         MissingSecretError: ``value`` is ``env://VAR`` and VAR is not set.
     """
+    if value.startswith(KEYRING_PREFIX):
+        from agent_core.agent.keyring_secrets import resolve_keyring_secret
+
+        return resolve_keyring_secret(value, what=what)
     variable = env_var_name(value)
     if variable is None:
         return value

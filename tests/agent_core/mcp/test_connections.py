@@ -144,7 +144,7 @@ async def test_a_server_that_exits_at_start_shows_its_stderr() -> None:
 
 
 async def test_garbage_on_stdout_is_named_as_the_cause() -> None:
-    async with McpManager({"junk": demo("--garbage-only", start_timeout_seconds=1.5)}) as manager:
+    async with McpManager({"junk": demo("--garbage-only", start_timeout_seconds=3)}) as manager:
         status = manager.status("junk")
     assert status.state is ServerState.FAILED
     assert status.reason and "not JSON-RPC" in status.reason and "Welcome to my server" in status.reason

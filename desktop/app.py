@@ -1,0 +1,85 @@
+"""Starting the desktop app: ``contextdesk`` with no command calls :func:`main`.
+
+The window appears at once; the agent opens on the core thread, and the embedding model loads
+when the app is idle. Set ``CONTEXTDESK_AGENT=/path/to/agent`` to open a given agent folder;
+otherwise the last agent used (or the user's default agent) opens.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from desktop.bridge import CoreBridge
+from desktop.settings import recent_agents
+from desktop.theme import apply_theme
+from desktop.views.main_window import MainWindow
+from desktop.workspace_host import WorkspaceFactory, WorkspaceHost, preload_core
+
+__all__ = ["AGENT_ENV", "DesktopApp", "create_app", "main", "startup_agent"]
+
+logger = logging.getLogger(__name__)
+
+AGENT_ENV = "CONTEXTDESK_AGENT"
+
+
+def startup_agent() -> Path | None:
+    """``$CONTEXTDESK_AGENT``, else the last agent opened if it still exists, else None (the default)."""
+    chosen = os.environ.get(AGENT_ENV)
+    if chosen:
+        return Path(chosen).expanduser()
+    for path in recent_agents():
+        if (path / "agent.yaml").is_file():
+            return path
+    return None
+
+
+class DesktopApp:
+    """The bridge, the workspace host and the main window, wired together."""
+
+    def __init__(self, factory: WorkspaceFactory | None = None) -> None:
+        self.bridge = CoreBridge()
+        self.bridge.call(preload_core)  # in parallel with building the window
+        self.host = WorkspaceHost(self.bridge, factory)
+        self.window = MainWindow(self.bridge, self.host)
+        self._closed = False
+
+    def start(self, agent_dir: Path | None = None) -> None:
+        self.window.show()
+        self.host.open(agent_dir)
+
+    def close(self) -> None:
+        """Stop replies, servers and providers, close the store and the core thread."""
+        if self._closed:
+            return
+        self._closed = True
+        self.window.close()
+        self.bridge.shutdown(self.host.aclose())
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setOrganizationName("ContextDesk")
+    app.setApplicationName("ContextDesk")
+    app.setApplicationDisplayName("ContextDesk")
+    apply_theme(app)
+    return app
+
+
+def main() -> int:
+    app = create_app()
+    desktop = DesktopApp()
+    app.aboutToQuit.connect(desktop.close)
+    QTimer.singleShot(0, lambda: desktop.start(startup_agent()))
+    return int(app.exec())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Dialogs: View Context, editors and forms opened from the main window."""

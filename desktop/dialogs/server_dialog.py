@@ -1,0 +1,179 @@
+"""Add or edit an MCP server: a form, or a pasted ``mcpServers`` JSON block (Claude Desktop, Cursor…)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.agent.importers import ImportError_, servers_from_mcp_json
+from agent_core.agent.names import name_problem
+from agent_core.agent.schema import McpServerConfig
+from desktop.theme import colors
+
+__all__ = ["ServerDialog"]
+
+_ADAPTER: TypeAdapter[McpServerConfig] = TypeAdapter(McpServerConfig)
+
+
+def _pairs(text: str) -> dict[str, str]:
+    out = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip():
+            out[key.strip()] = value.strip()
+    return out
+
+
+class ServerDialog(QDialog):
+    """``servers()`` gives the validated configs by name once accepted."""
+
+    def __init__(self, name: str = "", config: Any = None, taken: set[str] | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Edit MCP server" if name else "Add MCP server")
+        self.resize(560, 460)
+        self._taken = (taken or set()) - {name}
+        self._result: dict[str, McpServerConfig] = {}
+        layout = QVBoxLayout(self)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs)
+
+        form_page = QWidget()
+        form = QFormLayout(form_page)
+        self.name = QLineEdit(name)
+        self.type = QComboBox()
+        self.type.addItems(["stdio", "streamable-http", "sse"])
+        self.command = QLineEdit()
+        self.command.setPlaceholderText("e.g. uvx")
+        self.args = QLineEdit()
+        self.args.setPlaceholderText("e.g. mcp-server-time --local-timezone Europe/Paris")
+        self.env = QPlainTextEdit()
+        self.env.setPlaceholderText("KEY=value, one a line (values may be env://VAR)")
+        self.env.setMaximumHeight(70)
+        self.url = QLineEdit()
+        self.url.setPlaceholderText("https://example.com/mcp")
+        self.headers = QPlainTextEdit()
+        self.headers.setPlaceholderText("Header=value, one a line (values may be env://VAR)")
+        self.headers.setMaximumHeight(70)
+        form.addRow("Name", self.name)
+        form.addRow("Type", self.type)
+        form.addRow("Command", self.command)
+        form.addRow("Arguments", self.args)
+        form.addRow("Environment", self.env)
+        form.addRow("URL", self.url)
+        form.addRow("Headers", self.headers)
+        self.tabs.addTab(form_page, "Form")
+
+        json_page = QWidget()
+        json_layout = QVBoxLayout(json_page)
+        json_layout.addWidget(QLabel('Paste a block like {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}'))
+        self.json = QPlainTextEdit()
+        json_layout.addWidget(self.json)
+        self.tabs.addTab(json_page, "Paste JSON")
+
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {colors().error};")
+        self.error.hide()
+        layout.addWidget(self.error)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        self.type.currentTextChanged.connect(self._on_type)
+        if config is not None:
+            self._load(config)
+            self.tabs.setTabEnabled(1, False)
+        self._on_type(self.type.currentText())
+
+    def _load(self, config: Any) -> None:
+        self.type.setCurrentText(config.type if config.type != "internal" else "stdio")
+        if config.type == "stdio":
+            self.command.setText(config.command)
+            self.args.setText(shlex.join(config.args))
+            self.env.setPlainText("\n".join(f"{k}={v}" for k, v in config.env.items()))
+        elif config.type in ("sse", "streamable-http"):
+            self.url.setText(config.url)
+            self.headers.setPlainText("\n".join(f"{k}={v}" for k, v in config.headers.items()))
+        self._original = config
+
+    def _on_type(self, kind: str) -> None:
+        stdio = kind == "stdio"
+        for widget in (self.command, self.args, self.env):
+            widget.setEnabled(stdio)
+        for widget in (self.url, self.headers):
+            widget.setEnabled(not stdio)
+
+    def servers(self) -> dict[str, McpServerConfig]:
+        return dict(self._result)
+
+    def _fail(self, text: str) -> None:
+        self.error.setText(text)
+        self.error.show()
+
+    def _accept(self) -> None:
+        try:
+            self._result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
+        except (ValueError, ImportError_) as error:
+            self._fail(str(error))
+            return
+        clash = set(self._result) & self._taken
+        if clash:
+            self._fail(f"This agent already has a server called {', '.join(sorted(clash))}: choose another name.")
+            return
+        self.accept()
+
+    def _from_form(self) -> dict[str, McpServerConfig]:
+        name = self.name.text().strip()
+        if problem := name_problem(name):
+            raise ValueError(f"Name: {problem}")
+        kind = self.type.currentText()
+        original = getattr(self, "_original", None)
+        keep = original.model_dump(exclude={"type", "command", "args", "env", "url", "headers", "cwd"}, exclude_unset=True) if original else {}
+        if kind == "stdio":
+            try:
+                args = shlex.split(self.args.text())
+            except ValueError as error:
+                raise ValueError(f"Arguments: {error}") from error
+            block: dict[str, Any] = {**keep, "type": "stdio", "command": self.command.text().strip(), "args": args, "env": _pairs(self.env.toPlainText())}
+            if original is not None and getattr(original, "cwd", None):
+                block["cwd"] = original.cwd
+        else:
+            block = {**keep, "type": kind, "url": self.url.text().strip(), "headers": _pairs(self.headers.toPlainText())}
+        try:
+            return {name: _ADAPTER.validate_python(block)}
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][1:]) or "server"
+            raise ValueError(f"{where}: {first['msg']}") from error
+
+    def _from_json(self) -> dict[str, McpServerConfig]:
+        try:
+            data = json.loads(self.json.toPlainText())
+        except json.JSONDecodeError as error:
+            raise ValueError(f"Not valid JSON: {error.msg} at line {error.lineno}") from error
+        imported = servers_from_mcp_json(data, source="The pasted text")
+        if not imported.mcp_servers:
+            problems = "; ".join(imported.report.skipped + imported.report.warnings) or "no server in it"
+            raise ValueError(f"Nothing to add: {problems}")
+        out = {}
+        for name, block in imported.mcp_servers.items():
+            try:
+                out[name] = _ADAPTER.validate_python(block)
+            except ValidationError as error:
+                raise ValueError(f"{name}: {error.errors()[0]['msg']}") from error
+        return out

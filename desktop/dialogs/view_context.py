@@ -1,0 +1,159 @@
+"""View Context: what one reply used, in three read-only columns (Rules | References | Tools).
+
+Beyond the anchor design, each column lists the near-misses (agent items the selector considered
+and left out, with their scores and why), and the top shows the model and selection settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.agent.loader import Agent
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemType, RequestContext
+from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
+from desktop.theme import colors
+from desktop.views.common import fit_list_height
+from desktop.views.item_delegate import ContextItemDelegate
+
+__all__ = ["ContextColumn", "ViewContextDialog", "describe_run"]
+
+COLUMNS: tuple[tuple[str, ItemType], ...] = (("Rules", "rule"), ("References", "reference"), ("Tools", "tool"))
+
+STATUS_TEXT = {
+    "ok": "",
+    "no_candidates": "no agent-mode items to choose from",
+    "model_loading": "the embedding model was still loading, so no agent-mode items were chosen",
+    "failed": "selection failed, so no agent-mode items were chosen",
+    "disabled": "selection is off",
+}
+
+
+def describe_run(context: RequestContext) -> str:
+    run = context.selection
+    parts = [
+        f"Model <b>{context.model}</b>",
+        f"selection {run.strategy}: topK {run.top_k}, topN {run.top_n}, includeScore {run.include_score:.2f}",
+    ]
+    if run.elapsed_ms is not None:
+        parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
+    usage = context.usage
+    if usage.input_tokens is not None or usage.output_tokens is not None:
+        tokens = f"tokens {usage.input_tokens or 0} in, {usage.output_tokens or 0} out"
+        if usage.cached_input_tokens:
+            tokens += f" ({usage.cached_input_tokens} cached)"
+        parts.append(tokens)
+    return " · ".join(parts)
+
+
+class _ItemList(QListView):
+    """A list exactly as tall as its rows (up to a limit), so short columns leave no empty box."""
+
+    def __init__(self, model: ContextItemsModel, *, misses: bool) -> None:
+        super().__init__()
+        self.proxy = sorted_proxy(model, self)
+        self.setModel(self.proxy)
+        self.setItemDelegate(ContextItemDelegate(self, show_miss_badge=misses))
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setUniformItemSizes(False)
+        self.setMouseTracking(True)
+
+
+class ContextColumn(QWidget):
+    """One column: the items used, then what was not included."""
+
+    def __init__(
+        self,
+        title: str,
+        item_type: ItemType,
+        context: RequestContext,
+        agent: Agent | None,
+        tools: Sequence[ToolDescriptor],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        palette = colors()
+        self.items_model = ContextItemsModel(request_rows(context, item_type, agent, tools), self)
+        self.misses_model = ContextItemsModel(near_miss_rows(context.near_misses, item_type, agent, tools), self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.title = QLabel(f"{title}  <span style='color:{palette.muted}'>{self.items_model.rowCount()}</span>")
+        self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
+        layout.addWidget(self.title)
+        self.items_view = _ItemList(self.items_model, misses=False)
+        layout.addWidget(self.items_view)
+        self.empty = QLabel(f"No {title.lower()} in this request.")
+        self.empty.setStyleSheet(f"color: {palette.muted}; padding: 6px;")
+        self.empty.setVisible(self.items_model.rowCount() == 0)
+        layout.addWidget(self.empty)
+        self.misses_title = QLabel(f"Not included  <span style='color:{palette.muted}'>{self.misses_model.rowCount()}</span>")
+        self.misses_title.setStyleSheet("font-weight: 600; margin-top: 8px;")
+        self.misses_title.setToolTip("Agent-mode items the selector considered for this message and left out")
+        layout.addWidget(self.misses_title)
+        self.misses_view = _ItemList(self.misses_model, misses=True)
+        layout.addWidget(self.misses_view)
+        layout.addStretch(1)
+        has_misses = self.misses_model.rowCount() > 0
+        self.misses_view.setVisible(has_misses)
+        self.misses_title.setVisible(has_misses)
+        self.items_view.setVisible(self.items_model.rowCount() > 0)
+        fit_list_height(self.items_view, 10)
+        fit_list_height(self.misses_view, 6)
+
+
+class ViewContextDialog(QDialog):
+    def __init__(
+        self,
+        context: RequestContext,
+        agent: Agent | None,
+        tools: Sequence[ToolDescriptor] = (),
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("View Context")
+        self.setModal(True)
+        self.resize(1080, 620)
+        palette = colors()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 14, 16, 12)
+        heading = QLabel("What this reply used")
+        heading.setStyleSheet("font-size: 17px; font-weight: 600;")
+        layout.addWidget(heading)
+        self.summary = QLabel(describe_run(context))
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setStyleSheet(f"color: {palette.muted};")
+        layout.addWidget(self.summary)
+        status = STATUS_TEXT.get(context.selection.status, context.selection.status)
+        self.status = QLabel(
+            f"Note: {status}" + (f" ({context.selection.detail})" if context.selection.detail else "")
+        )
+        self.status.setWordWrap(True)
+        self.status.setStyleSheet(f"background-color: {palette.warning_background}; padding: 6px; border-radius: 6px;")
+        self.status.setVisible(bool(status) and context.selection.status != "no_candidates")
+        layout.addWidget(self.status)
+        columns = QHBoxLayout()
+        columns.setSpacing(16)
+        self.columns: dict[ItemType, ContextColumn] = {}
+        for title, item_type in COLUMNS:
+            column = ContextColumn(title, item_type, context, agent, tools)
+            self.columns[item_type] = column
+            columns.addWidget(column, 1)
+        layout.addLayout(columns, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)

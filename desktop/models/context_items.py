@@ -1,0 +1,234 @@
+"""Context items (rules, references, tools) as table rows: what a request used, or what a chat holds.
+
+Rows are built by :func:`request_rows` / :func:`session_rows` from names stored in the core and the
+agent as it is now; an item the agent no longer has still shows, by name, marked ``removed``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+
+from agent_core.agent.loader import Agent
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
+
+__all__ = [
+    "Column",
+    "ContextItemsModel",
+    "ContextRow",
+    "Role",
+    "near_miss_rows",
+    "request_rows",
+    "session_rows",
+    "sorted_proxy",
+]
+
+Index = QModelIndex | QPersistentModelIndex
+MODE_LABELS = {"always": "Always", "manual": "Manual", "agent": "Agent"}
+# The indexer's reason codes, in words.
+REASON_TEXT = {
+    "outside_top_n": "good match, but topN better items were chosen",
+    "below_floor": "score under the minimum",
+    "far_from_best": "much weaker than the best match",
+    "not_in_top_k": "no chunk among the topK matches",
+    "above_include_score": "above the include score",
+    "within_top_n": "within topN",
+}
+
+
+def reason_text(reason: str) -> str:
+    return REASON_TEXT.get(reason, reason.replace("_", " "))
+
+
+class Column(IntEnum):
+    PREFIX = 0  # "007" for rules and references, "server." for tools
+    NAME = 1
+    MODE = 2
+    SCORE = 3
+    DESCRIPTION = 4
+
+
+HEADERS = {
+    Column.PREFIX: "Priority",
+    Column.NAME: "Name",
+    Column.MODE: "Included",
+    Column.SCORE: "Score",
+    Column.DESCRIPTION: "Description",
+}
+
+
+class Role(IntEnum):
+    REF = Qt.ItemDataRole.UserRole + 1
+    MODE = Qt.ItemDataRole.UserRole + 2
+    SCORE = Qt.ItemDataRole.UserRole + 3
+    PREFIX = Qt.ItemDataRole.UserRole + 4
+    DESCRIPTION = Qt.ItemDataRole.UserRole + 5
+    REMOVED = Qt.ItemDataRole.UserRole + 6
+    SORT_KEY = Qt.ItemDataRole.UserRole + 7
+    REASON = Qt.ItemDataRole.UserRole + 8
+    NAME = Qt.ItemDataRole.UserRole + 9
+
+
+@dataclass(frozen=True)
+class ContextRow:
+    ref: ItemRef
+    mode: str | None  # always / manual / agent; None for near-misses
+    score: float | None = None
+    priority: int | None = None
+    description: str = ""
+    removed: bool = False  # the agent no longer has this item
+    reason: str = ""  # why a near-miss was left out
+
+    @property
+    def prefix(self) -> str:
+        if self.ref.type == "tool":
+            return f"{self.ref.server}."
+        return "" if self.priority is None else f"{self.priority:03d}"
+
+    @property
+    def sort_key(self) -> str:
+        if self.ref.type == "tool":
+            return f"{self.ref.server or ''}\x00{self.ref.name.lower()}"
+        return f"{999 if self.priority is None else self.priority:03d}\x00{self.ref.name.lower()}"
+
+    @property
+    def tooltip(self) -> str:
+        parts = [self.ref.label()]
+        if self.description:
+            parts.append(self.description)
+        if self.removed:
+            parts.append("This item is no longer in the agent.")
+        if self.reason:
+            parts.append(f"Not included: {reason_text(self.reason)}")
+        return "\n".join(parts)
+
+
+def _details(ref: ItemRef, agent: Agent | None, tools: Mapping[ItemRef, ToolDescriptor]) -> tuple[int | None, str, bool]:
+    if ref.type == "tool":
+        tool = tools.get(ref)
+        return None, (tool.description if tool else ""), False
+    if agent is None:
+        return None, "", False
+    document = agent.document("rule" if ref.type == "rule" else "reference", ref.name)
+    if document is None:
+        return None, "", True
+    return document.priority_level, document.description, False
+
+
+def _tool_map(tools: Iterable[ToolDescriptor]) -> dict[ItemRef, ToolDescriptor]:
+    return {ItemRef("tool", t.name, t.server): t for t in tools}
+
+
+def request_rows(
+    context: RequestContext, item_type: ItemType, agent: Agent | None, tools: Sequence[ToolDescriptor] = ()
+) -> list[ContextRow]:
+    """What one request used, of one type. Tools from servers that are not running show no
+    description, but are never marked removed (the server may just not have started yet)."""
+    by_ref = _tool_map(tools)
+    rows = []
+    for item in context.of_type(item_type):
+        priority, description, removed = _details(item.ref, agent, by_ref)
+        rows.append(ContextRow(item.ref, item.include_mode, item.score, priority, description, removed))
+    return rows
+
+
+def near_miss_rows(
+    misses: Iterable[NearMiss], item_type: ItemType, agent: Agent | None, tools: Sequence[ToolDescriptor] = ()
+) -> list[ContextRow]:
+    by_ref = _tool_map(tools)
+    rows = []
+    for miss in misses:
+        if miss.ref.type != item_type:
+            continue
+        priority, description, removed = _details(miss.ref, agent, by_ref)
+        rows.append(ContextRow(miss.ref, None, miss.score, priority, description, removed, miss.reason))
+    return rows
+
+
+def session_rows(
+    items: Iterable[SessionItem], item_type: ItemType, agent: Agent | None, tools: Sequence[ToolDescriptor] = ()
+) -> list[ContextRow]:
+    by_ref = _tool_map(tools)
+    rows = []
+    for item in items:
+        if item.ref.type != item_type:
+            continue
+        priority, description, removed = _details(item.ref, agent, by_ref)
+        rows.append(ContextRow(item.ref, item.include_mode, None, priority, description, removed))
+    return rows
+
+
+class ContextItemsModel(QAbstractTableModel):
+    """Rows of context items with named columns; set them with :meth:`set_rows`."""
+
+    def __init__(self, rows: Sequence[ContextRow] = (), parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows = list(rows)
+
+    def set_rows(self, rows: Sequence[ContextRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row_at(self, row: int) -> ContextRow:
+        return self._rows[row]
+
+    def rows(self) -> list[ContextRow]:
+        return list(self._rows)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(Column)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(Column):
+            return HEADERS[Column(section)]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            column = Column(index.column())
+            if column is Column.PREFIX:
+                return row.prefix
+            if column is Column.NAME:
+                return row.ref.name
+            if column is Column.MODE:
+                return MODE_LABELS.get(row.mode or "", "")
+            if column is Column.SCORE:
+                return "" if row.score is None else f"{row.score:.2f}"
+            return row.description
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.tooltip
+        return {
+            Role.REF: row.ref,
+            Role.MODE: row.mode,
+            Role.SCORE: row.score,
+            Role.PREFIX: row.prefix,
+            Role.DESCRIPTION: row.description,
+            Role.REMOVED: row.removed,
+            Role.SORT_KEY: row.sort_key,
+            Role.REASON: reason_text(row.reason) if row.reason else "",
+            Role.NAME: row.ref.name,
+        }.get(role)
+
+
+def sorted_proxy(model: ContextItemsModel, parent: Any = None) -> QSortFilterProxyModel:
+    """Rules and references by priority then name; tools by server then name."""
+    proxy = QSortFilterProxyModel(parent)
+    proxy.setSourceModel(model)
+    proxy.setSortRole(Role.SORT_KEY)
+    proxy.setFilterKeyColumn(Column.NAME)
+    proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+    proxy.setDynamicSortFilter(True)
+    proxy.sort(Column.PREFIX, Qt.SortOrder.AscendingOrder)
+    return proxy

@@ -1,0 +1,318 @@
+"""The transcript of one chat as a list model: messages, tool calls and approvals, live or saved.
+
+Chat events from the core are applied with :meth:`ConversationModel.apply`; each becomes a row
+insert or a ``dataChanged`` on the row it updates, so the view only mirrors the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import IntEnum
+from typing import Any, Literal
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ChatEvent,
+    ContextBuilt,
+    ReplyDelta,
+    ReplyFinished,
+    RetryScheduled,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnSaved,
+    UserMessageSaved,
+)
+from agent_core.context.items import RequestContext
+from agent_core.store.chats import StoredMessage, ToolCallRecord
+
+__all__ = ["ConversationModel", "Entry", "EntryKind", "Role"]
+
+EntryKind = Literal["user", "assistant", "error", "tool_call", "approval", "notice"]
+Index = QModelIndex | QPersistentModelIndex
+
+
+class Role(IntEnum):
+    KIND = Qt.ItemDataRole.UserRole + 1
+    TEXT = Qt.ItemDataRole.UserRole + 2
+    STATUS = Qt.ItemDataRole.UserRole + 3
+    CONTEXT = Qt.ItemDataRole.UserRole + 4
+    TOOL_CALL = Qt.ItemDataRole.UserRole + 5
+    APPROVAL = Qt.ItemDataRole.UserRole + 6
+    ERROR = Qt.ItemDataRole.UserRole + 7
+    MESSAGE_ID = Qt.ItemDataRole.UserRole + 8
+    ENTRY = Qt.ItemDataRole.UserRole + 9
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row. ``status`` is the message status, or for tools: pending, running, done, failed."""
+
+    kind: EntryKind
+    text: str = ""
+    status: str = "complete"
+    message_id: int | None = None
+    context: RequestContext | None = None
+    tool_call: ToolCallRecord | None = None
+    call_id: str | None = None
+    approval: ApprovalRequest | None = None
+    decision: ApprovalDecision | None = None
+    error: str | None = None
+
+
+class ConversationModel(QAbstractListModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._entries: list[Entry] = []
+        self._open_reply: int | None = None  # the assistant row receiving deltas
+        self._turn_row: int | None = None  # this turn's assistant row, once tool calls follow it
+        self._pending_context: RequestContext | None = None
+
+    # --- Qt -----------------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._entries)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._entries):
+            return None
+        entry = self._entries[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Role.TEXT):
+            return entry.text
+        return {
+            Role.KIND: entry.kind,
+            Role.STATUS: entry.status,
+            Role.CONTEXT: entry.context,
+            Role.TOOL_CALL: entry.tool_call,
+            Role.APPROVAL: entry.approval,
+            Role.ERROR: entry.error,
+            Role.MESSAGE_ID: entry.message_id,
+            Role.ENTRY: entry,
+        }.get(role)
+
+    def roleNames(self) -> dict[int, bytes]:
+        return {role.value: role.name.lower().encode() for role in Role}
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def entry(self, row: int) -> Entry:
+        return self._entries[row]
+
+    def entries(self) -> list[Entry]:
+        return list(self._entries)
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._open_reply is not None
+
+    def last_context_row(self) -> int | None:
+        """The newest assistant row that has a RequestContext (for "View Context" of the last reply)."""
+        for row in range(len(self._entries) - 1, -1, -1):
+            entry = self._entries[row]
+            if entry.kind in ("assistant", "error") and entry.context is not None:
+                return row
+        return None
+
+    # --- saved history ------------------------------------------------------------------------
+
+    def load(self, messages: list[StoredMessage]) -> None:
+        self.beginResetModel()
+        self._entries = [entry for message in messages for entry in _entries_of(message)]
+        self._open_reply = self._turn_row = None
+        self._pending_context = None
+        self.endResetModel()
+
+    # --- live events --------------------------------------------------------------------------
+
+    def apply(self, event: ChatEvent) -> None:
+        if isinstance(event, UserMessageSaved):
+            self._append(Entry("user", event.message.content, message_id=event.message.id))
+        elif isinstance(event, ContextBuilt):
+            self._pending_context = event.context
+            self._open_assistant()
+        elif isinstance(event, ReplyDelta):
+            row = self._open_assistant()
+            entry = self._entries[row]
+            self._set(row, replace(entry, text=entry.text + event.text, status="streaming"))
+        elif isinstance(event, RetryScheduled):
+            self._append(
+                Entry(
+                    "notice",
+                    f"{event.error} Trying again in {event.delay:.0f} s (attempt {event.attempt + 1}).",
+                    status="retry",
+                )
+            )
+        elif isinstance(event, ApprovalRequest):
+            self._close_reply_if_empty()
+            self._append(
+                Entry(
+                    "approval",
+                    f"{event.server}.{event.tool}",
+                    status="pending",
+                    call_id=event.call_id,
+                    approval=event,
+                    tool_call=ToolCallRecord(event.call_id, event.server, event.tool, event.arguments),
+                )
+            )
+        elif isinstance(event, ToolCallStarted):
+            self._close_reply_if_empty()
+            record = ToolCallRecord(event.call_id, event.server, event.tool, event.arguments)
+            self._upsert_tool(event.call_id, record, "running")
+        elif isinstance(event, ToolCallFinished):
+            record = event.record
+            status = "failed" if record.is_error else "done"
+            if record.approval == "denied":
+                status = "denied"
+            self._upsert_tool(record.id, record, status)
+        elif isinstance(event, TurnSaved):
+            self._finish_reply(event.message)
+            # The next turn opens a fresh assistant row with the same context.
+            self._pending_context = event.message.request_context
+        elif isinstance(event, ReplyFinished):
+            self._finish_reply(event.message)
+            self._pending_context = None
+
+    def decide(self, row: int, decision: ApprovalDecision) -> None:
+        """Answer the approval on ``row`` (once) and show the answer on that row."""
+        entry = self._entries[row]
+        if entry.approval is None or entry.decision is not None:
+            return
+        entry.approval.decide(decision)
+        self._set(row, replace(entry, decision=decision, status=decision.value))
+
+    def mark_stopped(self) -> None:
+        """The reply was stopped by the user: close the open reply and unanswered approvals."""
+        if self._open_reply is not None:
+            row = self._open_reply
+            entry = self._entries[row]
+            self._set(row, replace(entry, status="cancelled"))
+            self._open_reply = None
+        self._turn_row = None
+        for row, entry in enumerate(self._entries):
+            if entry.kind == "approval" and entry.decision is None and entry.status == "pending":
+                self._set(row, replace(entry, status="cancelled"))
+            if entry.kind == "tool_call" and entry.status == "running":
+                self._set(row, replace(entry, status="cancelled"))
+        self._pending_context = None
+
+    def add_notice(self, text: str, status: str = "info") -> None:
+        self._append(Entry("notice", text, status=status))
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def _append(self, entry: Entry) -> int:
+        row = len(self._entries)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._entries.append(entry)
+        self.endInsertRows()
+        return row
+
+    def _set(self, row: int, entry: Entry) -> None:
+        self._entries[row] = entry
+        index = self.index(row, 0)
+        self.dataChanged.emit(index, index, [])
+
+    def _open_assistant(self) -> int:
+        if self._open_reply is None:
+            self._open_reply = self._append(
+                Entry("assistant", "", status="streaming", context=self._pending_context)
+            )
+        return self._open_reply
+
+    def _close_reply_if_empty(self) -> None:
+        """Before a tool row: an empty open reply row is removed, a non-empty one stays in place."""
+        row = self._open_reply
+        if row is None:
+            return
+        if not self._entries[row].text and row == len(self._entries) - 1:
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._entries[row]
+            self.endRemoveRows()
+        else:
+            self._turn_row = row
+        self._open_reply = None
+
+    def _finish_reply(self, message: StoredMessage) -> None:
+        if message.role == "error":
+            if self._open_reply is not None and not self._entries[self._open_reply].text:
+                self._close_reply_if_empty()
+            self._open_reply = self._turn_row = None
+            self._append(
+                Entry(
+                    "error",
+                    message.content,
+                    status=message.status,
+                    message_id=message.id,
+                    context=message.request_context,
+                    error=message.error,
+                )
+            )
+            return
+        text = message.content
+        row = self._open_reply if self._open_reply is not None else self._turn_row
+        self._open_reply = self._turn_row = None
+        if row is None:
+            if not text and message.tool_calls:
+                return  # a tool-only turn: its tool rows already show it
+            row = self._append(Entry("assistant", ""))
+        entry = self._entries[row]
+        self._set(
+            row,
+            replace(
+                entry,
+                text=text,
+                status=message.status,
+                message_id=message.id,
+                context=message.request_context or entry.context,
+                error=message.error,
+            ),
+        )
+
+    def _upsert_tool(self, call_id: str, record: ToolCallRecord, status: str) -> None:
+        for row in range(len(self._entries) - 1, -1, -1):
+            entry = self._entries[row]
+            if entry.kind == "tool_call" and entry.call_id == call_id:
+                self._set(row, replace(entry, tool_call=record, status=status))
+                return
+        self._append(Entry("tool_call", record.tool, status=status, call_id=call_id, tool_call=record))
+
+
+def _entries_of(message: StoredMessage) -> list[Entry]:
+    if message.role == "user":
+        return [Entry("user", message.content, message_id=message.id)]
+    if message.role == "error":
+        return [
+            Entry(
+                "error",
+                message.content,
+                status=message.status,
+                message_id=message.id,
+                context=message.request_context,
+                error=message.error,
+            )
+        ]
+    if message.role != "assistant":
+        return [Entry("notice", message.content, status=message.role, message_id=message.id)]
+    out: list[Entry] = []
+    if message.content or not message.tool_calls or message.status != "complete":
+        out.append(
+            Entry(
+                "assistant",
+                message.content,
+                status=message.status,
+                message_id=message.id,
+                context=message.request_context,
+                error=message.error,
+            )
+        )
+    for call in message.tool_calls:
+        if call.approval == "denied":
+            status = "denied"
+        elif call.elapsed_seconds is None and not call.result:
+            status = "cancelled" if message.status != "streaming" else "pending"
+        else:
+            status = "failed" if call.is_error else "done"
+        out.append(Entry("tool_call", call.tool, status=status, call_id=call.id, tool_call=call))
+    return out

@@ -1,0 +1,83 @@
+"""The agent's configured providers: id, type, where the key comes from, base URL."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from agent_core.agent.keyring_secrets import KEYRING_SCHEME
+from agent_core.agent.schema import ProviderConfig
+from agent_core.agent.secrets import ENV_SCHEME
+
+__all__ = ["ProviderColumn", "ProviderListModel", "ProviderRole", "key_source"]
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def key_source(value: str | None) -> str:
+    """Where a key comes from, in words; never the key itself."""
+    if not value:
+        return "no key"
+    if value.startswith(ENV_SCHEME):
+        return f"environment ({value[len(ENV_SCHEME):]})"
+    if value.startswith(KEYRING_SCHEME):
+        return "system keyring"
+    return "in agent.yaml (plain text)"
+
+
+class ProviderColumn(IntEnum):
+    ID = 0
+    TYPE = 1
+    KEY = 2
+    BASE_URL = 3
+
+
+class ProviderRole(IntEnum):
+    ID = Qt.ItemDataRole.UserRole + 1
+    CONFIG = Qt.ItemDataRole.UserRole + 2
+
+
+class ProviderListModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[str, ProviderConfig]] = []
+
+    def set_providers(self, providers: Mapping[str, ProviderConfig]) -> None:
+        self.beginResetModel()
+        self._rows = sorted(providers.items())
+        self.endResetModel()
+
+    def row_of(self, provider_id: str) -> int | None:
+        return next((i for i, (pid, _) in enumerate(self._rows) if pid == provider_id), None)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(ProviderColumn)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return ("Provider", "Type", "Key", "Base URL")[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        provider_id, config = self._rows[index.row()]
+        column = ProviderColumn(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {
+                ProviderColumn.ID: provider_id,
+                ProviderColumn.TYPE: config.type or provider_id,
+                ProviderColumn.KEY: key_source(config.api_key),
+                ProviderColumn.BASE_URL: config.base_url or "",
+            }[column]
+        if role == ProviderRole.ID:
+            return provider_id
+        if role == ProviderRole.CONFIG:
+            return config
+        return None

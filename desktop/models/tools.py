@@ -1,0 +1,154 @@
+"""MCP servers with their status, and the tools they offer with include mode and permission."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from agent_core.mcp.types import ServerState, ServerStatus, ToolInfo
+
+__all__ = ["ServerColumn", "ServerRole", "ServerStatusModel", "ToolColumn", "ToolListModel", "ToolRole"]
+
+Index = QModelIndex | QPersistentModelIndex
+
+STATE_COLOURS = {
+    ServerState.READY: "#1f8a4c",
+    ServerState.STARTING: "#b7791f",
+    ServerState.FAILED: "#c0392b",
+    ServerState.DISABLED: "#7b8494",
+    ServerState.STOPPED: "#7b8494",
+}
+
+
+class ServerColumn(IntEnum):
+    NAME = 0
+    TRANSPORT = 1
+    STATE = 2
+    TOOLS = 3
+    DETAIL = 4
+
+
+class ServerRole(IntEnum):
+    STATUS = Qt.ItemDataRole.UserRole + 1
+    NAME = Qt.ItemDataRole.UserRole + 2
+
+
+class ServerStatusModel(QAbstractTableModel):
+    """One row per configured server, in configuration order; updates keep rows in place."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[ServerStatus] = []
+
+    def set_statuses(self, statuses: Sequence[ServerStatus]) -> None:
+        if [s.name for s in statuses] == [s.name for s in self._rows]:
+            for row, status in enumerate(statuses):
+                if status != self._rows[row]:
+                    self._rows[row] = status
+                    self.dataChanged.emit(self.index(row, 0), self.index(row, len(ServerColumn) - 1), [])
+            return
+        self.beginResetModel()
+        self._rows = list(statuses)
+        self.endResetModel()
+
+    def status(self, row: int) -> ServerStatus:
+        return self._rows[row]
+
+    def row_of(self, name: str) -> int | None:
+        return next((i for i, s in enumerate(self._rows) if s.name == name), None)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(ServerColumn)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return ("Server", "Type", "Status", "Tools", "Detail")[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        status = self._rows[index.row()]
+        column = ServerColumn(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column is ServerColumn.NAME:
+                return status.name
+            if column is ServerColumn.TRANSPORT:
+                return status.transport
+            if column is ServerColumn.STATE:
+                return status.state.value
+            if column is ServerColumn.TOOLS:
+                return str(status.tool_count) if status.state is ServerState.READY else ""
+            if status.reason:
+                return status.reason.splitlines()[0]
+            return " ".join(p for p in (status.server_name, status.server_version) if p)
+        if role == Qt.ItemDataRole.ForegroundRole and column is ServerColumn.STATE:
+            return QColor(STATE_COLOURS.get(status.state, "#7b8494"))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return status.reason or status.instructions or status.name
+        if role == ServerRole.STATUS:
+            return status
+        if role == ServerRole.NAME:
+            return status.name
+        return None
+
+
+class ToolColumn(IntEnum):
+    NAME = 0
+    INCLUDE = 1
+    PERMISSION = 2
+    DESCRIPTION = 3
+
+
+class ToolRole(IntEnum):
+    TOOL = Qt.ItemDataRole.UserRole + 1
+
+
+class ToolListModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._tools: list[ToolInfo] = []
+
+    def set_tools(self, tools: Sequence[ToolInfo]) -> None:
+        self.beginResetModel()
+        self._tools = sorted(tools, key=lambda t: (t.server, t.name))
+        self.endResetModel()
+
+    def tool(self, row: int) -> ToolInfo:
+        return self._tools[row]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._tools)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(ToolColumn)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return ("Tool", "Include", "Permission", "Description")[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._tools):
+            return None
+        tool = self._tools[index.row()]
+        column = ToolColumn(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {
+                ToolColumn.NAME: f"{tool.server}.{tool.name}",
+                ToolColumn.INCLUDE: tool.include.value.capitalize(),
+                ToolColumn.PERMISSION: "Ask first" if tool.permission_required else "Runs without asking",
+                ToolColumn.DESCRIPTION: (tool.description or "").splitlines()[0] if tool.description else "",
+            }[column]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tool.description or tool.name
+        if role == ToolRole.TOOL:
+            return tool
+        return None

@@ -1,0 +1,125 @@
+"""Light and dark themes that follow the system, and the colours of include-mode badges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+__all__ = ["BadgeColors", "Palette", "apply_theme", "badge_colors", "colors", "is_dark"]
+
+
+@dataclass(frozen=True)
+class BadgeColors:
+    background: QColor
+    foreground: QColor
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Colours the widgets use beyond the Qt palette (bubbles, code blocks, muted text)."""
+
+    user_bubble: str
+    assistant_bubble: str
+    code_background: str
+    inline_code_background: str
+    border: str
+    muted: str
+    error: str
+    warning_background: str
+    link: str
+    code_style: str  # a Pygments style
+
+
+LIGHT = Palette(
+    user_bubble="#e8f0fe",
+    assistant_bubble="#ffffff",
+    code_background="#f5f6f8",
+    inline_code_background="#eef0f3",
+    border="#d9dce1",
+    muted="#6b7280",
+    error="#b42318",
+    warning_background="#fff4e5",
+    link="#1a66d2",
+    code_style="friendly",
+)
+DARK = Palette(
+    user_bubble="#24324a",
+    assistant_bubble="#23262b",
+    code_background="#16181c",
+    inline_code_background="#30343a",
+    border="#3a3f47",
+    muted="#9aa3ae",
+    error="#ff8a80",
+    warning_background="#3d2e12",
+    link="#7ab4ff",
+    code_style="github-dark",
+)
+
+# Include modes: Always blue, Manual green, Agent purple; removed items grey.
+_BADGES_LIGHT = {
+    "always": ("#dbe8ff", "#1849a9"),
+    "manual": ("#dcf5e6", "#146c3c"),
+    "agent": ("#efe1ff", "#6b2bb3"),
+    "score": ("#eef0f3", "#374151"),
+    "removed": ("#eceff1", "#6b7280"),
+    "miss": ("#fdebd2", "#8a4b08"),
+}
+_BADGES_DARK = {
+    "always": ("#1d3a6e", "#b9d3ff"),
+    "manual": ("#174a31", "#b5f0cc"),
+    "agent": ("#47276e", "#e2c8ff"),
+    "score": ("#353a41", "#d8dde3"),
+    "removed": ("#33373c", "#a3abb5"),
+    "miss": ("#4a3213", "#ffd39a"),
+}
+
+
+def is_dark(palette: QPalette | None = None) -> bool:
+    palette = palette or QGuiApplication.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def colors() -> Palette:
+    return DARK if is_dark() else LIGHT
+
+
+def badge_colors(kind: str) -> BadgeColors:
+    """Colours of a badge: an include mode (always/manual/agent), "score", "removed" or "miss"."""
+    table = _BADGES_DARK if is_dark() else _BADGES_LIGHT
+    background, foreground = table.get(kind, table["score"])
+    return BadgeColors(QColor(background), QColor(foreground))
+
+
+def _dark_palette() -> QPalette:
+    palette = QPalette()
+    role = QPalette.ColorRole
+    for which, value in (
+        (role.Window, "#1e2024"),
+        (role.WindowText, "#e6e8eb"),
+        (role.Base, "#181a1d"),
+        (role.AlternateBase, "#23262b"),
+        (role.ToolTipBase, "#2b2f35"),
+        (role.ToolTipText, "#e6e8eb"),
+        (role.Text, "#e6e8eb"),
+        (role.Button, "#2a2d32"),
+        (role.ButtonText, "#e6e8eb"),
+        (role.BrightText, "#ff6b6b"),
+        (role.Highlight, "#3b6fd6"),
+        (role.HighlightedText, "#ffffff"),
+        (role.Link, "#7ab4ff"),
+        (role.PlaceholderText, "#8a929c"),
+    ):
+        palette.setColor(which, QColor(value))
+    for which in (role.Text, role.WindowText, role.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, which, QColor("#6d747d"))
+    return palette
+
+
+def apply_theme(app: QApplication) -> None:
+    """Fusion everywhere (the same look on every platform), light or dark as the system is."""
+    app.setStyle("Fusion")
+    scheme = app.styleHints().colorScheme()
+    app.setPalette(_dark_palette() if scheme == Qt.ColorScheme.Dark else app.style().standardPalette())

@@ -1,0 +1,168 @@
+"""One chat tab: the transcript, the message box with Send/Stop, and the model picker."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.context.items import ItemRef
+from desktop.chat_controller import ChatController
+from desktop.theme import colors
+from desktop.views.composer import COMMANDS, Composer
+from desktop.views.conversation_view import ConversationView
+
+__all__ = ["ChatView"]
+
+
+class ChatView(QWidget):
+    view_context_requested = Signal(object)  # RequestContext
+    new_chat_requested = Signal()
+
+    def __init__(self, controller: ChatController, agent_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+
+        header = QHBoxLayout()
+        header.setContentsMargins(16, 8, 16, 8)
+        self.agent_label = QLabel(agent_name)
+        self.agent_label.setStyleSheet("font-weight: 600; font-size: 14px;")
+        self.model_picker = QComboBox()
+        self.model_picker.setEditable(True)
+        self.model_picker.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model_picker.setMinimumContentsLength(28)
+        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_picker.setToolTip("The model for this chat (provider:model)")
+        self.model_picker.activated.connect(lambda _i: self._model_chosen())
+        line_edit = self.model_picker.lineEdit()
+        if line_edit is not None:
+            line_edit.editingFinished.connect(self._model_chosen)
+        header.addWidget(self.agent_label)
+        header.addStretch(1)
+        header.addWidget(QLabel("Model"))
+        header.addWidget(self.model_picker)
+        layout.addLayout(header)
+
+        self.conversation = ConversationView(controller.conversation, agent_name)
+        self.conversation.view_context_requested.connect(self.view_context_requested)
+        self.conversation.decision_made.connect(controller.decide)
+        layout.addWidget(self.conversation, 1)
+
+        self.inline_error = QLabel()
+        self.inline_error.setWordWrap(True)
+        self.inline_error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.inline_error.setStyleSheet(f"color: {colors().error}; padding: 4px 16px;")
+        self.inline_error.hide()
+        layout.addWidget(self.inline_error)
+
+        bottom = QHBoxLayout()
+        bottom.setContentsMargins(16, 8, 16, 12)
+        self.composer = Composer()
+        self.composer.submitted.connect(self.submit)
+        self.send_button = QPushButton("Send")
+        self.send_button.setDefault(True)
+        self.send_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.send_button.clicked.connect(lambda: self.submit(self.composer.toPlainText().strip()))
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the reply (Esc); what was written so far is kept")
+        self.stop_button.clicked.connect(controller.stop)
+        self.stop_button.hide()
+        bottom.addWidget(self.composer, 1)
+        bottom.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        bottom.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignBottom)
+        layout.addLayout(bottom)
+
+        controller.busy_changed.connect(self._on_busy)
+        controller.send_failed.connect(self._on_send_failed)
+        controller.error.connect(self.show_error)
+        controller.settings_changed.connect(self.refresh_model)
+        self.refresh_model()
+
+    # --- model --------------------------------------------------------------------------------
+
+    def set_models(self, models: list[str]) -> None:
+        current = self.controller.session.chat_settings.model
+        self.model_picker.blockSignals(True)
+        self.model_picker.clear()
+        self.model_picker.addItems(sorted(set(models) | {current}))
+        self.model_picker.setCurrentText(current)
+        self.model_picker.blockSignals(False)
+
+    def refresh_model(self) -> None:
+        current = self.controller.session.chat_settings.model
+        if self.model_picker.findText(current) < 0:
+            self.model_picker.addItem(current)
+        self.model_picker.setCurrentText(current)
+
+    def _model_chosen(self) -> None:
+        model = self.model_picker.currentText().strip()
+        if not model or model == self.controller.session.chat_settings.model:
+            return
+        if ":" not in model:
+            self.show_error(f"'{model}' is not provider:model, e.g. openai:gpt-4o-mini. Pick one from the list.")
+            return
+        self.controller.override_settings(chat={"model": model})
+
+    # --- sending ------------------------------------------------------------------------------
+
+    def submit(self, text: str) -> None:
+        if not text:
+            return
+        if text.startswith("/") and self._run_command(text):
+            self.composer.clear()
+            return
+        if self.controller.send(text):
+            self.inline_error.hide()
+            self.composer.clear()
+            self.conversation.scroll_to_bottom()
+
+    def _run_command(self, text: str) -> bool:
+        """True when ``text`` was a command (handled or explained); False sends it as a message."""
+        command, _, argument = text.partition(" ")
+        argument = argument.strip()
+        if command not in COMMANDS:
+            return False
+        if command == "/context":
+            context = self.controller.session_context_of_last_reply()
+            if context is None:
+                self.show_error("No reply in this chat has a context yet: send a message first.")
+            else:
+                self.view_context_requested.emit(context)
+        elif command in ("/ref", "/rule"):
+            kind = "reference" if command == "/ref" else "rule"
+            agent = self.controller.session.agent
+            name = argument.removeprefix("@ref:").removeprefix("@rule:")
+            if not name or agent.document(kind, name) is None:
+                known = ", ".join(sorted(agent.documents(kind))) or "none"
+                self.show_error(f"No {kind} named '{name}'. This agent has: {known}.")
+                return True
+            self.controller.add_item(ItemRef(kind, name))
+        elif command == "/new":
+            self.new_chat_requested.emit()
+        return True
+
+    def show_error(self, text: str) -> None:
+        self.inline_error.setText(text)
+        self.inline_error.show()
+
+    def _on_send_failed(self, text: str, reason: str) -> None:
+        if not self.composer.toPlainText().strip():
+            self.composer.setPlainText(text)
+        self.show_error(f"{reason} Your message is back in the box.")
+
+    def _on_busy(self, busy: bool) -> None:
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+
+    def focus_input(self) -> None:
+        self.composer.setFocus(Qt.FocusReason.ShortcutFocusReason)

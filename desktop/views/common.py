@@ -1,0 +1,227 @@
+"""Small widgets used across views: a text browser as tall as its content, a banner, a badge."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFont, QFontMetrics, QPainter, QResizeEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QWidget,
+)
+
+from desktop.markdown import COPY_SCHEME, render_markdown
+from desktop.theme import badge_colors, colors
+
+__all__ = ["Badge", "Banner", "MarkdownView", "fit_list_height", "paint_badge"]
+
+
+class MarkdownView(QTextBrowser):
+    """Read-only markdown, exactly as tall as its text; links open in the system browser and
+    ``Copy`` links above code blocks copy the block."""
+
+    link_copied = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; border: none; }")
+        self.document().setDocumentMargin(2)
+        self.document().documentLayout().documentSizeChanged.connect(lambda _size: self._fit())
+        self.anchorClicked.connect(self._on_anchor)
+        self._code_blocks: list[str] = []
+        self._markdown = ""
+
+    def set_markdown(self, text: str) -> None:
+        if text == self._markdown:
+            return
+        self._markdown = text
+        palette = colors()
+        rendered = render_markdown(text, palette)
+        self._code_blocks = rendered.code_blocks
+        self.document().setDefaultStyleSheet(
+            f"a {{ color: {palette.link}; }} pre {{ white-space: pre-wrap; }} "
+            f"th {{ background-color: {palette.inline_code_background}; }}"
+        )
+        self.setHtml(rendered.html)
+        self._fit()
+
+    def set_plain(self, text: str) -> None:
+        self._markdown = ""
+        self._code_blocks = []
+        self.setPlainText(text)
+        self._fit()
+
+    def markdown(self) -> str:
+        return self._markdown
+
+    def code_blocks(self) -> list[str]:
+        return list(self._code_blocks)
+
+    def _on_anchor(self, url: QUrl) -> None:
+        if url.scheme() == COPY_SCHEME:
+            number = int(url.path() or "0")
+            if 0 <= number < len(self._code_blocks):
+                QApplication.clipboard().setText(self._code_blocks[number])
+                self.link_copied.emit(self._code_blocks[number])
+            return
+        QDesktopServices.openUrl(url)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.document().setTextWidth(self.viewport().width())
+        self._fit()
+
+    def _fit(self) -> None:
+        margins = self.contentsMargins()
+        height = math.ceil(self.document().size().height()) + margins.top() + margins.bottom()
+        if height != self.height():
+            self.setFixedHeight(max(height, 20))
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, self.height())
+
+
+def paint_badge(painter: QPainter, rect: QRectF, text: str, kind: str, font: QFont) -> float:
+    """Draw a rounded badge at ``rect``'s left, vertically centred; returns its width."""
+    small = QFont(font)
+    small.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+    small.setBold(True)
+    metrics = QFontMetrics(small)
+    width = metrics.horizontalAdvance(text) + 12
+    height = metrics.height() + 2
+    box = QRectF(rect.left(), rect.center().y() - height / 2, width, height)
+    badge = badge_colors(kind)
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(badge.background)
+    painter.drawRoundedRect(box, height / 2, height / 2)
+    painter.setPen(badge.foreground)
+    painter.setFont(small)
+    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+    painter.restore()
+    return width
+
+
+class Badge(QLabel):
+    """A small coloured label: an include mode, a score, a status."""
+
+    def __init__(self, text: str, kind: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.set_kind(text, kind)
+
+    def set_kind(self, text: str, kind: str) -> None:
+        colours = badge_colors(kind)
+        self.setText(text)
+        self.setStyleSheet(
+            f"QLabel {{ background-color: {colours.background.name()}; color: {colours.foreground.name()};"
+            " border-radius: 8px; padding: 1px 8px; font-weight: 600; font-size: 11px; }"
+        )
+
+
+class Banner(QFrame):
+    """A non-modal message across the top of a window, with an optional action; never steals focus."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 6, 6, 6)
+        self._label = QLabel()
+        self._label.setWordWrap(True)
+        self._label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._action = QPushButton()
+        self._action.hide()
+        self._close = QToolButton()
+        self._close.setText("✕")
+        self._close.setAutoRaise(True)
+        self._close.setToolTip("Dismiss")
+        self._close.clicked.connect(self.hide)
+        layout.addWidget(self._label, 1)
+        layout.addWidget(self._action)
+        layout.addWidget(self._close)
+        self._callback: Callable[[], None] | None = None
+        self._action.clicked.connect(self._run_action)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._expire)
+        self._on_expire: Callable[[], None] | None = None
+        self.hide()
+
+    def show_message(
+        self,
+        text: str,
+        *,
+        level: str = "error",
+        action: str | None = None,
+        callback: Callable[[], None] | None = None,
+        timeout_ms: int = 0,
+        on_expire: Callable[[], None] | None = None,
+    ) -> None:
+        self._finish_pending()
+        palette = colors()
+        background = palette.warning_background if level != "info" else palette.inline_code_background
+        self.setStyleSheet(f"#banner {{ background-color: {background}; border-bottom: 1px solid {palette.border}; }}")
+        self._label.setText(text)
+        self._callback = callback
+        self._on_expire = on_expire
+        self._action.setVisible(action is not None)
+        if action:
+            self._action.setText(action)
+        if timeout_ms:
+            self._timer.start(timeout_ms)
+        self.show()
+
+    def text(self) -> str:
+        return self._label.text()
+
+    def action_button(self) -> QPushButton:
+        return self._action
+
+    def _run_action(self) -> None:
+        callback, self._callback, self._on_expire = self._callback, None, None
+        self._timer.stop()
+        self.hide()
+        if callback is not None:
+            callback()
+
+    def _expire(self) -> None:
+        self.hide()
+        self._finish_pending()
+
+    def _finish_pending(self) -> None:
+        on_expire, self._on_expire = self._on_expire, None
+        self._timer.stop()
+        if on_expire is not None:
+            on_expire()
+
+    def flush(self) -> None:
+        """Carry out what waits on the banner (e.g. a delete that could still be undone)."""
+        self._finish_pending()
+
+
+def fit_list_height(view: QAbstractItemView, max_rows: int = 8) -> None:
+    """Make a list exactly as tall as its rows (up to ``max_rows``), so short lists leave no gap."""
+    model = view.model()
+    rows = model.rowCount() if model is not None else 0
+    height = sum(view.sizeHintForRow(row) for row in range(min(rows, max_rows)))
+    if rows > max_rows:
+        height += view.sizeHintForRow(0) // 2  # show that there is more
+    frame = view.frameWidth() * 2
+    view.setFixedHeight(height + frame + (2 if rows else 0))

@@ -1,0 +1,181 @@
+"""The chat's context, in three sections (Rules, References, Tools), with add and remove."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QMenu,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.agent.loader import Agent
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemRef, ItemType
+from desktop.chat_controller import ChatController
+from desktop.models.context_items import ContextItemsModel, Role, session_rows, sorted_proxy
+from desktop.theme import colors
+from desktop.views.common import fit_list_height
+from desktop.views.item_delegate import ContextItemDelegate
+
+__all__ = ["ContextPanel", "ContextSection"]
+
+SECTIONS: tuple[tuple[str, ItemType], ...] = (("Rules", "rule"), ("References", "reference"), ("Tools", "tool"))
+
+
+class ContextSection(QWidget):
+    def __init__(self, title: str, item_type: ItemType, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.item_type = item_type
+        self.title_text = title
+        self.model = ContextItemsModel(parent=self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        header = QHBoxLayout()
+        self.title = QLabel(title)
+        self.title.setStyleSheet("font-weight: 600;")
+        self.add_button = QToolButton()
+        self.add_button.setText("Add")
+        self.add_button.setToolTip(f"Add {title.lower()} to this chat")
+        self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.add_menu = QMenu(self)
+        self.add_button.setMenu(self.add_menu)
+        self.remove_button = QToolButton()
+        self.remove_button.setText("Remove")
+        self.remove_button.setToolTip("Remove the selected item from this chat (Delete)")
+        self.remove_button.setEnabled(False)
+        header.addWidget(self.title)
+        header.addStretch(1)
+        header.addWidget(self.add_button)
+        header.addWidget(self.remove_button)
+        layout.addLayout(header)
+        self.view = QListView()
+        self.proxy = sorted_proxy(self.model, self.view)
+        self.view.setModel(self.proxy)
+        self.view.setItemDelegate(ContextItemDelegate(self.view))
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._menu)
+        self.view.selectionModel().selectionChanged.connect(
+            lambda *_: self.remove_button.setEnabled(self.view.currentIndex().isValid())
+        )
+        layout.addWidget(self.view)
+        self.empty = QLabel(f"No {title.lower()} in this chat.")
+        self.empty.setStyleSheet(f"color: {colors().muted}; padding: 4px;")
+        layout.addWidget(self.empty)
+        self.on_remove: Callable[[ItemRef], None] | None = None
+        self.on_add: Callable[[ItemRef], None] | None = None
+        self.remove_button.clicked.connect(self._remove_selected)
+        remove = QAction("Remove from chat", self.view)
+        remove.setShortcut(QKeySequence.StandardKey.Delete)
+        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        remove.triggered.connect(self._remove_selected)
+        self.view.addAction(remove)
+
+    def set_rows(self, rows: list, available: list[tuple[ItemRef, str]]) -> None:  # type: ignore[type-arg]
+        self.model.set_rows(rows)
+        count = len(rows)
+        self.title.setText(f"{self.title_text}  <span style='color:{colors().muted}'>{count}</span>")
+        self.empty.setVisible(count == 0)
+        self.view.setVisible(count > 0)
+        fit_list_height(self.view)
+        self.remove_button.setEnabled(False)
+        self.add_menu.clear()
+        for ref, label in available:
+            action = self.add_menu.addAction(label)
+            action.triggered.connect(lambda _checked=False, r=ref: self.on_add and self.on_add(r))
+        if not available:
+            self.add_menu.addAction("Everything is already in this chat").setEnabled(False)
+
+    def _remove_selected(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid() and self.on_remove is not None:
+            self.on_remove(index.data(Role.REF))
+
+    def _menu(self, position: QPoint) -> None:
+        index = self.view.indexAt(position)
+        if not index.isValid():
+            return
+        menu = QMenu(self)
+        ref = index.data(Role.REF)
+        menu.addAction("Remove from chat", lambda: self.on_remove and self.on_remove(ref))
+        menu.exec(self.view.viewport().mapToGlobal(position))
+
+
+class ContextPanel(QWidget):
+    """Bound to the current chat; ``refresh`` after the chat, the agent or the tools change."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(10)
+        # Reserved for the context gauge (token budget), which comes with another issue.
+        self.gauge_slot = QWidget()
+        self.gauge_slot.setObjectName("gaugeSlot")
+        self.gauge_slot.hide()
+        layout.addWidget(self.gauge_slot)
+        self.sections: dict[ItemType, ContextSection] = {}
+        for title, item_type in SECTIONS:
+            section = ContextSection(title, item_type)
+            section.on_add = self._add
+            section.on_remove = self._remove
+            self.sections[item_type] = section
+            layout.addWidget(section)
+        layout.addStretch(1)
+        self.controller: ChatController | None = None
+        self._tools: Callable[[], Sequence[ToolDescriptor]] = lambda: ()
+
+    def bind(self, controller: ChatController | None, tools: Callable[[], Sequence[ToolDescriptor]]) -> None:
+        if self.controller is not None:
+            self.controller.items_changed.disconnect(self.refresh)
+        self.controller = controller
+        self._tools = tools
+        if controller is not None:
+            controller.items_changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        controller = self.controller
+        if controller is None:
+            for section in self.sections.values():
+                section.set_rows([], [])
+            self.setEnabled(False)
+            return
+        self.setEnabled(True)
+        agent = controller.session.agent
+        tools = list(self._tools())
+        items = controller.items()
+        in_chat = {item.ref for item in items}
+        for item_type, section in self.sections.items():
+            rows = session_rows(items, item_type, agent, tools)
+            section.set_rows(rows, _available(item_type, agent, tools, in_chat))
+
+    def _add(self, ref: ItemRef) -> None:
+        if self.controller is not None:
+            self.controller.add_item(ref)
+
+    def _remove(self, ref: ItemRef) -> None:
+        if self.controller is not None:
+            self.controller.remove_item(ref)
+
+
+def _available(
+    item_type: ItemType, agent: Agent, tools: Sequence[ToolDescriptor], in_chat: set[ItemRef]
+) -> list[tuple[ItemRef, str]]:
+    if item_type == "tool":
+        refs = [(ItemRef("tool", t.name, t.server), f"{t.server}.{t.name}  ({t.include.value})") for t in tools]
+    else:
+        documents = agent.documents("rule" if item_type == "rule" else "reference").values()
+        ordered = sorted(documents, key=lambda d: (d.priority_level, d.name))
+        refs = [(ItemRef(d.kind, d.name), f"{d.priority_level:03d}  {d.name}  ({d.include.value})") for d in ordered]
+    return [(ref, label) for ref, label in refs if ref not in in_chat]

@@ -1,0 +1,113 @@
+"""The transcript: one widget per row of a ConversationModel, kept in step with its signals."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from agent_core.chat.events import ApprovalDecision
+from desktop.models.conversation import ConversationModel, Role
+from desktop.theme import colors
+from desktop.views.message_widgets import ApprovalWidget, EntryWidget, MessageWidget, widget_for
+
+__all__ = ["ConversationView"]
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class ConversationView(QScrollArea):
+    view_context_requested = Signal(object)  # RequestContext
+    decision_made = Signal(int, object)  # row, ApprovalDecision
+
+    def __init__(self, model: ConversationModel, agent_name: str = "Assistant", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.agent_name = agent_name
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        container = QWidget()
+        container.setObjectName("transcript")
+        self._layout = QVBoxLayout(container)
+        self._layout.setContentsMargins(16, 12, 16, 12)
+        self._layout.setSpacing(10)
+        self._empty = QLabel("Ask anything. Type @ to add a rule or reference, / for commands.")
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setStyleSheet(f"color: {colors().muted}; padding: 40px;")
+        self._layout.addWidget(self._empty)
+        self._layout.addStretch(1)
+        self.setWidget(container)
+        self._widgets: list[EntryWidget] = []
+        self._stick_to_bottom = True
+        self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)
+        self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        model.modelReset.connect(self._rebuild)
+        model.rowsInserted.connect(self._on_inserted)
+        model.rowsRemoved.connect(self._on_removed)
+        model.dataChanged.connect(self._on_changed)
+        self._rebuild()
+
+    def widgets(self) -> list[EntryWidget]:
+        return list(self._widgets)
+
+    def widget_at(self, row: int) -> EntryWidget:
+        return self._widgets[row]
+
+    # --- model signals ------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        for widget in self._widgets:
+            widget.setParent(None)
+            widget.deleteLater()
+        self._widgets = []
+        for row in range(self.model.rowCount()):
+            self._insert(row)
+        self._update_empty()
+        self.scroll_to_bottom()
+
+    def _on_inserted(self, parent: Index, first: int, last: int) -> None:
+        for row in range(first, last + 1):
+            self._insert(row)
+        self._update_empty()
+
+    def _on_removed(self, parent: Index, first: int, last: int) -> None:
+        for _ in range(first, last + 1):
+            widget = self._widgets.pop(first)
+            widget.setParent(None)
+            widget.deleteLater()
+        self._update_empty()
+
+    def _on_changed(self, top_left: Index, bottom_right: Index, roles: list[int]) -> None:
+        for row in range(top_left.row(), bottom_right.row() + 1):
+            self._widgets[row].set_entry(self.model.data(self.model.index(row, 0), Role.ENTRY))
+
+    def _insert(self, row: int) -> None:
+        entry = self.model.entry(row)
+        widget = widget_for(entry, self.agent_name)
+        if isinstance(widget, MessageWidget):
+            widget.view_context_requested.connect(self.view_context_requested)
+        if isinstance(widget, ApprovalWidget):
+            widget.decided.connect(lambda decision, w=widget: self._decide(w, decision))
+        self._widgets.insert(row, widget)
+        self._layout.insertWidget(row + 1, widget)  # after the empty-state label
+
+    def _decide(self, widget: EntryWidget, decision: ApprovalDecision) -> None:
+        if widget in self._widgets:
+            self.decision_made.emit(self._widgets.index(widget), decision)
+
+    def _update_empty(self) -> None:
+        self._empty.setVisible(not self._widgets)
+
+    # --- scrolling ----------------------------------------------------------------------------
+
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._stick_to_bottom = value >= bar.maximum() - 24
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._stick_to_bottom:
+            self.verticalScrollBar().setValue(maximum)
+
+    def scroll_to_bottom(self) -> None:
+        self._stick_to_bottom = True
+        QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))

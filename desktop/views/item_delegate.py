@@ -1,0 +1,109 @@
+"""Paints a context item row: priority or server prefix, name, include badge, score, description."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+from desktop.models.context_items import MODE_LABELS, Role
+from desktop.theme import colors
+from desktop.views.common import paint_badge
+
+__all__ = ["ContextItemDelegate"]
+
+Index = QModelIndex | QPersistentModelIndex
+PADDING = 8
+
+
+class ContextItemDelegate(QStyledItemDelegate):
+    def __init__(self, parent: QWidget | None = None, *, show_miss_badge: bool = False) -> None:
+        super().__init__(parent)
+        self.show_miss_badge = show_miss_badge
+
+    def _second_line(self, index: Index) -> str:
+        reason = index.data(Role.REASON) or ""
+        description = index.data(Role.DESCRIPTION) or ""
+        if reason:
+            return f"{reason}" + (f" — {description}" if description else "")
+        return description
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        metrics = QFontMetrics(option.font)
+        lines = 2 if (self._second_line(index) or index.data(Role.REMOVED)) else 1
+        return QSize(200, metrics.height() * lines + (lines - 1) * 2 + 2 * PADDING)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        painter.save()
+        style = option.widget.style() if option.widget else None
+        if style is not None:
+            style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget)
+        palette = colors()
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        text_color = option.palette.highlightedText().color() if selected else option.palette.text().color()
+        metrics = QFontMetrics(option.font)
+        rect = QRectF(option.rect).adjusted(PADDING, PADDING, -PADDING, -PADDING)
+        line_height = metrics.height()
+        first = QRectF(rect.left(), rect.top(), rect.width(), line_height)
+        x = first.left()
+
+        prefix = index.data(Role.PREFIX) or ""
+        if prefix:
+            mono = QFont(option.font)
+            mono.setFamily("monospace")
+            mono.setStyleHint(QFont.StyleHint.Monospace)
+            painter.setFont(mono)
+            painter.setPen(option.palette.placeholderText().color() if not selected else text_color)
+            width = QFontMetrics(mono).horizontalAdvance(prefix) + 6
+            painter.drawText(QRectF(x, first.top(), width, line_height), Qt.AlignmentFlag.AlignVCenter, prefix)
+            x += width
+
+        removed = bool(index.data(Role.REMOVED))
+        mode = index.data(Role.MODE)
+        score = index.data(Role.SCORE)
+        badges: list[tuple[str, str]] = []
+        if removed:
+            badges.append(("Removed", "removed"))
+        if mode:
+            badges.append((MODE_LABELS.get(mode, mode), mode))
+        elif self.show_miss_badge:
+            badges.append(("Not included", "miss"))
+        if score is not None:
+            badges.append((f"{score:.2f}", "score"))
+        badge_font = QFont(option.font)
+        badge_font.setPointSizeF(max(7.0, option.font.pointSizeF() * 0.85))
+        badge_font.setBold(True)
+        badge_metrics = QFontMetrics(badge_font)
+        badges_width = sum(badge_metrics.horizontalAdvance(t) + 12 + 4 for t, _ in badges)
+
+        name_font = QFont(option.font)
+        name_font.setBold(True)
+        name_font.setStrikeOut(removed)
+        painter.setFont(name_font)
+        painter.setPen(text_color)
+        name = str(index.data(Role.NAME) or "")
+        available = max(20.0, first.right() - x - badges_width - 6)
+        elided = QFontMetrics(name_font).elidedText(name, Qt.TextElideMode.ElideRight, int(available))
+        name_width = QFontMetrics(name_font).horizontalAdvance(elided)
+        painter.drawText(QRectF(x, first.top(), available, line_height), Qt.AlignmentFlag.AlignVCenter, elided)
+        x += name_width + 8
+        for text, kind in badges:
+            x += paint_badge(painter, QRectF(x, first.top(), 0, line_height), text, kind, option.font) + 4
+
+        second = self._second_line(index)
+        if removed and not second:
+            second = "No longer in the agent"
+        if second:
+            painter.setFont(option.font)
+            painter.setPen(text_color if selected else palette_color(palette.muted))
+            line = QRectF(rect.left(), first.bottom() + 2, rect.width(), line_height)
+            painter.drawText(
+                line,
+                Qt.AlignmentFlag.AlignVCenter,
+                metrics.elidedText(second, Qt.TextElideMode.ElideRight, int(line.width())),
+            )
+        painter.restore()
+
+
+def palette_color(value: str) -> QColor:
+    return QColor(value)

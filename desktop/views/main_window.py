@@ -1,0 +1,573 @@
+"""The main window: chats on the left, the conversation in the middle, the chat's context on the right."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.errors import ContextDeskError
+from desktop.agent_watcher import AgentWatcher
+from desktop.bridge import CoreBridge, Generation
+from desktop.chat_controller import ChatController
+from desktop.models.sessions import SessionListModel, SessionRow, rows_for_search
+from desktop.settings import add_recent_agent, app_settings
+from desktop.views.chat_view import ChatView
+from desktop.views.common import Banner
+from desktop.views.composer import Composer
+from desktop.views.context_panel import ContextPanel
+from desktop.views.session_list import SessionListPanel
+from desktop.views.settings_panel import SettingsPanel
+from desktop.workspace_host import WorkspaceHost
+
+if TYPE_CHECKING:
+    from agent_core.agent.schema import ChatDefaults, SelectionConfig
+    from agent_core.chat.session import ChatSession
+    from agent_core.context.items import RequestContext
+    from agent_core.store.chats import StoredSession
+    from agent_core.workspace import Workspace
+
+__all__ = ["MainWindow"]
+
+logger = logging.getLogger(__name__)
+
+UNDO_DELETE_MS = 8000
+EMBEDDING_START_DELAY_MS = 800  # after the window is up, so loading never competes with startup
+MODEL_LIST_TIMEOUT_S = 8.0
+
+
+class MainWindow(QMainWindow):
+    ready = Signal()  # the agent is open and a chat is shown, input focused
+    input_ready = Signal()  # the window is shown and the message box has focus (maybe a draft one)
+
+    def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.host = host
+        self.controllers: dict[str, ChatController] = {}
+        self.views: dict[str, ChatView] = {}
+        self.models: list[str] = []
+        self._search_generation = Generation()
+        self._pending_delete: str | None = None
+        self._manage_window: Any = None
+        self.setWindowTitle("ContextDesk")
+        self.resize(1360, 860)
+
+        self.sessions = SessionListModel(self)
+        self.sessions.rename_requested.connect(self._rename)
+        self.session_panel = SessionListPanel(self.sessions)
+        self.session_panel.open_requested.connect(self.open_chat)
+        self.session_panel.new_requested.connect(self.new_chat)
+        self.session_panel.delete_requested.connect(self.delete_chat)
+        self.session_panel.search_changed.connect(self._search)
+
+        self.tabs = QTabWidget()
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(True)
+        self.tabs.setDocumentMode(True)
+        self.tabs.tabCloseRequested.connect(self._close_tab)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.placeholder = QLabel("Opening the agent…")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # Usable before the agent has opened: what is typed here moves into the first chat,
+        # and a message sent meanwhile is sent as soon as that chat exists.
+        self.draft = Composer()
+        self.draft.submitted.connect(self._queue_draft)
+        self._queued_text: str | None = None
+
+        self.context_panel = ContextPanel()
+        self.settings_panel = SettingsPanel()
+        self.settings_panel.save_default_requested.connect(self._save_defaults)
+        self.side_tabs = QTabWidget()
+        self.side_tabs.setDocumentMode(True)
+        self.side_tabs.addTab(self.context_panel, "Context")
+        self.side_tabs.addTab(self.settings_panel, "Chat settings")
+
+        centre = QWidget()
+        centre_layout = QVBoxLayout(centre)
+        centre_layout.setContentsMargins(0, 0, 0, 0)
+        centre_layout.setSpacing(0)
+        centre_layout.addWidget(self.placeholder, 1)
+        centre_layout.addWidget(self.tabs, 1)
+        draft_row = QVBoxLayout()
+        draft_row.setContentsMargins(16, 8, 16, 12)
+        draft_row.addWidget(self.draft)
+        centre_layout.addLayout(draft_row)
+        self.tabs.hide()
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.session_panel)
+        self.splitter.addWidget(centre)
+        self.splitter.addWidget(self.side_tabs)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([260, 760, 340])
+        self.splitter.setChildrenCollapsible(False)
+
+        root = QWidget()
+        root_layout = QVBoxLayout(root)
+        root_layout.setContentsMargins(0, 0, 0, 0)
+        root_layout.setSpacing(0)
+        self.banner = Banner()
+        root_layout.addWidget(self.banner)
+        root_layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(root)
+
+        self.embedding_status = QLabel()
+        self.embedding_progress = QProgressBar()
+        self.embedding_progress.setRange(0, 0)
+        self.embedding_progress.setMaximumWidth(120)
+        self.embedding_progress.hide()
+        self.tools_status = QLabel()
+        self.statusBar().addWidget(self.embedding_status)
+        self.statusBar().addWidget(self.embedding_progress)
+        self.statusBar().addPermanentWidget(self.tools_status)
+        self._embedding_timer = QTimer(self)
+        self._embedding_timer.setInterval(300)
+        self._embedding_timer.timeout.connect(self._poll_embedding)
+
+        self.watcher = AgentWatcher(self)
+        self.watcher.changed.connect(self.host.reload_agent)
+        host.opened.connect(self._on_opened)
+        host.open_failed.connect(self._on_open_failed)
+        host.agent_changed.connect(self._on_agent_changed)
+        host.servers_changed.connect(self._on_servers)
+        self._build_menus()
+        self._restore_layout()
+
+    # --- menus and shortcuts ------------------------------------------------------------------
+
+    def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "New chat", self.new_chat, QKeySequence.StandardKey.New)
+        file.addSeparator()
+        from desktop.views.agents_menu import AgentsMenu
+
+        self.agents_menu = AgentsMenu(file, self.bridge, self.host, self)
+        file.addSeparator()
+        self._action(file, "Quit", self.close, QKeySequence.StandardKey.Quit)
+        chat = bar.addMenu("&Chat")
+        self._action(chat, "Search chats", self.session_panel.focus_search, "Ctrl+K")
+        self._action(chat, "Focus the message box", self.focus_input, "Ctrl+L")
+        self._action(chat, "View Context of the last reply", self.view_last_context, "Ctrl+I")
+        self._action(chat, "Stop the reply", self.stop_reply, "Esc")
+        self._action(chat, "Close chat tab", lambda: self._close_tab(self.tabs.currentIndex()), QKeySequence.StandardKey.Close)
+        self.agent_menu = bar.addMenu("&Agent")
+        self._action(self.agent_menu, "Rules, references, tools and providers…", self.open_manager, "Ctrl+,")
+        self._action(self.agent_menu, "Reload agent files", self.host.reload_agent, "F5")
+
+    # --- opening the agent --------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> Workspace | None:
+        return self.host.workspace
+
+    def _on_opened(self, workspace: Workspace) -> None:
+        for session_id in list(self.controllers):
+            self._drop_tab(session_id)
+        self.banner.hide()
+        agent = workspace.agent
+        self.setWindowTitle(f"{agent.name} — ContextDesk")
+        add_recent_agent(agent.root)
+        self.watcher.watch(agent.root)
+        if agent.errors:
+            first = agent.errors[0].describe(agent.root)
+            more = f" (and {len(agent.errors) - 1} more)" if len(agent.errors) > 1 else ""
+            self.banner.show_message(f"Some agent files have problems: {first}{more}", level="warning")
+
+        def listed(sessions: list[StoredSession]) -> None:
+            mine = [s for s in sessions if s.agent_path == str(agent.root)]
+            self.sessions.set_rows([SessionRow.of(s) for s in mine])
+            if mine:
+                self.open_chat(mine[0].id)
+            else:
+                self.new_chat()
+
+        self.bridge.call(workspace.store.sessions, on_result=listed, on_error=self._show_error)
+        self._load_models(workspace)
+        QTimer.singleShot(EMBEDDING_START_DELAY_MS, self._start_embedding)
+        if self._manage_window is not None:
+            self._manage_window.bind_workspace(workspace)
+
+    def _on_open_failed(self, message: str) -> None:
+        self.placeholder.setText("The agent could not be opened.")
+        self.banner.show_message(message, level="error")
+
+    def _on_agent_changed(self, agent: Any) -> None:
+        for controller in self.controllers.values():
+            controller.set_agent(agent)
+        for view in self.views.values():
+            view.agent_label.setText(agent.name)
+        self.setWindowTitle(f"{agent.name} — ContextDesk")
+        self._update_mentions()
+        self.context_panel.refresh()
+        self.settings_panel.load()
+        if self._manage_window is not None:
+            self._manage_window.agent_reloaded(agent)
+
+    def _load_models(self, workspace: Workspace) -> None:
+        async def collect() -> list[str]:
+            provider_ids = set(workspace.agent.config.providers) | {workspace.agent.config.chat.model.partition(":")[0]}
+            found: list[str] = [workspace.agent.config.chat.model]
+            for provider_id in sorted(provider_ids):
+                try:
+                    provider, _ = workspace.providers.resolve(f"{provider_id}:_")
+                    models = await asyncio.wait_for(provider.list_models(), MODEL_LIST_TIMEOUT_S)
+                except (ContextDeskError, TimeoutError, OSError) as error:
+                    logger.info("no model list from %s: %s", provider_id, error)
+                    continue
+                found += [f"{provider_id}:{m.id}" for m in models]
+            return found
+
+        def done(models: list[str]) -> None:
+            self.models = models
+            for view in self.views.values():
+                view.set_models(models)
+
+        self.bridge.submit(collect(), done, lambda e: logger.warning("model lists failed: %s", e))
+
+    # --- embedding model ----------------------------------------------------------------------
+
+    def _start_embedding(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        self.bridge.call(workspace.selector.start_loading)
+        self.embedding_status.setText("Loading the embedding model…")
+        self.embedding_progress.show()
+        self._embedding_timer.start()
+
+    def _poll_embedding(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        from indexer import IndexerError
+
+        try:
+            ready = workspace.selector.indexer.wait_until_ready(0)  # only looks: does not wait
+        except IndexerError as error:
+            self._embedding_timer.stop()
+            self.embedding_progress.hide()
+            self.embedding_status.setText("Embedding model failed: agent items are not chosen")
+            self.embedding_status.setToolTip(str(error))
+            return
+        if ready:
+            self._embedding_timer.stop()
+            self.embedding_progress.hide()
+            self.embedding_status.setText("Embedding model ready")
+            QTimer.singleShot(4000, lambda: self.embedding_status.setText(""))
+
+    def _on_servers(self, statuses: list[Any]) -> None:
+        counts: dict[str, int] = {}
+        for status in statuses:
+            counts[status.state.value] = counts.get(status.state.value, 0) + 1
+        text = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+        self.tools_status.setText(f"Tool servers: {text}" if text else "No tool servers")
+        self.context_panel.refresh()
+        if self._manage_window is not None:
+            self._manage_window.servers_changed(statuses)
+
+    # --- chats --------------------------------------------------------------------------------
+
+    def current_controller(self) -> ChatController | None:
+        view = self.tabs.currentWidget()
+        return view.controller if isinstance(view, ChatView) else None
+
+    def current_view(self) -> ChatView | None:
+        view = self.tabs.currentWidget()
+        return view if isinstance(view, ChatView) else None
+
+    def new_chat(self) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        current = self.current_controller()
+        if current is not None and current.conversation.rowCount() == 0 and not current.busy:
+            self.focus_input()
+            return
+        self.bridge.call(workspace.new_chat, on_result=self._add_tab, on_error=self._show_error)
+
+    def open_chat(self, session_id: str) -> None:
+        if session_id in self.views:
+            self.tabs.setCurrentWidget(self.views[session_id])
+            self.focus_input()
+            return
+        workspace = self.workspace
+        if workspace is None:
+            return
+        self.bridge.call(workspace.open_chat, session_id, on_result=self._add_tab, on_error=self._show_error)
+
+    def _add_tab(self, session: ChatSession) -> None:
+        if session.id in self.views:
+            self.tabs.setCurrentWidget(self.views[session.id])
+            return
+        controller = ChatController(self.bridge, session, self)
+        view = ChatView(controller, session.agent.name)
+        view.view_context_requested.connect(self.show_context)
+        view.new_chat_requested.connect(self.new_chat)
+        controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))
+        controller.activity.connect(lambda c=controller: self._on_activity(c))
+        self.controllers[session.id] = controller
+        self.views[session.id] = view
+        if self.models:
+            view.set_models(self.models)
+        view.composer.set_mentions(self._mentions())
+        self.placeholder.hide()
+        self.tabs.show()
+        if not self.draft.isHidden() or self._queued_text is not None:
+            typed = self.draft.toPlainText()
+            self.draft.hide()
+            if self._queued_text is not None:
+                text, self._queued_text = self._queued_text, None
+                QTimer.singleShot(0, lambda: view.submit(text))
+            elif typed:
+                view.composer.setPlainText(typed)
+                view.composer.moveCursor(view.composer.textCursor().MoveOperation.End)
+        index = self.tabs.addTab(view, _tab_title(session.title))
+        self.tabs.setCurrentIndex(index)
+        controller.load_history()
+        if self.sessions.row_of(session.id) is None:
+            self.sessions.upsert(SessionRow(session.id, session.title, _now()))
+        self.session_panel.select_session(session.id)
+        self.focus_input()
+        self.ready.emit()
+
+    def _queue_draft(self, text: str) -> None:
+        self._queued_text = text
+        self.draft.setReadOnly(True)
+        self.placeholder.setText("Opening the agent… your message is sent as soon as it is open.")
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self.draft.isVisible() and not self.controllers:
+            self.draft.setFocus(Qt.FocusReason.OtherFocusReason)
+            QTimer.singleShot(0, self.input_ready.emit)
+
+    def _close_tab(self, index: int) -> None:
+        view = self.tabs.widget(index)
+        if isinstance(view, ChatView):
+            if view.controller.busy:
+                view.controller.stop()
+            self._drop_tab(view.controller.id)
+        if self.tabs.count() == 0:
+            self.new_chat()
+
+    def _drop_tab(self, session_id: str) -> None:
+        view = self.views.pop(session_id, None)
+        controller = self.controllers.pop(session_id, None)
+        if view is not None:
+            self.tabs.removeTab(self.tabs.indexOf(view))
+            view.deleteLater()
+        if controller is not None:
+            controller.deleteLater()
+
+    def _on_tab_changed(self, _index: int) -> None:
+        controller = self.current_controller()
+        self.context_panel.bind(controller, self.host.tools.tools)
+        self.settings_panel.bind(controller)
+        if controller is not None:
+            self.session_panel.select_session(controller.id)
+
+    def _on_title(self, controller: ChatController, title: str) -> None:
+        view = self.views.get(controller.id)
+        if view is not None:
+            self.tabs.setTabText(self.tabs.indexOf(view), _tab_title(title))
+            self.tabs.setTabToolTip(self.tabs.indexOf(view), title)
+        self.sessions.set_title(controller.id, title)
+
+    def _on_activity(self, controller: ChatController) -> None:
+        if not self.session_panel.search.text().strip():
+            self.sessions.upsert(SessionRow(controller.id, controller.title, _now()))
+            self.session_panel.select_session(controller.id)
+
+    def _rename(self, session_id: str, title: str) -> None:
+        controller = self.controllers.get(session_id)
+        if controller is not None:
+            controller.rename(title)
+            return
+        workspace = self.workspace
+        if workspace is not None:
+            self.bridge.call(lambda: workspace.store.update_session(session_id, title=title), on_error=self._show_error)
+
+    def delete_chat(self, session_id: str) -> None:
+        """Remove the chat from the list at once; it is deleted for good unless undone in time."""
+        workspace = self.workspace
+        if workspace is None:
+            return
+        self.banner.flush()
+        removed = self.sessions.remove(session_id)
+        if removed is None:
+            return
+        position, row = removed
+        was_open = session_id in self.views
+        if was_open:
+            self._drop_tab(session_id)
+            if self.tabs.count() == 0:
+                self.new_chat()
+
+        def undo() -> None:
+            self._pending_delete = None
+            self.sessions.restore(position, row)
+            if was_open:
+                self.open_chat(session_id)
+
+        def commit() -> None:
+            self._pending_delete = None
+            self.bridge.call(workspace.store.delete_session, session_id, on_error=self._show_error)
+
+        self._pending_delete = session_id
+        title = row.title or "Untitled chat"
+        self.banner.show_message(
+            f"Deleted “{title}”.", level="info", action="Undo", callback=undo, timeout_ms=UNDO_DELETE_MS, on_expire=commit
+        )
+
+    def _search(self, text: str) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        token = self._search_generation.next()
+        root = str(workspace.agent.root)
+
+        def run() -> list[SessionRow]:
+            sessions = [s for s in workspace.store.sessions() if s.agent_path == root and s.id != self._pending_delete]
+            if not text:
+                return [SessionRow.of(s) for s in sessions]
+            return rows_for_search(text, sessions, workspace.store.search(text))
+
+        def done(rows: list[SessionRow]) -> None:
+            if self._search_generation.is_current(token):
+                self.sessions.set_rows(rows)
+
+        self.bridge.call(run, on_result=done, on_error=self._show_error)
+
+    # --- context ------------------------------------------------------------------------------
+
+    def show_context(self, context: RequestContext) -> None:
+        from desktop.dialogs.view_context import ViewContextDialog
+
+        agent = self.workspace.agent if self.workspace else None
+        dialog = ViewContextDialog(context, agent, self.host.tools.tools(), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_context_dialog = dialog
+        dialog.open()
+
+    def view_last_context(self) -> None:
+        controller = self.current_controller()
+        context = controller.session_context_of_last_reply() if controller else None
+        if context is not None:
+            self.show_context(context)
+        elif (view := self.current_view()) is not None:
+            view.show_error("No reply in this chat has a context yet: send a message first.")
+
+    def stop_reply(self) -> None:
+        controller = self.current_controller()
+        if controller is not None:
+            controller.stop()
+
+    def focus_input(self) -> None:
+        view = self.current_view()
+        if view is not None:
+            view.focus_input()
+
+    def _mentions(self) -> list[str]:
+        agent = self.workspace.agent if self.workspace else None
+        if agent is None:
+            return []
+        return [f"@rule:{n}" for n in sorted(agent.rules)] + [f"@ref:{n}" for n in sorted(agent.references)]
+
+    def _update_mentions(self) -> None:
+        mentions = self._mentions()
+        for view in self.views.values():
+            view.composer.set_mentions(mentions)
+
+    def _save_defaults(self, chat: ChatDefaults, selection: SelectionConfig) -> None:
+        workspace = self.workspace
+        if workspace is None:
+            return
+        from agent_core.agent.writer import save_agent_config
+
+        def save() -> None:
+            agent = workspace.agent
+            agent.config.chat = chat
+            agent.config.selection = selection
+            save_agent_config(agent)
+
+        self.bridge.call(save, on_result=lambda _: self.host.reload_agent(), on_error=self._show_error)
+
+    # --- management window --------------------------------------------------------------------
+
+    def open_manager(self, tab: str | None = None) -> None:
+        from desktop.views.manage_window import ManageWindow
+
+        if self._manage_window is None:
+            self._manage_window = ManageWindow(self.bridge, self.host, self)
+            if self.workspace is not None:
+                self._manage_window.bind_workspace(self.workspace)
+        if tab:
+            self._manage_window.show_tab(tab)
+        self._manage_window.show()
+        self._manage_window.raise_()
+        self._manage_window.activateWindow()
+
+    # --- errors, layout, closing --------------------------------------------------------------
+
+    def _show_error(self, error: BaseException) -> None:
+        text = str(error) if isinstance(error, ContextDeskError) else f"Something went wrong: {error!r}"
+        if not isinstance(error, ContextDeskError):
+            logger.error("core call failed", exc_info=error)
+        self.banner.show_message(text, level="error")
+
+    def _restore_layout(self) -> None:
+        settings = app_settings()
+        geometry = settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        splitter = settings.value("window/splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+
+    def save_layout(self) -> None:
+        settings = app_settings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/splitter", self.splitter.saveState())
+        settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        self.banner.flush()  # a delete waiting for undo happens now
+        for controller in self.controllers.values():
+            controller.stop()
+        if self._manage_window is not None:
+            self._manage_window.close()
+        super().closeEvent(event)
+
+
+def _tab_title(title: str) -> str:
+    title = title or "New chat"
+    return title if len(title) <= 28 else title[:27] + "…"
+
+
+def _now() -> float:
+    import time
+
+    return time.time()

@@ -1,0 +1,71 @@
+"""The agent's management window: Rules, References, Tools and Providers, one tab each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
+
+from agent_core.agent.loader import Agent
+from agent_core.workspace import Workspace
+from desktop.bridge import CoreBridge
+from desktop.views.document_panel import DocumentPanel
+from desktop.workspace_host import WorkspaceHost
+
+__all__ = ["ManageWindow"]
+
+
+class ManageWindow(QWidget):
+    def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.bridge = bridge
+        self.host = host
+        self.setWindowTitle("Manage agent — ContextDesk")
+        self.resize(1100, 720)
+        layout = QVBoxLayout(self)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs)
+        self.rules = DocumentPanel("rule", bridge)
+        self.references = DocumentPanel("reference", bridge)
+        for panel in (self.rules, self.references):
+            panel.saved.connect(host.reload_agent)
+        self.tabs.addTab(self.rules, "Rules")
+        self.tabs.addTab(self.references, "References")
+        self.tools: Any = None
+        self.providers: Any = None
+        self._add_optional_panels()
+        QShortcut(QKeySequence.StandardKey.Close, self, self.close)
+
+    def _add_optional_panels(self) -> None:
+        from desktop.views.providers_panel import ProvidersPanel
+        from desktop.views.tools_panel import ToolsPanel
+
+        self.tools = ToolsPanel(self.bridge, self.host)
+        self.providers = ProvidersPanel(self.bridge, self.host)
+        self.tabs.addTab(self.tools, "Tools")
+        self.tabs.addTab(self.providers, "Providers")
+
+    def show_tab(self, name: str) -> None:
+        for index in range(self.tabs.count()):
+            if self.tabs.tabText(index).lower() == name.lower():
+                self.tabs.setCurrentIndex(index)
+
+    def bind_workspace(self, workspace: Workspace) -> None:
+        self.agent_reloaded(workspace.agent)
+        if self.host.mcp is not None:
+            self.servers_changed(self.host.mcp.statuses())
+
+    def agent_reloaded(self, agent: Agent) -> None:
+        self.setWindowTitle(f"{agent.name} — Manage agent")
+        self.rules.set_agent(agent)
+        self.references.set_agent(agent)
+        if self.tools is not None:
+            self.tools.set_agent(agent)
+        if self.providers is not None:
+            self.providers.set_agent(agent)
+
+    def servers_changed(self, statuses: list[Any]) -> None:
+        if self.tools is not None:
+            self.tools.set_statuses(statuses)

@@ -1,0 +1,325 @@
+"""One widget per transcript row: user and assistant messages, tool calls, approvals, notices."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.chat.events import ApprovalDecision
+from desktop.models.conversation import Entry
+from desktop.theme import colors
+from desktop.views.common import Badge, MarkdownView
+
+__all__ = [
+    "ApprovalWidget",
+    "EntryWidget",
+    "MessageWidget",
+    "NoticeWidget",
+    "ToolCallWidget",
+    "widget_for",
+]
+
+RENDER_INTERVAL_MS = 40  # re-render streaming markdown at most this often
+
+STATUS_TEXT = {
+    "streaming": "Writing…",
+    "cancelled": "Stopped",
+    "partial": "Incomplete",
+    "error": "Failed",
+}
+
+
+class EntryWidget(QFrame):
+    """Base of the row widgets; :meth:`set_entry` is called on every ``dataChanged``."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.entry: Entry | None = None
+
+    def set_entry(self, entry: Entry) -> None:
+        self.entry = entry
+
+
+class MessageWidget(EntryWidget):
+    """A user or assistant message (or an error reply), rendered as markdown."""
+
+    view_context_requested = Signal(object)  # RequestContext
+
+    def __init__(self, entry: Entry, agent_name: str = "Assistant", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        palette = colors()
+        self.setObjectName("message")
+        is_user = entry.kind == "user"
+        background = palette.user_bubble if is_user else palette.assistant_bubble
+        self.setStyleSheet(
+            f"#message {{ background-color: {background}; border: 1px solid {palette.border}; border-radius: 10px; }}"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(4)
+        header = QHBoxLayout()
+        self._who = QLabel("You" if is_user else agent_name)
+        self._who.setStyleSheet("font-weight: 600;")
+        self._status = QLabel()
+        self._status.setStyleSheet(f"color: {palette.muted};")
+        header.addWidget(self._who)
+        header.addWidget(self._status)
+        header.addStretch(1)
+        self.copy_button = QToolButton()
+        self.copy_button.setText("Copy")
+        self.copy_button.setAutoRaise(True)
+        self.copy_button.setToolTip("Copy this message as markdown")
+        self.copy_button.clicked.connect(self._copy)
+        self.context_button = QPushButton("View Context")
+        self.context_button.setToolTip("What this reply used: rules, references and tools (Ctrl+I for the last reply)")
+        self.context_button.setFlat(True)
+        self.context_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.context_button.clicked.connect(self._view_context)
+        header.addWidget(self.copy_button)
+        header.addWidget(self.context_button)
+        layout.addLayout(header)
+        self.body = MarkdownView()
+        layout.addWidget(self.body)
+        self._error = QLabel()
+        self._error.setWordWrap(True)
+        self._error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._error.setStyleSheet(f"color: {palette.error};")
+        self._error.hide()
+        layout.addWidget(self._error)
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.timeout.connect(self._render)
+        self.set_entry(entry)
+
+    def set_entry(self, entry: Entry) -> None:
+        super().set_entry(entry)
+        self.context_button.setVisible(entry.context is not None)
+        status = STATUS_TEXT.get(entry.status, "")
+        self._status.setText(f"· {status}" if status else "")
+        error = entry.error if entry.error and entry.error != entry.text else None
+        if entry.kind == "error":
+            error = error or None
+        self._error.setText(error or "")
+        self._error.setVisible(bool(error))
+        if entry.status == "streaming":
+            if not self._render_timer.isActive():
+                self._render_timer.start(RENDER_INTERVAL_MS)
+        else:
+            self._render_timer.stop()
+            self._render()
+
+    def _render(self) -> None:
+        if self.entry is None:
+            return
+        text = self.entry.text
+        if self.entry.kind == "error":
+            self.body.set_plain(text)
+            self.body.setStyleSheet(f"QTextBrowser {{ background: transparent; border: none; color: {colors().error}; }}")
+            return
+        if not text and self.entry.status == "streaming":
+            self.body.set_plain("…")
+            return
+        self.body.set_markdown(text)
+
+    def _copy(self) -> None:
+        if self.entry is not None:
+            QApplication.clipboard().setText(self.entry.text)
+
+    def _view_context(self) -> None:
+        if self.entry is not None and self.entry.context is not None:
+            self.view_context_requested.emit(self.entry.context)
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class ToolCallWidget(EntryWidget):
+    """A tool call, collapsed to one line; expands to its arguments and result or error."""
+
+    TOOL_STATUS: ClassVar[dict[str, str]] = {
+        "running": "running…",
+        "pending": "waiting",
+        "done": "done",
+        "failed": "failed",
+        "denied": "denied",
+        "cancelled": "stopped",
+    }
+
+    def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        palette = colors()
+        self.setObjectName("toolcall")
+        self.setStyleSheet(f"#toolcall {{ border: 1px solid {palette.border}; border-radius: 8px; }}")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setSpacing(4)
+        self.toggle = QToolButton()
+        self.toggle.setCheckable(True)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.toggle.toggled.connect(self._expand)
+        layout.addWidget(self.toggle)
+        self.details = QWidget()
+        details = QVBoxLayout(self.details)
+        details.setContentsMargins(20, 0, 0, 4)
+        self.arguments = self._code_box()
+        self.result = self._code_box()
+        self._result_label = QLabel("Result")
+        details.addWidget(QLabel("Arguments"))
+        details.addWidget(self.arguments)
+        details.addWidget(self._result_label)
+        details.addWidget(self.result)
+        self.details.hide()
+        layout.addWidget(self.details)
+        self.set_entry(entry)
+
+    def _code_box(self) -> QPlainTextEdit:
+        box = QPlainTextEdit()
+        box.setReadOnly(True)
+        box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        font = box.font()
+        font.setFamily("monospace")
+        font.setStyleHint(font.StyleHint.Monospace)
+        box.setFont(font)
+        return box
+
+    def set_entry(self, entry: Entry) -> None:
+        super().set_entry(entry)
+        record = entry.tool_call
+        name = f"{record.server}.{record.tool}" if record and record.server else entry.text
+        status = self.TOOL_STATUS.get(entry.status, entry.status)
+        elapsed = ""
+        if record is not None and record.elapsed_seconds is not None:
+            elapsed = f" in {record.elapsed_seconds:.2f} s"
+        self.toggle.setText(f"Tool  {name}  —  {status}{elapsed}")
+        failed = entry.status in ("failed", "denied")
+        self.toggle.setStyleSheet(f"color: {colors().error};" if failed else "")
+        if record is not None:
+            self.arguments.setPlainText(_json(dict(record.arguments)))
+            self.result.setPlainText(record.result)
+            _fit_box(self.arguments)
+            _fit_box(self.result)
+            self._result_label.setText("Error" if record.is_error else "Result")
+            self._result_label.setVisible(bool(record.result))
+            self.result.setVisible(bool(record.result))
+
+    def _expand(self, expanded: bool) -> None:
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.details.setVisible(expanded)
+
+
+def _fit_box(box: QPlainTextEdit, max_lines: int = 12) -> None:
+    lines = min(max_lines, max(1, box.toPlainText().count("\n") + 1))
+    box.setFixedHeight(box.fontMetrics().lineSpacing() * lines + 14)
+
+
+class ApprovalWidget(EntryWidget):
+    """Asks whether a tool may run: Allow once, Allow for this chat, Deny."""
+
+    decided = Signal(object)  # ApprovalDecision
+
+    DECISION_TEXT: ClassVar[dict[str, str]] = {
+        "allow_once": "Allowed once",
+        "allow_for_chat": "Allowed for this chat",
+        "deny": "Denied",
+        "cancelled": "Not answered (the reply was stopped)",
+    }
+
+    def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        palette = colors()
+        self.setObjectName("approval")
+        self.setStyleSheet(
+            f"#approval {{ background-color: {palette.warning_background}; border: 1px solid {palette.border}; border-radius: 10px; }}"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        self.question = QLabel()
+        self.question.setWordWrap(True)
+        self.question.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.question)
+        self.arguments = QLabel()
+        self.arguments.setWordWrap(True)
+        self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.arguments.setStyleSheet("font-family: monospace;")
+        layout.addWidget(self.arguments)
+        buttons = QHBoxLayout()
+        self.allow_once = QPushButton("Allow once")
+        self.allow_chat = QPushButton("Allow for this chat")
+        self.deny = QPushButton("Deny")
+        self.allow_once.setDefault(True)
+        self.allow_once.clicked.connect(lambda: self.decided.emit(ApprovalDecision.ALLOW_ONCE))
+        self.allow_chat.clicked.connect(lambda: self.decided.emit(ApprovalDecision.ALLOW_FOR_CHAT))
+        self.deny.clicked.connect(lambda: self.decided.emit(ApprovalDecision.DENY))
+        for button in (self.allow_once, self.allow_chat, self.deny):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.outcome = QLabel()
+        self.outcome.setStyleSheet("font-weight: 600;")
+        buttons.addWidget(self.outcome)
+        layout.addLayout(buttons)
+        self.set_entry(entry)
+
+    def set_entry(self, entry: Entry) -> None:
+        super().set_entry(entry)
+        self.question.setText(f"The assistant wants to run <b>{entry.text}</b>. Allow it?")
+        if entry.tool_call is not None:
+            self.arguments.setText(json.dumps(dict(entry.tool_call.arguments), ensure_ascii=False))
+        pending = entry.decision is None and entry.status == "pending"
+        for button in (self.allow_once, self.allow_chat, self.deny):
+            button.setVisible(pending)
+        key = entry.decision.value if entry.decision is not None else entry.status
+        self.outcome.setText("" if pending else self.DECISION_TEXT.get(key, key))
+
+
+class NoticeWidget(EntryWidget):
+    """A line from the app: a retry, a stopped reply, an error that is not a reply."""
+
+    def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 2, 12, 2)
+        self.badge = Badge("", "score")
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.badge, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.label, 1)
+        self.set_entry(entry)
+
+    def set_entry(self, entry: Entry) -> None:
+        super().set_entry(entry)
+        is_error = entry.status == "error"
+        self.badge.set_kind("Error" if is_error else "Retry" if entry.status == "retry" else "Note", "miss" if is_error else "score")
+        self.label.setText(entry.text)
+        self.label.setStyleSheet(f"color: {colors().error};" if is_error else f"color: {colors().muted};")
+
+
+def widget_for(entry: Entry, agent_name: str) -> EntryWidget:
+    if entry.kind in ("user", "assistant", "error"):
+        return MessageWidget(entry, agent_name)
+    if entry.kind == "tool_call":
+        return ToolCallWidget(entry)
+    if entry.kind == "approval":
+        return ApprovalWidget(entry)
+    return NoticeWidget(entry)

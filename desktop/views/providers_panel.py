@@ -1,0 +1,352 @@
+"""Providers: add or edit keys (system keyring, ``env://VAR`` or plain text), test, list models."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.agent.keyring_secrets import (
+    KEYRING_SCHEME,
+    keyring_available,
+    keyring_reference,
+    resolve_keyring_secret,
+    store_secret,
+)
+from agent_core.agent.loader import Agent
+from agent_core.agent.names import name_problem
+from agent_core.agent.schema import ProviderConfig
+from agent_core.agent.secrets import ENV_SCHEME, resolve_secret
+from agent_core.agent.writer import save_agent_config
+from agent_core.errors import ContextDeskError
+from agent_core.providers.base import ProviderSettings
+from agent_core.providers.registry import create_provider, provider_types
+from desktop.bridge import CoreBridge, Generation
+from desktop.models.providers import ProviderColumn, ProviderListModel, ProviderRole
+from desktop.theme import colors
+from desktop.workspace_host import WorkspaceHost
+
+__all__ = ["ProvidersPanel"]
+
+TEST_TIMEOUT_S = 15.0
+KEY_MODES = (("keyring", "System keyring"), ("env", "Environment variable (env://)"), ("plain", "Plain text in agent.yaml"), ("none", "No key"))
+
+
+class ProvidersPanel(QWidget):
+    def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.host = host
+        self.agent: Agent | None = None
+        self._editing: str | None = None
+        self._test_generation = Generation()
+        self.model = ProviderListModel(self)
+        self.has_keyring = keyring_available()
+        layout = QHBoxLayout(self)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        layout.addWidget(splitter)
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        self.table.horizontalHeader().setSectionResizeMode(ProviderColumn.BASE_URL, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selected())
+        left_layout.addWidget(self.table, 1)
+        row = QHBoxLayout()
+        self.new_button = QPushButton("New")
+        self.delete_button = QPushButton("Delete")
+        self.new_button.clicked.connect(self.new_provider)
+        self.delete_button.clicked.connect(self.delete_provider)
+        row.addWidget(self.new_button)
+        row.addWidget(self.delete_button)
+        row.addStretch(1)
+        left_layout.addLayout(row)
+        splitter.addWidget(left)
+
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        form = QFormLayout()
+        self.provider_id = QLineEdit()
+        self.provider_id.setPlaceholderText("e.g. openai, ollama")
+        self.type = QComboBox()
+        self.type.addItems(provider_types())
+        self.key_mode = QComboBox()
+        for value, label in KEY_MODES:
+            self.key_mode.addItem(label, value)
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.base_url = QLineEdit()
+        self.base_url.setPlaceholderText("only for OpenAI-compatible servers, e.g. http://localhost:11434/v1")
+        self.key_note = QLabel()
+        self.key_note.setWordWrap(True)
+        self.key_note.setStyleSheet(f"color: {colors().muted};")
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {colors().error};")
+        form.addRow("Id", self.provider_id)
+        form.addRow("Type", self.type)
+        form.addRow("Key kept in", self.key_mode)
+        form.addRow("Key", self.key)
+        form.addRow("", self.key_note)
+        form.addRow("Base URL", self.base_url)
+        right_layout.addLayout(form)
+        right_layout.addWidget(self.error)
+        actions = QHBoxLayout()
+        self.test_button = QPushButton("Test connection")
+        self.save_button = QPushButton("Save")
+        self.save_button.setDefault(True)
+        actions.addWidget(self.test_button)
+        actions.addStretch(1)
+        actions.addWidget(self.save_button)
+        right_layout.addLayout(actions)
+        self.test_result = QLabel()
+        self.test_result.setWordWrap(True)
+        right_layout.addWidget(self.test_result)
+        self.models = QStringListModel(self)
+        self.model_list = QListView()
+        self.model_list.setModel(self.models)
+        self.model_list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        right_layout.addWidget(QLabel("Models"))
+        right_layout.addWidget(self.model_list, 1)
+        splitter.addWidget(right)
+        splitter.setSizes([420, 600])
+
+        self.key_mode.currentIndexChanged.connect(lambda _i: self._on_key_mode())
+        self.test_button.clicked.connect(self.test_connection)
+        self.save_button.clicked.connect(self.save)
+        self._on_key_mode()
+        self._on_selected()
+
+    # --- data ---------------------------------------------------------------------------------
+
+    def set_agent(self, agent: Agent) -> None:
+        self.agent = agent
+        self.model.set_providers(agent.config.providers)
+        if self._editing and (row := self.model.row_of(self._editing)) is not None:
+            self.table.selectRow(row)
+
+    def _on_selected(self) -> None:
+        index = self.table.currentIndex()
+        self.delete_button.setEnabled(index.isValid())
+        if not index.isValid():
+            return
+        provider_id = index.data(ProviderRole.ID)
+        config: ProviderConfig = index.data(ProviderRole.CONFIG)
+        self._editing = provider_id
+        self.provider_id.setText(provider_id)
+        self.type.setCurrentText(config.type or provider_id)
+        key = config.api_key or ""
+        if key.startswith(KEYRING_SCHEME):
+            mode, shown = "keyring", ""
+        elif key.startswith(ENV_SCHEME):
+            mode, shown = "env", key[len(ENV_SCHEME) :]
+        elif key:
+            mode, shown = "plain", key
+        else:
+            mode, shown = "none", ""
+        self.key_mode.setCurrentIndex(self.key_mode.findData(mode))
+        self.key.setText(shown)
+        if mode == "keyring":
+            self.key.setPlaceholderText("stored in the keyring: type a new key to replace it")
+        self.base_url.setText(config.base_url or "")
+        self.error.setText("")
+        self.test_result.setText("")
+        self.models.setStringList([])
+
+    def _on_key_mode(self) -> None:
+        mode = self.key_mode.currentData()
+        self.key.setEnabled(mode != "none")
+        self.key.setEchoMode(QLineEdit.EchoMode.Normal if mode == "env" else QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText({"env": "VARIABLE name, e.g. OPENAI_API_KEY", "keyring": "the API key", "plain": "the API key"}.get(mode, ""))
+        notes = {
+            "keyring": "The key goes to the system keyring; agent.yaml only says where to find it."
+            if self.has_keyring
+            else "No system keyring is available here: choose Environment variable, or Plain text if you accept the key in agent.yaml.",
+            "env": "Read from the environment when used; nothing secret is written.",
+            "plain": "The key is written into agent.yaml as it is: do not share or commit that file.",
+            "none": "For local servers that need no key.",
+        }
+        self.key_note.setText(notes.get(mode, ""))
+
+    def new_provider(self) -> None:
+        self.table.clearSelection()
+        self._editing = None
+        self.provider_id.clear()
+        self.key.clear()
+        self.base_url.clear()
+        self.key_mode.setCurrentIndex(self.key_mode.findData("keyring" if self.has_keyring else "env"))
+        self.provider_id.setFocus()
+
+    # --- saving -------------------------------------------------------------------------------
+
+    def _key_value(self, provider_id: str) -> tuple[str | None, str | None]:
+        """(what agent.yaml holds, the secret to put in the keyring)."""
+        mode, text = self.key_mode.currentData(), self.key.text().strip()
+        if mode == "none":
+            return None, None
+        if mode == "env":
+            if not text:
+                raise ValueError("Key: type the name of the environment variable, e.g. OPENAI_API_KEY")
+            return f"{ENV_SCHEME}{text.removeprefix(ENV_SCHEME)}", None
+        if mode == "plain":
+            if not text:
+                raise ValueError("Key: type the key, or choose No key")
+            return text, None
+        if not self.has_keyring:
+            raise ValueError("Key: no system keyring is available here; choose Environment variable or Plain text")
+        agent_name = self.agent.name if self.agent else "agent"
+        reference = keyring_reference(agent_name, provider_id)
+        existing = self.agent.config.providers.get(provider_id) if self.agent else None
+        if not text:
+            if existing is not None and existing.api_key == reference:
+                return reference, None  # keep the stored key
+            raise ValueError("Key: type the key to store in the keyring")
+        return reference, text
+
+    def save(self) -> None:
+        agent = self.agent
+        if agent is None:
+            return
+        provider_id = self.provider_id.text().strip()
+        try:
+            if problem := name_problem(provider_id):
+                raise ValueError(f"Id: {problem}")
+            if provider_id != self._editing and provider_id in agent.config.providers:
+                raise ValueError(f"Id: this agent already has a provider '{provider_id}'")
+            stored, secret = self._key_value(provider_id)
+            type_name = self.type.currentText()
+            config = ProviderConfig(
+                type=None if type_name == provider_id else type_name,
+                api_key=stored,
+                base_url=self.base_url.text().strip() or None,
+            )
+        except ValueError as error:
+            self.error.setText(str(error))
+            return
+        self.error.setText("")
+        previous = self._editing
+
+        def write() -> None:
+            if secret is not None and stored is not None:
+                store_secret(stored, secret)
+            providers = dict(agent.config.providers)
+            if previous and previous != provider_id:
+                providers.pop(previous, None)
+            old = providers.get(provider_id)
+            if old is not None:
+                config_values = old.model_dump(exclude_unset=True)
+                config_values.update(config.model_dump(exclude_unset=True))
+                config_values["type"], config_values["api_key"], config_values["base_url"] = config.type, config.api_key, config.base_url
+                providers[provider_id] = ProviderConfig.model_validate(config_values)
+            else:
+                providers[provider_id] = config
+            agent.config.providers = providers
+            save_agent_config(agent)
+
+        def done(_: None) -> None:
+            self._editing = provider_id
+            self.key.clear()
+            self.test_result.setText("Saved.")
+            self.host.reload_agent()
+
+        self.bridge.call(write, on_result=done, on_error=self._failed)
+
+    def delete_provider(self) -> None:
+        agent, provider_id = self.agent, self._editing
+        if agent is None or provider_id is None:
+            return
+
+        def write() -> None:
+            agent.config.providers = {k: v for k, v in agent.config.providers.items() if k != provider_id}
+            save_agent_config(agent)
+
+        self.bridge.call(write, on_result=lambda _: self.host.reload_agent(), on_error=self._failed)
+
+    # --- testing ------------------------------------------------------------------------------
+
+    def _settings_from_form(self) -> ProviderSettings:
+        provider_id = self.provider_id.text().strip() or self.type.currentText()
+        mode, text = self.key_mode.currentData(), self.key.text().strip()
+        api_key: str | None = None
+        if mode == "env" and text:
+            api_key = resolve_secret(f"{ENV_SCHEME}{text.removeprefix(ENV_SCHEME)}", what=f"the {provider_id} API key")
+        elif mode in ("plain", "keyring") and text:
+            api_key = text
+        elif mode == "keyring" and self.agent is not None:
+            stored = self.agent.config.providers.get(provider_id)
+            if stored is not None and stored.api_key:
+                api_key = resolve_keyring_secret(stored.api_key, what=f"the {provider_id} API key")
+        return ProviderSettings(
+            provider_id=provider_id,
+            type=self.type.currentText(),
+            api_key=api_key,
+            base_url=self.base_url.text().strip() or None,
+        )
+
+    def test_connection(self) -> None:
+        try:
+            settings = self._settings_from_form()
+        except ContextDeskError as error:
+            self.test_result.setText(str(error))
+            return
+        token = self._test_generation.next()
+        self.test_result.setText("Testing…")
+        self.test_button.setEnabled(False)
+
+        async def test() -> list[str]:
+            provider = create_provider(settings)
+            try:
+                models = await asyncio.wait_for(provider.list_models(), TEST_TIMEOUT_S)
+            finally:
+                await provider.aclose()
+            return [m.id for m in models]
+
+        def done(models: list[str]) -> None:
+            if not self._test_generation.is_current(token):
+                return
+            self.test_button.setEnabled(True)
+            self.models.setStringList(models)
+            self.test_result.setStyleSheet("")
+            self.test_result.setText(
+                f"Connected: {len(models)} model{'' if len(models) == 1 else 's'}." if models else "Connected; this provider does not list its models."
+            )
+
+        def failed(error: BaseException) -> None:
+            if not self._test_generation.is_current(token):
+                return
+            self.test_button.setEnabled(True)
+            self.models.setStringList([])
+            self.test_result.setStyleSheet(f"color: {colors().error};")
+            if isinstance(error, TimeoutError):
+                self.test_result.setText(f"No answer in {TEST_TIMEOUT_S:.0f} s: check the base URL and the network.")
+            else:
+                self.test_result.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
+
+        self.bridge.submit(test(), done, failed)
+
+    def _failed(self, error: BaseException) -> None:
+        self.error.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
+
+

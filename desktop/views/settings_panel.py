@@ -1,0 +1,172 @@
+"""The current chat's settings (model, sampling, turns, selection), with "Save as agent default"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.agent.schema import ChatDefaults, SelectionConfig
+from desktop.chat_controller import ChatController
+from desktop.theme import colors
+
+__all__ = ["SettingsPanel"]
+
+APPLY_DELAY_MS = 400
+
+
+def _double(minimum: float, maximum: float, step: float, decimals: int = 2) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setRange(minimum, maximum)
+    box.setSingleStep(step)
+    box.setDecimals(decimals)
+    return box
+
+
+def _int(minimum: int, maximum: int) -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(minimum, maximum)
+    return box
+
+
+class SettingsPanel(QWidget):
+    save_default_requested = Signal(object, object)  # ChatDefaults, SelectionConfig
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        self.agent_label = QLabel()
+        self.agent_label.setStyleSheet("font-weight: 600;")
+        self.agent_label.setWordWrap(True)
+        layout.addWidget(self.agent_label)
+
+        chat_box = QGroupBox("This chat")
+        chat = QFormLayout(chat_box)
+        self.temperature = _double(0.0, 2.0, 0.1)
+        self.top_p = _double(0.01, 1.0, 0.05)
+        self.max_output_tokens = _int(1, 1_000_000)
+        self.max_chat_turns = _int(1, 200)
+        self.tool_permission = QComboBox()
+        for value, label in (("tool", "Each tool's setting"), ("ask", "Ask every time"), ("allow", "Never ask")):
+            self.tool_permission.addItem(label, value)
+        chat.addRow("Temperature", self.temperature)
+        chat.addRow("Top P", self.top_p)
+        chat.addRow("Max output tokens", self.max_output_tokens)
+        chat.addRow("Max turns", self.max_chat_turns)
+        chat.addRow("Tool permission", self.tool_permission)
+        layout.addWidget(chat_box)
+
+        selection_box = QGroupBox("Selection of agent items")
+        selection = QFormLayout(selection_box)
+        self.top_k = _int(1, 1000)
+        self.top_n = _int(0, 100)
+        self.include_score = _double(0.0, 1.0, 0.05)
+        self.top_k.setToolTip("Chunk matches considered")
+        self.top_n.setToolTip("Items chosen, at most, below the include score")
+        self.include_score.setToolTip("Items at or above this score are always chosen")
+        selection.addRow("Top K", self.top_k)
+        selection.addRow("Top N", self.top_n)
+        selection.addRow("Include score", self.include_score)
+        layout.addWidget(selection_box)
+
+        self.save_default = QPushButton("Save as agent default")
+        self.save_default.setToolTip("Write these settings to agent.yaml: new chats start with them")
+        self.save_default.clicked.connect(self._save_default)
+        layout.addWidget(self.save_default)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(f"color: {colors().muted};")
+        layout.addWidget(self.note)
+        layout.addStretch(1)
+
+        self.controller: ChatController | None = None
+        self._loading = False
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(APPLY_DELAY_MS)
+        self._timer.timeout.connect(self.apply)
+        for box in (self.temperature, self.top_p, self.include_score):
+            box.valueChanged.connect(self._changed)
+        for ibox in (self.max_output_tokens, self.max_chat_turns, self.top_k, self.top_n):
+            ibox.valueChanged.connect(self._changed)
+        self.tool_permission.currentIndexChanged.connect(self._changed)
+
+    def bind(self, controller: ChatController | None) -> None:
+        if self._timer.isActive():
+            self._timer.stop()
+            self.apply()
+        if self.controller is not None:
+            self.controller.settings_changed.disconnect(self.load)
+        self.controller = controller
+        if controller is not None:
+            controller.settings_changed.connect(self.load)
+        self.load()
+
+    def load(self) -> None:
+        controller = self.controller
+        self.setEnabled(controller is not None)
+        if controller is None:
+            return
+        session = controller.session
+        settings, selection = session.chat_settings, session.selection_settings
+        self._loading = True
+        self.agent_label.setText(f"{session.agent.name}  ·  {settings.model}")
+        self.temperature.setValue(settings.temperature)
+        self.top_p.setValue(settings.top_p)
+        self.max_output_tokens.setValue(settings.max_output_tokens)
+        self.max_chat_turns.setValue(settings.max_chat_turns)
+        self.tool_permission.setCurrentIndex(max(0, self.tool_permission.findData(settings.tool_permission.value)))
+        self.top_k.setValue(selection.top_k)
+        self.top_n.setValue(selection.top_n)
+        self.include_score.setValue(selection.include_score)
+        self._loading = False
+
+    def _changed(self, *_: Any) -> None:
+        if not self._loading:
+            self._timer.start()
+
+    def values(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        chat = {
+            "temperature": round(self.temperature.value(), 2),
+            "top_p": round(self.top_p.value(), 2),
+            "max_output_tokens": self.max_output_tokens.value(),
+            "max_chat_turns": self.max_chat_turns.value(),
+            "tool_permission": self.tool_permission.currentData(),
+        }
+        selection = {
+            "top_k": self.top_k.value(),
+            "top_n": self.top_n.value(),
+            "include_score": round(self.include_score.value(), 2),
+        }
+        return chat, selection
+
+    def apply(self) -> None:
+        if self.controller is None:
+            return
+        chat, selection = self.values()
+        self.controller.override_settings(chat=chat, selection=selection)
+        self.note.setText("Applies to this chat from the next message.")
+
+    def _save_default(self) -> None:
+        if self.controller is None:
+            return
+        self._timer.stop()
+        self.apply()
+        session = self.controller.session
+        chat, selection = self.values()
+        defaults = ChatDefaults.model_validate({**session.chat_settings.model_dump(), **chat})
+        selection_config = SelectionConfig.model_validate({**session.selection_settings.model_dump(), **selection})
+        self.save_default_requested.emit(defaults, selection_config)
+        self.note.setText("Saved to agent.yaml: new chats start with these settings.")

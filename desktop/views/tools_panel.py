@@ -1,0 +1,263 @@
+"""Tools: the agent's MCP servers with their status and log, and each tool's include mode and permission."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.agent.loader import Agent
+from agent_core.agent.schema import IncludeMode, ToolSettings
+from agent_core.agent.writer import save_agent_config
+from agent_core.errors import ContextDeskError
+from agent_core.mcp.types import ServerStatus, ToolInfo
+from desktop.bridge import CoreBridge
+from desktop.models.tools import (
+    ServerColumn,
+    ServerRole,
+    ServerStatusModel,
+    ToolColumn,
+    ToolListModel,
+    ToolRole,
+)
+from desktop.theme import colors
+from desktop.workspace_host import WorkspaceHost
+
+__all__ = ["ToolsPanel"]
+
+
+def _table(model: Any, stretch: int) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.verticalHeader().hide()
+    table.setShowGrid(False)
+    header = table.horizontalHeader()
+    for column in range(model.columnCount()):
+        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(column, mode)
+    return table
+
+
+class ToolsPanel(QWidget):
+    def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.host = host
+        self.agent: Agent | None = None
+        self.servers = ServerStatusModel(self)
+        self.tools = ToolListModel(self)
+        layout = QVBoxLayout(self)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        layout.addWidget(splitter)
+
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(QLabel("<b>MCP servers</b>"))
+        self.server_table = _table(self.servers, ServerColumn.DETAIL)
+        self.server_table.selectionModel().selectionChanged.connect(lambda *_: self._on_server_selected())
+        top_layout.addWidget(self.server_table, 1)
+        buttons = QHBoxLayout()
+        self.add_button = QPushButton("Add…")
+        self.edit_button = QPushButton("Edit…")
+        self.remove_button = QPushButton("Remove")
+        self.restart_button = QPushButton("Restart")
+        self.ping_button = QPushButton("Ping")
+        for button in (self.add_button, self.edit_button, self.remove_button, self.restart_button, self.ping_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.note = QLabel()
+        self.note.setStyleSheet(f"color: {colors().muted};")
+        buttons.addWidget(self.note)
+        top_layout.addLayout(buttons)
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setPlaceholderText("The selected server's status and last log lines")
+        self.log.setMaximumHeight(120)
+        top_layout.addWidget(self.log)
+        splitter.addWidget(top)
+
+        bottom = QWidget()
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addWidget(QLabel("<b>Tools</b> (of servers that are ready)"))
+        self.tool_table = _table(self.tools, ToolColumn.DESCRIPTION)
+        self.tool_table.selectionModel().selectionChanged.connect(lambda *_: self._on_tool_selected())
+        bottom_layout.addWidget(self.tool_table, 1)
+        tool_row = QHBoxLayout()
+        self.include = QComboBox()
+        for mode in IncludeMode:
+            self.include.addItem(mode.value.capitalize(), mode.value)
+        self.ask = QCheckBox("Ask before running")
+        self.apply_button = QPushButton("Apply")
+        self.run_button = QPushButton("Run…")
+        tool_row.addWidget(QLabel("Include"))
+        tool_row.addWidget(self.include)
+        tool_row.addWidget(self.ask)
+        tool_row.addWidget(self.apply_button)
+        tool_row.addStretch(1)
+        tool_row.addWidget(self.run_button)
+        bottom_layout.addLayout(tool_row)
+        splitter.addWidget(bottom)
+
+        self.add_button.clicked.connect(lambda: self.edit_server(None))
+        self.edit_button.clicked.connect(lambda: self.edit_server(self._selected_server()))
+        self.remove_button.clicked.connect(self.remove_server)
+        self.restart_button.clicked.connect(self.restart_server)
+        self.ping_button.clicked.connect(self.ping_server)
+        self.apply_button.clicked.connect(self.apply_tool_settings)
+        self.run_button.clicked.connect(self.run_tool)
+        self._on_server_selected()
+        self._on_tool_selected()
+
+    # --- data ---------------------------------------------------------------------------------
+
+    def set_agent(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def set_statuses(self, statuses: list[ServerStatus]) -> None:
+        self.servers.set_statuses(statuses)
+        manager = self.host.mcp
+        self.tools.set_tools(manager.tools() if manager is not None else [])
+        self._on_server_selected()
+
+    def _selected_server(self) -> str | None:
+        index = self.server_table.currentIndex()
+        return index.data(ServerRole.NAME) if index.isValid() else None
+
+    def _selected_tool(self) -> ToolInfo | None:
+        index = self.tool_table.currentIndex()
+        return index.data(ToolRole.TOOL) if index.isValid() else None
+
+    def _on_server_selected(self) -> None:
+        name = self._selected_server()
+        for button in (self.edit_button, self.remove_button, self.restart_button, self.ping_button):
+            button.setEnabled(name is not None)
+        row = self.servers.row_of(name) if name else None
+        if row is None:
+            self.log.setPlainText("")
+            return
+        status = self.servers.status(row)
+        lines = [f"{status.name}: {status.state.value}"]
+        if status.reason:
+            lines.append(status.reason)
+        if status.server_name:
+            lines.append(f"Server: {status.server_name} {status.server_version or ''}".rstrip())
+        if status.log_tail:
+            lines += ["", "Log:", *status.log_tail]
+        self.log.setPlainText("\n".join(lines))
+
+    def _on_tool_selected(self) -> None:
+        tool = self._selected_tool()
+        for widget in (self.include, self.ask, self.apply_button, self.run_button):
+            widget.setEnabled(tool is not None)
+        if tool is not None:
+            self.include.setCurrentIndex(max(0, self.include.findData(tool.include.value)))
+            self.ask.setChecked(tool.permission_required)
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _save_config(self, change: Any, message: str) -> None:
+        agent = self.agent
+        if agent is None:
+            return
+
+        def write() -> None:
+            change(agent.config)
+            save_agent_config(agent)
+
+        def done(_: None) -> None:
+            self.note.setText(message)
+            self.host.reload_agent()
+
+        self.bridge.call(write, on_result=done, on_error=self._failed)
+
+    def edit_server(self, name: str | None) -> None:
+        from desktop.dialogs.server_dialog import ServerDialog
+
+        if self.agent is None:
+            return
+        servers = self.agent.config.mcp_servers
+        dialog = ServerDialog(name or "", servers.get(name) if name else None, set(servers), self)
+        if dialog.exec() != ServerDialog.DialogCode.Accepted:
+            return
+        added = dialog.servers()
+
+        def change(config: Any) -> None:
+            updated = dict(config.mcp_servers)
+            if name and name not in added:
+                updated.pop(name, None)  # renamed
+            updated.update(added)
+            config.mcp_servers = updated
+
+        self._save_config(change, f"Saved {', '.join(added)}; starting…")
+
+    def remove_server(self) -> None:
+        name = self._selected_server()
+        if name is None:
+            return
+
+        def change(config: Any) -> None:
+            config.mcp_servers = {k: v for k, v in config.mcp_servers.items() if k != name}
+
+        self._save_config(change, f"Removed {name}")
+
+    def restart_server(self) -> None:
+        name, manager = self._selected_server(), self.host.mcp
+        if name is None or manager is None:
+            return
+        self.note.setText(f"Restarting {name}…")
+        self.bridge.submit(manager.restart(name), lambda s: self.note.setText(f"{name}: {s.state.value}"), self._failed)
+
+    def ping_server(self) -> None:
+        name, manager = self._selected_server(), self.host.mcp
+        if name is None or manager is None:
+            return
+        self.bridge.submit(manager.ping(name), lambda t: self.note.setText(f"{name} answered in {t * 1000:.0f} ms"), self._failed)
+
+    def apply_tool_settings(self) -> None:
+        tool = self._selected_tool()
+        if tool is None:
+            return
+        include = IncludeMode(self.include.currentData())
+        ask = self.ask.isChecked()
+
+        def change(config: Any) -> None:
+            server = config.mcp_servers[tool.server]
+            tools = dict(server.tools)
+            tools[tool.name] = ToolSettings(include=include, permission_required=ask)
+            config.mcp_servers = {**config.mcp_servers, tool.server: server.model_copy(update={"tools": tools})}
+
+        self._save_config(change, f"Saved {tool.server}.{tool.name}")
+
+    def run_tool(self) -> None:
+        from desktop.dialogs.run_tool import RunToolDialog
+
+        tool, manager = self._selected_tool(), self.host.mcp
+        if tool is None or manager is None:
+            return
+        dialog = RunToolDialog(self.bridge, manager, tool, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.run_dialog = dialog
+        dialog.show()
+
+    def _failed(self, error: BaseException) -> None:
+        self.note.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
+        self.note.setStyleSheet(f"color: {colors().error};")

@@ -1,0 +1,206 @@
+"""The open agent's Workspace, owned by the core thread, and what the GUI needs to know about it.
+
+The host opens an agent off the GUI thread, starts its MCP servers in the background (their status
+arrives as a signal), reloads the agent when its files change, and closes it all at exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from agent_core.agent.loader import Agent, load_agent
+from agent_core.agent.scaffold import ensure_default_agent
+from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
+from agent_core.errors import ContextDeskError
+from desktop.bridge import CoreBridge, Generation
+
+if TYPE_CHECKING:
+    # Imported on the core thread when an agent opens: the chat engine and the MCP SDK take
+    # most of a second to import, which must not delay the first window.
+    from agent_core.workspace import Workspace
+
+__all__ = ["SwitchableTools", "WorkspaceFactory", "WorkspaceHost"]
+
+logger = logging.getLogger(__name__)
+
+# Builds the Workspace for a loaded agent (tests pass one with a scripted provider pool).
+WorkspaceFactory = Callable[[Agent, ToolRuntime], "Workspace"]
+
+
+class SwitchableTools:
+    """The ToolRuntime every chat holds; the MCP manager behind it is replaced when servers change."""
+
+    def __init__(self) -> None:
+        self.runtime: Any = NoTools()
+
+    def tools(self) -> Sequence[ToolDescriptor]:
+        return self.runtime.tools()  # type: ignore[no-any-return]
+
+    async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
+        return await self.runtime.call_tool(server, tool, arguments)  # type: ignore[no-any-return]
+
+
+def _default_factory(agent: Agent, tools: ToolRuntime) -> Workspace:
+    from agent_core.workspace import Workspace
+
+    return Workspace(agent, tools=tools)
+
+
+def preload_core() -> None:
+    """Import the chat engine; run on the core thread while the GUI thread builds the window."""
+    importlib.import_module("agent_core.workspace")
+
+
+class WorkspaceHost(QObject):
+    opened = Signal(object)  # Workspace
+    open_failed = Signal(str)
+    agent_changed = Signal(object)  # Agent, after a reload
+    servers_changed = Signal(object)  # list[ServerStatus]
+
+    def __init__(
+        self, bridge: CoreBridge, factory: WorkspaceFactory | None = None, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self._factory = factory or _default_factory
+        self.workspace: Workspace | None = None
+        self.tools = SwitchableTools()
+        self.mcp: Any = None  # McpManager when the mcp extra is installed
+        self._generation = Generation()
+        self._reload_generation = Generation()
+        self._server_start: asyncio.Task[None] | None = None
+
+    @property
+    def agent(self) -> Agent | None:
+        return None if self.workspace is None else self.workspace.agent
+
+    # --- opening ------------------------------------------------------------------------------
+
+    def open(self, agent_dir: Path | None = None) -> None:
+        """Open an agent (the user's default when None); ``opened`` or ``open_failed`` follows."""
+        token = self._generation.next()
+
+        def done(workspace: Workspace) -> None:
+            if not self._generation.is_current(token):
+                self.bridge.submit(self._close(workspace, None))
+                return
+            self.workspace = workspace
+            self.opened.emit(workspace)
+
+        def failed(error: BaseException) -> None:
+            if self._generation.is_current(token):
+                self.open_failed.emit(_describe(error))
+
+        self.bridge.submit(self._open(agent_dir), done, failed)
+
+    async def _open(self, agent_dir: Path | None) -> Workspace:
+        previous, self.workspace = self.workspace, None
+        if previous is not None:
+            await self._close(previous, self.mcp)
+            self.mcp = None
+        path = agent_dir or await asyncio.to_thread(ensure_default_agent)
+        agent = await asyncio.to_thread(load_agent, path)
+        self.tools = SwitchableTools()
+        workspace = await asyncio.to_thread(self._factory, agent, self.tools)
+        # Servers start in the background: chats do not wait for them (their always-mode tools
+        # join each chat as they become ready).
+        task = asyncio.get_running_loop().create_task(self._start_servers(workspace))
+        self._server_start = task
+        return workspace
+
+    async def _start_servers(self, workspace: Workspace) -> None:
+        servers = workspace.agent.config.mcp_servers
+        try:
+            mcp = await asyncio.to_thread(importlib.import_module, "agent_core.mcp")
+        except ImportError:
+            logger.warning("the mcp extra is not installed: tools are off")
+            return
+        if self.workspace is not None and self.workspace is not workspace:
+            return
+        manager = mcp.McpManager(
+            servers,
+            references_source=lambda: workspace.agent.references,
+            on_status=lambda _status: self._report_servers(),
+        )
+        self.mcp = manager
+        self.tools.runtime = manager
+        self._report_servers()
+        await manager.start()
+        self._report_servers()
+
+    def _report_servers(self) -> None:
+        manager = self.mcp
+        if manager is not None:
+            self.bridge.emit_to_gui(self.servers_changed.emit, manager.statuses())
+
+    # --- reloading ----------------------------------------------------------------------------
+
+    def reload_agent(self) -> None:
+        """Read the agent folder again (after an edit here or elsewhere); ``agent_changed`` follows."""
+        workspace = self.workspace
+        if workspace is None:
+            return
+        token = self._reload_generation.next()
+
+        def done(agent: Agent) -> None:
+            if self._reload_generation.is_current(token) and self.workspace is workspace:
+                self.agent_changed.emit(agent)
+
+        def failed(error: BaseException) -> None:
+            self.open_failed.emit(_describe(error))
+
+        self.bridge.submit(self._reload(workspace), done, failed)
+
+    async def _reload(self, workspace: Workspace) -> Agent:
+        old = workspace.agent
+        agent = await asyncio.to_thread(load_agent, old.root)
+        workspace.agent = agent
+        workspace.providers.agent = agent
+        if agent.config.providers != old.config.providers:
+            # New keys or URLs: the pool creates its providers again on next use.
+            await workspace.providers.aclose()
+        if agent.config.mcp_servers != old.config.mcp_servers:
+            previous = self.mcp
+            await self._start_servers(workspace)
+            if previous is not None:
+                await previous.aclose()
+        return agent
+
+    # --- closing ------------------------------------------------------------------------------
+
+    async def _close(self, workspace: Workspace, mcp: Any) -> None:
+        starting, self._server_start = self._server_start, None
+        if starting is not None and not starting.done():
+            starting.cancel()
+            try:
+                await starting
+            except (asyncio.CancelledError, ContextDeskError, OSError) as error:
+                logger.info("server start stopped: %r", error)
+        mcp = mcp or self.mcp
+        if mcp is not None:
+            try:
+                await asyncio.wait_for(mcp.aclose(), 10)
+            except (TimeoutError, ContextDeskError, OSError) as error:
+                logger.warning("MCP servers did not stop cleanly: %s", error)
+        await workspace.aclose()
+
+    async def aclose(self) -> None:
+        """Stop servers and providers and close the store; awaited at exit."""
+        self._generation.next()
+        if self.workspace is not None:
+            await self._close(self.workspace, self.mcp)
+            self.workspace = None
+            self.mcp = None
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, ContextDeskError):
+        return str(error)
+    return f"Something went wrong opening the agent ({error!r}). Check the folder and try again."

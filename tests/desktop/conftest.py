@@ -1,0 +1,119 @@
+"""Desktop tests: Qt offscreen, a test agent answered by the scripted provider, screenshots."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from agent_core.agent.scaffold import create_agent
+from agent_core.providers.scripted import ScriptedProvider
+from desktop.app import DesktopApp, create_app
+from tests.conftest import REPO_ROOT
+
+SCREENSHOTS = REPO_ROOT / "artifacts" / "screenshots"
+WAIT_MS = 15_000
+
+AGENT_YAML = """\
+name: Test Assistant
+description: An agent for the desktop tests
+systemPrompt: You are a test assistant.
+chat:
+  model: scripted:x
+  maxChatTurns: 5
+providers:
+  scripted: {{}}
+mcpServers:
+  workspace:
+    type: internal
+    tool: workspace
+    options:
+      root: {root}
+    toolDefaults:
+      include: always
+      permissionRequired: true
+"""
+
+RULES = {
+    "clear-answers": ("always", 100, "Keep answers short, direct and honest", "Lead with the answer."),
+    "pirate": ("manual", 50, "Talk like a pirate", "Speak like a pirate, arr."),
+    "code-answers": (
+        "agent",
+        300,
+        "How to answer programming questions and write, review or debug code",
+        "When the user asks about Python code, show a short example in a fenced code block.",
+    ),
+}
+REFERENCES = {
+    "release-notes": ("manual", 20, "What changed in each release", "Version 2 adds dark mode."),
+    "python-style": (
+        "agent",
+        10,
+        "Python coding conventions: naming, typing, tests",
+        "Python functions use snake_case names and type hints. Tests use pytest.",
+    ),
+}
+
+
+def write_item(root: Path, folder: str, name: str, include: str, priority: int, description: str, text: str) -> None:
+    (root / folder / f"{name}.md").write_text(
+        f"---\ndescription: '{description}'\npriorityLevel: {priority}\ninclude: {include}\n---\n\n{text}\n",
+        encoding="utf-8",
+    )
+
+
+@pytest.fixture
+def agent_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "agent"
+    create_agent(root)
+    for folder in ("rules", "references"):
+        for path in (root / folder).glob("*.md"):
+            path.unlink()
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "notes.md").write_text("The launch is on Friday.\n", encoding="utf-8")
+    (root / "agent.yaml").write_text(AGENT_YAML.format(root=files), encoding="utf-8")
+    for name, (include, priority, description, text) in RULES.items():
+        write_item(root, "rules", name, include, priority, description, text)
+    for name, (include, priority, description, text) in REFERENCES.items():
+        write_item(root, "references", name, include, priority, description, text)
+    return root
+
+
+@pytest.fixture
+def desktop(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
+    create_app()
+    app = DesktopApp()
+    app.start(agent_dir)
+    qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+    yield app
+    app.close()
+
+
+def scripted(app: DesktopApp) -> ScriptedProvider:
+    workspace = app.host.workspace
+    assert workspace is not None
+    provider, _ = workspace.providers.resolve("scripted:x")
+    assert isinstance(provider, ScriptedProvider)
+    return provider
+
+
+def settle() -> None:
+    """Let posted layout requests run, so a grab shows the final geometry."""
+    for _ in range(5):
+        QApplication.processEvents()
+
+
+def screenshot(widget: QWidget, name: str) -> Path:
+    settle()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    widget.grab().save(str(path))
+    return path

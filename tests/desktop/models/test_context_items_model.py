@@ -1,0 +1,94 @@
+"""Context item rows and their sorting, without views."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtTest import QAbstractItemModelTester
+from pytestqt.qtbot import QtBot
+
+from agent_core.agent import load_agent
+from agent_core.context.items import ItemRef, NearMiss, RequestContext, RequestItem, SelectionRun
+from desktop.models.context_items import (
+    Column,
+    ContextItemsModel,
+    Role,
+    near_miss_rows,
+    request_rows,
+    sorted_proxy,
+)
+
+
+def make_agent(tmp_path: Path) -> Path:
+    root = tmp_path / "a"
+    (root / "rules").mkdir(parents=True)
+    (root / "references").mkdir()
+    (root / "agent.yaml").write_text("name: A\n")
+    for name, priority in (("zeta", 5), ("alpha", 5), ("late", 900)):
+        (root / "rules" / f"{name}.md").write_text(
+            f"---\ndescription: about {name}\npriorityLevel: {priority}\ninclude: agent\n---\ntext\n"
+        )
+    return root
+
+
+CONTEXT = RequestContext(
+    items=(
+        RequestItem(ItemRef("rule", "late"), "always"),
+        RequestItem(ItemRef("rule", "zeta"), "agent", 0.8123),
+        RequestItem(ItemRef("rule", "alpha"), "manual"),
+        RequestItem(ItemRef("rule", "gone"), "manual"),
+        RequestItem(ItemRef("tool", "read", "files"), "always"),
+        RequestItem(ItemRef("tool", "add", "calc"), "agent", 0.5),
+        RequestItem(ItemRef("tool", "ping", "calc"), "manual"),
+    ),
+    model="scripted:x",
+    selection=SelectionRun(20, 5, 0.7),
+    near_misses=(NearMiss(ItemRef("rule", "alpha"), 0.31, "outside_top_n"),),
+)
+
+
+def shown(model: ContextItemsModel) -> list[tuple[str, ...]]:
+    proxy = sorted_proxy(model)
+    return [
+        tuple(proxy.index(r, c).data() for c in (Column.PREFIX, Column.NAME, Column.MODE, Column.SCORE))
+        for r in range(proxy.rowCount())
+    ]
+
+
+def test_rules_sort_by_priority_then_name_with_three_digit_priorities_and_scores(tmp_path: Path, qtbot: QtBot) -> None:
+    agent = load_agent(make_agent(tmp_path))
+    model = ContextItemsModel(request_rows(CONTEXT, "rule", agent))
+    QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+    assert shown(model) == [
+        ("005", "alpha", "Manual", ""),
+        ("005", "zeta", "Agent", "0.81"),
+        ("900", "late", "Always", ""),
+        ("", "gone", "Manual", ""),
+    ]
+    assert model.index(3, 0).data(Role.REMOVED) is True
+    assert model.index(0, Column.NAME).data(Role.DESCRIPTION) == "about late"
+    assert "about late" in model.index(0, Column.NAME).data(0x03)  # ToolTipRole
+
+
+def test_tools_sort_by_server_then_name_with_a_server_prefix(qtbot: QtBot) -> None:
+    model = ContextItemsModel(request_rows(CONTEXT, "tool", None))
+    assert [row[:2] for row in shown(model)] == [("calc.", "add"), ("calc.", "ping"), ("files.", "read")]
+    assert model.index(0, 0).data(Role.REMOVED) is False  # a tool whose server is down is not "removed"
+
+
+def test_near_misses_carry_their_reason_in_words(tmp_path: Path, qtbot: QtBot) -> None:
+    agent = load_agent(make_agent(tmp_path))
+    model = ContextItemsModel(near_miss_rows(CONTEXT.near_misses, "rule", agent))
+    assert model.rowCount() == 1
+    assert model.index(0, 0).data(Role.REASON) == "good match, but topN better items were chosen"
+    assert model.index(0, 0).data(Role.MODE) is None
+    assert model.index(0, Column.SCORE).data() == "0.31"
+
+
+def test_setting_rows_resets_the_model(qtbot: QtBot) -> None:
+    model = ContextItemsModel()
+    QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+    with qtbot.waitSignals([model.modelAboutToBeReset, model.modelReset], timeout=1000):
+        model.set_rows(request_rows(CONTEXT, "tool", None))
+    assert model.rowCount() == 3 and model.columnCount() == len(Column)
+    assert model.headerData(Column.MODE, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Horizontal) == "Included"

@@ -1,0 +1,132 @@
+"""The transcript model, fed chat events directly: no view, no event loop beyond Qt's."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtTest import QAbstractItemModelTester
+from pytestqt.qtbot import QtBot
+
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ContextBuilt,
+    ReplyDelta,
+    ReplyFinished,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnSaved,
+    UserMessageSaved,
+)
+from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
+from agent_core.store.chats import StoredMessage, ToolCallRecord
+from desktop.models.conversation import ConversationModel, Role
+
+CONTEXT = RequestContext(
+    items=(RequestItem(ItemRef("rule", "style"), "always"),), model="scripted:x", selection=SelectionRun(20, 5, 0.7)
+)
+
+
+def message(id: int, role: str, content: str, status: str = "complete", **kw: object) -> StoredMessage:
+    return StoredMessage(id=id, session_id="s", role=role, content=content, status=status, created_at=0.0, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def model(qtbot: QtBot) -> ConversationModel:
+    model = ConversationModel()
+    QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+    return model
+
+
+def kinds(model: ConversationModel) -> list[str]:
+    return [model.index(r, 0).data(Role.KIND) for r in range(model.rowCount())]
+
+
+def test_streamed_deltas_grow_one_assistant_row_that_carries_the_request_context(
+    model: ConversationModel, qtbot: QtBot
+) -> None:
+    model.apply(UserMessageSaved(message(1, "user", "hi")))
+    model.apply(ContextBuilt(CONTEXT))
+    with qtbot.waitSignal(model.dataChanged, timeout=1000):
+        model.apply(ReplyDelta("Hel"))
+    model.apply(ReplyDelta("lo"))
+    assert model.is_streaming
+    assert model.index(1, 0).data(Role.TEXT) == "Hello"
+    assert model.index(1, 0).data(Role.STATUS) == "streaming"
+    model.apply(ReplyFinished(message(2, "assistant", "Hello", request_context=CONTEXT)))
+    assert kinds(model) == ["user", "assistant"]
+    assert model.index(1, 0).data(Role.STATUS) == "complete"
+    assert model.index(1, 0).data(Role.CONTEXT) is CONTEXT
+    assert model.last_context_row() == 1 and not model.is_streaming
+
+
+def test_a_tool_turn_shows_approval_and_call_rows_then_the_final_reply() -> None:
+    async def run() -> ConversationModel:
+        model = ConversationModel()
+        QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+        model.apply(UserMessageSaved(message(1, "user", "read it")))
+        model.apply(ContextBuilt(CONTEXT))
+        model.apply(ReplyDelta("Let me look."))
+        request = ApprovalRequest("c1", "files", "read", {"path": "a.md"})
+        model.apply(request)
+        model.decide(2, ApprovalDecision.ALLOW_ONCE)
+        model.decide(2, ApprovalDecision.DENY)  # only the first answer counts
+        assert await request.wait() is ApprovalDecision.ALLOW_ONCE
+        model.apply(ToolCallStarted("c1", "files", "read", {"path": "a.md"}))
+        record = ToolCallRecord("c1", "files", "read", {"path": "a.md"}, result="text", elapsed_seconds=0.2)
+        model.apply(ToolCallFinished(record))
+        turn = message(2, "assistant", "Let me look.", tool_calls=(record,), request_context=CONTEXT)
+        model.apply(TurnSaved(turn))
+        model.apply(ReplyDelta("It says text."))
+        model.apply(ReplyFinished(message(3, "assistant", "It says text.", request_context=CONTEXT)))
+        return model
+
+    model = asyncio.run(run())
+    assert kinds(model) == ["user", "assistant", "approval", "tool_call", "assistant"]
+    assert model.index(1, 0).data(Role.TEXT) == "Let me look."
+    assert model.index(2, 0).data(Role.STATUS) == "allow_once"
+    assert model.index(3, 0).data(Role.STATUS) == "done"
+    assert model.index(3, 0).data(Role.TOOL_CALL).result == "text"
+    assert model.index(4, 0).data(Role.TEXT) == "It says text."
+
+
+def test_an_empty_reply_row_before_a_tool_call_is_dropped(model: ConversationModel) -> None:
+    model.apply(ContextBuilt(CONTEXT))
+    model.apply(ToolCallStarted("c1", "files", "read", {}))
+    assert kinds(model) == ["tool_call"]
+
+
+def test_a_provider_failure_before_any_reply_becomes_an_error_row(model: ConversationModel) -> None:
+    model.apply(ContextBuilt(CONTEXT))
+    model.apply(ReplyFinished(message(5, "error", "No API key: add it in Providers", status="error", error="x")))
+    assert kinds(model) == ["error"]
+
+
+def test_stopping_marks_the_open_reply_and_unanswered_approvals() -> None:
+    async def run() -> ConversationModel:
+        model = ConversationModel()
+        model.apply(ContextBuilt(CONTEXT))
+        model.apply(ReplyDelta("part"))
+        model.mark_stopped()
+        model.apply(ApprovalRequest("c2", "s", "t", {}))
+        model.mark_stopped()
+        return model
+
+    model = asyncio.run(run())
+    assert [model.index(r, 0).data(Role.STATUS) for r in range(2)] == ["cancelled", "cancelled"]
+
+
+def test_saved_history_loads_with_tool_calls_and_statuses(model: ConversationModel) -> None:
+    denied = ToolCallRecord("c1", "s", "t", {}, result="The user denied this tool call.", is_error=True, approval="denied")
+    model.load(
+        [
+            message(1, "user", "q"),
+            message(2, "assistant", "", tool_calls=(denied,), request_context=CONTEXT),
+            message(3, "assistant", "partial text", status="partial", request_context=CONTEXT, error="dropped"),
+        ]
+    )
+    assert kinds(model) == ["user", "tool_call", "assistant"]
+    assert model.index(1, 0).data(Role.STATUS) == "denied"
+    assert model.index(2, 0).data(Role.STATUS) == "partial"
+    assert model.index(2, 0).data(Role.ERROR) == "dropped"

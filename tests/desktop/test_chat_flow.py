@@ -1,0 +1,124 @@
+"""End to end through the real widgets: send, stream, stop, approvals, View Context, reopen."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from desktop.app import DesktopApp
+from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
+from tests.desktop.conftest import WAIT_MS, screenshot, scripted
+
+
+def send(qtbot: QtBot, app: DesktopApp, text: str) -> None:
+    view = app.window.current_view()
+    assert view is not None
+    view.composer.setPlainText(text)
+    qtbot.keyClick(view.composer, Qt.Key.Key_Return)
+
+
+def idle(app: DesktopApp) -> bool:
+    controller = app.window.current_controller()
+    return controller is not None and not controller.busy and controller.conversation.rowCount() > 0
+
+
+def test_a_sent_message_streams_into_a_markdown_reply(qtbot: QtBot, desktop: DesktopApp) -> None:
+    reply = "Here is **an answer**.\n\n```python\ndef add(a, b):\n    return a + b\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    scripted(desktop).enqueue_reply(reply)
+    send(qtbot, desktop, "How do I add numbers in Python?")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+
+    view = desktop.window.current_view()
+    assert view is not None
+    assert view.composer.toPlainText() == ""
+    widgets = view.conversation.widgets()
+    assert [w.entry.kind for w in widgets if w.entry] == ["user", "assistant"]
+    answer = widgets[1]
+    assert isinstance(answer, MessageWidget)
+    assert answer.entry is not None and answer.entry.text == reply
+    assert answer.body.code_blocks() == ["def add(a, b):\n    return a + b"]
+    assert not answer.context_button.isHidden()
+    assert desktop.window.tabs.tabText(desktop.window.tabs.currentIndex()).startswith("How do I add")
+    screenshot(desktop.window, "main_window")
+
+
+def test_stop_keeps_what_was_streamed_and_marks_the_reply_stopped(qtbot: QtBot, desktop: DesktopApp) -> None:
+    gate = asyncio.Event()
+    scripted(desktop).enqueue_reply(chunks=["Partial ", "answer", gate, " never shown"])
+    send(qtbot, desktop, "Tell me a long story")
+    view = desktop.window.current_view()
+    assert view is not None
+    qtbot.waitUntil(lambda: view.conversation.model.rowCount() == 2, timeout=WAIT_MS)
+    answer = view.conversation.widget_at(1)
+    qtbot.waitUntil(lambda: answer.entry is not None and answer.entry.text == "Partial answer", timeout=WAIT_MS)
+    assert not view.stop_button.isHidden() and view.send_button.isHidden()
+
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not view.controller.busy, timeout=WAIT_MS)
+
+    assert answer.entry is not None and answer.entry.status == "cancelled"
+    assert answer.entry.text == "Partial answer"
+    assert not view.send_button.isHidden()
+    saved = view.controller.session.history()[-1]
+    assert (saved.status, saved.content) == ("cancelled", "Partial answer")
+
+
+def run_tool_call(qtbot: QtBot, app: DesktopApp, button: str) -> ToolCallWidget:
+    provider = scripted(app)
+    provider.enqueue_tool_call("workspace__read_file", {"path": "notes.md"})
+    provider.enqueue_reply("Done.")
+    send(qtbot, app, "What does notes.md say?")
+    view = app.window.current_view()
+    assert view is not None
+    qtbot.waitUntil(
+        lambda: any(isinstance(w, ApprovalWidget) for w in view.conversation.widgets()), timeout=WAIT_MS
+    )
+    approval = next(w for w in view.conversation.widgets() if isinstance(w, ApprovalWidget))
+    assert "workspace.read_file" in approval.question.text()
+    assert "notes.md" in approval.arguments.text()
+    screenshot(app.window, f"approval_{button}")
+    qtbot.mouseClick(getattr(approval, button), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
+    assert approval.allow_once.isHidden()
+    tool = next(w for w in view.conversation.widgets() if isinstance(w, ToolCallWidget))
+    provider.assert_all_used()
+    return tool
+
+
+def test_an_allowed_tool_call_runs_and_shows_its_result_inline(qtbot: QtBot, desktop: DesktopApp) -> None:
+    tool = run_tool_call(qtbot, desktop, "allow_once")
+    assert tool.entry is not None and tool.entry.status == "done"
+    assert "Friday" in tool.result.toPlainText()
+    assert "workspace.read_file" in tool.toggle.text() and " s" in tool.toggle.text()
+    assert tool.details.isHidden()
+    tool.toggle.click()
+    assert not tool.details.isHidden()
+    screenshot(desktop.window, "tool_call_expanded")
+
+
+def test_a_denied_tool_call_is_not_run_and_the_reply_goes_on(qtbot: QtBot, desktop: DesktopApp) -> None:
+    tool = run_tool_call(qtbot, desktop, "deny")
+    assert tool.entry is not None and tool.entry.status == "denied"
+    assert "denied" in tool.result.toPlainText()
+    view = desktop.window.current_view()
+    assert view is not None
+    last = view.conversation.widgets()[-1]
+    assert isinstance(last, MessageWidget) and last.entry is not None and last.entry.text == "Done."
+
+
+def test_a_provider_error_shows_on_the_reply_and_keeps_the_chat_usable(qtbot: QtBot, desktop: DesktopApp) -> None:
+    from agent_core.errors import ProviderAuthError
+
+    scripted(desktop).enqueue_error(ProviderAuthError("The API key was refused: check it in Providers."))
+    send(qtbot, desktop, "hello")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    view = desktop.window.current_view()
+    assert view is not None
+    last = view.conversation.widgets()[-1]
+    assert last.entry is not None and last.entry.kind in ("assistant", "error")
+    assert "check it in Providers" in (last.entry.error or last.entry.text)
+    scripted(desktop).enqueue_reply("Now it works.")
+    send(qtbot, desktop, "again")
+    qtbot.waitUntil(lambda: idle(desktop) and view.conversation.widgets()[-1].entry.text == "Now it works.", timeout=WAIT_MS)

@@ -1,0 +1,71 @@
+"""The context panel and chat settings of the current chat, and switching agents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from agent_core.agent.scaffold import create_agent
+from agent_core.context.items import ItemRef
+from desktop.app import DesktopApp
+from desktop.models.context_items import Column
+from tests.desktop.conftest import WAIT_MS, screenshot, scripted
+from tests.desktop.test_chat_flow import idle, send
+
+
+def names(app: DesktopApp, item_type: str) -> list[str]:
+    section = app.window.context_panel.sections[item_type]  # type: ignore[index]
+    return [section.proxy.index(r, Column.NAME).data() for r in range(section.proxy.rowCount())]
+
+
+def test_items_added_and_removed_in_the_panel_change_what_the_next_message_uses(qtbot: QtBot, desktop: DesktopApp) -> None:
+    panel = desktop.window.context_panel
+    assert names(desktop, "rule") == ["clear-answers"]
+    labels = [a.text() for a in panel.sections["reference"].add_menu.actions()]
+    assert any("release-notes" in label for label in labels)
+    panel.sections["reference"].add_menu.actions()[next(i for i, t in enumerate(labels) if "release-notes" in t)].trigger()
+    qtbot.waitUntil(lambda: names(desktop, "reference") == ["release-notes"], timeout=WAIT_MS)
+    panel._remove(ItemRef("rule", "clear-answers"))
+    qtbot.waitUntil(lambda: names(desktop, "rule") == [], timeout=WAIT_MS)
+    screenshot(desktop.window.side_tabs, "context_panel")
+
+    scripted(desktop).enqueue_reply("ok")
+    send(qtbot, desktop, "hi")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    prompt = scripted(desktop).requests[-1].messages[0].content
+    assert "Version 2 adds dark mode." in prompt and "Lead with the answer." not in prompt
+
+
+def test_an_at_mention_adds_the_item_to_the_panel(qtbot: QtBot, desktop: DesktopApp) -> None:
+    view = desktop.window.current_view()
+    assert view is not None and "@rule:pirate" in view.composer._mentions
+    scripted(desktop).enqueue_reply("Arr")
+    send(qtbot, desktop, "@rule:pirate hello")
+    qtbot.waitUntil(lambda: idle(desktop) and "pirate" in names(desktop, "rule"), timeout=WAIT_MS)
+
+
+def test_chat_settings_apply_to_the_chat_and_can_become_the_agent_default(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    settings = desktop.window.settings_panel
+    desktop.window.side_tabs.setCurrentWidget(settings)
+    settings.temperature.setValue(1.3)
+    settings.top_n.setValue(2)
+    settings.apply()
+    controller = desktop.window.current_controller()
+    assert controller is not None
+    qtbot.waitUntil(lambda: controller.session.chat_settings.temperature == 1.3, timeout=WAIT_MS)
+    assert controller.session.selection_settings.top_n == 2
+    screenshot(desktop.window.side_tabs, "chat_settings")
+    settings.save_default.click()
+    qtbot.waitUntil(lambda: "temperature: 1.3" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    assert "topN: 2" in (agent_dir / "agent.yaml").read_text()
+
+
+def test_opening_another_agent_switches_the_chats(qtbot: QtBot, desktop: DesktopApp, tmp_path: Path) -> None:
+    other = create_agent(tmp_path / "other", name="Other Agent").root
+    desktop.window.agents_menu.open_path(other)
+    qtbot.waitUntil(lambda: desktop.window.windowTitle().startswith("Other Agent"), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: desktop.window.current_controller() is not None, timeout=WAIT_MS)
+    assert desktop.window.current_view().agent_label.text() == "Other Agent"  # type: ignore[union-attr]

@@ -1,0 +1,123 @@
+"""The management window: edit a rule and see it used, tools with status and a hand-run call, providers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from desktop.app import DesktopApp
+from desktop.models.documents import Role as DocumentRole
+from desktop.views.manage_window import ManageWindow
+from tests.desktop.conftest import WAIT_MS, screenshot, scripted
+from tests.desktop.test_chat_flow import idle, send
+
+
+def open_manager(qtbot: QtBot, app: DesktopApp, tab: str) -> ManageWindow:
+    app.window.open_manager(tab)
+    manager = app.window._manage_window
+    assert isinstance(manager, ManageWindow)
+    qtbot.waitUntil(lambda: manager.rules.model.rowCount() > 0, timeout=WAIT_MS)
+    return manager
+
+
+def system_prompt(app: DesktopApp) -> str:
+    return scripted(app).requests[-1].messages[0].content
+
+
+def test_a_rule_edited_in_the_panel_is_saved_and_used_by_the_next_message(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    manager = open_manager(qtbot, desktop, "rules")
+    panel = manager.rules
+    panel.open_item("clear-answers")
+    panel.editor.body.setPlainText("Always end with the word BANANA.")
+    assert panel.save_button.isEnabled()
+    screenshot(manager, "rules_panel")
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: "BANANA" in desktop.host.workspace.agent.rules["clear-answers"].text,  # type: ignore[union-attr]
+        timeout=WAIT_MS,
+    )
+    assert "BANANA" in (agent_dir / "rules" / "clear-answers.md").read_text()
+
+    scripted(desktop).enqueue_reply("ok BANANA")
+    send(qtbot, desktop, "hi")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    assert "Always end with the word BANANA." in system_prompt(desktop)
+
+
+def test_a_new_rule_with_a_bad_name_shows_the_error_at_the_field(qtbot: QtBot, desktop: DesktopApp) -> None:
+    panel = open_manager(qtbot, desktop, "rules").rules
+    panel.new_item()
+    panel.editor.name.setText("bad name!")
+    panel.editor.body.setPlainText("text")
+    panel.save()
+    assert not panel.editor.name_error.isHidden()
+    assert "not a safe name" in panel.editor.name_error.text()
+    panel.editor.name.setText("pirate")
+    panel.save()
+    assert "already called" in panel.editor.name_error.text()
+
+
+def test_an_external_edit_to_a_rule_file_is_picked_up(qtbot: QtBot, desktop: DesktopApp, agent_dir: Path) -> None:
+    path = agent_dir / "rules" / "pirate.md"
+    path.write_text("---\ndescription: Talk like a pirate\npriorityLevel: 7\ninclude: manual\n---\nYo ho ho.\n")
+    qtbot.waitUntil(
+        lambda: desktop.host.workspace.agent.rules["pirate"].priority_level == 7,  # type: ignore[union-attr]
+        timeout=WAIT_MS,
+    )
+    manager = open_manager(qtbot, desktop, "rules")
+    row = manager.rules.model.row_of("pirate")
+    assert row is not None
+    assert manager.rules.model.index(row, 0).data(DocumentRole.DOCUMENT).text.strip() == "Yo ho ho."
+
+
+def test_the_tools_panel_lists_servers_with_status_and_runs_a_tool(qtbot: QtBot, desktop: DesktopApp) -> None:
+    manager = open_manager(qtbot, desktop, "tools")
+    tools = manager.tools
+    qtbot.waitUntil(lambda: tools.servers.rowCount() == 1 and tools.tools.rowCount() == 4, timeout=WAIT_MS)
+    assert tools.servers.index(0, 2).data() == "ready"
+    tools.server_table.selectRow(0)
+    assert "workspace: ready" in tools.log.toPlainText()
+    names = [tools.tools.index(r, 0).data() for r in range(tools.tools.rowCount())]
+    tools.tool_table.selectRow(names.index("workspace.read_file"))
+    screenshot(manager, "tools_panel")
+    tools.run_tool()
+    dialog = tools.run_dialog
+    _kind, field = dialog.form.fields["path"]
+    field.setText("notes.md")  # type: ignore[attr-defined]
+    qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Friday" in dialog.result.toPlainText(), timeout=WAIT_MS)
+    assert dialog.outcome.text().startswith("Result in ")
+    screenshot(dialog, "run_tool")
+    dialog.close()
+
+
+def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(qtbot: QtBot, desktop: DesktopApp, agent_dir: Path) -> None:
+    manager = open_manager(qtbot, desktop, "providers")
+    panel = manager.providers
+    panel.new_provider()
+    panel.provider_id.setText("demo")
+    panel.type.setCurrentText("scripted")
+    panel.key_mode.setCurrentIndex(panel.key_mode.findData("env"))
+    panel.key.setText("DEMO_KEY")
+    panel.save()
+    qtbot.waitUntil(lambda: "apiKey: env://DEMO_KEY" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    panel.key_mode.setCurrentIndex(panel.key_mode.findData("none"))
+    panel.test_connection()
+    qtbot.waitUntil(lambda: panel.test_result.text().startswith("Connected"), timeout=WAIT_MS)
+    assert panel.models.stringList() == ["scripted"]
+    screenshot(manager, "providers_panel")
+
+
+def test_without_a_keyring_the_panel_refuses_to_pretend_and_suggests_env(qtbot: QtBot, desktop: DesktopApp) -> None:
+    panel = open_manager(qtbot, desktop, "providers").providers
+    panel.has_keyring = False
+    panel.new_provider()
+    panel.provider_id.setText("openai")
+    panel.key_mode.setCurrentIndex(panel.key_mode.findData("keyring"))
+    panel.key.setText("sk-secret")
+    panel.save()
+    assert "no system keyring" in panel.error.text()

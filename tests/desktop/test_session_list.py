@@ -1,0 +1,78 @@
+"""The chats list driven through its widgets: several chats, search, rename, delete and undo."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from desktop.app import DesktopApp
+from desktop.models.sessions import Column, Role
+from tests.desktop.conftest import WAIT_MS, screenshot, scripted
+from tests.desktop.test_chat_flow import idle, send
+
+
+def titles(app: DesktopApp) -> list[str]:
+    model = app.window.sessions
+    return [model.index(r, Column.TITLE).data() for r in range(model.rowCount())]
+
+
+def make_two_chats(qtbot: QtBot, app: DesktopApp) -> None:
+    scripted(app).enqueue_reply("Paris is the capital.")
+    send(qtbot, app, "What is the capital of France?")
+    qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
+    app.window.new_chat()  # Ctrl+N
+    qtbot.waitUntil(lambda: app.window.tabs.count() == 2, timeout=WAIT_MS)
+    scripted(app).enqueue_reply("Bananas are yellow.")
+    send(qtbot, app, "What colour are bananas?")
+    qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
+
+
+def test_chats_are_listed_newest_first_and_open_as_tabs(qtbot: QtBot, desktop: DesktopApp) -> None:
+    make_two_chats(qtbot, desktop)
+    assert titles(desktop) == ["What colour are bananas?", "What is the capital of France?"]
+    panel = desktop.window.session_panel
+    first = desktop.window.sessions.index(1, 0)
+    panel.open_requested.emit(first.data(Role.SESSION_ID))
+    qtbot.waitUntil(lambda: desktop.window.current_controller().title.startswith("What is the capital"), timeout=WAIT_MS)  # type: ignore[union-attr]
+    assert desktop.window.tabs.count() == 2  # switching reuses the open tab
+    screenshot(desktop.window, "two_chats")
+
+
+def test_search_finds_chats_by_message_text_and_clearing_shows_all(qtbot: QtBot, desktop: DesktopApp) -> None:
+    make_two_chats(qtbot, desktop)
+    panel = desktop.window.session_panel
+    qtbot.keyClick(desktop.window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(panel.search, "Paris")
+    qtbot.waitUntil(lambda: titles(desktop) == ["What is the capital of France?"], timeout=WAIT_MS)
+    snippet = desktop.window.sessions.index(0, 0).data(Role.SNIPPET)
+    assert "Paris" in snippet
+    screenshot(desktop.window, "search")
+    panel.search.clear()
+    qtbot.waitUntil(lambda: len(titles(desktop)) == 2, timeout=WAIT_MS)
+
+
+def test_a_chat_renamed_in_the_list_keeps_its_new_title(qtbot: QtBot, desktop: DesktopApp) -> None:
+    make_two_chats(qtbot, desktop)
+    model = desktop.window.sessions
+    model.setData(model.index(0, Column.TITLE), "Fruit")
+    controller = desktop.window.current_controller()
+    assert controller is not None
+    qtbot.waitUntil(lambda: desktop.window.tabs.tabText(desktop.window.tabs.currentIndex()) == "Fruit", timeout=WAIT_MS)
+    assert controller.session.store.session(controller.id).title == "Fruit"  # type: ignore[union-attr]
+
+
+def test_a_deleted_chat_can_be_undone_and_is_gone_for_good_otherwise(qtbot: QtBot, desktop: DesktopApp) -> None:
+    make_two_chats(qtbot, desktop)
+    window = desktop.window
+    store = desktop.host.workspace.store  # type: ignore[union-attr]
+    newest = window.sessions.index(0, 0).data(Role.SESSION_ID)
+    window.delete_chat(newest)
+    assert titles(desktop) == ["What is the capital of France?"]
+    assert window.banner.isVisibleTo(window) and window.banner.action_button().text() == "Undo"
+    screenshot(window, "deleted_with_undo")
+    qtbot.mouseClick(window.banner.action_button(), Qt.MouseButton.LeftButton)
+    assert len(titles(desktop)) == 2 and store.session(newest) is not None
+
+    window.delete_chat(newest)
+    window.banner.flush()  # what the timeout (or closing the window) does
+    qtbot.waitUntil(lambda: store.session(newest) is None, timeout=WAIT_MS)

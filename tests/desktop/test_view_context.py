@@ -1,0 +1,116 @@
+"""View Context through the real dialog: three columns, badges, scores, near-misses, after restarts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from desktop.app import DesktopApp
+from desktop.dialogs.view_context import ViewContextDialog
+from desktop.models.context_items import Column, Role
+from desktop.views.message_widgets import MessageWidget
+from tests.desktop.conftest import WAIT_MS, screenshot, scripted
+from tests.desktop.test_chat_flow import idle, send
+
+
+def column_rows(dialog: ViewContextDialog, item_type: str) -> list[tuple[str, str, str, str]]:
+    """(prefix, name, mode, score) in the order the column shows them."""
+    proxy = dialog.columns[item_type].items_view.proxy  # type: ignore[index]
+    return [
+        tuple(proxy.index(row, column).data() for column in (Column.PREFIX, Column.NAME, Column.MODE, Column.SCORE))
+        for row in range(proxy.rowCount())
+    ]
+
+
+def last_reply(app: DesktopApp) -> MessageWidget:
+    view = app.window.current_view()
+    assert view is not None
+    widget = [w for w in view.conversation.widgets() if isinstance(w, MessageWidget)][-1]
+    assert widget.entry is not None and widget.entry.kind == "assistant"
+    return widget
+
+
+def open_context(qtbot: QtBot, app: DesktopApp) -> ViewContextDialog:
+    reply = last_reply(app)
+    qtbot.mouseClick(reply.context_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: getattr(app.window, "last_context_dialog", None) is not None, timeout=WAIT_MS)
+    dialog = app.window.last_context_dialog
+    assert isinstance(dialog, ViewContextDialog)
+    return dialog
+
+
+def ask_with_selection(qtbot: QtBot, app: DesktopApp) -> None:
+    workspace = app.host.workspace
+    assert workspace is not None
+    workspace.selector.start_loading()
+    qtbot.waitUntil(workspace.selector.indexer.is_ready, timeout=60_000)
+    scripted(app).enqueue_reply("Use snake_case names and type hints.")
+    send(qtbot, app, "@ref:release-notes How should I name my Python functions and write code?")
+    qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
+
+
+def test_view_context_shows_three_sorted_columns_with_badges_scores_and_near_misses(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    ask_with_selection(qtbot, desktop)
+    dialog = open_context(qtbot, desktop)
+
+    rules = column_rows(dialog, "rule")
+    assert ("100", "clear-answers", "Always", "") in rules
+    agent_rules = [r for r in rules if r[2] == "Agent"]
+    references = column_rows(dialog, "reference")
+    assert references[0] == ("010", "python-style", "Agent", references[0][3])
+    assert float(references[0][3]) > 0 and len(references[0][3].split(".")[1]) == 2
+    assert ("020", "release-notes", "Manual", "") in references
+    assert [r[0] for r in references] == sorted(r[0] for r in references)
+    tools = column_rows(dialog, "tool")
+    assert [t[:3] for t in tools] == [
+        ("workspace.", "current_time", "Always"),
+        ("workspace.", "list_files", "Always"),
+        ("workspace.", "read_file", "Always"),
+        ("workspace.", "search_files", "Always"),
+    ]
+    # Each agent item either made it with a score or is listed under "Not included" with why.
+    misses = dialog.columns["rule"].misses_model.rows() + dialog.columns["reference"].misses_model.rows()  # type: ignore[index]
+    chosen = {r[1] for r in agent_rules} | {r[1] for r in references if r[2] == "Agent"}
+    assert chosen | {m.ref.name for m in misses} >= {"code-answers", "python-style"}
+    assert all(m.reason and m.score is not None for m in misses)
+    description = dialog.columns["reference"].items_view.proxy.index(0, 0).data(Role.DESCRIPTION)  # type: ignore[index]
+    assert description == "Python coding conventions: naming, typing, tests"
+    assert "scripted:x" in dialog.summary.text() and "topK 20" in dialog.summary.text()
+    screenshot(dialog, "view_context")
+    dialog.close()
+
+
+def test_a_chat_reopened_after_a_restart_keeps_its_replies_and_their_context(
+    qtbot: QtBot, agent_dir: Path
+) -> None:
+    first = DesktopApp()
+    first.start(agent_dir)
+    qtbot.waitUntil(lambda: first.window.current_controller() is not None, timeout=WAIT_MS)
+    ask_with_selection(qtbot, first)
+    chat_id = first.window.current_controller().id  # type: ignore[union-attr]
+    first.close()
+
+    (agent_dir / "references" / "release-notes.md").unlink()  # gone while the app was closed
+
+    second = DesktopApp()
+    second.start(agent_dir)
+    try:
+        qtbot.waitUntil(lambda: second.window.current_controller() is not None, timeout=WAIT_MS)
+        controller = second.window.current_controller()
+        assert controller is not None and controller.id == chat_id
+        qtbot.waitUntil(lambda: controller.conversation.rowCount() == 2, timeout=WAIT_MS)
+        assert last_reply(second).entry.text == "Use snake_case names and type hints."  # type: ignore[union-attr]
+        assert second.window.sessions.rowCount() == 1
+
+        dialog = open_context(qtbot, second)
+        proxy = dialog.columns["reference"].items_view.proxy
+        removed = [proxy.index(r, 0) for r in range(proxy.rowCount()) if proxy.index(r, Column.NAME).data() == "release-notes"]
+        assert removed and removed[0].data(Role.REMOVED) is True
+        screenshot(dialog, "view_context_after_restart")
+        dialog.close()
+    finally:
+        second.close()
