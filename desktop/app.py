@@ -16,6 +16,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop.bridge import CoreBridge
+from desktop.preflight import display_problem
 from desktop.settings import recent_agents
 from desktop.theme import apply_theme
 from desktop.views.main_window import MainWindow
@@ -74,6 +75,9 @@ def create_app(argv: list[str] | None = None) -> QApplication:
 
 
 def main() -> int:
+    if (problem := display_problem()) is not None:
+        print(f"contextdesk: the desktop app cannot start: {problem}", file=sys.stderr)
+        return 2
     app = create_app()
     desktop = DesktopApp()
     app.aboutToQuit.connect(desktop.close)
