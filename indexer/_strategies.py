@@ -26,6 +26,13 @@ __all__ = ["SnapshotExtras", "build_extras", "chunks", "rank", "text_scheme"]
 
 Embed = Callable[[Sequence[str]], FloatMatrix]
 
+#: Messages of at most this many words may be follow-ups that need the previous message.
+FOLLOW_UP_MAX_WORDS = 8
+
+
+def _is_short(message: str) -> bool:
+    return len(message.split()) <= FOLLOW_UP_MAX_WORDS
+
 
 def text_scheme(strategy: Strategy) -> str:
     """Strategies with the same scheme embed the same chunks and can share a snapshot."""
@@ -80,9 +87,10 @@ def rank(
     """Score every document for ``query`` and decide, using ``settings.strategy``."""
     if settings.strategy == "anchor":
         return rank_anchor(matrix @ embed([query])[0], chunk_item, n_items, settings)
-    if previous and previous.strip() and settings.previous_weight:
-        # A follow-up ("and for staging?") borrows its topic from the previous message; a
-        # blend, not a concatenation, so an unrelated previous message cannot take over.
+    if previous and previous.strip() and settings.previous_weight and _is_short(query):
+        # A short follow-up ("and for staging?") borrows its topic from the previous message:
+        # a blend, not a concatenation, and only for short messages, so that an unrelated
+        # previous message (the usual case) cannot take over.
         current, before = embed([query, previous])
         blended = current + settings.previous_weight * before
         query_vector = blended / max(float(np.linalg.norm(blended)), 1e-12)

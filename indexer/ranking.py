@@ -65,7 +65,7 @@ class SelectionSettings:
     lexical_weight: float = 0.3
     #: hybrid: added to tools' scores; their one-line descriptions score lower cosines than prose.
     tool_offset: float = 0.1
-    #: hybrid: weight of the previous message's vector blended into the query's (follow-ups).
+    #: hybrid: weight of the previous message's vector blended into a short message's (follow-ups).
     previous_weight: float = 0.3
 
     def __post_init__(self) -> None:

@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from indexer import Document, Indexer, SelectionSettings, tool_document  # noqa: E402
+from agent_core.agent import load_agent  # noqa: E402
+from agent_core.cli.select_command import load_tool_catalogue  # noqa: E402
+from agent_core.context.session_context import agent_candidates  # noqa: E402
+from indexer import Document, Indexer, SelectionSettings  # noqa: E402
 
 KINDS = ("rule", "reference", "tool")
 
@@ -49,35 +50,15 @@ class Query:
     tags: tuple[str, ...]
 
 
-def _frontmatter(path: Path) -> tuple[dict[str, Any], str]:
-    text = path.read_text(encoding="utf-8").replace("\r\n", "\n")
-    if not text.startswith("---\n"):
-        return {}, text
-    head, _, body = text[4:].partition("\n---")
-    return yaml.safe_load(head) or {}, body.lstrip("-").lstrip("\n")
-
-
 def load_documents(agent_dir: Path) -> list[Document]:
-    """Agent-mode rules, references and tools of a benchmark agent folder."""
-    docs: list[Document] = []
-    for kind, folder in (("rule", "rules"), ("reference", "references")):
-        for path in sorted((agent_dir / folder).glob("*.md")):
-            meta, body = _frontmatter(path)
-            if meta.get("include", "agent") != "agent":
-                continue
-            name = str(meta.get("name") or path.stem)
-            docs.append(
-                Document(f"{kind}:{name}", kind, name, str(meta.get("description") or ""), body.strip())
-            )
+    """The candidates the app itself would rank for a new chat with this agent: its agent-mode
+    rules and references (read by the app's own loader) and the tools listed in tools.json."""
+    agent = load_agent(agent_dir)
+    if agent.errors:
+        raise SystemExit("\n".join(problem.describe(agent.root) for problem in agent.errors))
     tools_file = agent_dir / "tools.json"
-    if tools_file.exists():
-        for tool in json.loads(tools_file.read_text(encoding="utf-8")):
-            docs.append(
-                tool_document(
-                    tool["server"], tool["name"], tool.get("description") or "", tool.get("inputSchema") or {}
-                )
-            )
-    return docs
+    tools = load_tool_catalogue(tools_file, agent) if tools_file.exists() else []
+    return [candidate.document for candidate in agent_candidates(agent, (), tools)]
 
 
 def _key(item: dict[str, Any]) -> str:
