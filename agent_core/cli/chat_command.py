@@ -33,6 +33,10 @@ HELP = """Commands:
   /compact        summarize older turns into a "conversation so far" note
   /sessions       saved chats, newest first
   /resume ID      continue a saved chat
+  /resources      resources the MCP servers offer
+  /attach S URI   attach resource URI of server S to this chat as a reference
+  /prompts        prompts the MCP servers offer
+  /prompt S NAME [key=value ...]   show server S's prompt NAME and offer to send it
   /new            start a new chat
   /exit           leave (Ctrl-D works too)"""
 
@@ -170,6 +174,11 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                     print(f"contextdesk: {error}", file=sys.stderr)
                     continue
                 print(f"Conversation so far:\n{summary.content}" if summary else "Too little to compact yet.")
+            elif command in ("/resources", "/attach", "/prompts", "/prompt"):
+                text_to_send = await _mcp_command(workspace, session, command, argument.split())
+                if text_to_send:
+                    print("assistant> ", end="", flush=True)
+                    await answer(session, text_to_send, auto_approve=auto_approve)
             elif command == "/new":
                 session = workspace.new_chat()
                 print("New chat.")
@@ -186,3 +195,41 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
 def _shorten(text: str, limit: int = 300) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+async def _mcp_command(
+    workspace: Workspace, session: ChatSession, command: str, words: list[str]
+) -> str | None:
+    """Resources and prompts of the agent's MCP servers; returns a prompt's text to send, if chosen."""
+    from agent_core.mcp import McpServerError
+
+    manager = workspace.mcp
+    if manager is None:
+        print("This agent has no MCP servers.")
+        return None
+    try:
+        if command == "/resources":
+            for resource in await manager.list_resources():
+                print(f"{resource.server}  {resource.uri}  {resource.name}")
+        elif command == "/prompts":
+            for prompt in await manager.list_prompts():
+                print(f"{prompt.server}  {prompt.name}  {prompt.description}")
+        elif command == "/attach":
+            if len(words) != 2:
+                print("Usage: /attach SERVER URI (see /resources)")
+                return None
+            content = await manager.read_resource(words[0], words[1])
+            session.attach_resource(words[0], words[1], content.text)
+            print(f"Attached {words[1]} ({len(content.text):,} characters) to this chat as a reference.")
+        elif command == "/prompt":
+            if len(words) < 2:
+                print("Usage: /prompt SERVER NAME [key=value ...] (see /prompts)")
+                return None
+            arguments = dict(word.split("=", 1) for word in words[2:] if "=" in word)
+            text = (await manager.get_prompt(words[0], words[1], arguments)).text
+            print(f"--- prompt {words[1]} ---\n{text}\n---")
+            reply = (await asyncio.to_thread(input, "Send it? [y/N] ")).strip().lower()
+            return text if reply in ("y", "yes") else None
+    except (McpServerError, EOFError) as error:
+        print(f"contextdesk: {error}", file=sys.stderr)
+    return None

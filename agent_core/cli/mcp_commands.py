@@ -1,4 +1,4 @@
-"""``contextdesk mcp call|ping``: try an agent's MCP servers from the command line."""
+"""``contextdesk mcp call|ping|resources|prompts``: try an agent's MCP servers from the command line."""
 
 from __future__ import annotations
 
@@ -33,6 +33,16 @@ def register(subparsers: Any) -> None:
     ping.add_argument("dir", type=Path, help="the agent folder")
     ping.add_argument("servers", nargs="*", metavar="SERVER")
     ping.set_defaults(handler=run_ping)
+
+    resources = commands.add_parser("resources", help="list the resources the servers offer")
+    resources.add_argument("dir", type=Path, help="the agent folder")
+    resources.add_argument("servers", nargs="*", metavar="SERVER")
+    resources.set_defaults(handler=run_resources)
+
+    prompts = commands.add_parser("prompts", help="list the prompts the servers offer")
+    prompts.add_argument("dir", type=Path, help="the agent folder")
+    prompts.add_argument("servers", nargs="*", metavar="SERVER")
+    prompts.set_defaults(handler=run_prompts)
 
 
 def _check_server(agent: Agent, server: str) -> None:
@@ -118,3 +128,51 @@ def run_ping(args: argparse.Namespace) -> int:
         return failures
 
     return 1 if asyncio.run(ping()) else 0
+
+
+def run_resources(args: argparse.Namespace) -> int:
+    from agent_core.mcp import McpManager, McpServerError
+
+    agent = load_agent(args.dir)
+    names = args.servers or list(agent.config.mcp_servers)
+    for name in names:
+        _check_server(agent, name)
+
+    async def listing() -> int:
+        servers = {name: agent.config.mcp_servers[name] for name in names}
+        async with McpManager(servers, references_source=lambda: agent.references) as manager:
+            for name in names:
+                try:
+                    for resource in await manager.list_resources(name):
+                        about = f"  {resource.description}" if resource.description else ""
+                        print(f"{name}  {resource.uri}  {resource.name}{about}")
+                except McpServerError as error:
+                    print(f"{name}: {error}", file=sys.stderr)
+        return 0
+
+    return asyncio.run(listing())
+
+
+def run_prompts(args: argparse.Namespace) -> int:
+    from agent_core.mcp import McpManager, McpServerError
+
+    agent = load_agent(args.dir)
+    names = args.servers or list(agent.config.mcp_servers)
+    for name in names:
+        _check_server(agent, name)
+
+    async def listing() -> int:
+        servers = {name: agent.config.mcp_servers[name] for name in names}
+        async with McpManager(servers, references_source=lambda: agent.references) as manager:
+            for name in names:
+                try:
+                    for prompt in await manager.list_prompts(name):
+                        arguments = " ".join(
+                            f"{a.name}{'' if a.required else '?'}=..." for a in prompt.arguments
+                        )
+                        print(f"{name}  {prompt.name} {arguments}  {prompt.description}".rstrip())
+                except McpServerError as error:
+                    print(f"{name}: {error}", file=sys.stderr)
+        return 0
+
+    return asyncio.run(listing())

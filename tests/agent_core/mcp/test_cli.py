@@ -73,3 +73,41 @@ def test_mcp_ping_reports_each_server(agent_dir: Path, capsys: pytest.CaptureFix
     assert "demo: ready (demo 1.2.3)" in out and "ping" in out
     assert "broken: failed" in out
     assert run(capsys, "mcp", "ping", str(agent_dir), "demo")[0] == 0
+
+
+def test_resources_and_prompts_are_listed(agent_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "mcp", "resources", str(agent_dir), "demo")
+    assert code == 0 and "demo  demo://greeting  greeting  A greeting" in out
+    code, out, _ = run(capsys, "mcp", "prompts", str(agent_dir), "demo")
+    assert code == 0 and "demo  review code=... language?=...  Ask for a review of some code." in out
+
+
+def test_interactive_chat_attaches_a_resource_and_sends_a_prompt(agent_dir: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": [{"reply": "I see the greeting."}, {"reply": "Looks fine."}]}))
+    config = (
+        (agent_dir / "agent.yaml")
+        .read_text()
+        .replace(
+            "name: Tools\n",
+            f"name: Tools\nchat: {{model: 'scripted:x'}}\nproviders:\n  scripted:\n    options: {{script: {json.dumps(str(script))}}}\n",
+        )
+    )
+    (agent_dir / "agent.yaml").write_text(config)
+    command = Path(sys.executable).with_name("contextdesk")
+    result = subprocess.run(
+        [str(command), "chat", "--agent", str(agent_dir)],
+        input="/attach demo demo://greeting\nwhat does it say?\n/context\n/prompt demo review code=x=1\ny\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Attached demo://greeting" in out
+    assert "I see the greeting." in out
+    assert "demo://greeting [Manual]" in out  # the attached resource is in the reply's context
+    assert "--- prompt review ---" in out and "x=1" in out
+    assert "Looks fine." in out
