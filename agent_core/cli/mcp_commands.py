@@ -6,11 +6,15 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_core.agent import Agent, load_agent
 from agent_core.errors import ContextDeskError
+
+if TYPE_CHECKING:
+    from agent_core.mcp import McpManager
 
 __all__ = ["register"]
 
@@ -131,29 +135,30 @@ def run_ping(args: argparse.Namespace) -> int:
 
 
 def run_resources(args: argparse.Namespace) -> int:
-    from agent_core.mcp import McpManager, McpServerError
+    async def lines(manager: McpManager, server: str) -> list[str]:
+        return [
+            f"{server}  {r.uri}  {r.name}" + (f"  {r.description}" if r.description else "")
+            for r in await manager.list_resources(server)
+        ]
 
-    agent = load_agent(args.dir)
-    names = args.servers or list(agent.config.mcp_servers)
-    for name in names:
-        _check_server(agent, name)
-
-    async def listing() -> int:
-        servers = {name: agent.config.mcp_servers[name] for name in names}
-        async with McpManager(servers, references_source=lambda: agent.references) as manager:
-            for name in names:
-                try:
-                    for resource in await manager.list_resources(name):
-                        about = f"  {resource.description}" if resource.description else ""
-                        print(f"{name}  {resource.uri}  {resource.name}{about}")
-                except McpServerError as error:
-                    print(f"{name}: {error}", file=sys.stderr)
-        return 0
-
-    return asyncio.run(listing())
+    return _list_per_server(args, lines)
 
 
 def run_prompts(args: argparse.Namespace) -> int:
+    async def lines(manager: McpManager, server: str) -> list[str]:
+        out = []
+        for prompt in await manager.list_prompts(server):
+            arguments = " ".join(f"{a.name}{'' if a.required else '?'}=..." for a in prompt.arguments)
+            out.append(f"{server}  {prompt.name} {arguments}  {prompt.description}".rstrip())
+        return out
+
+    return _list_per_server(args, lines)
+
+
+def _list_per_server(
+    args: argparse.Namespace, lines: Callable[[McpManager, str], Awaitable[list[str]]]
+) -> int:
+    """Start the named servers (all by default) and print what ``lines`` says of each."""
     from agent_core.mcp import McpManager, McpServerError
 
     agent = load_agent(args.dir)
@@ -161,18 +166,14 @@ def run_prompts(args: argparse.Namespace) -> int:
     for name in names:
         _check_server(agent, name)
 
-    async def listing() -> int:
+    async def listing() -> None:
         servers = {name: agent.config.mcp_servers[name] for name in names}
         async with McpManager(servers, references_source=lambda: agent.references) as manager:
             for name in names:
                 try:
-                    for prompt in await manager.list_prompts(name):
-                        arguments = " ".join(
-                            f"{a.name}{'' if a.required else '?'}=..." for a in prompt.arguments
-                        )
-                        print(f"{name}  {prompt.name} {arguments}  {prompt.description}".rstrip())
+                    print("\n".join(await lines(manager, name)))
                 except McpServerError as error:
                     print(f"{name}: {error}", file=sys.stderr)
-        return 0
 
-    return asyncio.run(listing())
+    asyncio.run(listing())
+    return 0
