@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from agent_core.agent.loader import Agent
-from agent_core.chat.events import ApprovalDecision, ChatEvent, UserMessageSaved
+from agent_core.chat.events import ApprovalDecision, ChatEvent, Compacted, UserMessageSaved
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import StoredMessage
-from desktop.bridge import CoreBridge
-from desktop.models.conversation import ConversationModel
+from desktop.bridge import CoreBridge, Generation
+from desktop.models.conversation import ConversationModel, Entry
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
@@ -33,6 +34,8 @@ class ChatController(QObject):
     items_changed = Signal()
     settings_changed = Signal()
     history_loaded = Signal()
+    compacting_changed = Signal(bool)
+    context_changed = Signal()  # a reply finished or the history loaded: the gauge reads it again
 
     def __init__(self, bridge: CoreBridge, session: ChatSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -40,7 +43,9 @@ class ChatController(QObject):
         self.session = session
         self.conversation = ConversationModel(self)
         self._busy = False
+        self._compacting = False
         self._saved_user_message = False
+        self._what_if_generation = Generation()
 
     @property
     def id(self) -> str:
@@ -65,6 +70,7 @@ class ChatController(QObject):
         def loaded(messages: list[StoredMessage]) -> None:
             self.conversation.load(messages)
             self.history_loaded.emit()
+            self.context_changed.emit()
 
         self.bridge.call(self.session.history, on_result=loaded, on_error=self._report)
 
@@ -72,7 +78,7 @@ class ChatController(QObject):
 
     def send(self, text: str) -> bool:
         """Start answering ``text``; False (and nothing sent) while a reply is still running."""
-        if self._busy or not text.strip():
+        if self._busy or self._compacting or not text.strip():
             return False
         self._set_busy(True)
         self._saved_user_message = False
@@ -100,6 +106,11 @@ class ChatController(QObject):
         row = self.conversation.last_context_row()
         return None if row is None else self.conversation.entry(row).context
 
+    def last_reply_entry(self) -> Entry | None:
+        """The newest reply row with a context (for View Context and the gauge)."""
+        row = self.conversation.last_context_row()
+        return None if row is None else self.conversation.entry(row)
+
     def decide(self, row: int, decision: ApprovalDecision) -> None:
         self.conversation.decide(row, decision)
 
@@ -109,6 +120,9 @@ class ChatController(QObject):
             self.title_changed.emit(self.session.title)
             self.activity.emit()
             self.items_changed.emit()  # @mentions may have added items
+        if isinstance(event, Compacted):
+            self.conversation.add_summary(event.message, automatic=event.automatic)
+            return
         self.conversation.apply(event)
 
     def _on_done(self, completed: bool) -> None:
@@ -116,6 +130,126 @@ class ChatController(QObject):
             self.conversation.mark_stopped()
         self._set_busy(False)
         self.activity.emit()
+        self.context_changed.emit()
+
+    # --- compaction ---------------------------------------------------------------------------
+
+    @property
+    def compacting(self) -> bool:
+        return self._compacting
+
+    def _set_compacting(self, compacting: bool) -> None:
+        if compacting != self._compacting:
+            self._compacting = compacting
+            self.compacting_changed.emit(compacting)
+
+    def compact(self) -> bool:
+        """Summarize the older turns now (``/compact``); False while a reply or compaction runs."""
+        if self._busy or self._compacting:
+            return False
+        self._set_compacting(True)
+
+        def done(message: StoredMessage | None) -> None:
+            self._set_compacting(False)
+            if message is None:
+                turns = self.session.context_settings.keep_recent_turns
+                self.conversation.add_notice(
+                    f"Nothing to compact yet: the last {turns} turns are always kept as they are "
+                    "(Keep recent turns in the chat settings)."
+                )
+            else:
+                self.conversation.add_summary(message, automatic=False)
+                self.activity.emit()
+
+        def failed(error: BaseException) -> None:
+            self._set_compacting(False)
+            reason = str(error) if isinstance(error, ContextDeskError) else repr(error)
+            self.conversation.add_notice(f"Compaction failed, the chat is unchanged: {reason}", status="error")
+
+        self.bridge.submit(self.session.compact(), done, failed)
+        return True
+
+    def edit_summary(self, row: int, text: str) -> None:
+        """Save the user's edit of the summary on ``row``; the next request uses it."""
+        message = self.conversation.entry(row).message
+        if message is None:
+            return
+        self.bridge.call(
+            self.session.edit_summary, message, text, on_result=self.conversation.update_summary, on_error=self._report
+        )
+
+    # --- what-if ------------------------------------------------------------------------------
+
+    def what_if(
+        self,
+        message_id: int,
+        selection: Mapping[str, Any],
+        include: Iterable[ItemRef],
+        exclude: Iterable[ItemRef],
+        on_result: Callable[[RequestContext], None],
+        on_error: Callable[[BaseException], None],
+    ) -> None:
+        """The context the reply ``message_id`` would get with these changes; stale results are dropped."""
+        token = self._what_if_generation.next()
+        include, exclude = list(include), list(exclude)
+
+        async def run() -> RequestContext:
+            reply = await asyncio.to_thread(self._message, message_id)
+            return await self.session.what_if(reply, selection=selection, include=include, exclude=exclude)
+
+        def done(context: RequestContext) -> None:
+            if self._what_if_generation.is_current(token):
+                on_result(context)
+
+        def failed(error: BaseException) -> None:
+            if self._what_if_generation.is_current(token):
+                on_error(error)
+
+        self.bridge.submit(run(), done, failed)
+
+    def _message(self, message_id: int) -> StoredMessage:
+        for message in self.session.history():
+            if message.id == message_id:
+                return message
+        raise ContextDeskError("That reply is no longer in this chat: open View Context on a newer one.")
+
+    def question_of(self, message_id: int) -> str | None:
+        """The user message a reply answered, from the transcript (None when it is not shown)."""
+        entries = self.conversation.entries()
+        rows = [r for r, e in enumerate(entries) if e.message_id == message_id and e.kind in ("assistant", "error")]
+        if not rows:
+            return None
+        return next((e.text for e in reversed(entries[: rows[0]]) if e.kind == "user"), None)
+
+    def apply_what_if(
+        self,
+        selection: Mapping[str, Any],
+        include: Iterable[ItemRef],
+        exclude: Iterable[ItemRef],
+        then: Callable[[], None],
+    ) -> None:
+        """Make the what-if's settings and item changes this chat's, then call ``then`` (GUI thread).
+
+        Items the what-if excluded leave the chat; near-misses it included join it. Done in one
+        call on the core thread so the settings are in place before anything is sent."""
+        include, exclude = list(include), list(exclude)
+
+        def apply() -> None:
+            if selection:
+                self.session.override_settings(selection=selection)
+            for ref in include:
+                self.session.add_item(ref)
+            in_chat = {item.ref for item in self.session.items}
+            for ref in exclude:
+                if ref in in_chat:
+                    self.session.remove_item(ref)
+
+        def done(_: None) -> None:
+            self.settings_changed.emit()
+            self.items_changed.emit()
+            then()
+
+        self.bridge.call(apply, on_result=done, on_error=self._report)
 
     # --- items and settings -------------------------------------------------------------------
 
@@ -130,11 +264,20 @@ class ChatController(QObject):
             self.session.remove_item, ref, on_result=lambda _: self.items_changed.emit(), on_error=self._report
         )
 
+    def pin_item(self, ref: ItemRef, pinned: bool = True) -> None:
+        self.bridge.call(
+            self.session.pin_item, ref, pinned, on_result=lambda _: self.items_changed.emit(), on_error=self._report
+        )
+
     def override_settings(
-        self, *, chat: Mapping[str, Any] | None = None, selection: Mapping[str, Any] | None = None
+        self,
+        *,
+        chat: Mapping[str, Any] | None = None,
+        selection: Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
     ) -> None:
         def apply() -> None:
-            self.session.override_settings(chat=chat, selection=selection)
+            self.session.override_settings(chat=chat, selection=selection, context=context)
 
         self.bridge.call(apply, on_result=lambda _: self.settings_changed.emit(), on_error=self._report)
 

@@ -66,6 +66,7 @@ _BADGES_LIGHT = {
     "score": ("#eef0f3", "#374151"),
     "removed": ("#eceff1", "#6b7280"),
     "miss": ("#fdebd2", "#8a4b08"),
+    "pinned": ("#fde2ef", "#9d174d"),
 }
 _BADGES_DARK = {
     "always": ("#1d3a6e", "#b9d3ff"),
@@ -74,6 +75,7 @@ _BADGES_DARK = {
     "score": ("#353a41", "#d8dde3"),
     "removed": ("#33373c", "#a3abb5"),
     "miss": ("#4a3213", "#ffd39a"),
+    "pinned": ("#5a1e3b", "#fbcfe8"),
 }
 
 

@@ -1,12 +1,13 @@
 """View Context: what one reply used, in three read-only columns (Rules | References | Tools).
 
 Beyond the anchor design, each column lists the near-misses (agent items the selector considered
-and left out, with their scores and why), and the top shows the model and selection settings.
+and left out, with their scores and why), and the top shows the model and selection settings and,
+from the request's manifest, what each part cost in tokens and what was trimmed to fit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -14,8 +15,12 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListView,
+    QPushButton,
+    QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -24,9 +29,11 @@ from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemType, RequestContext
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
+from desktop.models.manifest import PartsColumn, PartsModel
 from desktop.theme import colors
 from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
+from desktop.views.token_bar import TokenSummary
 
 __all__ = ["ContextColumn", "ViewContextDialog", "describe_run"]
 
@@ -91,7 +98,11 @@ class ContextColumn(QWidget):
         self.misses_model = ContextItemsModel(near_miss_rows(context.near_misses, item_type, agent, tools), self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.title = QLabel(f"{title}  <span style='color:{palette.muted}'>{self.items_model.rowCount()}</span>")
+        tokens = [row.tokens for row in self.items_model.rows() if row.tokens is not None]
+        cost = f" · {sum(tokens):,} tokens" if tokens else ""
+        self.title = QLabel(
+            f"{title}  <span style='color:{palette.muted}'>{self.items_model.rowCount()}{cost}</span>"
+        )
         self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
         layout.addWidget(self.title)
         self.items_view = _ItemList(self.items_model, misses=False)
@@ -122,8 +133,11 @@ class ViewContextDialog(QDialog):
         agent: Agent | None,
         tools: Sequence[ToolDescriptor] = (),
         parent: QWidget | None = None,
+        *,
+        on_what_if: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(parent)
+        self.context = context
         self.setWindowTitle("View Context")
         self.setModal(True)
         self.resize(1080, 620)
@@ -138,6 +152,28 @@ class ViewContextDialog(QDialog):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setStyleSheet(f"color: {palette.muted};")
         layout.addWidget(self.summary)
+        self.tokens = TokenSummary(context)
+        layout.addWidget(self.tokens)
+        self.parts_model = PartsModel(context.manifest, self)
+        self.parts_toggle = QToolButton()
+        self.parts_toggle.setText("Every part of the request")
+        self.parts_toggle.setCheckable(True)
+        self.parts_toggle.setAutoRaise(True)
+        self.parts_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.parts_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.parts_toggle.setVisible(context.manifest is not None)
+        self.parts_table = QTableView()
+        self.parts_table.setModel(self.parts_model)
+        self.parts_table.verticalHeader().hide()
+        self.parts_table.setShowGrid(False)
+        self.parts_table.setMaximumHeight(180)
+        header = self.parts_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(PartsColumn.DETAIL, QHeaderView.ResizeMode.Stretch)
+        self.parts_table.hide()
+        self.parts_toggle.toggled.connect(self._show_parts)
+        layout.addWidget(self.parts_toggle)
+        layout.addWidget(self.parts_table)
         status = STATUS_TEXT.get(context.selection.status, context.selection.status)
         self.status = QLabel(
             f"Note: {status}" + (f" ({context.selection.detail})" if context.selection.detail else "")
@@ -156,4 +192,16 @@ class ViewContextDialog(QDialog):
         layout.addLayout(columns, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
+        self.what_if_button = QPushButton("What if…")
+        self.what_if_button.setToolTip(
+            "Try other selection settings or toggle items, and compare with this reply before resending"
+        )
+        buttons.addButton(self.what_if_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.what_if_button.setVisible(on_what_if is not None)  # after addButton, which shows it
+        if on_what_if is not None:
+            self.what_if_button.clicked.connect(lambda: on_what_if())
         layout.addWidget(buttons)
+
+    def _show_parts(self, shown: bool) -> None:
+        self.parts_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self.parts_table.setVisible(shown)

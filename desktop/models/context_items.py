@@ -16,6 +16,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
+from desktop.models.manifest import cost_of
 
 __all__ = [
     "Column",
@@ -51,6 +52,7 @@ class Column(IntEnum):
     MODE = 2
     SCORE = 3
     DESCRIPTION = 4
+    TOKENS = 5
 
 
 HEADERS = {
@@ -59,6 +61,7 @@ HEADERS = {
     Column.MODE: "Included",
     Column.SCORE: "Score",
     Column.DESCRIPTION: "Description",
+    Column.TOKENS: "Tokens",
 }
 
 
@@ -72,6 +75,9 @@ class Role(IntEnum):
     SORT_KEY = Qt.ItemDataRole.UserRole + 7
     REASON = Qt.ItemDataRole.UserRole + 8
     NAME = Qt.ItemDataRole.UserRole + 9
+    TOKENS = Qt.ItemDataRole.UserRole + 10  # int | None: what the item cost in the request
+    DETAIL = Qt.ItemDataRole.UserRole + 11  # e.g. the chunks of a selected reference
+    PINNED = Qt.ItemDataRole.UserRole + 12
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,9 @@ class ContextRow:
     description: str = ""
     removed: bool = False  # the agent no longer has this item
     reason: str = ""  # why a near-miss was left out
+    tokens: int | None = None  # from the request's manifest; None when it has none
+    detail: str = ""  # the manifest's detail, e.g. "chunks 2, 5 of 9"
+    pinned: bool = False
 
     @property
     def prefix(self) -> str:
@@ -105,6 +114,10 @@ class ContextRow:
             parts.append("This item is no longer in the agent.")
         if self.reason:
             parts.append(f"Not included: {reason_text(self.reason)}")
+        if self.tokens is not None:
+            parts.append(f"{self.tokens:,} tokens" + (f" ({self.detail})" if self.detail else ""))
+        if self.pinned:
+            parts.append("Pinned: kept in full whatever trimming or compaction does.")
         return "\n".join(parts)
 
 
@@ -133,7 +146,19 @@ def request_rows(
     rows = []
     for item in context.of_type(item_type):
         priority, description, removed = _details(item.ref, agent, by_ref)
-        rows.append(ContextRow(item.ref, item.include_mode, item.score, priority, description, removed))
+        part = cost_of(context.manifest, item.ref)
+        rows.append(
+            ContextRow(
+                item.ref,
+                item.include_mode,
+                item.score,
+                priority,
+                description,
+                removed,
+                tokens=None if part is None else part.tokens,
+                detail="" if part is None else part.detail,
+            )
+        )
     return rows
 
 
@@ -159,7 +184,7 @@ def session_rows(
         if item.ref.type != item_type:
             continue
         priority, description, removed = _details(item.ref, agent, by_ref)
-        rows.append(ContextRow(item.ref, item.include_mode, None, priority, description, removed))
+        rows.append(ContextRow(item.ref, item.include_mode, None, priority, description, removed, pinned=item.pinned))
     return rows
 
 
@@ -206,6 +231,8 @@ class ContextItemsModel(QAbstractTableModel):
                 return MODE_LABELS.get(row.mode or "", "")
             if column is Column.SCORE:
                 return "" if row.score is None else f"{row.score:.2f}"
+            if column is Column.TOKENS:
+                return "" if row.tokens is None else f"{row.tokens:,}"
             return row.description
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.tooltip
@@ -219,6 +246,9 @@ class ContextItemsModel(QAbstractTableModel):
             Role.SORT_KEY: row.sort_key,
             Role.REASON: reason_text(row.reason) if row.reason else "",
             Role.NAME: row.ref.name,
+            Role.TOKENS: row.tokens,
+            Role.DETAIL: row.detail,
+            Role.PINNED: row.pinned,
         }.get(role)
 
 

@@ -2,6 +2,9 @@
 
 Chat events from the core are applied with :meth:`ConversationModel.apply`; each becomes a row
 insert or a ``dataChanged`` on the row it updates, so the view only mirrors the model.
+
+A compaction summary (role "summary") is a row placed right after the last message it stands for;
+the messages it covers stay in the transcript, marked ``dimmed``: the model now sees the summary.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from agent_core.store.chats import StoredMessage, ToolCallRecord
 
 __all__ = ["ConversationModel", "Entry", "EntryKind", "Role"]
 
-EntryKind = Literal["user", "assistant", "error", "tool_call", "approval", "notice"]
+EntryKind = Literal["user", "assistant", "error", "tool_call", "approval", "notice", "summary"]
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -44,6 +47,7 @@ class Role(IntEnum):
     ERROR = Qt.ItemDataRole.UserRole + 7
     MESSAGE_ID = Qt.ItemDataRole.UserRole + 8
     ENTRY = Qt.ItemDataRole.UserRole + 9
+    DIMMED = Qt.ItemDataRole.UserRole + 10
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,11 @@ class Entry:
     approval: ApprovalRequest | None = None
     decision: ApprovalDecision | None = None
     error: str | None = None
+    message: StoredMessage | None = None  # summaries: the stored message, for editing
+    covers_until: int | None = None  # summaries: the last message id they stand for
+    covered: int = 0  # summaries: how many messages they stand for
+    automatic: bool = False  # summaries: made by auto-compaction
+    dimmed: bool = False  # covered by a newer summary: shown, but no longer sent as is
 
 
 class ConversationModel(QAbstractListModel):
@@ -90,6 +99,7 @@ class ConversationModel(QAbstractListModel):
             Role.ERROR: entry.error,
             Role.MESSAGE_ID: entry.message_id,
             Role.ENTRY: entry,
+            Role.DIMMED: entry.dimmed,
         }.get(role)
 
     def roleNames(self) -> dict[int, bytes]:
@@ -120,9 +130,91 @@ class ConversationModel(QAbstractListModel):
     def load(self, messages: list[StoredMessage]) -> None:
         self.beginResetModel()
         self._entries = [entry for message in messages for entry in _entries_of(message)]
+        for message in messages:
+            if message.role == "summary" and message.covers_until is not None:
+                row = self._summary_row(message.covers_until)
+                self._entries.insert(row, self._summary_entry(message, automatic=False))
         self._open_reply = self._turn_row = None
         self._pending_context = None
+        self._dim(emit=False)
         self.endResetModel()
+
+    # --- summaries ----------------------------------------------------------------------------
+
+    def add_summary(self, message: StoredMessage, *, automatic: bool) -> int:
+        """Show a new compaction summary after the messages it covers, and dim those."""
+        if message.covers_until is None:
+            return self._append(Entry("notice", message.content, status="summary", message_id=message.id))
+        row = self._summary_row(message.covers_until)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._entries.insert(row, self._summary_entry(message, automatic=automatic))
+        self.endInsertRows()
+        if self._open_reply is not None and self._open_reply >= row:
+            self._open_reply += 1
+        if self._turn_row is not None and self._turn_row >= row:
+            self._turn_row += 1
+        self._dim(emit=True)
+        return row
+
+    def update_summary(self, message: StoredMessage) -> None:
+        """The summary was edited: show the saved text."""
+        for row, entry in enumerate(self._entries):
+            if entry.kind == "summary" and entry.message_id == message.id:
+                self._set(row, replace(entry, text=message.content, message=message))
+                return
+
+    def _summary_entry(self, message: StoredMessage, *, automatic: bool) -> Entry:
+        assert message.covers_until is not None
+        covered = sum(
+            1
+            for e in self._entries
+            if e.kind in ("user", "assistant", "error") and e.message_id is not None and e.message_id <= message.covers_until
+        )
+        return Entry(
+            "summary",
+            message.content,
+            message_id=message.id,
+            message=message,
+            covers_until=message.covers_until,
+            covered=covered,
+            automatic=automatic,
+        )
+
+    def _summary_row(self, covers_until: int) -> int:
+        """Right after the last message the summary covers (and that message's tool rows)."""
+        row = 0
+        for index, entry in enumerate(self._entries):
+            if entry.kind == "summary":
+                if entry.covers_until is not None and entry.covers_until <= covers_until:
+                    row = index + 1
+            elif entry.message_id is not None:
+                if entry.message_id > covers_until:
+                    break
+                row = index + 1
+            elif entry.kind == "tool_call" and row == index:
+                row = index + 1  # a tool row of the last covered message
+        return row
+
+    def _dim(self, *, emit: bool) -> None:
+        summaries = [e for e in self._entries if e.kind == "summary" and e.message_id is not None]
+        latest = max(summaries, key=lambda e: e.message_id or 0, default=None)
+        limit = latest.covers_until if latest is not None else None
+        dimmed_owner = False
+        for row, entry in enumerate(self._entries):
+            if entry.kind == "summary":
+                dimmed = entry is not latest
+            elif entry.message_id is not None:
+                dimmed = limit is not None and entry.message_id <= limit
+                dimmed_owner = dimmed
+            elif entry.kind == "tool_call":
+                dimmed = dimmed_owner
+            else:
+                dimmed = False
+            if dimmed != entry.dimmed:
+                if emit:
+                    self._set(row, replace(entry, dimmed=dimmed))
+                else:
+                    self._entries[row] = replace(entry, dimmed=dimmed)
 
     # --- live events --------------------------------------------------------------------------
 
@@ -293,6 +385,8 @@ def _entries_of(message: StoredMessage) -> list[Entry]:
                 error=message.error,
             )
         ]
+    if message.role == "summary":
+        return []  # placed by ConversationModel.load, after the messages it covers
     if message.role != "assistant":
         return [Entry("notice", message.content, status=message.role, message_id=message.id)]
     out: list[Entry] = []

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QProgressBar,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
@@ -23,7 +24,7 @@ __all__ = ["ChatView"]
 
 
 class ChatView(QWidget):
-    view_context_requested = Signal(object)  # RequestContext
+    view_context_requested = Signal(object)  # Entry of the reply
     new_chat_requested = Signal()
 
     def __init__(self, controller: ChatController, agent_name: str, parent: QWidget | None = None) -> None:
@@ -56,7 +57,24 @@ class ChatView(QWidget):
         self.conversation = ConversationView(controller.conversation, agent_name)
         self.conversation.view_context_requested.connect(self.view_context_requested)
         self.conversation.decision_made.connect(controller.decide)
+        self.conversation.summary_edited.connect(controller.edit_summary)
         layout.addWidget(self.conversation, 1)
+
+        self.compact_progress = QWidget()
+        progress = QHBoxLayout(self.compact_progress)
+        progress.setContentsMargins(16, 4, 16, 0)
+        progress_label = QLabel("Summarizing the older turns of this chat…")
+        progress_label.setStyleSheet(f"color: {colors().muted};")
+        bar = QProgressBar()
+        bar.setRange(0, 0)
+        bar.setMaximumWidth(160)
+        bar.setMaximumHeight(10)
+        bar.setTextVisible(False)
+        progress.addWidget(progress_label)
+        progress.addWidget(bar)
+        progress.addStretch(1)
+        self.compact_progress.hide()
+        layout.addWidget(self.compact_progress)
 
         self.inline_error = QLabel()
         self.inline_error.setWordWrap(True)
@@ -83,6 +101,7 @@ class ChatView(QWidget):
         layout.addLayout(bottom)
 
         controller.busy_changed.connect(self._on_busy)
+        controller.compacting_changed.connect(self._on_compacting)
         controller.send_failed.connect(self._on_send_failed)
         controller.error.connect(self.show_error)
         controller.settings_changed.connect(self.refresh_model)
@@ -133,11 +152,13 @@ class ChatView(QWidget):
         if command not in COMMANDS:
             return False
         if command == "/context":
-            context = self.controller.session_context_of_last_reply()
-            if context is None:
+            entry = self.controller.last_reply_entry()
+            if entry is None:
                 self.show_error("No reply in this chat has a context yet: send a message first.")
             else:
-                self.view_context_requested.emit(context)
+                self.view_context_requested.emit(entry)
+        elif command == "/compact":
+            self.compact()
         elif command in ("/ref", "/rule"):
             kind = "reference" if command == "/ref" else "rule"
             agent = self.controller.session.agent
@@ -150,6 +171,17 @@ class ChatView(QWidget):
         elif command == "/new":
             self.new_chat_requested.emit()
         return True
+
+    def compact(self) -> None:
+        """Summarize the older turns now; explained inline when a reply is still running."""
+        if not self.controller.compact():
+            self.show_error("Wait for the reply to finish (or stop it) before compacting.")
+        else:
+            self.inline_error.hide()
+
+    def _on_compacting(self, compacting: bool) -> None:
+        self.compact_progress.setVisible(compacting)
+        self.send_button.setEnabled(not compacting)
 
     def show_error(self, text: str) -> None:
         self.inline_error.setText(text)

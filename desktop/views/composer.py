@@ -8,9 +8,10 @@ from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
 
 __all__ = ["COMMANDS", "Composer"]
 
-# Slash commands and what they do; "/compact" arrives with the context budget work.
+# Slash commands and what they do.
 COMMANDS: dict[str, str] = {
     "/context": "View Context of the last reply",
+    "/compact": "summarize the older turns of this chat now",
     "/ref": "add a reference to this chat: /ref NAME",
     "/rule": "add a rule to this chat: /rule NAME",
     "/new": "start a new chat",

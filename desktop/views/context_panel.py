@@ -1,4 +1,5 @@
-"""The chat's context, in three sections (Rules, References, Tools), with add and remove."""
+"""The chat's context: the context-window gauge of its last request, then three sections (Rules,
+References, Tools) with add, remove and pin."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from desktop.models.context_items import ContextItemsModel, Role, session_rows, 
 from desktop.theme import colors
 from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
+from desktop.views.token_bar import ContextGauge
 
 __all__ = ["ContextPanel", "ContextSection"]
 
@@ -53,8 +55,15 @@ class ContextSection(QWidget):
         self.remove_button.setText("Remove")
         self.remove_button.setToolTip("Remove the selected item from this chat (Delete)")
         self.remove_button.setEnabled(False)
+        self.pin_button = QToolButton()
+        self.pin_button.setText("Pin")
+        self.pin_button.setCheckable(True)
+        self.pin_button.setEnabled(False)
+        self.pin_button.setToolTip("Pinned items stay in full whatever trimming or compaction does")
+        self.pin_button.clicked.connect(self._pin_selected)
         header.addWidget(self.title)
         header.addStretch(1)
+        header.addWidget(self.pin_button)
         header.addWidget(self.add_button)
         header.addWidget(self.remove_button)
         layout.addLayout(header)
@@ -65,15 +74,14 @@ class ContextSection(QWidget):
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._menu)
-        self.view.selectionModel().selectionChanged.connect(
-            lambda *_: self.remove_button.setEnabled(self.view.currentIndex().isValid())
-        )
+        self.view.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         layout.addWidget(self.view)
         self.empty = QLabel(f"No {title.lower()} in this chat.")
         self.empty.setStyleSheet(f"color: {colors().muted}; padding: 4px;")
         layout.addWidget(self.empty)
         self.on_remove: Callable[[ItemRef], None] | None = None
         self.on_add: Callable[[ItemRef], None] | None = None
+        self.on_pin: Callable[[ItemRef, bool], None] | None = None
         self.remove_button.clicked.connect(self._remove_selected)
         remove = QAction("Remove from chat", self.view)
         remove.setShortcut(QKeySequence.StandardKey.Delete)
@@ -88,13 +96,27 @@ class ContextSection(QWidget):
         self.empty.setVisible(count == 0)
         self.view.setVisible(count > 0)
         fit_list_height(self.view)
-        self.remove_button.setEnabled(False)
+        self._selection_changed()
         self.add_menu.clear()
         for ref, label in available:
             action = self.add_menu.addAction(label)
             action.triggered.connect(lambda _checked=False, r=ref: self.on_add and self.on_add(r))
         if not available:
             self.add_menu.addAction("Everything is already in this chat").setEnabled(False)
+
+    def _selection_changed(self) -> None:
+        index = self.view.currentIndex()
+        selected = index.isValid() and self.view.selectionModel().isSelected(index)
+        self.remove_button.setEnabled(selected)
+        self.pin_button.setEnabled(selected)
+        pinned = bool(index.data(Role.PINNED)) if selected else False
+        self.pin_button.setChecked(pinned)
+        self.pin_button.setText("Unpin" if pinned else "Pin")
+
+    def _pin_selected(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid() and self.on_pin is not None:
+            self.on_pin(index.data(Role.REF), not bool(index.data(Role.PINNED)))
 
     def _remove_selected(self) -> None:
         index = self.view.currentIndex()
@@ -107,6 +129,8 @@ class ContextSection(QWidget):
             return
         menu = QMenu(self)
         ref = index.data(Role.REF)
+        pinned = bool(index.data(Role.PINNED))
+        menu.addAction("Unpin" if pinned else "Pin (keep in full)", lambda: self.on_pin and self.on_pin(ref, not pinned))
         menu.addAction("Remove from chat", lambda: self.on_remove and self.on_remove(ref))
         menu.exec(self.view.viewport().mapToGlobal(position))
 
@@ -119,16 +143,19 @@ class ContextPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(10)
-        # Reserved for the context gauge (token budget), which comes with another issue.
         self.gauge_slot = QWidget()
         self.gauge_slot.setObjectName("gaugeSlot")
-        self.gauge_slot.hide()
+        slot = QVBoxLayout(self.gauge_slot)
+        slot.setContentsMargins(0, 0, 0, 0)
+        self.gauge = ContextGauge()
+        slot.addWidget(self.gauge)
         layout.addWidget(self.gauge_slot)
         self.sections: dict[ItemType, ContextSection] = {}
         for title, item_type in SECTIONS:
             section = ContextSection(title, item_type)
             section.on_add = self._add
             section.on_remove = self._remove
+            section.on_pin = self._pin
             self.sections[item_type] = section
             layout.addWidget(section)
         layout.addStretch(1)
@@ -138,11 +165,19 @@ class ContextPanel(QWidget):
     def bind(self, controller: ChatController | None, tools: Callable[[], Sequence[ToolDescriptor]]) -> None:
         if self.controller is not None:
             self.controller.items_changed.disconnect(self.refresh)
+            self.controller.context_changed.disconnect(self.refresh_gauge)
         self.controller = controller
         self._tools = tools
         if controller is not None:
             controller.items_changed.connect(self.refresh)
+            controller.context_changed.connect(self.refresh_gauge)
         self.refresh()
+        self.refresh_gauge()
+
+    def refresh_gauge(self) -> None:
+        """The fill of the chat's last request (empty before its first reply)."""
+        controller = self.controller
+        self.gauge.set_context(None if controller is None else controller.session_context_of_last_reply())
 
     def refresh(self) -> None:
         controller = self.controller
@@ -163,6 +198,10 @@ class ContextPanel(QWidget):
     def _add(self, ref: ItemRef) -> None:
         if self.controller is not None:
             self.controller.add_item(ref)
+
+    def _pin(self, ref: ItemRef, pinned: bool) -> None:
+        if self.controller is not None:
+            self.controller.pin_item(ref, pinned)
 
     def _remove(self, ref: ItemRef) -> None:
         if self.controller is not None:

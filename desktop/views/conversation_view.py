@@ -8,7 +8,13 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 from agent_core.chat.events import ApprovalDecision
 from desktop.models.conversation import ConversationModel, Role
 from desktop.theme import colors
-from desktop.views.message_widgets import ApprovalWidget, EntryWidget, MessageWidget, widget_for
+from desktop.views.message_widgets import (
+    ApprovalWidget,
+    EntryWidget,
+    MessageWidget,
+    SummaryWidget,
+    widget_for,
+)
 
 __all__ = ["ConversationView"]
 
@@ -16,8 +22,9 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class ConversationView(QScrollArea):
-    view_context_requested = Signal(object)  # RequestContext
+    view_context_requested = Signal(object)  # Entry of a reply
     decision_made = Signal(int, object)  # row, ApprovalDecision
+    summary_edited = Signal(int, str)  # row, new text
 
     def __init__(self, model: ConversationModel, agent_name: str = "Assistant", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,12 +95,18 @@ class ConversationView(QScrollArea):
             widget.view_context_requested.connect(self.view_context_requested)
         if isinstance(widget, ApprovalWidget):
             widget.decided.connect(lambda decision, w=widget: self._decide(w, decision))
+        if isinstance(widget, SummaryWidget):
+            widget.edited.connect(lambda text, w=widget: self._edit_summary(w, text))
         self._widgets.insert(row, widget)
         self._layout.insertWidget(row + 1, widget)  # after the empty-state label
 
     def _decide(self, widget: EntryWidget, decision: ApprovalDecision) -> None:
         if widget in self._widgets:
             self.decision_made.emit(self._widgets.index(widget), decision)
+
+    def _edit_summary(self, widget: EntryWidget, text: str) -> None:
+        if widget in self._widgets:
+            self.summary_edited.emit(self._widgets.index(widget), text)
 
     def _update_empty(self) -> None:
         self._empty.setVisible(not self._widgets)

@@ -1,4 +1,5 @@
-"""Paints a context item row: priority or server prefix, name, include badge, score, description."""
+"""Paints a context item row: priority or server prefix, name, badges (include mode, pinned, score),
+its token cost at the right, and a second line with the reason, chunks used and description."""
 
 from __future__ import annotations
 
@@ -22,11 +23,8 @@ class ContextItemDelegate(QStyledItemDelegate):
         self.show_miss_badge = show_miss_badge
 
     def _second_line(self, index: Index) -> str:
-        reason = index.data(Role.REASON) or ""
-        description = index.data(Role.DESCRIPTION) or ""
-        if reason:
-            return f"{reason}" + (f" — {description}" if description else "")
-        return description
+        parts = [index.data(Role.REASON) or "", index.data(Role.DETAIL) or "", index.data(Role.DESCRIPTION) or ""]
+        return " — ".join(part for part in parts if part)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
         metrics = QFontMetrics(option.font)
@@ -64,6 +62,8 @@ class ContextItemDelegate(QStyledItemDelegate):
         badges: list[tuple[str, str]] = []
         if removed:
             badges.append(("Removed", "removed"))
+        if index.data(Role.PINNED):
+            badges.append(("Pinned", "pinned"))
         if mode:
             badges.append((MODE_LABELS.get(mode, mode), mode))
         elif self.show_miss_badge:
@@ -76,13 +76,27 @@ class ContextItemDelegate(QStyledItemDelegate):
         badge_metrics = QFontMetrics(badge_font)
         badges_width = sum(badge_metrics.horizontalAdvance(t) + 12 + 4 for t, _ in badges)
 
+        tokens = index.data(Role.TOKENS)
+        right = first.right()
+        if tokens is not None:
+            cost = f"{tokens:,} tok"
+            cost_width = metrics.horizontalAdvance(cost) + 4
+            painter.setFont(option.font)
+            painter.setPen(text_color if selected else palette_color(palette.muted))
+            painter.drawText(
+                QRectF(right - cost_width, first.top(), cost_width, line_height),
+                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+                cost,
+            )
+            right -= cost_width + 6
+
         name_font = QFont(option.font)
         name_font.setBold(True)
         name_font.setStrikeOut(removed)
         painter.setFont(name_font)
         painter.setPen(text_color)
         name = str(index.data(Role.NAME) or "")
-        available = max(20.0, first.right() - x - badges_width - 6)
+        available = max(20.0, right - x - badges_width - 6)
         elided = QFontMetrics(name_font).elidedText(name, Qt.TextElideMode.ElideRight, int(available))
         name_width = QFontMetrics(name_font).horizontalAdvance(elided)
         painter.drawText(QRectF(x, first.top(), available, line_height), Qt.AlignmentFlag.AlignVCenter, elided)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -33,7 +34,7 @@ from desktop.views.settings_panel import SettingsPanel
 from desktop.workspace_host import WorkspaceHost
 
 if TYPE_CHECKING:
-    from agent_core.agent.schema import ChatDefaults, SelectionConfig
+    from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
     from agent_core.chat.session import ChatSession
     from agent_core.context.items import RequestContext
     from agent_core.store.chats import StoredSession
@@ -170,6 +171,7 @@ class MainWindow(QMainWindow):
         self._action(chat, "Search chats", self.session_panel.focus_search, "Ctrl+K")
         self._action(chat, "Focus the message box", self.focus_input, "Ctrl+L")
         self._action(chat, "View Context of the last reply", self.view_last_context, "Ctrl+I")
+        self._action(chat, "Compact the conversation", self.compact_chat, "Ctrl+Shift+K")
         self._action(chat, "Stop the reply", self.stop_reply, "Esc")
         self._action(chat, "Close chat tab", lambda: self._close_tab(self.tabs.currentIndex()), QKeySequence.StandardKey.Close)
         self.agent_menu = bar.addMenu("&Agent")
@@ -323,7 +325,9 @@ class MainWindow(QMainWindow):
             return
         controller = ChatController(self.bridge, session, self)
         view = ChatView(controller, session.agent.name)
-        view.view_context_requested.connect(self.show_context)
+        view.view_context_requested.connect(
+            lambda entry, c=controller: self.show_context(entry.context, entry.message_id, c)
+        )
         view.new_chat_requested.connect(self.new_chat)
         controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))
         controller.activity.connect(lambda c=controller: self._on_activity(c))
@@ -462,22 +466,68 @@ class MainWindow(QMainWindow):
 
     # --- context ------------------------------------------------------------------------------
 
-    def show_context(self, context: RequestContext) -> None:
+    def show_context(
+        self, context: RequestContext, message_id: int | None = None, controller: ChatController | None = None
+    ) -> None:
+        """View Context of one reply; with its message id and chat, it offers What if…."""
         from desktop.dialogs.view_context import ViewContextDialog
 
         agent = self.workspace.agent if self.workspace else None
-        dialog = ViewContextDialog(context, agent, self.host.tools.tools(), self)
+        on_what_if: Callable[[], None] | None = None
+        if message_id is not None and controller is not None:
+            chat, reply = controller, message_id
+
+            def what_if() -> None:
+                dialog.accept()
+                self.show_what_if(chat, reply, context)
+
+            on_what_if = what_if
+        dialog = ViewContextDialog(context, agent, self.host.tools.tools(), self, on_what_if=on_what_if)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog
         dialog.open()
 
+    def show_what_if(self, controller: ChatController, message_id: int, context: RequestContext) -> None:
+        from desktop.dialogs.what_if import WhatIfDialog
+
+        dialog = WhatIfDialog(controller, message_id, context, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.resend_requested.connect(
+            lambda selection, include, exclude, text, c=controller: self._resend(c, selection, include, exclude, text)
+        )
+        self.last_what_if_dialog = dialog
+        dialog.open()
+
+    def _resend(
+        self, controller: ChatController, selection: dict[str, Any], include: list[Any], exclude: list[Any], text: str
+    ) -> None:
+        """Apply the what-if to the chat, then send the same message again (or, while a reply is
+        still running, leave it in the message box)."""
+
+        def send() -> None:
+            view = self.views.get(controller.id)
+            if view is None:
+                return
+            if not controller.send(text):
+                view.composer.setPlainText(text)
+                view.show_error("A reply is still running: the message is in the box, send it when it is done.")
+            else:
+                view.conversation.scroll_to_bottom()
+
+        controller.apply_what_if(selection, include, exclude, send)
+
     def view_last_context(self) -> None:
         controller = self.current_controller()
-        context = controller.session_context_of_last_reply() if controller else None
-        if context is not None:
-            self.show_context(context)
+        entry = controller.last_reply_entry() if controller else None
+        if entry is not None and entry.context is not None:
+            self.show_context(entry.context, entry.message_id, controller)
         elif (view := self.current_view()) is not None:
             view.show_error("No reply in this chat has a context yet: send a message first.")
+
+    def compact_chat(self) -> None:
+        view = self.current_view()
+        if view is not None:
+            view.compact()
 
     def stop_reply(self) -> None:
         controller = self.current_controller()
@@ -500,7 +550,7 @@ class MainWindow(QMainWindow):
         for view in self.views.values():
             view.composer.set_mentions(mentions)
 
-    def _save_defaults(self, chat: ChatDefaults, selection: SelectionConfig) -> None:
+    def _save_defaults(self, chat: ChatDefaults, selection: SelectionConfig, context: ContextConfig) -> None:
         workspace = self.workspace
         if workspace is None:
             return
@@ -510,6 +560,7 @@ class MainWindow(QMainWindow):
             agent = workspace.agent
             agent.config.chat = chat
             agent.config.selection = selection
+            agent.config.context = context
             save_agent_config(agent)
 
         self.bridge.call(save, on_result=lambda _: self.host.reload_agent(), on_error=self._show_error)

@@ -1,4 +1,5 @@
-"""One widget per transcript row: user and assistant messages, tool calls, approvals, notices."""
+"""One widget per transcript row: user and assistant messages, tool calls, approvals, notices, and
+compaction summaries (collapsible, editable)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
+    QGraphicsOpacityEffect,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -29,11 +31,14 @@ __all__ = [
     "EntryWidget",
     "MessageWidget",
     "NoticeWidget",
+    "SummaryWidget",
     "ToolCallWidget",
     "widget_for",
 ]
 
 RENDER_INTERVAL_MS = 40  # re-render streaming markdown at most this often
+DIMMED_OPACITY = 0.45
+DIMMED_TIP = "Summarized: the model now sees the conversation summary instead of this message."
 
 STATUS_TEXT = {
     "streaming": "Writing…",
@@ -52,12 +57,29 @@ class EntryWidget(QFrame):
 
     def set_entry(self, entry: Entry) -> None:
         self.entry = entry
+        self._set_dimmed(entry.dimmed)
+
+    def _set_dimmed(self, dimmed: bool) -> None:
+        if dimmed == isinstance(self.graphicsEffect(), QGraphicsOpacityEffect):
+            return
+        if dimmed:
+            effect = QGraphicsOpacityEffect(self)
+            effect.setOpacity(DIMMED_OPACITY)
+            self.setGraphicsEffect(effect)
+            self.setToolTip(DIMMED_TIP)
+        else:
+            self.setGraphicsEffect(None)  # type: ignore[arg-type]
+            self.setToolTip("")
+
+    @property
+    def dimmed(self) -> bool:
+        return isinstance(self.graphicsEffect(), QGraphicsOpacityEffect)
 
 
 class MessageWidget(EntryWidget):
     """A user or assistant message (or an error reply), rendered as markdown."""
 
-    view_context_requested = Signal(object)  # RequestContext
+    view_context_requested = Signal(object)  # Entry (its context and message id)
 
     def __init__(self, entry: Entry, agent_name: str = "Assistant", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -141,7 +163,7 @@ class MessageWidget(EntryWidget):
 
     def _view_context(self) -> None:
         if self.entry is not None and self.entry.context is not None:
-            self.view_context_requested.emit(self.entry.context)
+            self.view_context_requested.emit(self.entry)
 
 
 def _json(value: Any) -> str:
@@ -315,7 +337,104 @@ class NoticeWidget(EntryWidget):
         self.label.setStyleSheet(f"color: {colors().error};" if is_error else f"color: {colors().muted};")
 
 
+class SummaryWidget(EntryWidget):
+    """"Conversation so far — summarizes N earlier messages": collapsed, expandable, editable."""
+
+    edited = Signal(str)
+
+    def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        palette = colors()
+        self.setObjectName("summary")
+        self.setStyleSheet(
+            f"#summary {{ border: 1px dashed {palette.border}; border-radius: 10px;"
+            f" background-color: {palette.inline_code_background}; }}"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 6)
+        layout.setSpacing(4)
+        header = QHBoxLayout()
+        self.toggle = QToolButton()
+        self.toggle.setCheckable(True)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.toggle.setToolTip("The model sees this summary instead of the dimmed messages above it")
+        self.toggle.setStyleSheet("QToolButton { border: none; background: transparent; font-weight: 600; }")
+        self.toggle.toggled.connect(self._expand)
+        self.edit_button = QPushButton("Edit")
+        self.edit_button.setFlat(True)
+        self.edit_button.setToolTip("Correct the summary: the next message uses your text")
+        self.edit_button.clicked.connect(self.start_editing)
+        header.addWidget(self.toggle, 1)
+        header.addWidget(self.edit_button)
+        layout.addLayout(header)
+        self.body = MarkdownView()
+        self.body.hide()
+        layout.addWidget(self.body)
+        self.editor = QPlainTextEdit()
+        self.editor.setMinimumHeight(120)
+        self.editor.hide()
+        layout.addWidget(self.editor)
+        self.edit_buttons = QWidget()
+        buttons = QHBoxLayout(self.edit_buttons)
+        buttons.setContentsMargins(0, 0, 0, 0)
+        self.save_button = QPushButton("Save")
+        self.save_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.save_button.clicked.connect(self._save)
+        self.cancel_button.clicked.connect(self._stop_editing)
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.save_button)
+        self.edit_buttons.hide()
+        layout.addWidget(self.edit_buttons)
+        self.set_entry(entry)
+
+    def set_entry(self, entry: Entry) -> None:
+        super().set_entry(entry)
+        how = " (compacted automatically)" if entry.automatic else ""
+        plural = "" if entry.covered == 1 else "s"
+        self.toggle.setText(f"Conversation so far{how} — summarizes {entry.covered} earlier message{plural}")
+        self.body.set_markdown(entry.text)
+        self.edit_button.setVisible(not entry.dimmed and entry.message is not None)
+
+    @property
+    def editing(self) -> bool:
+        return not self.editor.isHidden()
+
+    def _expand(self, expanded: bool) -> None:
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.body.setVisible(expanded and not self.editing)
+
+    def start_editing(self) -> None:
+        if self.entry is None:
+            return
+        self.toggle.setChecked(True)
+        self.editor.setPlainText(self.entry.text)
+        self.body.hide()
+        self.editor.show()
+        self.edit_buttons.show()
+        self.edit_button.hide()
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _stop_editing(self) -> None:
+        self.editor.hide()
+        self.edit_buttons.hide()
+        self.body.setVisible(self.toggle.isChecked())
+        self.edit_button.setVisible(self.entry is not None and not self.entry.dimmed)
+
+    def _save(self) -> None:
+        text = self.editor.toPlainText().strip()
+        self._stop_editing()
+        if text and self.entry is not None and text != self.entry.text:
+            self.edited.emit(text)
+
+
 def widget_for(entry: Entry, agent_name: str) -> EntryWidget:
+    if entry.kind == "summary":
+        return SummaryWidget(entry)
     if entry.kind in ("user", "assistant", "error"):
         return MessageWidget(entry, agent_name)
     if entry.kind == "tool_call":

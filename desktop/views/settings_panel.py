@@ -1,4 +1,5 @@
-"""The current chat's settings (model, sampling, turns, selection), with "Save as agent default"."""
+"""The current chat's settings (model, sampling, turns, selection, context window), with "Save as
+agent default"."""
 
 from __future__ import annotations
 
@@ -6,24 +7,29 @@ from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from agent_core.agent.schema import ChatDefaults, SelectionConfig
+from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
 from desktop.chat_controller import ChatController
 from desktop.theme import colors
 
 __all__ = ["SettingsPanel"]
 
 APPLY_DELAY_MS = 400
+FROM_MODEL = 0  # the window spin box's "from the model" value
+FROM_MAX_OUTPUT = -1  # the reply reserve spin box's "= max output tokens" value
+MIN_WINDOW = 512
 
 
 def _double(minimum: float, maximum: float, step: float, decimals: int = 2) -> QDoubleSpinBox:
@@ -41,11 +47,19 @@ def _int(minimum: int, maximum: int) -> QSpinBox:
 
 
 class SettingsPanel(QWidget):
-    save_default_requested = Signal(object, object)  # ChatDefaults, SelectionConfig
+    save_default_requested = Signal(object, object, object)  # ChatDefaults, SelectionConfig, ContextConfig
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        outer.addWidget(scroll)
+        content = QWidget()
+        scroll.setWidget(content)
+        layout = QVBoxLayout(content)
         layout.setContentsMargins(8, 8, 8, 8)
         self.agent_label = QLabel()
         self.agent_label.setStyleSheet("font-weight: 600;")
@@ -78,8 +92,40 @@ class SettingsPanel(QWidget):
         self.include_score.setToolTip("Items at or above this score are always chosen")
         selection.addRow("Top K", self.top_k)
         selection.addRow("Top N", self.top_n)
+        self.strategy = QComboBox()
+        for value, label in (("hybrid", "Hybrid"), ("anchor", "Anchor")):
+            self.strategy.addItem(label, value)
+        self.strategy.setToolTip("Hybrid: dense + lexical with a score floor; Anchor: TsAgent's ranking")
         selection.addRow("Include score", self.include_score)
+        selection.addRow("Strategy", self.strategy)
         layout.addWidget(selection_box)
+
+        context_box = QGroupBox("Context window")
+        context = QFormLayout(context_box)
+        self.window_tokens = _int(FROM_MODEL, 10_000_000)
+        self.window_tokens.setSpecialValueText("From the model")
+        self.window_tokens.setSingleStep(1024)
+        self.window_tokens.setToolTip(f"Tokens the model reads at most (at least {MIN_WINDOW}); 0: what the model has")
+        self.reply_reserve = _int(FROM_MAX_OUTPUT, 1_000_000)
+        self.reply_reserve.setSpecialValueText("Max output tokens")
+        self.reply_reserve.setToolTip("Tokens kept free for the reply")
+        self.keep_tool_rounds = _int(0, 100)
+        self.keep_tool_rounds.setToolTip("The latest tool rounds whose results are sent in full")
+        self.max_tool_result_tokens = _int(100, 1_000_000)
+        self.max_tool_result_tokens.setToolTip("A longer tool result is cut, with a marker")
+        self.compact_at = _double(0.05, 1.0, 0.05)
+        self.compact_at.setToolTip("Compact when the history passes this share of the room")
+        self.keep_recent_turns = _int(1, 100)
+        self.keep_recent_turns.setToolTip("Turns compaction keeps word for word")
+        self.auto_compact = QCheckBox("Compact automatically")
+        context.addRow("Window", self.window_tokens)
+        context.addRow("Reply reserve", self.reply_reserve)
+        context.addRow("Keep tool rounds", self.keep_tool_rounds)
+        context.addRow("Max tool result", self.max_tool_result_tokens)
+        context.addRow("Compact at", self.compact_at)
+        context.addRow("Keep recent turns", self.keep_recent_turns)
+        context.addRow("", self.auto_compact)
+        layout.addWidget(context_box)
 
         self.save_default = QPushButton("Save as agent default")
         self.save_default.setToolTip("Write these settings to agent.yaml: new chats start with them")
@@ -99,9 +145,22 @@ class SettingsPanel(QWidget):
         self._timer.timeout.connect(self.apply)
         for box in (self.temperature, self.top_p, self.include_score):
             box.valueChanged.connect(self._changed)
-        for ibox in (self.max_output_tokens, self.max_chat_turns, self.top_k, self.top_n):
+        for ibox in (
+            self.max_output_tokens,
+            self.max_chat_turns,
+            self.top_k,
+            self.top_n,
+            self.window_tokens,
+            self.reply_reserve,
+            self.keep_tool_rounds,
+            self.max_tool_result_tokens,
+            self.keep_recent_turns,
+        ):
             ibox.valueChanged.connect(self._changed)
+        self.compact_at.valueChanged.connect(self._changed)
         self.tool_permission.currentIndexChanged.connect(self._changed)
+        self.strategy.currentIndexChanged.connect(self._changed)
+        self.auto_compact.toggled.connect(self._changed)
 
     def bind(self, controller: ChatController | None) -> None:
         if self._timer.isActive():
@@ -131,6 +190,15 @@ class SettingsPanel(QWidget):
         self.top_k.setValue(selection.top_k)
         self.top_n.setValue(selection.top_n)
         self.include_score.setValue(selection.include_score)
+        self.strategy.setCurrentIndex(max(0, self.strategy.findData(selection.strategy)))
+        limits = session.context_settings
+        self.window_tokens.setValue(limits.window or FROM_MODEL)
+        self.reply_reserve.setValue(FROM_MAX_OUTPUT if limits.reply_reserve is None else limits.reply_reserve)
+        self.keep_tool_rounds.setValue(limits.keep_tool_rounds)
+        self.max_tool_result_tokens.setValue(limits.max_tool_result_tokens)
+        self.compact_at.setValue(limits.compact_at)
+        self.keep_recent_turns.setValue(limits.keep_recent_turns)
+        self.auto_compact.setChecked(limits.auto_compact)
         self._loading = False
 
     def _changed(self, *_: Any) -> None:
@@ -138,6 +206,7 @@ class SettingsPanel(QWidget):
             self._timer.start()
 
     def values(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The chat and selection settings shown (snake_case, as override_settings takes them)."""
         chat = {
             "temperature": round(self.temperature.value(), 2),
             "top_p": round(self.top_p.value(), 2),
@@ -149,14 +218,29 @@ class SettingsPanel(QWidget):
             "top_k": self.top_k.value(),
             "top_n": self.top_n.value(),
             "include_score": round(self.include_score.value(), 2),
+            "strategy": self.strategy.currentData(),
         }
         return chat, selection
+
+    def context_values(self) -> dict[str, Any]:
+        """The context-window settings shown; a window under the minimum is raised to it."""
+        window = self.window_tokens.value()
+        reserve = self.reply_reserve.value()
+        return {
+            "window": None if window == FROM_MODEL else max(MIN_WINDOW, window),
+            "reply_reserve": None if reserve == FROM_MAX_OUTPUT else reserve,
+            "keep_tool_rounds": self.keep_tool_rounds.value(),
+            "max_tool_result_tokens": self.max_tool_result_tokens.value(),
+            "compact_at": round(self.compact_at.value(), 2),
+            "keep_recent_turns": self.keep_recent_turns.value(),
+            "auto_compact": self.auto_compact.isChecked(),
+        }
 
     def apply(self) -> None:
         if self.controller is None:
             return
         chat, selection = self.values()
-        self.controller.override_settings(chat=chat, selection=selection)
+        self.controller.override_settings(chat=chat, selection=selection, context=self.context_values())
         self.note.setText("Applies to this chat from the next message.")
 
     def _save_default(self) -> None:
@@ -168,5 +252,6 @@ class SettingsPanel(QWidget):
         chat, selection = self.values()
         defaults = ChatDefaults.model_validate({**session.chat_settings.model_dump(), **chat})
         selection_config = SelectionConfig.model_validate({**session.selection_settings.model_dump(), **selection})
-        self.save_default_requested.emit(defaults, selection_config)
+        context = ContextConfig.model_validate({**session.context_settings.model_dump(), **self.context_values()})
+        self.save_default_requested.emit(defaults, selection_config, context)
         self.note.setText("Saved to agent.yaml: new chats start with these settings.")

@@ -130,3 +130,50 @@ def test_saved_history_loads_with_tool_calls_and_statuses(model: ConversationMod
     assert model.index(1, 0).data(Role.STATUS) == "denied"
     assert model.index(2, 0).data(Role.STATUS) == "partial"
     assert model.index(2, 0).data(Role.ERROR) == "dropped"
+
+
+def test_a_summary_from_history_sits_after_the_messages_it_covers_and_dims_them(model: ConversationModel) -> None:
+    call = ToolCallRecord("c1", "fs", "read", {}, "text", elapsed_seconds=0.1)
+    model.load(
+        [
+            message(1, "user", "first"),
+            message(2, "assistant", "", tool_calls=(call,)),
+            message(3, "user", "second"),
+            message(4, "assistant", "answer"),
+            message(5, "summary", "so far", covers_until=2),
+        ]
+    )
+    kinds = [(e.kind, e.dimmed) for e in model.entries()]
+    assert kinds == [
+        ("user", True),
+        ("tool_call", True),
+        ("summary", False),
+        ("user", False),
+        ("assistant", False),
+    ]
+    summary = model.entry(2)
+    assert summary.covered == 1 and summary.message is not None and model.data(model.index(0, 0), Role.DIMMED)
+
+
+def test_a_live_summary_is_inserted_in_place_and_an_edit_updates_it(model: ConversationModel) -> None:
+    from dataclasses import replace
+
+    model.apply(UserMessageSaved(message(1, "user", "a")))
+    model.apply(ReplyFinished(message(2, "assistant", "b")))
+    model.apply(UserMessageSaved(message(3, "user", "c")))
+    row = model.add_summary(message(4, "summary", "note", covers_until=2), automatic=True)
+    assert row == 2 and [e.dimmed for e in model.entries()] == [True, True, False, False]
+    assert model.entry(2).automatic and model.entry(2).covered == 2
+    stored = model.entry(2).message
+    assert stored is not None
+    model.update_summary(replace(stored, content="edited"))
+    assert model.entry(2).text == "edited"
+    # A newer summary covering more dims the older one too.
+    model.add_summary(message(5, "summary", "newer", covers_until=3), automatic=False)
+    assert [(e.kind, e.dimmed) for e in model.entries()] == [
+        ("user", True),
+        ("assistant", True),
+        ("summary", True),
+        ("user", True),
+        ("summary", False),
+    ]

@@ -1,0 +1,344 @@
+"""Token costs from a request's ContextManifest: per item, per kind, the gauge level, and what-if
+comparisons of two RequestContexts.
+
+Parts are matched to items by kind and name; tools by the model-facing name (``server__tool``,
+:func:`agent_core.chat.prompt.tool_api_name`), which is how the manifest names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, Literal
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
+
+from agent_core.chat.prompt import tool_api_name
+from agent_core.context.items import ContextManifest, ItemRef, ManifestPart, RequestContext
+
+__all__ = [
+    "GROUPS",
+    "Change",
+    "CompareColumn",
+    "CompareRole",
+    "ComparisonModel",
+    "ComparisonRow",
+    "GaugeLevel",
+    "Group",
+    "PartsColumn",
+    "PartsModel",
+    "breakdown",
+    "compare",
+    "cost_of",
+    "describe_totals",
+    "gauge_level",
+    "gauge_tooltip",
+    "group_delta",
+    "refs",
+    "selection_changes",
+    "total_line",
+    "trimmed_lines",
+]
+
+Index = QModelIndex | QPersistentModelIndex
+GaugeLevel = Literal["empty", "ok", "warn", "over"]
+Change = Literal["kept", "added", "removed"]
+
+WARN_SHARE = 0.60  # amber from here
+OVER_SHARE = 0.85  # red from here
+
+
+@dataclass(frozen=True)
+class Group:
+    """One segment of the stacked bar: the part kinds it adds up, its label and colour."""
+
+    key: str
+    label: str
+    kinds: tuple[str, ...]
+    color: str
+
+
+GROUPS: tuple[Group, ...] = (
+    Group("system", "System prompt", ("system_prompt",), "#64748b"),
+    Group("rules", "Rules", ("rule", "selected_rule"), "#2563eb"),
+    Group("references", "References", ("reference", "selected_reference"), "#16a34a"),
+    Group("tools", "Tools", ("tool",), "#d97706"),
+    Group("history", "History", ("history", "current_turns"), "#7c3aed"),
+    Group("summary", "Summary", ("summary",), "#db2777"),
+    Group("message", "Message", ("message",), "#0891b2"),
+    Group("framing", "Framing", ("framing",), "#a1a1aa"),
+)
+_GROUP_OF_KIND = {kind: group for group in GROUPS for kind in group.kinds}
+
+
+def breakdown(manifest: ContextManifest) -> list[tuple[Group, int]]:
+    """Tokens per bar group, in bar order; groups with no parts are left out."""
+    totals: dict[str, int] = {}
+    seen: set[str] = set()
+    for part in manifest.parts:
+        group = _GROUP_OF_KIND.get(part.kind)
+        if group is None:
+            continue
+        seen.add(group.key)
+        totals[group.key] = totals.get(group.key, 0) + part.tokens
+    return [(group, totals[group.key]) for group in GROUPS if group.key in seen]
+
+
+def _part_name(ref: ItemRef) -> str:
+    return tool_api_name(ref.server or "", ref.name) if ref.type == "tool" else ref.name
+
+
+def cost_of(manifest: ContextManifest | None, ref: ItemRef) -> ManifestPart | None:
+    """The manifest part for one item (a selected rule or reference counts too), or None."""
+    if manifest is None:
+        return None
+    kinds = {"rule": ("rule", "selected_rule"), "reference": ("reference", "selected_reference"), "tool": ("tool",)}
+    name = _part_name(ref)
+    for part in manifest.parts:
+        if part.kind in kinds[ref.type] and part.name == name:
+            return part
+    return None
+
+
+def describe_totals(manifest: ContextManifest) -> str:
+    """"N of M tokens (window W from <source>, R reserved for the reply; counts exact|estimated)"."""
+    how = "exact" if manifest.exact else "estimated"
+    return (
+        f"{manifest.total_tokens:,} of {manifest.budget:,} tokens "
+        f"(window {manifest.window:,} from {manifest.window_source}, "
+        f"{manifest.reply_reserve:,} reserved for the reply; counts {how})"
+    )
+
+
+def trimmed_lines(manifest: ContextManifest) -> list[str]:
+    """What was left out or shortened to fit, and why, one line each."""
+    lines = []
+    for action in manifest.trimmed:
+        saved = f" (saved {action.tokens_saved:,} tokens)" if action.tokens_saved else ""
+        lines.append(f"{action.detail}{saved}")
+    return lines
+
+
+def gauge_level(context: RequestContext | None) -> GaugeLevel:
+    """Green under 60% of the room, amber under 85%, red beyond; "empty" with nothing to show."""
+    if context is None or context.manifest is None:
+        return "empty"
+    share = context.manifest.used_share
+    if share < WARN_SHARE:
+        return "ok"
+    return "warn" if share < OVER_SHARE else "over"
+
+
+def gauge_tooltip(manifest: ContextManifest) -> str:
+    """The breakdown by kind, for the gauge's hover text."""
+    lines = [describe_totals(manifest), ""]
+    for group, tokens in breakdown(manifest):
+        lines.append(f"{group.label}: {tokens:,}")
+    trimmed = trimmed_lines(manifest)
+    if trimmed:
+        lines += ["", "Trimmed to fit:"] + [f"• {line}" for line in trimmed]
+    return "\n".join(lines)
+
+
+# --- the parts as a table -------------------------------------------------------------------------
+
+
+class PartsColumn(IntEnum):
+    KIND = 0
+    NAME = 1
+    TOKENS = 2
+    DETAIL = 3
+
+
+_PART_HEADERS = {PartsColumn.KIND: "Part", PartsColumn.NAME: "Name", PartsColumn.TOKENS: "Tokens", PartsColumn.DETAIL: "Detail"}
+
+
+class PartsModel(QAbstractTableModel):
+    """A manifest's parts, one per row (framing added up into one row, as the CLI shows it)."""
+
+    def __init__(self, manifest: ContextManifest | None = None, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._parts: list[ManifestPart] = []
+        self.set_manifest(manifest)
+
+    def set_manifest(self, manifest: ContextManifest | None) -> None:
+        self.beginResetModel()
+        parts = [] if manifest is None else [p for p in manifest.parts if p.kind != "framing"]
+        framing = 0 if manifest is None else sum(p.tokens for p in manifest.parts if p.kind == "framing")
+        if framing:
+            parts.append(ManifestPart("framing", framing, detail="tags, separators and role markers"))
+        self._parts = parts
+        self.endResetModel()
+
+    def part(self, row: int) -> ManifestPart:
+        return self._parts[row]
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._parts)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(PartsColumn)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(PartsColumn):
+            return _PART_HEADERS[PartsColumn(section)]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._parts):
+            return None
+        part = self._parts[index.row()]
+        column = PartsColumn(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {
+                PartsColumn.KIND: part.kind.replace("_", " "),
+                PartsColumn.NAME: part.name,
+                PartsColumn.TOKENS: f"{part.tokens:,}",
+                PartsColumn.DETAIL: part.detail,
+            }[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column is PartsColumn.TOKENS:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.UserRole:
+            return part
+        return None
+
+
+# --- what-if: two contexts side by side -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One item in either context: kept, added by the what-if, or removed by it."""
+
+    ref: ItemRef
+    change: Change
+    before_mode: str | None
+    after_mode: str | None
+    before_tokens: int | None
+    after_tokens: int | None
+    before_score: float | None = None
+    after_score: float | None = None
+
+
+def compare(original: RequestContext, what_if: RequestContext) -> list[ComparisonRow]:
+    """Every item of both contexts, the original's first, then what the what-if added."""
+    before = {item.ref: item for item in original.items}
+    after = {item.ref: item for item in what_if.items}
+    rows = []
+    for ref in [*before, *(r for r in after if r not in before)]:
+        old, new = before.get(ref), after.get(ref)
+        old_cost, new_cost = cost_of(original.manifest, ref), cost_of(what_if.manifest, ref)
+        rows.append(
+            ComparisonRow(
+                ref,
+                "kept" if old and new else "added" if new else "removed",
+                old.include_mode if old else None,
+                new.include_mode if new else None,
+                old_cost.tokens if old_cost else None,
+                new_cost.tokens if new_cost else None,
+                old.score if old else None,
+                new.score if new else None,
+            )
+        )
+    return rows
+
+
+class CompareColumn(IntEnum):
+    ITEM = 0
+    BEFORE = 1
+    AFTER = 2
+
+
+class CompareRole(IntEnum):
+    CHANGE = Qt.ItemDataRole.UserRole + 1
+    REF = Qt.ItemDataRole.UserRole + 2
+
+
+_COMPARE_HEADERS = {CompareColumn.ITEM: "Item", CompareColumn.BEFORE: "Original", CompareColumn.AFTER: "What-if"}
+CHANGE_COLORS = {"added": "#16a34a", "removed": "#dc2626"}
+
+
+def _cell(mode: str | None, tokens: int | None, score: float | None) -> str:
+    if mode is None:
+        return "—"
+    text = mode.capitalize()
+    if score is not None:
+        text += f" {score:.2f}"
+    if tokens is not None:
+        text += f" · {tokens:,} tok"
+    return text
+
+
+class ComparisonModel(QAbstractTableModel):
+    """The original and the what-if items side by side; added rows green, removed rows red."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[ComparisonRow] = []
+
+    def set_contexts(self, original: RequestContext, what_if: RequestContext | None) -> None:
+        self.beginResetModel()
+        self._rows = compare(original, what_if) if what_if is not None else []
+        self.endResetModel()
+
+    def rows(self) -> list[ComparisonRow]:
+        return list(self._rows)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(CompareColumn)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(CompareColumn):
+            return _COMPARE_HEADERS[CompareColumn(section)]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        column = CompareColumn(index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column is CompareColumn.ITEM:
+                mark = {"added": "+ ", "removed": "− ", "kept": "  "}[row.change]
+                return f"{mark}{row.ref.type}  {row.ref.label()}"
+            if column is CompareColumn.BEFORE:
+                return _cell(row.before_mode, row.before_tokens, row.before_score)
+            return _cell(row.after_mode, row.after_tokens, row.after_score)
+        if role == Qt.ItemDataRole.ForegroundRole and row.change in CHANGE_COLORS:
+            return QColor(CHANGE_COLORS[row.change])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return {"kept": "In both", "added": "Only in the what-if", "removed": "Only in the original"}[row.change]
+        values: dict[int, Any] = {CompareRole.CHANGE: row.change, CompareRole.REF: row.ref}
+        return values.get(role)
+
+
+def total_line(label: str, context: RequestContext) -> str:
+    """One side's totals for the comparison header."""
+    if context.manifest is None:
+        note = context.extras.get("budget", "no token counts")
+        return f"{label}: {note}"
+    manifest = context.manifest
+    return f"{label}: {manifest.total_tokens:,} of {manifest.budget:,} tokens ({manifest.used_share:.0%})"
+
+
+def group_delta(original: ContextManifest | None, what_if: ContextManifest | None) -> list[tuple[str, int, int]]:
+    """(group label, original tokens, what-if tokens) for every group in either manifest."""
+    before = {g.key: t for g, t in breakdown(original)} if original else {}
+    after = {g.key: t for g, t in breakdown(what_if)} if what_if else {}
+    return [(g.label, before.get(g.key, 0), after.get(g.key, 0)) for g in GROUPS if g.key in before or g.key in after]
+
+
+def selection_changes(original: RequestContext, values: dict[str, Any]) -> dict[str, Any]:
+    """The selection fields in ``values`` that differ from what the original request used."""
+    run = original.selection
+    used = {"top_k": run.top_k, "top_n": run.top_n, "include_score": run.include_score, "strategy": run.strategy}
+    return {k: v for k, v in values.items() if used.get(k) != v}
+
+
+def refs(rows: Sequence[ComparisonRow], change: Change) -> list[ItemRef]:
+    return [row.ref for row in rows if row.change == change]

@@ -1,0 +1,90 @@
+"""The items a what-if can toggle: what the reply used (checked) and its near-misses (unchecked)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from agent_core.context.items import ItemRef, RequestContext
+
+__all__ = ["ToggleItemsModel", "ToggleRow"]
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class ToggleRow:
+    ref: ItemRef
+    used: bool  # the original request used it
+    checked: bool
+    mode: str | None = None
+    score: float | None = None
+
+    @property
+    def label(self) -> str:
+        how = self.mode.capitalize() if self.mode else "not included"
+        score = "" if self.score is None else f" {self.score:.2f}"
+        return f"{self.ref.type}  {self.ref.label()}  ({how}{score})"
+
+
+class ToggleItemsModel(QAbstractListModel):
+    """Checkable rows; unchecking a used item excludes it, checking a near-miss includes it."""
+
+    def __init__(self, context: RequestContext, parent: Any = None) -> None:
+        super().__init__(parent)
+        used = [ToggleRow(i.ref, True, True, i.include_mode, i.score) for i in context.items]
+        seen = {row.ref for row in used}
+        misses = [ToggleRow(m.ref, False, False, None, m.score) for m in context.near_misses if m.ref not in seen]
+        self._rows = used + misses
+
+    def rows(self) -> list[ToggleRow]:
+        return list(self._rows)
+
+    def include(self) -> list[ItemRef]:
+        return [row.ref for row in self._rows if row.checked and not row.used]
+
+    def exclude(self) -> list[ItemRef]:
+        return [row.ref for row in self._rows if row.used and not row.checked]
+
+    def set_checked(self, ref: ItemRef, checked: bool) -> None:
+        for row, item in enumerate(self._rows):
+            if item.ref == ref:
+                self.setData(self.index(row), Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole)
+                return
+        raise KeyError(ref)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.label
+        if role == Qt.ItemDataRole.CheckStateRole:
+            return Qt.CheckState.Checked if row.checked else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if row.used:
+                return "Used by this reply: uncheck to leave it out"
+            return "Considered and left out: check to include it"
+        if role == Qt.ItemDataRole.UserRole:
+            return row.ref
+        return None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.CheckStateRole or not index.isValid():
+            return False
+        checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(value, bool) else value
+        row = self._rows[index.row()]
+        if row.checked != checked:
+            self._rows[index.row()] = replace(row, checked=checked)
+            self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+        return True

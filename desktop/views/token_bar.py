@@ -1,0 +1,177 @@
+"""Token bars: the stacked breakdown of one request (View Context) and the chat's context gauge."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from agent_core.context.items import ContextManifest, RequestContext
+from desktop.models.manifest import (
+    GaugeLevel,
+    breakdown,
+    describe_totals,
+    gauge_level,
+    gauge_tooltip,
+    trimmed_lines,
+)
+from desktop.theme import colors
+
+__all__ = ["LEVEL_COLORS", "ContextGauge", "StackedTokenBar", "TokenSummary"]
+
+LEVEL_COLORS: dict[GaugeLevel, str] = {"empty": "#a1a1aa", "ok": "#16a34a", "warn": "#d97706", "over": "#dc2626"}
+BAR_HEIGHT = 14
+
+
+def _track_color() -> QColor:
+    return QColor(colors().border)
+
+
+class StackedTokenBar(QWidget):
+    """One segment per kind of part, on a track as long as the room (window minus reply reserve)."""
+
+    def __init__(self, manifest: ContextManifest, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.manifest = manifest
+        self.segments = breakdown(manifest)
+        self.setMinimumHeight(BAR_HEIGHT)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setToolTip(gauge_tooltip(manifest))
+
+    def sizeHint(self) -> QSize:
+        return QSize(400, BAR_HEIGHT)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(_track_color())
+        painter.drawRoundedRect(rect, 4, 4)
+        scale = max(self.manifest.budget, self.manifest.total_tokens, 1)
+        x = rect.left()
+        painter.setClipRect(rect)
+        for group, tokens in self.segments:
+            width = rect.width() * tokens / scale
+            painter.setBrush(QColor(group.color))
+            painter.drawRect(QRectF(x, rect.top(), width, rect.height()))
+            x += width
+        painter.end()
+
+
+class TokenSummary(QWidget):
+    """The top of View Context: totals, the stacked bar with its legend, and what was trimmed."""
+
+    def __init__(self, context: RequestContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        palette = colors()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 4)
+        layout.setSpacing(4)
+        manifest = context.manifest
+        self.totals = QLabel()
+        self.totals.setWordWrap(True)
+        layout.addWidget(self.totals)
+        self.bar: StackedTokenBar | None = None
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.trimmed = QLabel()
+        self.trimmed.setWordWrap(True)
+        self.trimmed.setTextFormat(Qt.TextFormat.RichText)
+        self.trimmed.setStyleSheet(f"color: {palette.muted};")
+        if manifest is None:
+            self.totals.setText("Token counts were not recorded for this reply (it was sent before they were).")
+            self.totals.setStyleSheet(f"color: {palette.muted};")
+            self.legend.hide()
+            self.trimmed.hide()
+            return
+        share = manifest.used_share
+        level = gauge_level(context)
+        self.totals.setText(
+            f"<b style='color:{LEVEL_COLORS[level]}'>{share:.0%}</b> &nbsp;{describe_totals(manifest)}"
+        )
+        self.totals.setTextFormat(Qt.TextFormat.RichText)
+        self.bar = StackedTokenBar(manifest)
+        layout.addWidget(self.bar)
+        self.legend.setText(
+            " &nbsp; ".join(
+                f"<span style='color:{group.color}'>■</span> {group.label} {tokens:,}"
+                for group, tokens in self.bar.segments
+            )
+        )
+        layout.addWidget(self.legend)
+        lines = trimmed_lines(manifest)
+        self.trimmed.setText(
+            "<b>Trimmed to fit:</b> " + "; ".join(lines) if lines else "Nothing was trimmed to fit."
+        )
+        layout.addWidget(self.trimmed)
+
+
+class _GaugeBar(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.share = 0.0
+        self.color = QColor(LEVEL_COLORS["empty"])
+        self.setFixedHeight(8)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect())
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(_track_color())
+        painter.drawRoundedRect(rect, 4, 4)
+        if self.share > 0:
+            painter.setBrush(self.color)
+            width = max(rect.height(), rect.width() * min(self.share, 1.0))  # a sliver still reads as a bar
+            painter.drawRoundedRect(QRectF(rect.left(), rect.top(), width, rect.height()), 4, 4)
+        painter.end()
+
+
+class ContextGauge(QWidget):
+    """How full the last request of the current chat was: green, amber past 60%, red past 85%."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(3)
+        header = QHBoxLayout()
+        title = QLabel("Context window")
+        title.setStyleSheet("font-weight: 600;")
+        self.share_label = QLabel()
+        header.addWidget(title)
+        header.addStretch(1)
+        header.addWidget(self.share_label)
+        layout.addLayout(header)
+        self.bar = _GaugeBar()
+        layout.addWidget(self.bar)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.caption.setStyleSheet(f"color: {colors().muted};")
+        layout.addWidget(self.caption)
+        self.level: GaugeLevel = "empty"
+        self.set_context(None)
+
+    def set_context(self, context: RequestContext | None) -> None:
+        """Show the last request's fill; ``None`` before the first reply."""
+        self.level = gauge_level(context)
+        color = LEVEL_COLORS[self.level]
+        self.bar.color = QColor(color)
+        manifest = None if context is None else context.manifest
+        if manifest is None:
+            self.bar.share = 0.0
+            self.share_label.setText("")
+            self.caption.setText(
+                "Fills after the first reply." if context is None else "The last reply has no token counts."
+            )
+            self.setToolTip("How much of the model's context window the last request used.")
+        else:
+            self.bar.share = manifest.used_share
+            self.share_label.setText(f"<b style='color:{color}'>{manifest.used_share:.0%}</b>")
+            how = "" if manifest.exact else " (estimated)"
+            self.caption.setText(f"{manifest.total_tokens:,} of {manifest.budget:,} tokens{how}")
+            self.setToolTip(gauge_tooltip(manifest))
+        self.bar.update()

@@ -1,0 +1,321 @@
+"""Context-window management in the app: the gauge, token costs in View Context, what-if,
+compaction markers and pinning, driven through the real widgets with the scripted provider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from agent_core.context.items import ItemRef
+from desktop.app import DesktopApp
+from desktop.chat_controller import ChatController
+from desktop.dialogs.what_if import WhatIfDialog
+from desktop.models.context_items import Column, Role
+from desktop.views.message_widgets import MessageWidget, SummaryWidget
+from desktop.views.token_bar import ContextGauge
+from tests.desktop.conftest import WAIT_MS, screenshot, scripted
+from tests.desktop.test_chat_flow import idle, send
+from tests.desktop.test_view_context import ask_with_selection, open_context
+
+WORDS = " ".join(f"w{i}" for i in range(30))  # 30 tokens for the scripted (word) counter
+
+
+def controller_of(app: DesktopApp) -> ChatController:
+    controller = app.window.current_controller()
+    assert controller is not None
+    return controller
+
+
+def override_context(qtbot: QtBot, app: DesktopApp, **values: Any) -> None:
+    controller = controller_of(app)
+    controller.override_settings(context=values)
+    qtbot.waitUntil(
+        lambda: all(getattr(controller.session.context_settings, k) == v for k, v in values.items()), timeout=WAIT_MS
+    )
+
+
+def tools_ready(qtbot: QtBot, app: DesktopApp) -> None:
+    """Tool schemas count towards the window: wait for the server so every request has them."""
+    qtbot.waitUntil(lambda: len(app.host.tools.tools()) == 4, timeout=WAIT_MS)
+
+
+def ask(qtbot: QtBot, app: DesktopApp, text: str, reply: str) -> None:
+    controller = controller_of(app)
+    before = controller.conversation.rowCount()
+    scripted(app).enqueue_reply(reply)
+    send(qtbot, app, text)
+    qtbot.waitUntil(lambda: idle(app) and controller.conversation.rowCount() >= before + 2, timeout=WAIT_MS)
+
+
+def level(gauge: ContextGauge) -> str:
+    return gauge.level
+
+
+def last_total(app: DesktopApp) -> int:
+    context = controller_of(app).session_context_of_last_reply()
+    assert context is not None and context.manifest is not None
+    return context.manifest.total_tokens
+
+
+def test_the_gauge_fills_green_then_amber_then_red_with_a_breakdown_on_hover(qtbot: QtBot, desktop: DesktopApp) -> None:
+    gauge = desktop.window.context_panel.gauge
+    assert level(gauge) == "empty" and "first reply" in gauge.caption.text()
+    tools_ready(qtbot, desktop)
+    window = 100_000
+    override_context(qtbot, desktop, window=window, reply_reserve=100, auto_compact=False)
+
+    ask(qtbot, desktop, WORDS, WORDS)
+    assert level(gauge) == "ok"
+    first = last_total(desktop)
+    # The next request adds one user message and one reply (30 words and 4 framing tokens each).
+    expected = first + 2 * (30 + 4)
+    override_context(qtbot, desktop, reply_reserve=window - round(expected / 0.72))
+    ask(qtbot, desktop, WORDS, WORDS)
+    assert last_total(desktop) == expected
+    assert level(gauge) == "warn"
+    tip = gauge.toolTip()
+    assert f"{expected:,} of " in tip and "reserved for the reply" in tip
+    for kind in ("System prompt", "Rules", "Tools", "History", "Message", "Framing"):
+        assert f"{kind}: " in tip
+    assert "72%" in gauge.share_label.text()
+
+    # A room smaller than the whole history: older turns are dropped to fit, and the gauge is red.
+    override_context(qtbot, desktop, reply_reserve=window - (expected + 40))
+    ask(qtbot, desktop, WORDS, WORDS)
+    assert level(gauge) == "over"
+    context = controller_of(desktop).session_context_of_last_reply()
+    assert context is not None and context.manifest is not None
+    assert [t.kind for t in context.manifest.trimmed] == ["history_dropped"]
+    assert "Trimmed to fit" in gauge.toolTip()
+    screenshot(desktop.window, "context_gauge")
+
+    # View Context of that reply: costs per row, the summary bar, and what was trimmed.
+    dialog = open_context(qtbot, desktop)
+    manifest = context.manifest
+    assert dialog.tokens.bar is not None
+    labels = [group.label for group, _ in dialog.tokens.bar.segments]
+    assert labels[:3] == ["System prompt", "Rules", "Tools"] and "History" in labels
+    totals = dialog.tokens.totals.text()
+    assert f"{manifest.total_tokens:,} of {manifest.budget:,} tokens" in totals
+    assert f"window {window:,} from chat" in totals and "counts exact" in totals
+    assert "Trimmed to fit" in dialog.tokens.trimmed.text()
+    rule = next(p for p in manifest.parts if p.kind == "rule" and p.name == "clear-answers")
+    rules = dialog.columns["rule"].items_view.proxy
+    assert rules.index(0, Column.NAME).data() == "clear-answers"
+    assert rules.index(0, 0).data(Role.TOKENS) == rule.tokens
+    assert rules.index(0, Column.TOKENS).data() == f"{rule.tokens:,}"
+    tool = next(p for p in manifest.parts if p.kind == "tool" and p.name == "workspace__read_file")
+    tools = dialog.columns["tool"].items_view.proxy
+    read_file = next(tools.index(r, 0) for r in range(tools.rowCount()) if tools.index(r, Column.NAME).data() == "read_file")
+    assert read_file.data(Role.TOKENS) == tool.tokens > 0
+    assert f"· {rule.tokens:,} tokens" in dialog.columns["rule"].title.text()
+    dialog.parts_toggle.click()
+    assert dialog.parts_model.rowCount() > 5 and not dialog.parts_table.isHidden()
+    screenshot(dialog, "view_context_costs")
+    dialog.close()
+
+
+def test_a_reply_without_a_manifest_shows_without_costs(qtbot: QtBot) -> None:
+    from dataclasses import replace
+
+    from agent_core.context.items import RequestContext, RequestItem, SelectionRun
+    from desktop.dialogs.view_context import ViewContextDialog
+
+    old = RequestContext((RequestItem(ItemRef("rule", "style"), "always"),), "scripted:x", SelectionRun(20, 5, 0.7))
+    dialog = ViewContextDialog(replace(old), None)
+    qtbot.addWidget(dialog)
+    assert dialog.tokens.bar is None and "not recorded" in dialog.tokens.totals.text()
+    assert dialog.columns["rule"].items_view.proxy.index(0, 0).data(Role.TOKENS) is None
+    assert dialog.what_if_button.isHidden()
+
+
+def open_what_if(qtbot: QtBot, app: DesktopApp) -> WhatIfDialog:
+    dialog = open_context(qtbot, app)
+    assert not dialog.what_if_button.isHidden()
+    qtbot.mouseClick(dialog.what_if_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: getattr(app.window, "last_what_if_dialog", None) is not None, timeout=WAIT_MS)
+    what_if = app.window.last_what_if_dialog
+    assert isinstance(what_if, WhatIfDialog)
+    return what_if
+
+
+def compare(qtbot: QtBot, dialog: WhatIfDialog) -> None:
+    with qtbot.waitSignal(dialog.compared, timeout=60_000):
+        qtbot.mouseClick(dialog.compare_button, Qt.MouseButton.LeftButton)
+
+
+def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(qtbot: QtBot, desktop: DesktopApp) -> None:
+    ask_with_selection(qtbot, desktop)
+    question = "@ref:release-notes How should I name my Python functions and write code?"
+    dialog = open_what_if(qtbot, desktop)
+    assert dialog.question == question
+    used = {row.ref for row in dialog.items.rows() if row.used}
+    assert ItemRef("reference", "release-notes") in used
+
+    # Leave the manual reference out, try the anchor strategy.
+    dialog.items.set_checked(ItemRef("reference", "release-notes"), False)
+    dialog.strategy.setCurrentIndex(dialog.strategy.findData("anchor"))
+    compare(qtbot, dialog)
+    result = dialog.what_if_result
+    assert result is not None and result.manifest is not None
+    assert result.selection.strategy == "anchor"
+    changes = {row.ref.name: row.change for row in dialog.comparison.rows()}
+    assert changes["release-notes"] == "removed" and changes["clear-answers"] == "kept"
+    removed = next(r for r in dialog.comparison.rows() if r.ref.name == "release-notes")
+    assert removed.before_tokens is not None and removed.after_tokens is None
+    original = dialog.original.manifest
+    assert original is not None
+    assert f"{result.manifest.total_tokens - original.total_tokens:+,} tokens" in dialog.delta.text()
+    assert "1 removed" in dialog.delta.text()
+    assert dialog.what_if_side.summary is not None
+    screenshot(dialog, "what_if")
+
+    # Include a near-miss too, if the selector left one out: it shows as added.
+    misses = [row for row in dialog.items.rows() if not row.used]
+    if misses:
+        dialog.items.set_checked(misses[0].ref, True)
+        compare(qtbot, dialog)
+        assert {r.ref: r.change for r in dialog.comparison.rows()}[misses[0].ref] == "added"
+        dialog.items.set_checked(misses[0].ref, False)
+        compare(qtbot, dialog)
+
+    scripted(desktop).enqueue_reply("Again, with anchor.")
+    controller = controller_of(desktop)
+    qtbot.mouseClick(dialog.resend_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(desktop) and controller.conversation.rowCount() == 4, timeout=WAIT_MS)
+    assert controller.session.selection_settings.strategy == "anchor"
+    assert controller.conversation.entry(2).text == "How should I name my Python functions and write code?"
+    assert ItemRef("reference", "release-notes") not in {i.ref for i in controller.session.items}
+    assert desktop.window.settings_panel.strategy.currentData() == "anchor"
+
+
+def summary_widgets(app: DesktopApp) -> list[SummaryWidget]:
+    view = app.window.current_view()
+    assert view is not None
+    return [w for w in view.conversation.widgets() if isinstance(w, SummaryWidget)]
+
+
+def test_compact_shows_an_editable_marker_that_survives_reopening(qtbot: QtBot, agent_dir: Path) -> None:
+    first = DesktopApp()
+    first.start(agent_dir)
+    try:
+        qtbot.waitUntil(lambda: first.window.current_controller() is not None, timeout=WAIT_MS)
+        override_context(qtbot, first, keep_recent_turns=1, auto_compact=False)
+        ask(qtbot, first, "We use tabs in this project.", "Noted: tabs.")
+        ask(qtbot, first, "What is the launch day?", "Friday.")
+        scripted(first).enqueue_reply("The user uses tabs; the assistant noted it.")
+        send(qtbot, first, "/compact")
+        qtbot.waitUntil(lambda: bool(summary_widgets(first)), timeout=WAIT_MS)
+        view = first.window.current_view()
+        assert view is not None and view.composer.toPlainText() == ""
+        qtbot.waitUntil(lambda: not view.controller.compacting, timeout=WAIT_MS)
+        marker = summary_widgets(first)[0]
+        assert "Conversation so far — summarizes 2 earlier messages" in marker.toggle.text()
+        widgets = view.conversation.widgets()
+        assert widgets.index(marker) == 2
+        assert [w.dimmed for w in widgets] == [True, True, False, False, False]
+
+        marker.toggle.click()
+        assert not marker.body.isHidden() and "uses tabs" in marker.body.markdown()
+        qtbot.mouseClick(marker.edit_button, Qt.MouseButton.LeftButton)
+        assert marker.editing
+        screenshot(first.window, "compaction_marker")
+        marker.editor.setPlainText("The user prefers TABS, never spaces.")
+        qtbot.mouseClick(marker.save_button, Qt.MouseButton.LeftButton)
+        session = view.controller.session
+        qtbot.waitUntil(
+            lambda: any(m.role == "summary" and "TABS" in m.content for m in session.history()), timeout=WAIT_MS
+        )
+        qtbot.waitUntil(lambda: "TABS" in marker.body.markdown(), timeout=WAIT_MS)
+        assert not marker.body.isHidden() and marker.editor.isHidden()
+        screenshot(first.window, "compaction_marker_saved")
+
+        ask(qtbot, first, "Remind me of our style.", "Tabs.")
+        prompt = scripted(first).requests[-1].messages
+        assert "The user prefers TABS, never spaces." in prompt[0].content
+        assert all("We use tabs in this project." not in m.content for m in prompt)
+        chat_id = view.controller.id
+    finally:
+        first.close()
+
+    second = DesktopApp()
+    second.start(agent_dir)
+    try:
+        qtbot.waitUntil(lambda: second.window.current_controller() is not None, timeout=WAIT_MS)
+        controller = controller_of(second)
+        assert controller.id == chat_id
+        qtbot.waitUntil(lambda: bool(summary_widgets(second)), timeout=WAIT_MS)
+        marker = summary_widgets(second)[0]
+        assert marker.entry is not None and "TABS" in marker.entry.text
+        assert "summarizes 2 earlier messages" in marker.toggle.text()
+        widgets = second.window.current_view().conversation.widgets()  # type: ignore[union-attr]
+        assert [w.dimmed for w in widgets][:3] == [True, True, False]
+        assert all(isinstance(w, MessageWidget) for w in widgets if w is not marker)
+    finally:
+        second.close()
+
+
+def test_compact_with_too_little_history_says_so(qtbot: QtBot, desktop: DesktopApp) -> None:
+    ask(qtbot, desktop, "hello", "hi")
+    desktop.window.compact_chat()
+    controller = controller_of(desktop)
+    qtbot.waitUntil(lambda: controller.conversation.entries()[-1].kind == "notice", timeout=WAIT_MS)
+    assert "Nothing to compact yet" in controller.conversation.entries()[-1].text
+
+
+def test_pinning_an_item_in_the_context_panel_shows_a_badge_and_reaches_the_chat(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    section = desktop.window.context_panel.sections["rule"]
+    index = section.proxy.index(0, 0)
+    section.view.setCurrentIndex(index)
+    assert section.pin_button.isEnabled() and section.pin_button.text() == "Pin"
+    qtbot.mouseClick(section.pin_button, Qt.MouseButton.LeftButton)
+    controller = controller_of(desktop)
+    ref = ItemRef("rule", "clear-answers")
+    qtbot.waitUntil(lambda: any(i.ref == ref and i.pinned for i in controller.session.items), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: section.proxy.index(0, 0).data(Role.PINNED) is True, timeout=WAIT_MS)
+    section.view.setCurrentIndex(section.proxy.index(0, 0))
+    assert section.pin_button.text() == "Unpin"
+    screenshot(desktop.window.side_tabs, "context_panel_pinned")
+    qtbot.mouseClick(section.pin_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not any(i.pinned for i in controller.session.items), timeout=WAIT_MS)
+
+
+def test_context_settings_apply_to_the_chat_and_can_become_the_agent_default(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    settings = desktop.window.settings_panel
+    assert settings.window_tokens.text() == "From the model"
+    settings.window_tokens.setValue(4096)
+    settings.keep_recent_turns.setValue(2)
+    settings.auto_compact.setChecked(False)
+    settings.apply()
+    controller = controller_of(desktop)
+    qtbot.waitUntil(lambda: controller.session.context_settings.window == 4096, timeout=WAIT_MS)
+    limits = controller.session.context_settings
+    assert (limits.keep_recent_turns, limits.auto_compact, limits.reply_reserve) == (2, False, None)
+    desktop.window.side_tabs.setCurrentWidget(settings)
+    screenshot(desktop.window.side_tabs, "chat_settings_context")
+    settings.save_default.click()
+    qtbot.waitUntil(lambda: "window: 4096" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    assert "keepRecentTurns: 2" in (agent_dir / "agent.yaml").read_text()
+
+
+def test_automatic_compaction_shows_its_marker_live(qtbot: QtBot, desktop: DesktopApp) -> None:
+    tools_ready(qtbot, desktop)
+    # A room of 500 tokens: compaction starts once the history passes 100.
+    override_context(qtbot, desktop, window=512, reply_reserve=12, keep_recent_turns=1, compact_at=0.2)
+    ask(qtbot, desktop, WORDS, WORDS)
+    ask(qtbot, desktop, WORDS, WORDS)
+    scripted(desktop).enqueue_reply("Counting words so far.")
+    ask(qtbot, desktop, "eleven", "twelve")
+    markers = summary_widgets(desktop)
+    assert len(markers) == 1 and "(compacted automatically)" in markers[0].toggle.text()
+    kinds = [w.entry.kind for w in desktop.window.current_view().conversation.widgets() if w.entry]  # type: ignore[union-attr]
+    assert kinds == ["user", "assistant", "summary", "user", "assistant", "user", "assistant"]
+    assert controller_of(desktop).conversation.entries()[-1].text == "twelve"
+    scripted(desktop).assert_all_used()
