@@ -302,14 +302,25 @@ _NOTES = """\
 - (a) is mostly embedding the ~400 chunks. onnxruntime folds the model's int8 weights back to
   float32, so this is the faithful model (top-1 agreement above); a dynamically quantised
   variant was about 2x faster but less faithful and is not used. Batches are formed from chunks
-  of similar token length (at most 512 tokens or 8 rows per batch), which cut padding and was
-  fastest here; thread spinning is off (it fought numpy's BLAS threads between query embedding
-  and search, and burns CPU while idle).
-- On 2026-11-22 runs of (a) gave 5.7x (one process, an earlier batching setup), 4.0x and 4.0x
-  (busy VM, load ~4) and 3.2x (this table, quieter VM): torch's per-chunk time improves most
-  when the VM is idle. The
-  ≥ 4x target is therefore met only sometimes on this VM; model load (0.36 s vs 6.6 s) is where
-  we win, per-chunk embedding is about 1.7x faster than torch when idle.
+  of similar token length (at most 512 tokens or 8 rows per batch; padding adds only ~2% of
+  tokens). Each model run is single-threaded and whole batches run in parallel, one per core:
+  two cores splitting every matrix product of a small batch were barely faster than one, while
+  two batches at once halve the time. Measured in one process on a quiet VM, embedding went
+  from 9.0 to 4.0-4.4 ms per chunk (CPU time per chunk fell too, 10.5 to 8.4 ms), with
+  bit-identical vectors: which chunks share a batch does not depend on the worker count.
+  Tried without gain: the memory arena, a pre-optimised model file (saves ~70 ms of session
+  creation but is a 90 MB hardware-specific file), bigger or smaller batches, denormals as
+  zero, ORT_ENABLE_EXTENDED vs _ALL; tokenisation (~1%) and numpy pooling (<1%) are not worth
+  overlapping. 97% of the time is onnxruntime itself, ~70% of it float32 MatMul.
+- 2026-11-22, after the change above, five runs of this script gave 3.4x, 3.5x, 3.7x (this
+  table), 4.2x and 4.7x (median 3.7x; per chunk 4.7-8.0 ms, median 6.7 ms); the previous code,
+  run alternately on the same VM, gave 2.3x, 2.7x, 2.8x and 2.8x (median 2.8x; 7.2-9.5 ms,
+  median 8.4 ms). Another job's test suite kept the 2-core VM's load at 1.2-2.5 throughout, and
+  both per-chunk times and the ratio swing with it. The ≥ 4x target was met in 2 of the 5
+  runs, so not reliably on this shared VM; model load (~0.27 s vs ~5 s) is where we win most.
+- `OPENBLAS_CORETYPE=Haswell` / `OPENBLAS_L2_SIZE=512` (set on these VMs) made no measurable
+  difference to pooling, normalisation or the 100k matrix-vector product; onnxruntime does not
+  use OpenBLAS.
 - (b) reads every vector from the SQLite cache; the time is interpreter start, imports, model
   load and one query.
 - (c) the 100k x 384 float32 matrix-vector product is memory-bound and is most of the score +

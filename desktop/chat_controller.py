@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
@@ -18,9 +18,16 @@ from desktop.bridge import CoreBridge, Generation
 from desktop.models.conversation import ConversationModel, Entry
 
 if TYPE_CHECKING:
-    from agent_core.chat.session import ChatSession
+    from agent_core.chat.session import ChatSession, ProviderResolver
+    from agent_core.mcp.types import ResourceContent, ResourceInfo
 
-__all__ = ["ChatController"]
+
+class ResourceReader(Protocol):
+    """Reads an MCP resource (the agent's ``McpManager``)."""
+
+    async def read_resource(self, server: str, uri: str) -> ResourceContent: ...
+
+__all__ = ["ChatController", "ResourceReader"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +43,16 @@ class ChatController(QObject):
     history_loaded = Signal()
     compacting_changed = Signal(bool)
     context_changed = Signal()  # a reply finished or the history loaded: the gauge reads it again
+    model_checked = Signal()  # whether the chat's model takes tools is known (again)
 
-    def __init__(self, bridge: CoreBridge, session: ChatSession, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        bridge: CoreBridge,
+        session: ChatSession,
+        parent: QObject | None = None,
+        *,
+        resolve_provider: ProviderResolver | None = None,
+    ) -> None:
         super().__init__(parent)
         self.bridge = bridge
         self.session = session
@@ -46,6 +61,11 @@ class ChatController(QObject):
         self._compacting = False
         self._saved_user_message = False
         self._what_if_generation = Generation()
+        self._resolve_provider = resolve_provider
+        self._model_generation = Generation()
+        self._model_takes_tools = True
+        self.settings_changed.connect(self.check_model)
+        self.check_model()
 
     @property
     def id(self) -> str:
@@ -63,6 +83,36 @@ class ChatController(QObject):
         if busy != self._busy:
             self._busy = busy
             self.busy_changed.emit(busy)
+
+    # --- the model -------------------------------------------------------------------------------
+
+    @property
+    def model_takes_tools(self) -> bool:
+        """Whether the chat's model can call tools (True until known, and when its provider is
+        not set up: sending then explains that problem instead)."""
+        return self._model_takes_tools
+
+    def check_model(self) -> None:
+        """Ask the chat's provider, on the core thread, whether its model takes tools."""
+        resolve = self._resolve_provider
+        if resolve is None:
+            return
+        token = self._model_generation.next()
+        model_ref = self.session.chat_settings.model
+
+        def check() -> bool:
+            try:
+                provider, model_id = resolve(model_ref)
+            except ContextDeskError:
+                return True
+            return provider.supports_tools(model_id)
+
+        def done(takes_tools: bool) -> None:
+            if self._model_generation.is_current(token):
+                self._model_takes_tools = takes_tools
+                self.model_checked.emit()
+
+        self.bridge.call(check, on_result=done, on_error=self._report)
 
     # --- history ------------------------------------------------------------------------------
 
@@ -259,6 +309,33 @@ class ChatController(QObject):
     def add_item(self, ref: ItemRef) -> None:
         self.bridge.call(self.session.add_item, ref, on_result=lambda _: self.items_changed.emit(), on_error=self._report)
 
+    def attach_resource(
+        self,
+        reader: ResourceReader,
+        resource: ResourceInfo,
+        on_done: Callable[[ItemRef], None],
+        on_error: Callable[[BaseException], None],
+    ) -> None:
+        """Read an MCP resource (on the core thread) and attach its text to this chat as a reference."""
+
+        async def run() -> ItemRef:
+            from agent_core.mcp.errors import McpServerError
+
+            content = await reader.read_resource(resource.server, resource.uri)
+            if not content.text.strip():
+                raise McpServerError(
+                    resource.server,
+                    f"{resource.uri} has no text to attach (it is empty or binary): choose a text resource."
+                )
+            title = resource.title or resource.name or resource.description
+            return await asyncio.to_thread(self.session.attach_resource, resource.server, resource.uri, content.text, title)
+
+        def done(ref: ItemRef) -> None:
+            self.items_changed.emit()
+            on_done(ref)
+
+        self.bridge.submit(run(), done, on_error)
+
     def remove_item(self, ref: ItemRef) -> None:
         self.bridge.call(
             self.session.remove_item, ref, on_result=lambda _: self.items_changed.emit(), on_error=self._report
@@ -291,7 +368,7 @@ class ChatController(QObject):
         """The agent was reloaded: this chat uses the new one from its next message."""
         self.session.agent = agent
         self.items_changed.emit()
-        self.settings_changed.emit()
+        self.settings_changed.emit()  # which checks the model again: its provider may have changed
 
     def _report(self, error: BaseException) -> None:
         self.error.emit(str(error) if isinstance(error, ContextDeskError) else repr(error))

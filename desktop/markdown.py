@@ -7,9 +7,12 @@ clipboard without parsing the document again.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, guess_lexer
@@ -28,10 +31,35 @@ class Rendered:
     code_blocks: list[str] = field(default_factory=list)
 
 
+def _fence(_renderer: object, tokens: Sequence[Token], index: int, _options: object, env: dict[str, Any]) -> str:
+    """A highlighted code block with a Copy link; its code is collected in ``env["code_blocks"]``."""
+    token = tokens[index]
+    palette: Palette = env["palette"]
+    code_blocks: list[str] = env["code_blocks"]
+    code = token.content.rstrip("\n")
+    language = token.info.strip().split(" ")[0] if token.info else ""
+    number = len(code_blocks)
+    code_blocks.append(code)
+    label = html.escape(language or "code")
+    body = _highlighted(code, language, palette)
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="6" border="0" '
+        f'style="background-color:{palette.code_background}; margin-top:4px; margin-bottom:8px;">'
+        f'<tr><td><span style="color:{palette.muted}; font-size:small;">{label}</span></td>'
+        f'<td align="right"><a href="{COPY_SCHEME}:{number}" style="font-size:small; text-decoration:none;">'
+        f"Copy</a></td></tr>"
+        f'<tr><td colspan="2"><pre style="margin:0;">{body}</pre></td></tr></table>'
+    )
+
+
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable(
+    parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable(
         ["table", "strikethrough"]
     )
+    # Registered once; each render passes its palette and a fresh code-block list through ``env``.
+    parser.add_render_rule("fence", _fence)
+    parser.add_render_rule("code_block", _fence)
+    return parser
 
 
 _MD = _parser()
@@ -45,39 +73,16 @@ def _highlighted(code: str, language: str, palette: Palette) -> str:
     if not language and lexer.name == "Text only":
         return html.escape(code)
     formatter = HtmlFormatter(nowrap=True, noclasses=True, style=palette.code_style)
-    return highlight(code, lexer, formatter).rstrip("\n")
+    return str(highlight(code, lexer, formatter)).rstrip("\n")
 
 
 def render_markdown(text: str, palette: Palette) -> Rendered:
-    rendered = Rendered("")
-    tokens = _MD.parse(text)
-    renderer = _MD.renderer
-
-    def fence(tokens_: list, index: int, options: dict, env: dict) -> str:  # type: ignore[type-arg]
-        token = tokens_[index]
-        code = token.content.rstrip("\n")
-        language = token.info.strip().split(" ")[0] if token.info else ""
-        number = len(rendered.code_blocks)
-        rendered.code_blocks.append(code)
-        label = html.escape(language or "code")
-        body = _highlighted(code, language, palette)
-        return (
-            f'<table width="100%" cellspacing="0" cellpadding="6" border="0" '
-            f'style="background-color:{palette.code_background}; margin-top:4px; margin-bottom:8px;">'
-            f'<tr><td><span style="color:{palette.muted}; font-size:small;">{label}</span></td>'
-            f'<td align="right"><a href="{COPY_SCHEME}:{number}" style="font-size:small; text-decoration:none;">'
-            f"Copy</a></td></tr>"
-            f'<tr><td colspan="2"><pre style="margin:0;">{body}</pre></td></tr></table>'
-        )
-
-    renderer.rules["fence"] = fence
-    renderer.rules["code_block"] = fence
-    body = renderer.render(tokens, _MD.options, {})
+    code_blocks: list[str] = []
+    body: str = _MD.render(text, {"palette": palette, "code_blocks": code_blocks})
     body = body.replace(
         "<table>",
         f'<table border="1" cellspacing="0" cellpadding="5" style="border-collapse:collapse; '
         f'border-color:{palette.border}; margin-top:4px; margin-bottom:8px;">',
     )
     body = body.replace("<code>", f'<code style="background-color:{palette.inline_code_background};">')
-    rendered.html = body
-    return rendered
+    return Rendered(body, code_blocks)

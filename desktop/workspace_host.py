@@ -105,7 +105,7 @@ class WorkspaceHost(QObject):
         if previous is not None:
             await self._close(previous, self.mcp)
             self.mcp = None
-        path = agent_dir or await asyncio.to_thread(ensure_default_agent)
+        path = agent_dir if agent_dir is not None else await asyncio.to_thread(ensure_default_agent)
         agent = await asyncio.to_thread(load_agent, path)
         self.tools = SwitchableTools()
         workspace = await asyncio.to_thread(self._factory, agent, self.tools)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.chat.tool_runtime import ToolOutcome
 from agent_core.mcp.types import ToolInfo
 from desktop.bridge import CoreBridge, Generation
 from desktop.theme import colors
@@ -117,9 +118,9 @@ class RunToolDialog(QDialog):
         layout.addWidget(self.run_button)
         self.outcome = QLabel()
         layout.addWidget(self.outcome)
-        self.result = QPlainTextEdit()
-        self.result.setReadOnly(True)
-        layout.addWidget(self.result, 1)
+        self.output = QPlainTextEdit()
+        self.output.setReadOnly(True)
+        layout.addWidget(self.output, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
@@ -136,14 +137,14 @@ class RunToolDialog(QDialog):
         self.outcome.setText("Running…")
         self.outcome.setStyleSheet("")
 
-        def done(result: Any) -> None:
+        def done(result: ToolOutcome) -> None:
             if not self._generation.is_current(token):
                 return
             self.run_button.setEnabled(True)
             label = "Error" if result.is_error else "Result"
             self.outcome.setText(f"{label} in {result.elapsed_seconds:.2f} s")
             self.outcome.setStyleSheet(f"color: {colors().error};" if result.is_error else "")
-            self.result.setPlainText(result.text)
+            self.output.setPlainText(result.text)
 
         def failed(error: BaseException) -> None:
             self.run_button.setEnabled(True)

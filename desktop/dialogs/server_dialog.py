@@ -22,7 +22,12 @@ from PySide6.QtWidgets import (
 
 from agent_core.agent.importers import ImportError_, servers_from_mcp_json
 from agent_core.agent.names import name_problem
-from agent_core.agent.schema import McpServerConfig
+from agent_core.agent.schema import (
+    McpServerConfig,
+    SseServerConfig,
+    StdioServerConfig,
+    StreamableHttpServerConfig,
+)
 from desktop.theme import colors
 
 __all__ = ["ServerDialog"]
@@ -30,24 +35,39 @@ __all__ = ["ServerDialog"]
 _ADAPTER: TypeAdapter[McpServerConfig] = TypeAdapter(McpServerConfig)
 
 
-def _pairs(text: str) -> dict[str, str]:
+def _pairs(text: str, field: str) -> dict[str, str]:
+    """``KEY=value`` lines (blank lines skipped).
+
+    Raises:
+        ValueError: a line is not ``KEY=value``; the message names ``field`` and the line.
+    """
     out = {}
     for line in text.splitlines():
+        if not line.strip():
+            continue
         key, sep, value = line.partition("=")
-        if sep and key.strip():
-            out[key.strip()] = value.strip()
+        if not sep or not key.strip():
+            raise ValueError(f"{field}: “{line.strip()}” is not KEY=value (one a line)")
+        out[key.strip()] = value.strip()
     return out
 
 
 class ServerDialog(QDialog):
     """``servers()`` gives the validated configs by name once accepted."""
 
-    def __init__(self, name: str = "", config: Any = None, taken: set[str] | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        name: str = "",
+        config: McpServerConfig | None = None,
+        taken: set[str] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit MCP server" if name else "Add MCP server")
         self.resize(560, 460)
         self._taken = (taken or set()) - {name}
         self._result: dict[str, McpServerConfig] = {}
+        self._original: McpServerConfig | None = None  # the server being edited
         layout = QVBoxLayout(self)
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs)
@@ -90,23 +110,23 @@ class ServerDialog(QDialog):
         self.error.setStyleSheet(f"color: {colors().error};")
         self.error.hide()
         layout.addWidget(self.error)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self._accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
         self.type.currentTextChanged.connect(self._on_type)
         if config is not None:
             self._load(config)
             self.tabs.setTabEnabled(1, False)
         self._on_type(self.type.currentText())
 
-    def _load(self, config: Any) -> None:
+    def _load(self, config: McpServerConfig) -> None:
         self.type.setCurrentText(config.type if config.type != "internal" else "stdio")
-        if config.type == "stdio":
+        if isinstance(config, StdioServerConfig):
             self.command.setText(config.command)
             self.args.setText(shlex.join(config.args))
             self.env.setPlainText("\n".join(f"{k}={v}" for k, v in config.env.items()))
-        elif config.type in ("sse", "streamable-http"):
+        elif isinstance(config, SseServerConfig | StreamableHttpServerConfig):
             self.url.setText(config.url)
             self.headers.setPlainText("\n".join(f"{k}={v}" for k, v in config.headers.items()))
         self._original = config
@@ -127,14 +147,15 @@ class ServerDialog(QDialog):
 
     def _accept(self) -> None:
         try:
-            self._result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
+            result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
         except (ValueError, ImportError_) as error:
             self._fail(str(error))
             return
-        clash = set(self._result) & self._taken
+        clash = set(result) & self._taken
         if clash:
             self._fail(f"This agent already has a server called {', '.join(sorted(clash))}: choose another name.")
             return
+        self._result = result
         self.accept()
 
     def _from_form(self) -> dict[str, McpServerConfig]:
@@ -142,18 +163,18 @@ class ServerDialog(QDialog):
         if problem := name_problem(name):
             raise ValueError(f"Name: {problem}")
         kind = self.type.currentText()
-        original = getattr(self, "_original", None)
+        original = self._original
         keep = original.model_dump(exclude={"type", "command", "args", "env", "url", "headers", "cwd"}, exclude_unset=True) if original else {}
         if kind == "stdio":
             try:
                 args = shlex.split(self.args.text())
             except ValueError as error:
                 raise ValueError(f"Arguments: {error}") from error
-            block: dict[str, Any] = {**keep, "type": "stdio", "command": self.command.text().strip(), "args": args, "env": _pairs(self.env.toPlainText())}
-            if original is not None and getattr(original, "cwd", None):
+            block: dict[str, Any] = {**keep, "type": "stdio", "command": self.command.text().strip(), "args": args, "env": _pairs(self.env.toPlainText(), "Environment")}
+            if isinstance(original, StdioServerConfig) and original.cwd:
                 block["cwd"] = original.cwd
         else:
-            block = {**keep, "type": kind, "url": self.url.text().strip(), "headers": _pairs(self.headers.toPlainText())}
+            block = {**keep, "type": kind, "url": self.url.text().strip(), "headers": _pairs(self.headers.toPlainText(), "Headers")}
         try:
             return {name: _ADAPTER.validate_python(block)}
         except ValidationError as error:

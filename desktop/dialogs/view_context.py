@@ -7,9 +7,9 @@ from the request's manifest, what each part cost in tokens and what was trimmed 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -25,17 +25,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
-from agent_core.context.items import ItemType, RequestContext
+from agent_core.context.items import ItemRef, ItemType, RequestContext
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
 from desktop.models.manifest import PartsColumn, PartsModel
 from desktop.theme import colors
 from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
 from desktop.views.token_bar import TokenSummary
+from desktop.views.window_geometry import fit_size
 
-__all__ = ["ContextColumn", "ViewContextDialog", "describe_run"]
+__all__ = ["ContextColumn", "ViewContextDialog", "describe_run", "tools_note"]
 
 COLUMNS: tuple[tuple[str, ItemType], ...] = (("Rules", "rule"), ("References", "reference"), ("Tools", "tool"))
 
@@ -65,6 +67,12 @@ def describe_run(context: RequestContext) -> str:
     return " · ".join(parts)
 
 
+def tools_note(context: RequestContext) -> str:
+    """Why the request has no tools when the chat had some (the core's note, and what to do)."""
+    note = context.extras.get("tools", "")
+    return f"{note.rstrip('.')}. Choose a tool-capable model in the model picker to use them." if note else ""
+
+
 class _ItemList(QListView):
     """A list exactly as tall as its rows (up to a limit), so short columns leave no empty box."""
 
@@ -91,10 +99,11 @@ class ContextColumn(QWidget):
         agent: Agent | None,
         tools: Sequence[ToolDescriptor],
         parent: QWidget | None = None,
+        attached: Mapping[ItemRef, DocumentItem] | None = None,
     ) -> None:
         super().__init__(parent)
         palette = colors()
-        self.items_model = ContextItemsModel(request_rows(context, item_type, agent, tools), self)
+        self.items_model = ContextItemsModel(request_rows(context, item_type, agent, tools, attached), self)
         self.misses_model = ContextItemsModel(near_miss_rows(context.near_misses, item_type, agent, tools), self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -105,11 +114,17 @@ class ContextColumn(QWidget):
         )
         self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
         layout.addWidget(self.title)
+        # The core's note on this column, e.g. that the model cannot call tools so none were sent.
+        self.note = QLabel(tools_note(context) if item_type == "tool" else "")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(f"background-color: {palette.warning_background}; padding: 6px; border-radius: 6px;")
+        self.note.setVisible(bool(self.note.text()))
+        layout.addWidget(self.note)
         self.items_view = _ItemList(self.items_model, misses=False)
         layout.addWidget(self.items_view)
         self.empty = QLabel(f"No {title.lower()} in this request.")
         self.empty.setStyleSheet(f"color: {palette.muted}; padding: 6px;")
-        self.empty.setVisible(self.items_model.rowCount() == 0)
+        self.empty.setVisible(self.items_model.rowCount() == 0 and not self.note.text())
         layout.addWidget(self.empty)
         self.misses_title = QLabel(f"Not included  <span style='color:{palette.muted}'>{self.misses_model.rowCount()}</span>")
         self.misses_title.setStyleSheet("font-weight: 600; margin-top: 8px;")
@@ -135,12 +150,14 @@ class ViewContextDialog(QDialog):
         parent: QWidget | None = None,
         *,
         on_what_if: Callable[[], None] | None = None,
+        attached: Mapping[ItemRef, DocumentItem] | None = None,
     ) -> None:
+        """``attached`` are the chat's MCP resources, to describe those the reply used."""
         super().__init__(parent)
         self.context = context
         self.setWindowTitle("View Context")
         self.setModal(True)
-        self.resize(1080, 620)
+        fit_size(self, QSize(1080, 620))
         palette = colors()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 14, 16, 12)
@@ -186,7 +203,7 @@ class ViewContextDialog(QDialog):
         columns.setSpacing(16)
         self.columns: dict[ItemType, ContextColumn] = {}
         for title, item_type in COLUMNS:
-            column = ContextColumn(title, item_type, context, agent, tools)
+            column = ContextColumn(title, item_type, context, agent, tools, attached=attached)
             self.columns[item_type] = column
             columns.addWidget(column, 1)
         layout.addLayout(columns, 1)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -34,6 +34,7 @@ from desktop.models.manifest import ComparisonModel, group_delta, total_line
 from desktop.models.what_if import ToggleItemsModel
 from desktop.theme import colors
 from desktop.views.token_bar import TokenSummary
+from desktop.views.window_geometry import fit_size
 
 __all__ = ["STRATEGIES", "WhatIfDialog", "without_mentions"]
 
@@ -60,7 +61,7 @@ class WhatIfDialog(QDialog):
         self.what_if_result: RequestContext | None = None
         self.question = controller.question_of(message_id)
         self.setWindowTitle("What if…")
-        self.resize(1180, 680)
+        fit_size(self, QSize(1180, 680))
         palette = colors()
         root = QVBoxLayout(self)
         root.setContentsMargins(16, 14, 16, 12)

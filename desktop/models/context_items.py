@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
+from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
@@ -121,10 +122,19 @@ class ContextRow:
         return "\n".join(parts)
 
 
-def _details(ref: ItemRef, agent: Agent | None, tools: Mapping[ItemRef, ToolDescriptor]) -> tuple[int | None, str, bool]:
+def _details(
+    ref: ItemRef,
+    agent: Agent | None,
+    tools: Mapping[ItemRef, ToolDescriptor],
+    attached: Mapping[ItemRef, DocumentItem] | None = None,
+) -> tuple[int | None, str, bool]:
     if ref.type == "tool":
         tool = tools.get(ref)
         return None, (tool.description if tool else ""), False
+    if ref.server is not None:  # an MCP resource attached to the chat: its server may be gone, it is not
+        resource = (attached or {}).get(ref)
+        title = resource.description if resource else ""
+        return None, f"{title} — resource of {ref.server}" if title else f"Resource of {ref.server}", False
     if agent is None:
         return None, "", False
     document = agent.document("rule" if ref.type == "rule" else "reference", ref.name)
@@ -138,14 +148,18 @@ def _tool_map(tools: Iterable[ToolDescriptor]) -> dict[ItemRef, ToolDescriptor]:
 
 
 def request_rows(
-    context: RequestContext, item_type: ItemType, agent: Agent | None, tools: Sequence[ToolDescriptor] = ()
+    context: RequestContext,
+    item_type: ItemType,
+    agent: Agent | None,
+    tools: Sequence[ToolDescriptor] = (),
+    attached: Mapping[ItemRef, DocumentItem] | None = None,
 ) -> list[ContextRow]:
     """What one request used, of one type. Tools from servers that are not running show no
     description, but are never marked removed (the server may just not have started yet)."""
     by_ref = _tool_map(tools)
     rows = []
     for item in context.of_type(item_type):
-        priority, description, removed = _details(item.ref, agent, by_ref)
+        priority, description, removed = _details(item.ref, agent, by_ref, attached)
         part = cost_of(context.manifest, item.ref)
         rows.append(
             ContextRow(
@@ -176,14 +190,19 @@ def near_miss_rows(
 
 
 def session_rows(
-    items: Iterable[SessionItem], item_type: ItemType, agent: Agent | None, tools: Sequence[ToolDescriptor] = ()
+    items: Iterable[SessionItem],
+    item_type: ItemType,
+    agent: Agent | None,
+    tools: Sequence[ToolDescriptor] = (),
+    attached: Mapping[ItemRef, DocumentItem] | None = None,
 ) -> list[ContextRow]:
+    """What a chat holds, of one type; ``attached`` are its MCP resources (``attached_resources()``)."""
     by_ref = _tool_map(tools)
     rows = []
     for item in items:
         if item.ref.type != item_type:
             continue
-        priority, description, removed = _details(item.ref, agent, by_ref)
+        priority, description, removed = _details(item.ref, agent, by_ref, attached)
         rows.append(ContextRow(item.ref, item.include_mode, None, priority, description, removed, pinned=item.pinned))
     return rows
 
@@ -236,7 +255,7 @@ class ContextItemsModel(QAbstractTableModel):
             return row.description
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.tooltip
-        return {
+        by_role: dict[int, object] = {
             Role.REF: row.ref,
             Role.MODE: row.mode,
             Role.SCORE: row.score,
@@ -249,7 +268,8 @@ class ContextItemsModel(QAbstractTableModel):
             Role.TOKENS: row.tokens,
             Role.DETAIL: row.detail,
             Role.PINNED: row.pinned,
-        }.get(role)
+        }
+        return by_role.get(role)
 
 
 def sorted_proxy(model: ContextItemsModel, parent: Any = None) -> QSortFilterProxyModel:

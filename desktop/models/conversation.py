@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any, Literal
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt
 
 from agent_core.chat.events import (
     ApprovalDecision,
@@ -90,7 +90,7 @@ class ConversationModel(QAbstractListModel):
         entry = self._entries[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Role.TEXT):
             return entry.text
-        return {
+        by_role: dict[int, object] = {
             Role.KIND: entry.kind,
             Role.STATUS: entry.status,
             Role.CONTEXT: entry.context,
@@ -100,10 +100,11 @@ class ConversationModel(QAbstractListModel):
             Role.MESSAGE_ID: entry.message_id,
             Role.ENTRY: entry,
             Role.DIMMED: entry.dimmed,
-        }.get(role)
+        }
+        return by_role.get(role)
 
-    def roleNames(self) -> dict[int, bytes]:
-        return {role.value: role.name.lower().encode() for role in Role}
+    def roleNames(self) -> dict[int, QByteArray]:
+        return {role.value: QByteArray(role.name.lower().encode()) for role in Role}
 
     # --- reading ------------------------------------------------------------------------------
 

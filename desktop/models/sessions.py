@@ -155,12 +155,13 @@ class SessionListModel(QAbstractTableModel):
             return row.title if column is Column.TITLE else None
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.snippet.replace("[", "").replace("]", "") if row.snippet else (row.title or UNTITLED)
-        return {
+        by_role: dict[int, object] = {
             Role.SESSION_ID: row.id,
             Role.UPDATED_AT: row.updated_at,
             Role.SNIPPET: row.snippet,
             Role.TITLE: row.title,
-        }.get(role)
+        }
+        return by_role.get(role)
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         flags = super().flags(index)

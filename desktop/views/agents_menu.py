@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
 
-from agent_core.agent.importers import import_source
+from agent_core.agent.importers import ImportReport, import_source
 from agent_core.agent.loader import AGENT_FILE
 from agent_core.agent.scaffold import create_agent
 from agent_core.errors import ContextDeskError
@@ -49,7 +50,8 @@ class AgentsMenu:
         current = self.host.agent.root if self.host.agent else None
         paths = recent_agents()
         for path in paths:
-            action = self.recent.addAction(str(path), lambda p=path: self.open_path(p))
+            action = self.recent.addAction(str(path))
+            action.triggered.connect(partial(self.open_path, path))
             action.setCheckable(True)
             action.setChecked(path == current)
         if not paths:
@@ -80,9 +82,8 @@ class AgentsMenu:
             return
         source_path, target_path = Path(source), Path(target)
 
-        def done(report: object) -> None:
-            lines = getattr(report, "lines", lambda: [])()
-            QMessageBox.information(self.parent, "Import", "\n".join(lines) or "Imported.")
+        def done(report: ImportReport) -> None:
+            QMessageBox.information(self.parent, "Import", "\n".join(report.lines()) or "Imported.")
             self.host.open(target_path)
 
         self.bridge.call(import_source, source_path, target_path, on_result=done, on_error=self._failed)

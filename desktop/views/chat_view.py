@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.items import DocumentKind
 from agent_core.context.items import ItemRef
 from desktop.chat_controller import ChatController
 from desktop.theme import colors
@@ -26,6 +27,7 @@ __all__ = ["ChatView"]
 class ChatView(QWidget):
     view_context_requested = Signal(object)  # Entry of the reply
     new_chat_requested = Signal()
+    prompt_requested = Signal(str)  # the prompt's name, "" to choose one
 
     def __init__(self, controller: ChatController, agent_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -160,7 +162,7 @@ class ChatView(QWidget):
         elif command == "/compact":
             self.compact()
         elif command in ("/ref", "/rule"):
-            kind = "reference" if command == "/ref" else "rule"
+            kind: DocumentKind = "reference" if command == "/ref" else "rule"
             agent = self.controller.session.agent
             name = argument.removeprefix("@ref:").removeprefix("@rule:")
             if not name or agent.document(kind, name) is None:
@@ -170,6 +172,8 @@ class ChatView(QWidget):
             self.controller.add_item(ItemRef(kind, name))
         elif command == "/new":
             self.new_chat_requested.emit()
+        elif command == "/prompt":
+            self.prompt_requested.emit(argument)
         return True
 
     def compact(self) -> None:
@@ -195,6 +199,11 @@ class ChatView(QWidget):
     def _on_busy(self, busy: bool) -> None:
         self.send_button.setVisible(not busy)
         self.stop_button.setVisible(busy)
+
+    def insert_text(self, text: str) -> None:
+        """Put ``text`` into the message box at the cursor, to be read and sent by the user."""
+        self.composer.insertPlainText(text)
+        self.focus_input()
 
     def focus_input(self) -> None:
         self.composer.setFocus(Qt.FocusReason.ShortcutFocusReason)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
-from PySide6.QtWidgets import QCompleter, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit, QWidget
 
 __all__ = ["COMMANDS", "Composer"]
 
@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "/ref": "add a reference to this chat: /ref NAME",
     "/rule": "add a rule to this chat: /rule NAME",
     "/new": "start a new chat",
+    "/prompt": "insert a tool server's prompt into the message box: /prompt [NAME]",
 }
 
 
@@ -35,6 +36,11 @@ class Composer(QPlainTextEdit):
         self.completer.activated.connect(self.insert_completion)
         self.document().contentsChanged.connect(self._fit)
         self._fit()
+
+    def _popup(self) -> QAbstractItemView:
+        popup = self.completer.popup()
+        assert popup is not None  # QCompleter creates its popup on first use; the stubs allow None
+        return popup
 
     def set_mentions(self, names: list[str]) -> None:
         """What ``@`` offers, as typed: ``@rule:name`` and ``@ref:name``."""
@@ -63,25 +69,25 @@ class Composer(QPlainTextEdit):
         elif word.startswith("/") and at_start:
             options = list(COMMANDS)
         else:
-            self.completer.popup().hide()
+            self._popup().hide()
             return
         self._completions.setStringList(options)
         self.completer.setCompletionPrefix(word)
         if self.completer.completionCount() == 0:
-            self.completer.popup().hide()
+            self._popup().hide()
             return
         rect = self.cursorRect()
-        rect.setWidth(max(240, self.completer.popup().sizeHintForColumn(0) + 24))
+        rect.setWidth(max(240, self._popup().sizeHintForColumn(0) + 24))
         self.completer.complete(rect)
 
     def insert_completion(self, text: str) -> None:
         _, select = self._current_word()
         select.insertText(text + " ")
         self.setTextCursor(select)
-        self.completer.popup().hide()
+        self._popup().hide()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        popup = self.completer.popup()
+        popup = self._popup()
         key = event.key()
         if popup.isVisible() and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab):
             index = popup.currentIndex()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -28,9 +28,12 @@ from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
 from desktop.views.token_bar import ContextGauge
 
-__all__ = ["ContextPanel", "ContextSection"]
+__all__ = ["NO_TOOLS_NOTE", "ContextPanel", "ContextSection"]
 
 SECTIONS: tuple[tuple[str, ItemType], ...] = (("Rules", "rule"), ("References", "reference"), ("Tools", "tool"))
+NO_TOOLS_NOTE = (
+    "This model cannot call tools; they are not sent. Choose a tool-capable model in the model picker."
+)
 
 
 class ContextSection(QWidget):
@@ -67,6 +70,13 @@ class ContextSection(QWidget):
         header.addWidget(self.add_button)
         header.addWidget(self.remove_button)
         layout.addLayout(header)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(
+            f"background-color: {colors().warning_background}; padding: 4px 6px; border-radius: 4px;"
+        )
+        self.note.hide()
+        layout.addWidget(self.note)
         self.view = QListView()
         self.proxy = sorted_proxy(self.model, self.view)
         self.view.setModel(self.proxy)
@@ -82,6 +92,8 @@ class ContextSection(QWidget):
         self.on_remove: Callable[[ItemRef], None] | None = None
         self.on_add: Callable[[ItemRef], None] | None = None
         self.on_pin: Callable[[ItemRef, bool], None] | None = None
+        # Entries after the items, e.g. "Attach from a tool server…" under References.
+        self.extra_actions: list[tuple[str, Callable[[], None]]] = []
         self.remove_button.clicked.connect(self._remove_selected)
         remove = QAction("Remove from chat", self.view)
         remove.setShortcut(QKeySequence.StandardKey.Delete)
@@ -103,6 +115,15 @@ class ContextSection(QWidget):
             action.triggered.connect(lambda _checked=False, r=ref: self.on_add and self.on_add(r))
         if not available:
             self.add_menu.addAction("Everything is already in this chat").setEnabled(False)
+        if self.extra_actions:
+            self.add_menu.addSeparator()
+        for text, callback in self.extra_actions:
+            self.add_menu.addAction(text).triggered.connect(lambda _checked=False, c=callback: c())
+
+    def set_note(self, text: str) -> None:
+        """A short explanation under the title ("" hides it)."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def _selection_changed(self) -> None:
         index = self.view.currentIndex()
@@ -138,6 +159,8 @@ class ContextSection(QWidget):
 class ContextPanel(QWidget):
     """Bound to the current chat; ``refresh`` after the chat, the agent or the tools change."""
 
+    attach_resource_requested = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
@@ -158,6 +181,9 @@ class ContextPanel(QWidget):
             section.on_pin = self._pin
             self.sections[item_type] = section
             layout.addWidget(section)
+        self.sections["reference"].extra_actions.append(
+            ("Attach from a tool server…", self.attach_resource_requested.emit)
+        )
         layout.addStretch(1)
         self.controller: ChatController | None = None
         self._tools: Callable[[], Sequence[ToolDescriptor]] = lambda: ()
@@ -165,11 +191,13 @@ class ContextPanel(QWidget):
     def bind(self, controller: ChatController | None, tools: Callable[[], Sequence[ToolDescriptor]]) -> None:
         if self.controller is not None:
             self.controller.items_changed.disconnect(self.refresh)
+            self.controller.model_checked.disconnect(self.refresh)
             self.controller.context_changed.disconnect(self.refresh_gauge)
         self.controller = controller
         self._tools = tools
         if controller is not None:
             controller.items_changed.connect(self.refresh)
+            controller.model_checked.connect(self.refresh)
             controller.context_changed.connect(self.refresh_gauge)
         self.refresh()
         self.refresh_gauge()
@@ -184,16 +212,21 @@ class ContextPanel(QWidget):
         if controller is None:
             for section in self.sections.values():
                 section.set_rows([], [])
+                section.set_note("")
             self.setEnabled(False)
             return
         self.setEnabled(True)
         agent = controller.session.agent
         tools = list(self._tools())
         items = controller.items()
+        attached = controller.session.attached_resources()
         in_chat = {item.ref for item in items}
         for item_type, section in self.sections.items():
-            rows = session_rows(items, item_type, agent, tools)
+            rows = session_rows(items, item_type, agent, tools, attached)
             section.set_rows(rows, _available(item_type, agent, tools, in_chat))
+        # As the core does: a model that cannot call tools is sent none (and View Context says so).
+        tools_unused = bool(tools) and not controller.model_takes_tools
+        self.sections["tool"].set_note(NO_TOOLS_NOTE if tools_unused else "")
 
     def _add(self, ref: ItemRef) -> None:
         if self.controller is not None:

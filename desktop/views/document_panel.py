@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -89,13 +91,19 @@ class DocumentEditor(QWidget):
         self.body = QPlainTextEdit()
         self.body.setPlaceholderText("Markdown")
         self.preview = MarkdownView()
-        preview_page = QWidget()
-        preview_layout = QVBoxLayout(preview_page)
+        # The view is as tall as its text: it scrolls here, or a long item would make the window
+        # taller than the screen.
+        preview_page = QScrollArea()
+        preview_page.setWidgetResizable(True)
+        preview_page.setFrameShape(QFrame.Shape.NoFrame)
+        preview_content = QWidget()
+        preview_layout = QVBoxLayout(preview_content)
         preview_layout.addWidget(self.preview)
         preview_layout.addStretch(1)
+        preview_page.setWidget(preview_content)
         self.tabs.addTab(self.body, "Markdown")
         self.tabs.addTab(preview_page, "Preview")
-        self.tabs.currentChanged.connect(lambda i: i == 1 and self.preview.set_markdown(self.body.toPlainText()))
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         layout.addWidget(self.tabs, 1)
         self.body_error = _field_error()
         layout.addWidget(self.body_error)
@@ -104,6 +112,10 @@ class DocumentEditor(QWidget):
         self.priority.valueChanged.connect(lambda _v: self.changed.emit())
         self.include.currentIndexChanged.connect(lambda _i: self.changed.emit())
         self.body.textChanged.connect(self.changed.emit)
+
+    def _on_tab_changed(self, index: int) -> None:
+        if index == 1:  # the preview is rendered when it is shown, not on every keystroke
+            self.preview.set_markdown(self.body.toPlainText())
 
     def load(self, item: DocumentItem) -> None:
         self.blockSignals(True)

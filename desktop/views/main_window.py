@@ -7,12 +7,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
-    QProgressBar,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -20,21 +19,24 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.errors import ContextDeskError
+from desktop.agent_config import save_config_change
 from desktop.agent_watcher import AgentWatcher
 from desktop.bridge import CoreBridge, Generation
 from desktop.chat_controller import ChatController
 from desktop.models.sessions import SessionListModel, SessionRow, rows_for_search
 from desktop.settings import add_recent_agent, app_settings
+from desktop.views.background_status import BackgroundWork
 from desktop.views.chat_view import ChatView
 from desktop.views.common import Banner
 from desktop.views.composer import Composer
 from desktop.views.context_panel import ContextPanel
 from desktop.views.session_list import SessionListPanel
 from desktop.views.settings_panel import SettingsPanel
+from desktop.views.window_geometry import place_window
 from desktop.workspace_host import WorkspaceHost
 
 if TYPE_CHECKING:
-    from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
+    from agent_core.agent.schema import AgentConfig, ChatDefaults, ContextConfig, SelectionConfig
     from agent_core.chat.session import ChatSession
     from agent_core.context.items import RequestContext
     from agent_core.store.chats import StoredSession
@@ -45,8 +47,8 @@ __all__ = ["MainWindow"]
 logger = logging.getLogger(__name__)
 
 UNDO_DELETE_MS = 8000
-EMBEDDING_START_DELAY_MS = 800  # after the window is up, so loading never competes with startup
 MODEL_LIST_TIMEOUT_S = 8.0
+PREFERRED_SIZE = QSize(1360, 860)  # on a first start, when the screen has room for it
 
 
 class MainWindow(QMainWindow):
@@ -64,7 +66,6 @@ class MainWindow(QMainWindow):
         self._pending_delete: str | None = None
         self._manage_window: Any = None
         self.setWindowTitle("ContextDesk")
-        self.resize(1360, 860)
 
         self.sessions = SessionListModel(self)
         self.sessions.rename_requested.connect(self._rename)
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         self._queued_text: str | None = None
 
         self.context_panel = ContextPanel()
+        self.context_panel.attach_resource_requested.connect(self.attach_resource)
         self.settings_panel = SettingsPanel()
         self.settings_panel.save_default_requested.connect(self._save_defaults)
         self.side_tabs = QTabWidget()
@@ -125,18 +127,9 @@ class MainWindow(QMainWindow):
         root_layout.addWidget(self.splitter, 1)
         self.setCentralWidget(root)
 
-        self.embedding_status = QLabel()
-        self.embedding_progress = QProgressBar()
-        self.embedding_progress.setRange(0, 0)
-        self.embedding_progress.setMaximumWidth(120)
-        self.embedding_progress.hide()
+        self.background = BackgroundWork(bridge, host, self.statusBar(), self)
         self.tools_status = QLabel()
-        self.statusBar().addWidget(self.embedding_status)
-        self.statusBar().addWidget(self.embedding_progress)
         self.statusBar().addPermanentWidget(self.tools_status)
-        self._embedding_timer = QTimer(self)
-        self._embedding_timer.setInterval(300)
-        self._embedding_timer.timeout.connect(self._poll_embedding)
 
         self.watcher = AgentWatcher(self)
         self.watcher.changed.connect(self.host.reload_agent)
@@ -172,6 +165,10 @@ class MainWindow(QMainWindow):
         self._action(chat, "Focus the message box", self.focus_input, "Ctrl+L")
         self._action(chat, "View Context of the last reply", self.view_last_context, "Ctrl+I")
         self._action(chat, "Compact the conversation", self.compact_chat, "Ctrl+Shift+K")
+        chat.addSeparator()
+        self._action(chat, "Insert a prompt from a tool server…", self.insert_prompt)
+        self._action(chat, "Attach a resource from a tool server…", self.attach_resource)
+        chat.addSeparator()
         self._action(chat, "Stop the reply", self.stop_reply, "Esc")
         self._action(chat, "Close chat tab", lambda: self._close_tab(self.tabs.currentIndex()), QKeySequence.StandardKey.Close)
         self.agent_menu = bar.addMenu("&Agent")
@@ -207,7 +204,7 @@ class MainWindow(QMainWindow):
 
         self.bridge.call(workspace.store.sessions, on_result=listed, on_error=self._show_error)
         self._load_models(workspace)
-        QTimer.singleShot(EMBEDDING_START_DELAY_MS, self._start_embedding)
+        self.background.agent_opened()
         if self._manage_window is not None:
             self._manage_window.bind_workspace(workspace)
 
@@ -222,6 +219,8 @@ class MainWindow(QMainWindow):
             view.agent_label.setText(agent.name)
         self.setWindowTitle(f"{agent.name} — ContextDesk")
         self._update_mentions()
+        self.background.agent_reloaded()
+        self.background.chat_shown(self.current_controller())
         self.context_panel.refresh()
         self.settings_panel.load()
         if self._manage_window is not None:
@@ -248,43 +247,13 @@ class MainWindow(QMainWindow):
 
         self.bridge.submit(collect(), done, lambda e: logger.warning("model lists failed: %s", e))
 
-    # --- embedding model ----------------------------------------------------------------------
-
-    def _start_embedding(self) -> None:
-        workspace = self.workspace
-        if workspace is None:
-            return
-        self.bridge.call(workspace.selector.start_loading)
-        self.embedding_status.setText("Loading the embedding model…")
-        self.embedding_progress.show()
-        self._embedding_timer.start()
-
-    def _poll_embedding(self) -> None:
-        workspace = self.workspace
-        if workspace is None:
-            return
-        from indexer import IndexerError
-
-        try:
-            ready = workspace.selector.indexer.wait_until_ready(0)  # only looks: does not wait
-        except IndexerError as error:
-            self._embedding_timer.stop()
-            self.embedding_progress.hide()
-            self.embedding_status.setText("Embedding model failed: agent items are not chosen")
-            self.embedding_status.setToolTip(str(error))
-            return
-        if ready:
-            self._embedding_timer.stop()
-            self.embedding_progress.hide()
-            self.embedding_status.setText("Embedding model ready")
-            QTimer.singleShot(4000, lambda: self.embedding_status.setText(""))
-
     def _on_servers(self, statuses: list[Any]) -> None:
         counts: dict[str, int] = {}
         for status in statuses:
             counts[status.state.value] = counts.get(status.state.value, 0) + 1
         text = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
         self.tools_status.setText(f"Tool servers: {text}" if text else "No tool servers")
+        self.background.tools_changed()
         self.context_panel.refresh()
         if self._manage_window is not None:
             self._manage_window.servers_changed(statuses)
@@ -323,14 +292,18 @@ class MainWindow(QMainWindow):
         if session.id in self.views:
             self.tabs.setCurrentWidget(self.views[session.id])
             return
-        controller = ChatController(self.bridge, session, self)
+        workspace = self.workspace
+        resolve = workspace.providers.resolve if workspace is not None else None
+        controller = ChatController(self.bridge, session, self, resolve_provider=resolve)
         view = ChatView(controller, session.agent.name)
         view.view_context_requested.connect(
             lambda entry, c=controller: self.show_context(entry.context, entry.message_id, c)
         )
         view.new_chat_requested.connect(self.new_chat)
+        view.prompt_requested.connect(self.insert_prompt)
         controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))
         controller.activity.connect(lambda c=controller: self._on_activity(c))
+        controller.settings_changed.connect(lambda c=controller: self._on_chat_settings(c))
         self.controllers[session.id] = controller
         self.views[session.id] = view
         if self.models:
@@ -391,6 +364,12 @@ class MainWindow(QMainWindow):
         self.settings_panel.bind(controller)
         if controller is not None:
             self.session_panel.select_session(controller.id)
+        # After this event: the chat is shown and its message box usable before any loading starts.
+        QTimer.singleShot(0, self, lambda: self.background.chat_shown(self.current_controller()))
+
+    def _on_chat_settings(self, controller: ChatController) -> None:
+        if controller is self.current_controller():
+            self.background.chat_shown(controller)
 
     def _on_title(self, controller: ChatController, title: str) -> None:
         view = self.views.get(controller.id)
@@ -482,7 +461,10 @@ class MainWindow(QMainWindow):
                 self.show_what_if(chat, reply, context)
 
             on_what_if = what_if
-        dialog = ViewContextDialog(context, agent, self.host.tools.tools(), self, on_what_if=on_what_if)
+        attached = controller.session.attached_resources() if controller is not None else None
+        dialog = ViewContextDialog(
+            context, agent, self.host.tools.tools(), self, on_what_if=on_what_if, attached=attached
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog
         dialog.open()
@@ -524,6 +506,39 @@ class MainWindow(QMainWindow):
         elif (view := self.current_view()) is not None:
             view.show_error("No reply in this chat has a context yet: send a message first.")
 
+    # --- MCP resources and prompts -------------------------------------------------------------
+
+    def attach_resource(self) -> None:
+        """Choose a resource of a tool server and attach it to the current chat as a reference."""
+        from desktop.dialogs.attach_resource import AttachResourceDialog
+
+        controller, manager = self.current_controller(), self._tool_servers()
+        if controller is None or manager is None:
+            return
+        dialog = AttachResourceDialog(self.bridge, manager, controller, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_resource_dialog = dialog
+        dialog.open()
+
+    def insert_prompt(self, name: str = "") -> None:
+        """Choose a prompt of a tool server (``name`` preselects one) and put it in the message box."""
+        from desktop.dialogs.insert_prompt import InsertPromptDialog
+
+        view, manager = self.current_view(), self._tool_servers()
+        if view is None or manager is None:
+            return
+        dialog = InsertPromptDialog(self.bridge, manager, self, preselect=name)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.text_ready.connect(view.insert_text)
+        self.last_prompt_dialog = dialog
+        dialog.open()
+
+    def _tool_servers(self) -> Any:
+        """The agent's McpManager, or None (explained in the chat) when tools are off."""
+        if self.host.mcp is None and (view := self.current_view()) is not None:
+            view.show_error("Tool servers are not running: install the 'mcp' extra, or wait for the agent to open.")
+        return self.host.mcp
+
     def compact_chat(self) -> None:
         view = self.current_view()
         if view is not None:
@@ -554,16 +569,17 @@ class MainWindow(QMainWindow):
         workspace = self.workspace
         if workspace is None:
             return
-        from agent_core.agent.writer import save_agent_config
 
-        def save() -> None:
-            agent = workspace.agent
-            agent.config.chat = chat
-            agent.config.selection = selection
-            agent.config.context = context
-            save_agent_config(agent)
+        def change(config: AgentConfig) -> None:
+            config.chat, config.selection, config.context = chat, selection, context
 
-        self.bridge.call(save, on_result=lambda _: self.host.reload_agent(), on_error=self._show_error)
+        self.bridge.call(
+            save_config_change,
+            workspace.agent,
+            change,
+            on_result=lambda _: self.host.reload_agent(),
+            on_error=self._show_error,
+        )
 
     # --- management window --------------------------------------------------------------------
 
@@ -590,9 +606,7 @@ class MainWindow(QMainWindow):
 
     def _restore_layout(self) -> None:
         settings = app_settings()
-        geometry = settings.value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
+        place_window(self, PREFERRED_SIZE, settings.value("window/geometry"))
         splitter = settings.value("window/splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from agent_core.agent.loader import Agent
 from agent_core.workspace import Workspace
 from desktop.bridge import CoreBridge
+from desktop.settings import app_settings
 from desktop.views.document_panel import DocumentPanel
+from desktop.views.window_geometry import place_window
 from desktop.workspace_host import WorkspaceHost
 
 __all__ = ["ManageWindow"]
+
+PREFERRED_SIZE = QSize(1100, 720)
+GEOMETRY_KEY = "manage/geometry"
 
 
 class ManageWindow(QWidget):
@@ -23,7 +28,7 @@ class ManageWindow(QWidget):
         self.bridge = bridge
         self.host = host
         self.setWindowTitle("Manage agent — ContextDesk")
-        self.resize(1100, 720)
+        place_window(self, PREFERRED_SIZE, app_settings().value(GEOMETRY_KEY))
         layout = QVBoxLayout(self)
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs)
@@ -65,6 +70,12 @@ class ManageWindow(QWidget):
             self.tools.set_agent(agent)
         if self.providers is not None:
             self.providers.set_agent(agent)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        settings = app_settings()
+        settings.setValue(GEOMETRY_KEY, self.saveGeometry())
+        settings.sync()
+        super().closeEvent(event)
 
     def servers_changed(self, statuses: list[Any]) -> None:
         if self.tools is not None:

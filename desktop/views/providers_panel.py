@@ -30,12 +30,12 @@ from agent_core.agent.keyring_secrets import (
 )
 from agent_core.agent.loader import Agent
 from agent_core.agent.names import name_problem
-from agent_core.agent.schema import ProviderConfig
+from agent_core.agent.schema import AgentConfig, ProviderConfig
 from agent_core.agent.secrets import ENV_SCHEME, resolve_secret
-from agent_core.agent.writer import save_agent_config
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ProviderSettings
 from agent_core.providers.registry import create_provider, provider_types
+from desktop.agent_config import save_config_change
 from desktop.bridge import CoreBridge, Generation
 from desktop.models.providers import ProviderColumn, ProviderListModel, ProviderRole
 from desktop.theme import colors
@@ -248,10 +248,8 @@ class ProvidersPanel(QWidget):
         self.error.setText("")
         previous = self._editing
 
-        def write() -> None:
-            if secret is not None and stored is not None:
-                store_secret(stored, secret)
-            providers = dict(agent.config.providers)
+        def change(agent_config: AgentConfig) -> None:
+            providers = dict(agent_config.providers)
             if previous and previous != provider_id:
                 providers.pop(previous, None)
             old = providers.get(provider_id)
@@ -262,8 +260,12 @@ class ProvidersPanel(QWidget):
                 providers[provider_id] = ProviderConfig.model_validate(config_values)
             else:
                 providers[provider_id] = config
-            agent.config.providers = providers
-            save_agent_config(agent)
+            agent_config.providers = providers
+
+        def write() -> None:
+            if secret is not None and stored is not None:
+                store_secret(stored, secret)
+            save_config_change(agent, change)
 
         def done(_: None) -> None:
             self._editing = provider_id
@@ -278,11 +280,12 @@ class ProvidersPanel(QWidget):
         if agent is None or provider_id is None:
             return
 
-        def write() -> None:
-            agent.config.providers = {k: v for k, v in agent.config.providers.items() if k != provider_id}
-            save_agent_config(agent)
+        def change(config: AgentConfig) -> None:
+            config.providers = {k: v for k, v in config.providers.items() if k != provider_id}
 
-        self.bridge.call(write, on_result=lambda _: self.host.reload_agent(), on_error=self._failed)
+        self.bridge.call(
+            save_config_change, agent, change, on_result=lambda _: self.host.reload_agent(), on_error=self._failed
+        )
 
     # --- testing ------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -21,10 +22,10 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.loader import Agent
-from agent_core.agent.schema import IncludeMode, ToolSettings
-from agent_core.agent.writer import save_agent_config
+from agent_core.agent.schema import AgentConfig, IncludeMode, McpServerConfig, ToolSettings
 from agent_core.errors import ContextDeskError
 from agent_core.mcp.types import ServerStatus, ToolInfo
+from desktop.agent_config import save_config_change
 from desktop.bridge import CoreBridge
 from desktop.models.tools import (
     ServerColumn,
@@ -174,20 +175,16 @@ class ToolsPanel(QWidget):
 
     # --- actions ------------------------------------------------------------------------------
 
-    def _save_config(self, change: Any, message: str) -> None:
+    def _save_config(self, change: Callable[[AgentConfig], None], message: str) -> None:
         agent = self.agent
         if agent is None:
             return
-
-        def write() -> None:
-            change(agent.config)
-            save_agent_config(agent)
 
         def done(_: None) -> None:
             self.note.setText(message)
             self.host.reload_agent()
 
-        self.bridge.call(write, on_result=done, on_error=self._failed)
+        self.bridge.call(save_config_change, agent, change, on_result=done, on_error=self._failed)
 
     def edit_server(self, name: str | None) -> None:
         from desktop.dialogs.server_dialog import ServerDialog
@@ -196,9 +193,13 @@ class ToolsPanel(QWidget):
             return
         servers = self.agent.config.mcp_servers
         dialog = ServerDialog(name or "", servers.get(name) if name else None, set(servers), self)
-        if dialog.exec() != ServerDialog.DialogCode.Accepted:
-            return
-        added = dialog.servers()
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._save_servers(name, dialog.servers()))
+        self.server_dialog = dialog
+        dialog.open()
+
+    def _save_servers(self, name: str | None, added: dict[str, McpServerConfig]) -> None:
+        """Save what the server dialog gave; ``name`` is the server edited (None when adding)."""
 
         def change(config: Any) -> None:
             updated = dict(config.mcp_servers)

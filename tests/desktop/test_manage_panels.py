@@ -89,7 +89,7 @@ def test_the_tools_panel_lists_servers_with_status_and_runs_a_tool(qtbot: QtBot,
     _kind, field = dialog.form.fields["path"]
     field.setText("notes.md")  # type: ignore[attr-defined]
     qtbot.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "Friday" in dialog.result.toPlainText(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "Friday" in dialog.output.toPlainText(), timeout=WAIT_MS)
     assert dialog.outcome.text().startswith("Result in ")
     screenshot(dialog, "run_tool")
     dialog.close()
@@ -105,6 +105,8 @@ def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(qtbot: Qt
     panel.key.setText("DEMO_KEY")
     panel.save()
     qtbot.waitUntil(lambda: "apiKey: env://DEMO_KEY" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    # The reload that follows re-selects the row and resets the form: test only after it.
+    qtbot.waitUntil(lambda: panel.model.row_of("demo") is not None, timeout=WAIT_MS)
     panel.key_mode.setCurrentIndex(panel.key_mode.findData("none"))
     panel.test_connection()
     qtbot.waitUntil(lambda: panel.test_result.text().startswith("Connected"), timeout=WAIT_MS)

@@ -55,3 +55,63 @@ def test_text_beyond_256_tokens_is_truncated(minilm: EmbeddingBackend) -> None:
 def test_the_model_id_names_weights_pooling_and_truncation(minilm: EmbeddingBackend) -> None:
     assert minilm.model_id.startswith("onnx:all-MiniLM-L6-v2-int8:")
     assert minilm.model_id.endswith(":mean:max256")
+
+
+def _varied_texts(count: int) -> list[str]:
+    words = [
+        "deploy",
+        "rollback",
+        "commit",
+        "review",
+        "incident",
+        "expense",
+        "login",
+        "kubernetes",
+        "cache",
+        "token",
+    ]
+    return [" ".join(words[(i * 7 + j) % len(words)] for j in range(1 + (i * 13) % 90)) for i in range(count)]
+
+
+def test_parallel_batches_give_the_same_vectors_in_the_same_order(minilm: EmbeddingBackend) -> None:
+    from indexer.backends._onnx import OnnxBackend
+
+    texts = _varied_texts(60)  # many batches, so both workers get some
+    one_core = OnnxBackend(threads=1)
+    try:
+        sequential = one_core.embed(texts)
+    finally:
+        one_core.close()
+    parallel = minilm.embed(texts)  # threads=2
+    # Each run is single-threaded and batches do not depend on the worker count: bit-identical.
+    np.testing.assert_array_equal(parallel, sequential)
+    alone = np.stack([minilm.embed([t])[0] for t in texts[:5]])
+    np.testing.assert_allclose(parallel[:5], alone, atol=2e-5)
+
+
+def test_a_failing_batch_on_a_helper_thread_reaches_the_caller(
+    minilm: EmbeddingBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from indexer.backends import _onnx
+    from indexer.errors import EmbeddingError
+
+    assert isinstance(minilm, _onnx.OnnxBackend)
+    real_run = _onnx.OnnxBackend._run
+    calls: list[int] = []
+
+    def flaky(self: _onnx.OnnxBackend, batch: list[np.ndarray]) -> np.ndarray:
+        calls.append(len(batch))
+        if len(calls) == 2:
+            raise EmbeddingError("boom")
+        return real_run(self, batch)
+
+    monkeypatch.setattr(_onnx.OnnxBackend, "_run", flaky)
+    with pytest.raises(EmbeddingError, match="boom"):
+        minilm.embed(_varied_texts(60))
+
+
+def test_threads_must_be_positive() -> None:
+    from indexer.backends._onnx import OnnxBackend
+
+    with pytest.raises(ValueError, match="at least 1"):
+        OnnxBackend(threads=0)

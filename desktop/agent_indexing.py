@@ -1,0 +1,74 @@
+"""Embed the open agent's agent-mode items in the background, so the first message does not wait.
+
+Runs after the embedding model has started loading, and again when the agent or its tools change
+(embeddings are cached by text, so a re-run only embeds what is new). ``started`` follows only once
+the model is ready and the embedding itself begins: the model's own load has its own progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.session_context import agent_candidates
+from desktop.bridge import CoreBridge, Generation
+from indexer import IndexerError, Timings
+
+if TYPE_CHECKING:
+    from agent_core.workspace import Workspace
+
+__all__ = ["AgentIndexing"]
+
+
+class AgentIndexing(QObject):
+    started = Signal(int)  # how many items are being indexed
+    finished = Signal(object)  # indexer.Timings
+    failed = Signal(str)  # why embedding failed
+
+    def __init__(self, bridge: CoreBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self._generation = Generation()
+
+    def index(self, workspace: Workspace, tools: Sequence[ToolDescriptor]) -> None:
+        """Index the agent-mode rules, references and tools of ``workspace`` (results of an older
+        request are dropped)."""
+        token = self._generation.next()
+        agent = workspace.agent
+        documents = [candidate.document for candidate in agent_candidates(agent, (), tools)]
+        if not documents:
+            return
+        indexer = workspace.selector.indexer
+        strategy = agent.config.selection.strategy
+
+        async def run() -> Timings | None:
+            try:
+                await asyncio.to_thread(indexer.wait_until_ready)
+            except IndexerError:
+                return None  # the model did not load: its own status says so, and why
+            if self._generation.is_current(token):
+                self.bridge.emit_to_gui(self._started, (token, len(documents)))
+            return await asyncio.to_thread(indexer.index, documents, strategy)
+
+        def done(timings: Timings | None) -> None:
+            if timings is not None and self._generation.is_current(token):
+                self.finished.emit(timings)
+
+        def failed(error: BaseException) -> None:
+            if self._generation.is_current(token):
+                self.failed.emit(str(error) if isinstance(error, IndexerError) else repr(error))
+
+        self.bridge.submit(run(), done, failed)
+
+    def drop(self) -> None:
+        """Forget the indexing in progress (another agent opened): its results are not reported."""
+        self._generation.next()
+
+    def _started(self, started: tuple[int, int]) -> None:
+        token, count = started
+        if self._generation.is_current(token):
+            self.started.emit(count)

@@ -1,0 +1,124 @@
+"""Progress of slow background steps: a chat's local model loading, and indexing the agent's items."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from agent_core.agent.loader import Agent
+from agent_core.chat.tool_runtime import ToolRuntime
+from agent_core.context.selection import ContextSelector
+from agent_core.workspace import Workspace
+from desktop.app import DesktopApp, create_app
+from desktop.views.status_indicator import StatusIndicator
+from indexer import Indexer
+from tests.desktop.conftest import WAIT_MS, screenshot
+from tests.desktop.fakes import PRELOADING_TYPE, HeldBackend, PreloadingProvider
+from tests.desktop.test_chat_flow import idle, send
+
+
+def use_model(agent_dir: Path, model_ref: str) -> None:
+    """Make ``model_ref`` (on the provider ``warm``, a model that loads like a local one) the chat model."""
+    path = agent_dir / "agent.yaml"
+    text = path.read_text().replace("model: scripted:x", f"model: {model_ref}")
+    path.write_text(text.replace("  scripted: {}\n", f"  scripted: {{}}\n  warm:\n    type: {PRELOADING_TYPE}\n"))
+
+
+def start(qtbot: QtBot, agent_dir: Path, factory: object = None) -> DesktopApp:
+    create_app()
+    app = DesktopApp(factory)  # type: ignore[arg-type]
+    app.start(agent_dir)
+    qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+    return app
+
+
+def warm_provider(app: DesktopApp) -> PreloadingProvider:
+    workspace = app.host.workspace
+    assert workspace is not None
+    provider, _ = workspace.providers.resolve("warm:_")
+    assert isinstance(provider, PreloadingProvider)
+    return provider
+
+
+@pytest.fixture
+def local_chat(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
+    use_model(agent_dir, "warm:tiny")
+    app = start(qtbot, agent_dir)
+    yield app
+    warm_provider(app).release.set()
+    app.close()
+
+
+def test_a_local_model_loads_in_the_background_with_a_status_and_a_message_waits_for_it(
+    qtbot: QtBot, local_chat: DesktopApp
+) -> None:
+    window = local_chat.window
+    status = window.background.model_status
+    provider = warm_provider(local_chat)
+    qtbot.waitUntil(lambda: status.text() == "Loading the local model…", timeout=WAIT_MS)
+    assert provider.loads == ["tiny"]
+    assert "a message sent now waits" in status.toolTip()
+    view = window.current_view()
+    assert view is not None and view.composer.isEnabled()
+
+    provider.enqueue_reply("Loaded, and here is the answer.")
+    send(qtbot, local_chat, "Are you there?")
+    assert view.controller.busy  # sent: the reply waits for the load instead of failing
+    qtbot.waitUntil(lambda: view.conversation.model.rowCount() >= 1, timeout=WAIT_MS)
+    screenshot(window, "local_model_loading")
+
+    provider.release.set()
+    qtbot.waitUntil(lambda: status.text() == "Local model ready", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: idle(local_chat), timeout=WAIT_MS)
+    assert view.conversation.widgets()[-1].entry.text == "Loaded, and here is the answer."  # type: ignore[union-attr]
+    assert provider.loads == ["tiny"]  # once per model
+
+
+def test_a_local_model_that_cannot_load_says_why_without_blocking_anything(
+    qtbot: QtBot, agent_dir: Path
+) -> None:
+    use_model(agent_dir, "warm:broken-model")
+    app = start(qtbot, agent_dir)
+    try:
+        status = app.window.background.model_status
+        qtbot.waitUntil(lambda: status.failed, timeout=WAIT_MS)
+        assert status.text().startswith("The local model could not load: The model file")
+        assert "download the GGUF file" in status.toolTip()
+        assert not status.bar.isVisible()
+        screenshot(app.window, "local_model_failed")
+    finally:
+        app.close()
+
+
+def test_indexing_a_slow_agent_shows_how_many_items_then_finishes(qtbot: QtBot, agent_dir: Path) -> None:
+    backend = HeldBackend()
+
+    def factory(agent: Agent, tools: ToolRuntime) -> Workspace:
+        return Workspace(agent, tools=tools, selector=ContextSelector(Indexer(lambda: backend)))
+
+    app = start(qtbot, agent_dir, factory)
+    try:
+        status = app.window.background.index_status
+        qtbot.waitUntil(backend.entered.is_set, timeout=WAIT_MS)
+        # code-answers and python-style are the agent's agent-mode items (its tools are "always").
+        qtbot.waitUntil(lambda: status.text() == "Indexing 2 agent items…", timeout=WAIT_MS)
+        backend.release.set()
+        qtbot.waitUntil(lambda: status.text().startswith("Agent items indexed"), timeout=WAIT_MS)
+    finally:
+        backend.release.set()
+        app.close()
+
+
+def test_a_step_that_ends_quickly_shows_no_progress(qtbot: QtBot) -> None:
+    indicator = StatusIndicator()
+    qtbot.addWidget(indicator)
+    indicator.start("Doing something…")
+    indicator.finish("Done")
+    assert indicator.isHidden() and not indicator.busy
+    indicator.start("Doing something slow…", delay_ms=1)
+    qtbot.waitUntil(lambda: indicator.text() == "Doing something slow…", timeout=WAIT_MS)
+    indicator.finish("Done")
+    assert indicator.text() == "Done" and not indicator.bar.isVisible()

@@ -1,0 +1,175 @@
+"""The MCP server add/edit dialog: the form, a pasted mcpServers JSON block, errors at the point of
+failure, and an added server saved to agent.yaml and started through the Tools panel."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
+from pytestqt.qtbot import QtBot
+
+from agent_core.agent.schema import StdioServerConfig, StreamableHttpServerConfig, ToolSettings
+from agent_core.mcp.types import ServerState
+from desktop.app import DesktopApp
+from desktop.dialogs.server_dialog import ServerDialog
+from tests.conftest import FIXTURES
+from tests.desktop.conftest import WAIT_MS, screenshot
+from tests.desktop.test_manage_panels import open_manager
+
+FORM, JSON = 0, 1
+
+
+@pytest.fixture
+def dialog(qtbot: QtBot) -> ServerDialog:
+    widget = ServerDialog(taken={"workspace"})
+    qtbot.addWidget(widget)
+    widget.show()
+    return widget
+
+
+def save(qtbot: QtBot, dialog: ServerDialog) -> None:
+    button = dialog.buttons.button(QDialogButtonBox.StandardButton.Save)
+    assert button is not None
+    button.click()
+
+
+def test_the_form_makes_a_stdio_server_with_quoted_arguments_and_environment(qtbot: QtBot, dialog: ServerDialog) -> None:
+    assert dialog.windowTitle() == "Add MCP server"
+    dialog.name.setText("time")
+    dialog.command.setText("uvx")
+    dialog.args.setText("mcp-server-time --local-timezone 'America/New York'")
+    dialog.env.setPlainText("TZ=UTC\n\nTOKEN=env://TIME_TOKEN")
+    assert not dialog.url.isEnabled() and dialog.command.isEnabled()
+    screenshot(dialog, "server_dialog_form")
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    assert dialog.servers() == {
+        "time": StdioServerConfig(
+            command="uvx",
+            args=["mcp-server-time", "--local-timezone", "America/New York"],
+            env={"TZ": "UTC", "TOKEN": "env://TIME_TOKEN"},
+        )
+    }
+
+
+def test_the_form_makes_an_http_server_with_headers(qtbot: QtBot, dialog: ServerDialog) -> None:
+    dialog.name.setText("remote")
+    dialog.type.setCurrentText("streamable-http")
+    assert dialog.url.isEnabled() and not dialog.command.isEnabled()
+    dialog.url.setText("https://example.com/mcp")
+    dialog.headers.setPlainText("Authorization=env://REMOTE_TOKEN")
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    server = dialog.servers()["remote"]
+    assert isinstance(server, StreamableHttpServerConfig)
+    assert (server.url, server.headers) == ("https://example.com/mcp", {"Authorization": "env://REMOTE_TOKEN"})
+
+
+@pytest.mark.parametrize(
+    ("fill", "expected"),
+    [
+        ({"name": "bad name!", "command": "uvx"}, "Name:"),
+        ({"name": "workspace", "command": "uvx"}, "already has a server called workspace"),
+        ({"name": "time", "command": "uvx", "args": "--zone 'Europe/Paris"}, "Arguments:"),
+        ({"name": "time", "command": ""}, "command"),
+        ({"name": "time", "command": "uvx", "env": "TZ=UTC\nnot a pair"}, "Environment: “not a pair” is not KEY=value"),
+        ({"name": "remote", "type": "sse", "url": "ftp://example.com"}, "url"),
+    ],
+)
+def test_a_form_mistake_is_shown_in_the_dialog_which_stays_open(
+    qtbot: QtBot, dialog: ServerDialog, fill: dict[str, str], expected: str
+) -> None:
+    dialog.name.setText(fill["name"])
+    dialog.type.setCurrentText(fill.get("type", "stdio"))
+    dialog.command.setText(fill.get("command", ""))
+    dialog.args.setText(fill.get("args", ""))
+    dialog.env.setPlainText(fill.get("env", ""))
+    dialog.url.setText(fill.get("url", ""))
+    save(qtbot, dialog)
+    assert dialog.isVisible() and dialog.servers() == {}
+    assert not dialog.error.isHidden()
+    assert expected in dialog.error.text()
+
+
+def test_a_pasted_mcp_servers_block_adds_every_server_in_it(qtbot: QtBot, dialog: ServerDialog) -> None:
+    dialog.tabs.setCurrentIndex(JSON)
+    block = {
+        "mcpServers": {
+            "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+            "remote": {"type": "http", "url": "https://example.com/mcp"},
+        }
+    }
+    dialog.json.setPlainText(json.dumps(block, indent=2))
+    screenshot(dialog, "server_dialog_json")
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    servers = dialog.servers()
+    assert set(servers) == {"time", "remote"}
+    time = servers["time"]
+    assert isinstance(time, StdioServerConfig)
+    assert (time.command, time.args, time.env) == ("uvx", ["mcp-server-time"], {"TZ": "UTC"})
+    assert isinstance(servers["remote"], StreamableHttpServerConfig)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"mcpServers": {"time": ', "Not valid JSON"),
+        ('{"servers_list": []}', 'has no "mcpServers" object'),
+        ('{"mcpServers": {"workspace": {"command": "uvx"}}}', "already has a server called workspace"),
+    ],
+)
+def test_a_pasted_block_that_cannot_be_used_says_why(qtbot: QtBot, dialog: ServerDialog, text: str, expected: str) -> None:
+    dialog.tabs.setCurrentIndex(JSON)
+    dialog.json.setPlainText(text)
+    save(qtbot, dialog)
+    assert dialog.isVisible() and expected in dialog.error.text()
+
+
+def test_editing_a_server_shows_it_and_keeps_what_the_form_does_not_show(qtbot: QtBot) -> None:
+    original = StdioServerConfig(
+        command="uvx",
+        args=["mcp-server-time"],
+        cwd="/srv",
+        start_timeout_seconds=12,
+        tools={"get_time": ToolSettings(permission_required=False)},
+    )
+    dialog = ServerDialog("time", original, {"time", "workspace"})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.windowTitle() == "Edit MCP server"
+    assert (dialog.command.text(), dialog.args.text()) == ("uvx", "mcp-server-time")
+    assert not dialog.tabs.isTabEnabled(JSON)
+    dialog.name.setText("clock")  # renaming to a free name is fine; its own old name is not "taken"
+    dialog.args.setText("mcp-server-time --local-timezone UTC")
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    edited = dialog.servers()["clock"]
+    assert isinstance(edited, StdioServerConfig)
+    assert edited.args == ["mcp-server-time", "--local-timezone", "UTC"]
+    assert (edited.cwd, edited.start_timeout_seconds, edited.tools) == ("/srv", 12, original.tools)
+
+
+def test_a_server_added_in_the_tools_panel_is_saved_and_started(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    tools = open_manager(qtbot, desktop, "tools").tools
+    qtbot.waitUntil(lambda: tools.servers.rowCount() == 1, timeout=WAIT_MS)
+    qtbot.mouseClick(tools.add_button, Qt.MouseButton.LeftButton)
+    dialog = tools.server_dialog
+    assert isinstance(dialog, ServerDialog) and dialog.isVisible()
+    dialog.tabs.setCurrentIndex(JSON)
+    demo = FIXTURES / "mcp" / "demo_server.py"
+    dialog.json.setPlainText(json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [str(demo)]}}}))
+    save(qtbot, dialog)
+
+    qtbot.waitUntil(lambda: "demo:" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: tools.servers.row_of("demo") is not None, timeout=WAIT_MS)
+    row = tools.servers.row_of("demo")
+    assert row is not None
+    qtbot.waitUntil(lambda: tools.servers.status(row).state is ServerState.READY, timeout=WAIT_MS)
+    assert "Saved demo" in tools.note.text()
