@@ -13,6 +13,7 @@ from agent_core.agent.loader import Agent
 from agent_core.chat.events import ApprovalDecision, ChatEvent, Compacted, UserMessageSaved
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError
+from agent_core.providers.base import ToolCalling
 from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge, Generation
 from desktop.models.conversation import ConversationModel, Entry
@@ -26,6 +27,7 @@ class ResourceReader(Protocol):
     """Reads an MCP resource (the agent's ``McpManager``)."""
 
     async def read_resource(self, server: str, uri: str) -> ResourceContent: ...
+
 
 __all__ = ["ChatController", "ResourceReader"]
 
@@ -63,7 +65,7 @@ class ChatController(QObject):
         self._what_if_generation = Generation()
         self._resolve_provider = resolve_provider
         self._model_generation = Generation()
-        self._model_takes_tools = True
+        self._tool_calling: ToolCalling = "native"
         self.settings_changed.connect(self.check_model)
         self.check_model()
 
@@ -87,29 +89,29 @@ class ChatController(QObject):
     # --- the model -------------------------------------------------------------------------------
 
     @property
-    def model_takes_tools(self) -> bool:
-        """Whether the chat's model can call tools (True until known, and when its provider is
-        not set up: sending then explains that problem instead)."""
-        return self._model_takes_tools
+    def tool_calling(self) -> ToolCalling:
+        """How the chat's model uses tools ("native" until known, and when its provider is not set
+        up: sending then explains that problem instead)."""
+        return self._tool_calling
 
     def check_model(self) -> None:
-        """Ask the chat's provider, on the core thread, whether its model takes tools."""
+        """Ask the chat's provider, on the core thread, how its model uses tools."""
         resolve = self._resolve_provider
         if resolve is None:
             return
         token = self._model_generation.next()
         model_ref = self.session.chat_settings.model
 
-        def check() -> bool:
+        def check() -> ToolCalling:
             try:
                 provider, model_id = resolve(model_ref)
             except ContextDeskError:
-                return True
-            return provider.supports_tools(model_id)
+                return "native"
+            return provider.tool_calling(model_id)
 
-        def done(takes_tools: bool) -> None:
+        def done(tool_calling: ToolCalling) -> None:
             if self._model_generation.is_current(token):
-                self._model_takes_tools = takes_tools
+                self._tool_calling = tool_calling
                 self.model_checked.emit()
 
         self.bridge.call(check, on_result=done, on_error=self._report)
@@ -214,7 +216,9 @@ class ChatController(QObject):
         def failed(error: BaseException) -> None:
             self._set_compacting(False)
             reason = str(error) if isinstance(error, ContextDeskError) else repr(error)
-            self.conversation.add_notice(f"Compaction failed, the chat is unchanged: {reason}", status="error")
+            self.conversation.add_notice(
+                f"Compaction failed, the chat is unchanged: {reason}", status="error"
+            )
 
         self.bridge.submit(self.session.compact(), done, failed)
         return True
@@ -225,7 +229,11 @@ class ChatController(QObject):
         if message is None:
             return
         self.bridge.call(
-            self.session.edit_summary, message, text, on_result=self.conversation.update_summary, on_error=self._report
+            self.session.edit_summary,
+            message,
+            text,
+            on_result=self.conversation.update_summary,
+            on_error=self._report,
         )
 
     # --- what-if ------------------------------------------------------------------------------
@@ -266,7 +274,11 @@ class ChatController(QObject):
     def question_of(self, message_id: int) -> str | None:
         """The user message a reply answered, from the transcript (None when it is not shown)."""
         entries = self.conversation.entries()
-        rows = [r for r, e in enumerate(entries) if e.message_id == message_id and e.kind in ("assistant", "error")]
+        rows = [
+            r
+            for r, e in enumerate(entries)
+            if e.message_id == message_id and e.kind in ("assistant", "error")
+        ]
         if not rows:
             return None
         return next((e.text for e in reversed(entries[: rows[0]]) if e.kind == "user"), None)
@@ -307,7 +319,9 @@ class ChatController(QObject):
         return self.session.items
 
     def add_item(self, ref: ItemRef) -> None:
-        self.bridge.call(self.session.add_item, ref, on_result=lambda _: self.items_changed.emit(), on_error=self._report)
+        self.bridge.call(
+            self.session.add_item, ref, on_result=lambda _: self.items_changed.emit(), on_error=self._report
+        )
 
     def attach_resource(
         self,
@@ -325,10 +339,12 @@ class ChatController(QObject):
             if not content.text.strip():
                 raise McpServerError(
                     resource.server,
-                    f"{resource.uri} has no text to attach (it is empty or binary): choose a text resource."
+                    f"{resource.uri} has no text to attach (it is empty or binary): choose a text resource.",
                 )
             title = resource.title or resource.name or resource.description
-            return await asyncio.to_thread(self.session.attach_resource, resource.server, resource.uri, content.text, title)
+            return await asyncio.to_thread(
+                self.session.attach_resource, resource.server, resource.uri, content.text, title
+            )
 
         def done(ref: ItemRef) -> None:
             self.items_changed.emit()
@@ -338,12 +354,19 @@ class ChatController(QObject):
 
     def remove_item(self, ref: ItemRef) -> None:
         self.bridge.call(
-            self.session.remove_item, ref, on_result=lambda _: self.items_changed.emit(), on_error=self._report
+            self.session.remove_item,
+            ref,
+            on_result=lambda _: self.items_changed.emit(),
+            on_error=self._report,
         )
 
     def pin_item(self, ref: ItemRef, pinned: bool = True) -> None:
         self.bridge.call(
-            self.session.pin_item, ref, pinned, on_result=lambda _: self.items_changed.emit(), on_error=self._report
+            self.session.pin_item,
+            ref,
+            pinned,
+            on_result=lambda _: self.items_changed.emit(),
+            on_error=self._report,
         )
 
     def override_settings(

@@ -31,7 +31,9 @@ class Rendered:
     code_blocks: list[str] = field(default_factory=list)
 
 
-def _fence(_renderer: object, tokens: Sequence[Token], index: int, _options: object, env: dict[str, Any]) -> str:
+def _fence(
+    _renderer: object, tokens: Sequence[Token], index: int, _options: object, env: dict[str, Any]
+) -> str:
     """A highlighted code block with a Copy link; its code is collected in ``env["code_blocks"]``."""
     token = tokens[index]
     palette: Palette = env["palette"]

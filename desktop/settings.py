@@ -26,7 +26,9 @@ def app_settings() -> QSettings:
 def recent_agents() -> list[Path]:
     value = app_settings().value("agents/recent", [])
     # The ini format reads a one-element list back as a plain string.
-    values: list[object] = [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
+    values: list[object] = (
+        [value] if isinstance(value, str) else list(value) if isinstance(value, list) else []
+    )
     return [Path(v) for v in values if isinstance(v, str) and v]
 
 

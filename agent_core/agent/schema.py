@@ -87,6 +87,13 @@ class SelectionConfig(FileModel):
     min_score: float | None = Field(
         default=None, ge=0.0, le=1.0, description="score floor; None uses the strategy's own"
     )
+    tool_route_score: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=2.0,
+        description="models that cannot choose tools (local): call the best-matching tool when it scores "
+        "at least this; above 1.4 never",
+    )
 
 
 class ContextConfig(FileModel):

@@ -38,6 +38,7 @@ from agent_core.chat.events import (
     UserMessageSaved,
 )
 from agent_core.chat.prompt import Prompt, PromptLimits, ToolBinding, build_prompt, history_messages
+from agent_core.chat.tool_routing import route_tool
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolRuntime
 from agent_core.context.items import (
     ItemRef,
@@ -66,6 +67,7 @@ from agent_core.providers.base import (
     TextDelta,
     ToolCall,
     ToolCallEvent,
+    ToolCalling,
     UsageEvent,
 )
 from agent_core.providers.retry import stream_with_retries
@@ -411,7 +413,24 @@ class ChatSession:
         ]
         kept += [SessionItem(ref, "manual") for ref in added if all(item.ref != ref for item in kept)]
         config = SelectionConfig.model_validate({**self.selection_settings.model_dump(), **(selection or {})})
+        provider: Provider | None = None
+        model_id, resolve_error = "", ""
+        try:
+            provider, model_id = self._resolve_provider(original.model)
+        except ProviderError as error:
+            resolve_error = str(error)
+        tool_calling = provider.tool_calling(model_id) if provider is not None else "none"
+        if tool_calling == "routed":
+            # The reply recorded only the tool routed to; every session tool is a candidate again.
+            kept += [
+                item
+                for item in self.items
+                if item.ref.type == "tool"
+                and item.ref not in removed
+                and all(k.ref != item.ref for k in kept)
+            ]
         tools = self._tools.tools()
+        previous = next((m.content for m in reversed(history) if m.role == "user"), None)
         if self._selector is None:
             outcome = SelectionOutcome(
                 (),
@@ -422,7 +441,6 @@ class ChatSession:
             )
         else:
             candidates = [c for c in agent_candidates(self.agent, kept, tools) if c.ref not in removed]
-            previous = next((m.content for m in reversed(history) if m.role == "user"), None)
             outcome = await self._selector.select(user.content, candidates, config, previous)
         context = RequestContext(
             items=(*(RequestItem(i.ref, i.include_mode) for i in kept), *outcome.items),
@@ -430,13 +448,12 @@ class ChatSession:
             selection=outcome.run,
             near_misses=outcome.near_misses,
         )
+        descriptors = {ItemRef("tool", t.name, t.server): t for t in tools} if tool_calling != "none" else {}
+        if tool_calling == "routed":
+            context = await route_tool(self._selector, user.content, previous, context, descriptors, config)
+        if provider is None:
+            return replace(context, extras={**context.extras, "budget": resolve_error})
         try:
-            provider, model_id = self._resolve_provider(original.model)
-            descriptors = (
-                {ItemRef("tool", t.name, t.server): t for t in tools}
-                if provider.supports_tools(model_id)
-                else {}
-            )
             recent, summary = split_at_summary(history)
             prompt = build_prompt(
                 self.agent,
@@ -450,7 +467,7 @@ class ChatSession:
                 summary=summary.content if summary else None,
             )
         except (ProviderError, ContextOverflowError) as error:
-            return replace(context, extras={"budget": str(error)})
+            return replace(context, extras={**context.extras, "budget": str(error)})
         return replace(context, manifest=prompt.manifest)
 
     def cancel(self) -> None:
@@ -476,23 +493,31 @@ class ChatSession:
         for ref in mentioned:
             self.add_item(ref)
         settings = self.chat_settings
-        tools_now = self._tools.tools() if self._model_takes_tools(settings.model) else ()
+        tool_calling = self._tool_calling(settings.model)
+        tools_now = self._tools.tools() if tool_calling != "none" else ()
         context = await self._build_context(text, history, settings, tools_now, one_turn)
         if not tools_now and self._tools.tools():
             note = f"{settings.model} cannot call tools, so none were offered"
             context = replace(context, extras={**context.extras, "tools": note})
+        descriptors = {ItemRef("tool", t.name, t.server): t for t in tools_now}
+        if tool_calling == "routed":
+            previous = next((m.content for m in reversed(history) if m.role == "user"), None)
+            context = await route_tool(
+                self._selector, text, previous, context, descriptors, self.selection_settings
+            )
         yield ContextBuilt(context)
 
-        descriptors = {ItemRef("tool", t.name, t.server): t for t in tools_now}
-        async for event in self._reply(text, history, context, settings, descriptors, user_message.id):
+        async for event in self._reply(
+            text, history, context, settings, descriptors, user_message.id, routed=tool_calling == "routed"
+        ):
             yield event
 
-    def _model_takes_tools(self, model_ref: str) -> bool:
+    def _tool_calling(self, model_ref: str) -> ToolCalling:
         try:
             provider, model_id = self._resolve_provider(model_ref)
         except ContextDeskError:
-            return True  # the reply will report the provider problem itself
-        return provider.supports_tools(model_id)
+            return "native"  # the reply will report the provider problem itself
+        return provider.tool_calling(model_id)
 
     def _one_turn_reference(self, text: str) -> ItemRef | None:
         """The reference named by a leading ``/ref NAME``, used for this message only.
@@ -553,7 +578,11 @@ class ChatSession:
         settings: ChatDefaults,
         descriptors: Mapping[ItemRef, ToolDescriptor],
         user_message_id: int,
+        *,
+        routed: bool = False,
     ) -> AsyncIterator[ChatEvent]:
+        """The model's turns for one message. ``routed``: the model must call the one tool left in
+        ``context`` on its first turn and is offered none after (see ``tool_routing``)."""
         turns: list[ChatMessage] = []
         usage = TokenUsage()
         message: StoredMessage | None = None
@@ -585,13 +614,13 @@ class ChatSession:
                         if m.id < user_message_id or m.role == "summary"
                     ]
                     recent, summary = split_at_summary(history)
-            for _turn in range(settings.max_chat_turns):
+            for turn in range(settings.max_chat_turns):
                 prompt = build_prompt(
                     self.agent,
                     context,
                     recent,
                     text,
-                    descriptors,
+                    descriptors if not routed or turn == 0 else {},
                     counter=counter,
                     limits=limits,
                     current_turns=turns,
@@ -604,7 +633,10 @@ class ChatSession:
                 )
                 content, calls, last_save = "", [], time.monotonic()
                 request = ChatRequest(
-                    messages=prompt.messages, settings=generation, tools=[b.spec for b in prompt.tools]
+                    messages=prompt.messages,
+                    settings=generation,
+                    tools=[b.spec for b in prompt.tools],
+                    call_tool=prompt.tools[0].spec.name if routed and prompt.tools else None,
                 )
                 async for event in self._streamer(provider, request):
                     if isinstance(event, TextDelta):

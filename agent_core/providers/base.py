@@ -26,6 +26,7 @@ __all__ = [
     "TextDelta",
     "ToolCall",
     "ToolCallEvent",
+    "ToolCalling",
     "ToolSpec",
     "Usage",
     "UsageEvent",
@@ -33,6 +34,11 @@ __all__ = [
 
 Role = Literal["system", "user", "assistant", "tool"]
 FinishReason = Literal["stop", "tool_calls", "length", "cancelled"]
+#: How a model uses tools. ``native``: it is offered the tools and chooses among them itself.
+#: ``routed``: it cannot choose well (small local models), so ContextDesk picks at most one tool per
+#: message with the semantic indexer and the request names it in ``ChatRequest.call_tool``; the model
+#: only writes that tool's arguments. ``none``: it is never offered tools.
+ToolCalling = Literal["native", "routed", "none"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,8 @@ class ChatRequest:
     messages: Sequence[ChatMessage]
     settings: GenerationSettings
     tools: Sequence[ToolSpec] = ()
+    #: For ``routed`` models only: the name of the one tool in ``tools`` the reply must call.
+    call_tool: str | None = None
 
 
 @dataclass(frozen=True)
@@ -196,9 +204,9 @@ class Provider(ABC):
         """Exact token count with the model's own tokenizer, or None when not available offline."""
         return None
 
-    def supports_tools(self, model_id: str) -> bool:
-        """Whether ``model_id`` can be offered tools; tools are left out of its requests if not."""
-        return True
+    def tool_calling(self, model_id: str) -> ToolCalling:
+        """How ``model_id`` uses tools (see ``ToolCalling``); tools are left out of its requests if ``none``."""
+        return "native"
 
     def context_window(self, model_id: str) -> int | None:
         """The window this provider runs ``model_id`` with, when the provider decides it (a local

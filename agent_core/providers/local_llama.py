@@ -5,18 +5,24 @@ closing or cancelling the stream sets a ``threading.Event`` the worker checks be
 The model is loaded lazily, once, and reused; one generation runs at a time (a llama context is
 not thread-safe).
 
-Tools are not offered to local models: the bundled SmolLM2-135M cannot call tools reliably and its
-chat template has no tool syntax, so ``ChatRequest.tools`` is ignored. Tool calls and results already
-in the history (e.g. from another model earlier in the chat) are rendered as plain text.
+Local models use *routed* tool calling: the bundled SmolLM2-135M cannot choose among tools (offered
+tools in llama.cpp's function-calling format, it called one even for "hello"), so the chat engine
+picks the tool with the semantic indexer and names it in ``ChatRequest.call_tool``. The model then
+only writes that tool's required arguments, constrained by a grammar built from their JSON schema,
+so the call is always well-formed; optional arguments keep their defaults (a model this small
+invents values for them). ``options: {toolCalling: none}`` turns tools off for a provider. Tool
+calls and results in the history are rendered as plain text, since the chat template has no tool syntax.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -37,6 +43,10 @@ from agent_core.providers.base import (
     ProviderSettings,
     StreamEvent,
     TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    ToolCalling,
+    ToolSpec,
     Usage,
     UsageEvent,
 )
@@ -83,7 +93,7 @@ class _Done:
     usage: Usage
 
 
-_Item = TextDelta | _Done | ProviderError
+_Item = TextDelta | ToolCallEvent | _Done | ProviderError
 
 
 class LocalLlamaProvider(Provider):
@@ -237,8 +247,9 @@ class LocalLlamaProvider(Provider):
     def context_window(self, model_id: str) -> int | None:
         return self.settings.context_size or DEFAULT_CONTEXT_SIZE
 
-    def supports_tools(self, model_id: str) -> bool:
-        return False  # see the module docstring: tools are not offered to local models
+    def tool_calling(self, model_id: str) -> ToolCalling:
+        """``routed`` (see the module docstring), or ``none`` with ``options: {toolCalling: none}``."""
+        return "none" if str(self.settings.options.get("toolCalling", "routed")) == "none" else "routed"
 
     async def list_models(self) -> list[ModelInfo]:
         models: list[ModelInfo] = []
@@ -296,6 +307,8 @@ class LocalLlamaProvider(Provider):
     def _generate(
         self, llama: Llama, request: ChatRequest, stop: threading.Event, put: Callable[[_Item], None]
     ) -> _Done:
+        if request.call_tool is not None:
+            return self._generate_tool_call(llama, request, put)
         settings = request.settings
         try:
             chunks = cast(
@@ -328,15 +341,98 @@ class LocalLlamaProvider(Provider):
                 if choice.get("finish_reason") == "length":
                     reason = "length"
         except ValueError as error:
-            if "exceed context window" in str(error):
-                raise ProviderRequestError(
-                    f"The conversation does not fit in the local model's context ({error}): start a new "
-                    "chat, remove context, or raise the context size in Providers."
-                ) from error
-            raise ProviderRequestError(f"The local model rejected the request ({error}).") from error
+            raise _request_error(error) from error
         return _Done(
             reason, Usage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=None)
         )
+
+    def _generate_tool_call(self, llama: Llama, request: ChatRequest, put: Callable[[_Item], None]) -> _Done:
+        """Write the arguments of ``request.call_tool`` and hand over the call (see the module docstring)."""
+        spec = next((tool for tool in request.tools if tool.name == request.call_tool), None)
+        if spec is None:
+            raise ProviderRequestError(
+                f"The request names the tool {request.call_tool!r} but does not offer it: this is a bug."
+            )
+        schema = required_arguments_schema(spec.input_schema)
+        usage = Usage(input_tokens=0, output_tokens=0)
+        arguments: dict[str, Any] = {}
+        if schema["properties"]:
+            messages = [
+                *_to_llama_messages(request.messages),
+                {"role": "user", "content": _argument_instruction(spec, schema)},
+            ]
+            try:
+                reply = cast(
+                    dict[str, Any],
+                    llama.create_chat_completion(
+                        messages=cast(Any, messages),
+                        response_format={"type": "json_object", "schema": schema},
+                        max_tokens=min(request.settings.max_output_tokens, MAX_ARGUMENT_TOKENS),
+                        temperature=0.0,
+                        repeat_penalty=float(
+                            self.settings.options.get("repeatPenalty", DEFAULT_REPEAT_PENALTY)
+                        ),
+                    ),
+                )
+            except ValueError as error:
+                raise _request_error(error) from error
+            arguments = _parse_arguments(reply["choices"][0]["message"].get("content") or "", schema)
+            counts = reply.get("usage") or {}
+            usage = Usage(
+                input_tokens=counts.get("prompt_tokens"), output_tokens=counts.get("completion_tokens")
+            )
+        put(ToolCallEvent(ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=spec.name, arguments=arguments)))
+        return _Done("tool_calls", usage)
+
+
+MAX_ARGUMENT_TOKENS = 160
+
+
+def required_arguments_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a tool's input schema the local model fills: its required properties only."""
+    properties = input_schema.get("properties")
+    if not isinstance(properties, Mapping):
+        properties = {}
+    required = [name for name in input_schema.get("required", ()) if name in properties]
+    return {
+        "type": "object",
+        "properties": {name: dict(properties[name]) for name in required},
+        "required": required,
+    }
+
+
+def _argument_instruction(spec: ToolSpec, schema: Mapping[str, Any]) -> str:
+    example = json.dumps({name: "..." for name in schema["properties"]})
+    return (
+        f"Call the tool {spec.name}: {spec.description}\n"
+        f"Reply with its arguments as JSON, like {example}, taking each value word for word from my "
+        "message above."
+    )
+
+
+def _parse_arguments(text: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's JSON arguments; the grammar makes them valid, but a reply cut short is not."""
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ProviderRequestError(
+            f"The local model did not finish the arguments of the tool call ({error}): ask again, "
+            "naming the value (a file name, a search text) in quotes."
+        ) from error
+    if not isinstance(parsed, dict):
+        raise ProviderRequestError(
+            "The local model wrote tool arguments that are not a JSON object: ask again."
+        )
+    return {name: value for name, value in parsed.items() if name in schema["properties"]}
+
+
+def _request_error(error: ValueError) -> ProviderRequestError:
+    if "exceed context window" in str(error):
+        return ProviderRequestError(
+            f"The conversation does not fit in the local model's context ({error}): start a new "
+            "chat, remove context, or raise the context size in Providers."
+        )
+    return ProviderRequestError(f"The local model rejected the request ({error}).")
 
 
 def _llama_class() -> type[Llama]:
@@ -351,7 +447,7 @@ def _llama_class() -> type[Llama]:
 
 
 def _to_llama_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
-    """Chat-template messages. Tools are not offered locally, so tool traffic becomes plain text."""
+    """Chat-template messages; the template has no tool syntax, so tool traffic becomes plain text."""
     result: list[dict[str, str]] = []
     for message in messages:
         if message.role == "tool":

@@ -41,7 +41,11 @@ class ResourceSource(Protocol):
 
 class AttachResourceDialog(QDialog):
     def __init__(
-        self, bridge: CoreBridge, source: ResourceSource, controller: ChatController, parent: QWidget | None = None
+        self,
+        bridge: CoreBridge,
+        source: ResourceSource,
+        controller: ChatController,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge

@@ -36,7 +36,9 @@ class PromptSource(Protocol):
 
     async def list_prompts(self, server: str | None = None) -> list[PromptInfo]: ...
 
-    async def get_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> PromptResult: ...
+    async def get_prompt(
+        self, server: str, name: str, arguments: dict[str, str] | None = None
+    ) -> PromptResult: ...
 
 
 class InsertPromptDialog(QDialog):
@@ -107,7 +109,12 @@ class InsertPromptDialog(QDialog):
             names = [p.name for p in self.model.items()]
             row = names.index(self._preselect) if self._preselect in names else 0
             self.list.setCurrentIndex(self.model.index(row))
-            self._set_busy(False, "" if not self._preselect or self._preselect in names else f"No prompt named '{self._preselect}'.")
+            self._set_busy(
+                False,
+                ""
+                if not self._preselect or self._preselect in names
+                else f"No prompt named '{self._preselect}'.",
+            )
 
         self.bridge.submit(self.source.list_prompts(), done, lambda error: self._failed(token, error))
 
@@ -125,7 +132,9 @@ class InsertPromptDialog(QDialog):
         self.form_title.setText("Arguments")
         for argument in prompt.arguments if prompt is not None else ():
             field = QLineEdit()
-            field.setPlaceholderText(argument.description or ("required" if argument.required else "optional"))
+            field.setPlaceholderText(
+                argument.description or ("required" if argument.required else "optional")
+            )
             field.setToolTip(argument.description)
             field.returnPressed.connect(self.insert)
             field.textEdited.connect(lambda _text: self._set_status(""))
@@ -167,7 +176,9 @@ class InsertPromptDialog(QDialog):
             self.accept()
 
         self.bridge.submit(
-            self.source.get_prompt(prompt.server, prompt.name, arguments), done, lambda e: self._failed(token, e)
+            self.source.get_prompt(prompt.server, prompt.name, arguments),
+            done,
+            lambda e: self._failed(token, e),
         )
 
     def _failed(self, token: int, error: BaseException) -> None:

@@ -97,7 +97,9 @@ class SchemaForm(QWidget):
 
 
 class RunToolDialog(QDialog):
-    def __init__(self, bridge: CoreBridge, manager: Any, tool: ToolInfo, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, bridge: CoreBridge, manager: Any, tool: ToolInfo, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.bridge = bridge
         self.manager = manager

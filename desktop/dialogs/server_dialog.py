@@ -100,7 +100,11 @@ class ServerDialog(QDialog):
 
         json_page = QWidget()
         json_layout = QVBoxLayout(json_page)
-        json_layout.addWidget(QLabel('Paste a block like {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}'))
+        json_layout.addWidget(
+            QLabel(
+                'Paste a block like {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}'
+            )
+        )
         self.json = QPlainTextEdit()
         json_layout.addWidget(self.json)
         self.tabs.addTab(json_page, "Paste JSON")
@@ -110,7 +114,9 @@ class ServerDialog(QDialog):
         self.error.setStyleSheet(f"color: {colors().error};")
         self.error.hide()
         layout.addWidget(self.error)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
         self.buttons.accepted.connect(self._accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
@@ -153,7 +159,9 @@ class ServerDialog(QDialog):
             return
         clash = set(result) & self._taken
         if clash:
-            self._fail(f"This agent already has a server called {', '.join(sorted(clash))}: choose another name.")
+            self._fail(
+                f"This agent already has a server called {', '.join(sorted(clash))}: choose another name."
+            )
             return
         self._result = result
         self.accept()
@@ -164,17 +172,34 @@ class ServerDialog(QDialog):
             raise ValueError(f"Name: {problem}")
         kind = self.type.currentText()
         original = self._original
-        keep = original.model_dump(exclude={"type", "command", "args", "env", "url", "headers", "cwd"}, exclude_unset=True) if original else {}
+        keep = (
+            original.model_dump(
+                exclude={"type", "command", "args", "env", "url", "headers", "cwd"}, exclude_unset=True
+            )
+            if original
+            else {}
+        )
         if kind == "stdio":
             try:
                 args = shlex.split(self.args.text())
             except ValueError as error:
                 raise ValueError(f"Arguments: {error}") from error
-            block: dict[str, Any] = {**keep, "type": "stdio", "command": self.command.text().strip(), "args": args, "env": _pairs(self.env.toPlainText(), "Environment")}
+            block: dict[str, Any] = {
+                **keep,
+                "type": "stdio",
+                "command": self.command.text().strip(),
+                "args": args,
+                "env": _pairs(self.env.toPlainText(), "Environment"),
+            }
             if isinstance(original, StdioServerConfig) and original.cwd:
                 block["cwd"] = original.cwd
         else:
-            block = {**keep, "type": kind, "url": self.url.text().strip(), "headers": _pairs(self.headers.toPlainText(), "Headers")}
+            block = {
+                **keep,
+                "type": kind,
+                "url": self.url.text().strip(),
+                "headers": _pairs(self.headers.toPlainText(), "Headers"),
+            }
         try:
             return {name: _ADAPTER.validate_python(block)}
         except ValidationError as error:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
+from agent_core.chat.tool_routing import ROUTING_NOTE_KEY
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
@@ -39,7 +40,11 @@ from desktop.views.window_geometry import fit_size
 
 __all__ = ["ContextColumn", "ViewContextDialog", "describe_run", "tools_note"]
 
-COLUMNS: tuple[tuple[str, ItemType], ...] = (("Rules", "rule"), ("References", "reference"), ("Tools", "tool"))
+COLUMNS: tuple[tuple[str, ItemType], ...] = (
+    ("Rules", "rule"),
+    ("References", "reference"),
+    ("Tools", "tool"),
+)
 
 STATUS_TEXT = {
     "ok": "",
@@ -68,7 +73,9 @@ def describe_run(context: RequestContext) -> str:
 
 
 def tools_note(context: RequestContext) -> str:
-    """Why the request has no tools when the chat had some (the core's note, and what to do)."""
+    """Why the request has no tools, or only the one routed to (the core's note, and what to do)."""
+    if routing := context.extras.get(ROUTING_NOTE_KEY, ""):
+        return f"{routing.rstrip('.')}."
     note = context.extras.get("tools", "")
     return f"{note.rstrip('.')}. Choose a tool-capable model in the model picker to use them." if note else ""
 
@@ -104,7 +111,9 @@ class ContextColumn(QWidget):
         super().__init__(parent)
         palette = colors()
         self.items_model = ContextItemsModel(request_rows(context, item_type, agent, tools, attached), self)
-        self.misses_model = ContextItemsModel(near_miss_rows(context.near_misses, item_type, agent, tools), self)
+        self.misses_model = ContextItemsModel(
+            near_miss_rows(context.near_misses, item_type, agent, tools), self
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         tokens = [row.tokens for row in self.items_model.rows() if row.tokens is not None]
@@ -117,7 +126,9 @@ class ContextColumn(QWidget):
         # The core's note on this column, e.g. that the model cannot call tools so none were sent.
         self.note = QLabel(tools_note(context) if item_type == "tool" else "")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet(f"background-color: {palette.warning_background}; padding: 6px; border-radius: 6px;")
+        self.note.setStyleSheet(
+            f"background-color: {palette.warning_background}; padding: 6px; border-radius: 6px;"
+        )
         self.note.setVisible(bool(self.note.text()))
         layout.addWidget(self.note)
         self.items_view = _ItemList(self.items_model, misses=False)
@@ -126,7 +137,9 @@ class ContextColumn(QWidget):
         self.empty.setStyleSheet(f"color: {palette.muted}; padding: 6px;")
         self.empty.setVisible(self.items_model.rowCount() == 0 and not self.note.text())
         layout.addWidget(self.empty)
-        self.misses_title = QLabel(f"Not included  <span style='color:{palette.muted}'>{self.misses_model.rowCount()}</span>")
+        self.misses_title = QLabel(
+            f"Not included  <span style='color:{palette.muted}'>{self.misses_model.rowCount()}</span>"
+        )
         self.misses_title.setStyleSheet("font-weight: 600; margin-top: 8px;")
         self.misses_title.setToolTip("Agent-mode items the selector considered for this message and left out")
         layout.addWidget(self.misses_title)
@@ -196,7 +209,9 @@ class ViewContextDialog(QDialog):
             f"Note: {status}" + (f" ({context.selection.detail})" if context.selection.detail else "")
         )
         self.status.setWordWrap(True)
-        self.status.setStyleSheet(f"background-color: {palette.warning_background}; padding: 6px; border-radius: 6px;")
+        self.status.setStyleSheet(
+            f"background-color: {palette.warning_background}; padding: 6px; border-radius: 6px;"
+        )
         self.status.setVisible(bool(status) and context.selection.status != "no_candidates")
         layout.addWidget(self.status)
         columns = QHBoxLayout()

@@ -92,7 +92,11 @@ class WhatIfDialog(QDialog):
         self.strategy = QComboBox()
         for value, label in STRATEGIES:
             self.strategy.addItem(label, value)
-        current = controller.session.selection_settings.strategy if run.strategy not in dict(STRATEGIES) else run.strategy
+        current = (
+            controller.session.selection_settings.strategy
+            if run.strategy not in dict(STRATEGIES)
+            else run.strategy
+        )
         self.strategy.setCurrentIndex(max(0, self.strategy.findData(current)))
         form.addRow("Top K", self.top_k)
         form.addRow("Top N", self.top_n)
@@ -171,7 +175,12 @@ class WhatIfDialog(QDialog):
         self.status.setText("Rebuilding the context… (nothing is sent)")
         self.compare_button.setEnabled(False)
         self.controller.what_if(
-            self.message_id, self.selection(), self.items.include(), self.items.exclude(), self._show, self._failed
+            self.message_id,
+            self.selection(),
+            self.items.include(),
+            self.items.exclude(),
+            self._show,
+            self._failed,
         )
 
     def _show(self, context: RequestContext) -> None:

@@ -203,7 +203,9 @@ def session_rows(
         if item.ref.type != item_type:
             continue
         priority, description, removed = _details(item.ref, agent, by_ref, attached)
-        rows.append(ContextRow(item.ref, item.include_mode, None, priority, description, removed, pinned=item.pinned))
+        rows.append(
+            ContextRow(item.ref, item.include_mode, None, priority, description, removed, pinned=item.pinned)
+        )
     return rows
 
 
@@ -231,8 +233,14 @@ class ContextItemsModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(Column)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(Column):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(Column)
+        ):
             return HEADERS[Column(section)]
         return None
 

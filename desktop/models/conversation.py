@@ -169,7 +169,9 @@ class ConversationModel(QAbstractListModel):
         covered = sum(
             1
             for e in self._entries
-            if e.kind in ("user", "assistant", "error") and e.message_id is not None and e.message_id <= message.covers_until
+            if e.kind in ("user", "assistant", "error")
+            and e.message_id is not None
+            and e.message_id <= message.covers_until
         )
         return Entry(
             "summary",

@@ -22,7 +22,12 @@ class Column(IntEnum):
     DESCRIPTION = 3
 
 
-HEADERS = {Column.PRIORITY: "Priority", Column.NAME: "Name", Column.INCLUDE: "Include", Column.DESCRIPTION: "Description"}
+HEADERS = {
+    Column.PRIORITY: "Priority",
+    Column.NAME: "Name",
+    Column.INCLUDE: "Include",
+    Column.DESCRIPTION: "Description",
+}
 
 
 class Role(IntEnum):
@@ -61,8 +66,14 @@ class DocumentListModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(Column)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(Column):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(Column)
+        ):
             return HEADERS[Column(section)]
         return None
 

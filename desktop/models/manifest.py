@@ -94,7 +94,11 @@ def cost_of(manifest: ContextManifest | None, ref: ItemRef) -> ManifestPart | No
     """The manifest part for one item (a selected rule or reference counts too), or None."""
     if manifest is None:
         return None
-    kinds = {"rule": ("rule", "selected_rule"), "reference": ("reference", "selected_reference"), "tool": ("tool",)}
+    kinds = {
+        "rule": ("rule", "selected_rule"),
+        "reference": ("reference", "selected_reference"),
+        "tool": ("tool",),
+    }
     name = _part_name(ref)
     for part in manifest.parts:
         if part.kind in kinds[ref.type] and part.name == name:
@@ -103,7 +107,7 @@ def cost_of(manifest: ContextManifest | None, ref: ItemRef) -> ManifestPart | No
 
 
 def describe_totals(manifest: ContextManifest) -> str:
-    """"N of M tokens (window W from <source>, R reserved for the reply; counts exact|estimated)"."""
+    """ "N of M tokens (window W from <source>, R reserved for the reply; counts exact|estimated)"."""
     how = "exact" if manifest.exact else "estimated"
     return (
         f"{manifest.total_tokens:,} of {manifest.budget:,} tokens "
@@ -152,7 +156,12 @@ class PartsColumn(IntEnum):
     DETAIL = 3
 
 
-_PART_HEADERS = {PartsColumn.KIND: "Part", PartsColumn.NAME: "Name", PartsColumn.TOKENS: "Tokens", PartsColumn.DETAIL: "Detail"}
+_PART_HEADERS = {
+    PartsColumn.KIND: "Part",
+    PartsColumn.NAME: "Name",
+    PartsColumn.TOKENS: "Tokens",
+    PartsColumn.DETAIL: "Detail",
+}
 
 
 class PartsModel(QAbstractTableModel):
@@ -181,8 +190,14 @@ class PartsModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(PartsColumn)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(PartsColumn):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(PartsColumn)
+        ):
             return _PART_HEADERS[PartsColumn(section)]
         return None
 
@@ -256,7 +271,11 @@ class CompareRole(IntEnum):
     REF = Qt.ItemDataRole.UserRole + 2
 
 
-_COMPARE_HEADERS = {CompareColumn.ITEM: "Item", CompareColumn.BEFORE: "Original", CompareColumn.AFTER: "What-if"}
+_COMPARE_HEADERS = {
+    CompareColumn.ITEM: "Item",
+    CompareColumn.BEFORE: "Original",
+    CompareColumn.AFTER: "What-if",
+}
 CHANGE_COLORS = {"added": "#16a34a", "removed": "#dc2626"}
 
 
@@ -292,8 +311,14 @@ class ComparisonModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(CompareColumn)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(CompareColumn):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(CompareColumn)
+        ):
             return _COMPARE_HEADERS[CompareColumn(section)]
         return None
 
@@ -312,7 +337,9 @@ class ComparisonModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and row.change in CHANGE_COLORS:
             return QColor(CHANGE_COLORS[row.change])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return {"kept": "In both", "added": "Only in the what-if", "removed": "Only in the original"}[row.change]
+            return {"kept": "In both", "added": "Only in the what-if", "removed": "Only in the original"}[
+                row.change
+            ]
         values: dict[int, Any] = {CompareRole.CHANGE: row.change, CompareRole.REF: row.ref}
         return values.get(role)
 
@@ -326,17 +353,28 @@ def total_line(label: str, context: RequestContext) -> str:
     return f"{label}: {manifest.total_tokens:,} of {manifest.budget:,} tokens ({manifest.used_share:.0%})"
 
 
-def group_delta(original: ContextManifest | None, what_if: ContextManifest | None) -> list[tuple[str, int, int]]:
+def group_delta(
+    original: ContextManifest | None, what_if: ContextManifest | None
+) -> list[tuple[str, int, int]]:
     """(group label, original tokens, what-if tokens) for every group in either manifest."""
     before = {g.key: t for g, t in breakdown(original)} if original else {}
     after = {g.key: t for g, t in breakdown(what_if)} if what_if else {}
-    return [(g.label, before.get(g.key, 0), after.get(g.key, 0)) for g in GROUPS if g.key in before or g.key in after]
+    return [
+        (g.label, before.get(g.key, 0), after.get(g.key, 0))
+        for g in GROUPS
+        if g.key in before or g.key in after
+    ]
 
 
 def selection_changes(original: RequestContext, values: dict[str, Any]) -> dict[str, Any]:
     """The selection fields in ``values`` that differ from what the original request used."""
     run = original.selection
-    used = {"top_k": run.top_k, "top_n": run.top_n, "include_score": run.include_score, "strategy": run.strategy}
+    used = {
+        "top_k": run.top_k,
+        "top_n": run.top_n,
+        "include_score": run.include_score,
+        "strategy": run.strategy,
+    }
     return {k: v for k, v in values.items() if used.get(k) != v}
 
 

@@ -79,7 +79,11 @@ class ResourceListModel(_CatalogModel[ResourceInfo]):
 
     def _label(self, item: ResourceInfo) -> str:
         title = item.title or item.name
-        return f"{item.server}: {title}  ({item.uri})" if title and title != item.uri else f"{item.server}: {item.uri}"
+        return (
+            f"{item.server}: {title}  ({item.uri})"
+            if title and title != item.uri
+            else f"{item.server}: {item.uri}"
+        )
 
 
 class PromptListModel(_CatalogModel[PromptInfo]):
@@ -90,4 +94,6 @@ class PromptListModel(_CatalogModel[PromptInfo]):
 
     def _label(self, item: PromptInfo) -> str:
         title = item.title or item.name
-        return f"{item.server}: {title} — {item.description}" if item.description else f"{item.server}: {title}"
+        return (
+            f"{item.server}: {title} — {item.description}" if item.description else f"{item.server}: {title}"
+        )

@@ -22,7 +22,7 @@ def key_source(value: str | None) -> str:
     if not value:
         return "no key"
     if value.startswith(ENV_SCHEME):
-        return f"environment ({value[len(ENV_SCHEME):]})"
+        return f"environment ({value[len(ENV_SCHEME) :]})"
     if value.startswith(KEYRING_SCHEME):
         return "system keyring"
     return "in agent.yaml (plain text)"
@@ -59,7 +59,9 @@ class ProviderListModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(ProviderColumn)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return ("Provider", "Type", "Key", "Base URL")[section]
         return None

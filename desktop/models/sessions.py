@@ -42,7 +42,9 @@ class SessionRow:
         return cls(session.id, session.title, session.updated_at, snippet)
 
 
-def rows_for_search(text: str, sessions: Sequence[StoredSession], hits: Sequence[SearchHit]) -> list[SessionRow]:
+def rows_for_search(
+    text: str, sessions: Sequence[StoredSession], hits: Sequence[SearchHit]
+) -> list[SessionRow]:
     """Chats whose title contains ``text`` or whose messages match it, newest first, one row each."""
     needle = text.strip().lower()
     snippets: dict[str, str] = {}
@@ -137,7 +139,9 @@ class SessionListModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(Column)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return {Column.TITLE: "Chat", Column.UPDATED: "Updated"}.get(Column(section))
         return None

@@ -36,7 +36,9 @@ class ToggleItemsModel(QAbstractListModel):
         super().__init__(parent)
         used = [ToggleRow(i.ref, True, True, i.include_mode, i.score) for i in context.items]
         seen = {row.ref for row in used}
-        misses = [ToggleRow(m.ref, False, False, None, m.score) for m in context.near_misses if m.ref not in seen]
+        misses = [
+            ToggleRow(m.ref, False, False, None, m.score) for m in context.near_misses if m.ref not in seen
+        ]
         self._rows = used + misses
 
     def rows(self) -> list[ToggleRow]:
@@ -51,7 +53,11 @@ class ToggleItemsModel(QAbstractListModel):
     def set_checked(self, ref: ItemRef, checked: bool) -> None:
         for row, item in enumerate(self._rows):
             if item.ref == ref:
-                self.setData(self.index(row), Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole)
+                self.setData(
+                    self.index(row),
+                    Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked,
+                    Qt.ItemDataRole.CheckStateRole,
+                )
                 return
         raise KeyError(ref)
 

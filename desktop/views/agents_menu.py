@@ -34,7 +34,9 @@ class AgentsMenu:
     def open_path(self, path: Path) -> None:
         if not (path / AGENT_FILE).is_file():
             QMessageBox.warning(
-                self.parent, "Not an agent", f"{path} has no {AGENT_FILE}: choose an agent folder, or use New agent…"
+                self.parent,
+                "Not an agent",
+                f"{path} has no {AGENT_FILE}: choose an agent folder, or use New agent…",
             )
             remove_recent_agent(path)
             return
@@ -73,11 +75,16 @@ class AgentsMenu:
 
     def import_agent(self) -> None:
         source, _ = QFileDialog.getOpenFileName(
-            self.parent, "Import: a TsAgent agent, Cursor rules or an mcpServers JSON file", "", "Agents (*.yaml *.yml *.json *.mdc);;All files (*)"
+            self.parent,
+            "Import: a TsAgent agent, Cursor rules or an mcpServers JSON file",
+            "",
+            "Agents (*.yaml *.yml *.json *.mdc);;All files (*)",
         )
         if not source:
             return
-        target = QFileDialog.getExistingDirectory(self.parent, "Import into which agent folder (new or existing)?")
+        target = QFileDialog.getExistingDirectory(
+            self.parent, "Import into which agent folder (new or existing)?"
+        )
         if not target:
             return
         source_path, target_path = Path(source), Path(target)

@@ -30,7 +30,9 @@ INDEX_DEBOUNCE_MS = 500  # servers report one by one as they start: index once t
 
 
 class BackgroundWork(QObject):
-    def __init__(self, bridge: CoreBridge, host: WorkspaceHost, status_bar: QStatusBar, parent: QObject | None = None) -> None:
+    def __init__(
+        self, bridge: CoreBridge, host: WorkspaceHost, status_bar: QStatusBar, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.bridge = bridge
         self.host = host
@@ -54,12 +56,16 @@ class BackgroundWork(QObject):
         )
         self.indexing.finished.connect(self._indexed)
         self.indexing.failed.connect(
-            lambda reason: self.index_status.fail("Indexing the agent's items failed (retried on the next message)", reason)
+            lambda reason: self.index_status.fail(
+                "Indexing the agent's items failed (retried on the next message)", reason
+            )
         )
         self.warmup = ModelWarmup(bridge, self)
         self.warmup.loading.connect(self._model_loading)
         self.warmup.loaded.connect(lambda _ref: self.model_status.finish("Local model ready"))
-        self.warmup.failed.connect(lambda _ref, reason: self.model_status.fail("The local model could not load", reason))
+        self.warmup.failed.connect(
+            lambda _ref, reason: self.model_status.fail("The local model could not load", reason)
+        )
 
     # --- what the window tells it -------------------------------------------------------------
 
@@ -124,9 +130,13 @@ class BackgroundWork(QObject):
             self.indexing.index(workspace, self.host.tools.tools())
 
     def _indexed(self, timings: Timings) -> None:
-        self.index_status.finish(f"Agent items indexed ({timings.embedded} new chunks, {timings.index_ms / 1000:.1f} s)")
+        self.index_status.finish(
+            f"Agent items indexed ({timings.embedded} new chunks, {timings.index_ms / 1000:.1f} s)"
+        )
 
     # --- local model --------------------------------------------------------------------------
 
     def _model_loading(self, model_ref: str) -> None:
-        self.model_status.start("Loading the local model…", detail=f"Loading {model_ref}; a message sent now waits for it")
+        self.model_status.start(
+            "Loading the local model…", detail=f"Loading {model_ref}; a message sent now waits for it"
+        )

@@ -44,7 +44,9 @@ class ChatView(QWidget):
         self.model_picker.setEditable(True)
         self.model_picker.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         self.model_picker.setMinimumContentsLength(28)
-        self.model_picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.model_picker.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.model_picker.setToolTip("The model for this chat (provider:model)")
         self.model_picker.activated.connect(lambda _i: self._model_chosen())
         line_edit = self.model_picker.lineEdit()
@@ -130,7 +132,9 @@ class ChatView(QWidget):
         if not model or model == self.controller.session.chat_settings.model:
             return
         if ":" not in model:
-            self.show_error(f"'{model}' is not provider:model, e.g. openai:gpt-4o-mini. Pick one from the list.")
+            self.show_error(
+                f"'{model}' is not provider:model, e.g. openai:gpt-4o-mini. Pick one from the list."
+            )
             return
         self.controller.override_settings(chat={"model": model})
 

@@ -177,7 +177,9 @@ class Banner(QFrame):
         self._finish_pending()
         palette = colors()
         background = palette.warning_background if level != "info" else palette.inline_code_background
-        self.setStyleSheet(f"#banner {{ background-color: {background}; border-bottom: 1px solid {palette.border}; }}")
+        self.setStyleSheet(
+            f"#banner {{ background-color: {background}; border-bottom: 1px solid {palette.border}; }}"
+        )
         self._label.setText(text)
         self._callback = callback
         self._on_expire = on_expire

@@ -24,7 +24,9 @@ class Composer(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setPlaceholderText("Message — Enter sends, Shift+Enter new line, @ adds rules and references, / commands")
+        self.setPlaceholderText(
+            "Message — Enter sends, Shift+Enter new line, @ adds rules and references, / commands"
+        )
         self.setTabChangesFocus(True)
         self._mentions: list[str] = []
         self._completions = QStringListModel(self)
@@ -106,5 +108,7 @@ class Composer(QPlainTextEdit):
                 self.submitted.emit(text)
             return
         super().keyPressEvent(event)
-        if (event.text() and (event.text().isprintable() or key == Qt.Key.Key_Backspace)) or key == Qt.Key.Key_Backspace:
+        if (
+            event.text() and (event.text().isprintable() or key == Qt.Key.Key_Backspace)
+        ) or key == Qt.Key.Key_Backspace:
             self._update_popup()

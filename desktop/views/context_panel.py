@@ -28,11 +28,19 @@ from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
 from desktop.views.token_bar import ContextGauge
 
-__all__ = ["NO_TOOLS_NOTE", "ContextPanel", "ContextSection"]
+__all__ = ["NO_TOOLS_NOTE", "ROUTED_TOOLS_NOTE", "ContextPanel", "ContextSection"]
 
-SECTIONS: tuple[tuple[str, ItemType], ...] = (("Rules", "rule"), ("References", "reference"), ("Tools", "tool"))
+SECTIONS: tuple[tuple[str, ItemType], ...] = (
+    ("Rules", "rule"),
+    ("References", "reference"),
+    ("Tools", "tool"),
+)
 NO_TOOLS_NOTE = (
     "This model cannot call tools; they are not sent. Choose a tool-capable model in the model picker."
+)
+ROUTED_TOOLS_NOTE = (
+    "This model cannot choose tools itself: for each message ContextDesk calls the one tool the message "
+    "clearly asks for (see View Context), or none."
 )
 
 
@@ -151,7 +159,9 @@ class ContextSection(QWidget):
         menu = QMenu(self)
         ref = index.data(Role.REF)
         pinned = bool(index.data(Role.PINNED))
-        menu.addAction("Unpin" if pinned else "Pin (keep in full)", lambda: self.on_pin and self.on_pin(ref, not pinned))
+        menu.addAction(
+            "Unpin" if pinned else "Pin (keep in full)", lambda: self.on_pin and self.on_pin(ref, not pinned)
+        )
         menu.addAction("Remove from chat", lambda: self.on_remove and self.on_remove(ref))
         menu.exec(self.view.viewport().mapToGlobal(position))
 
@@ -224,9 +234,10 @@ class ContextPanel(QWidget):
         for item_type, section in self.sections.items():
             rows = session_rows(items, item_type, agent, tools, attached)
             section.set_rows(rows, _available(item_type, agent, tools, in_chat))
-        # As the core does: a model that cannot call tools is sent none (and View Context says so).
-        tools_unused = bool(tools) and not controller.model_takes_tools
-        self.sections["tool"].set_note(NO_TOOLS_NOTE if tools_unused else "")
+        # As the core does: a model that cannot call tools is sent none, a routed one at most one
+        # per message (and View Context says which and why).
+        notes = {"none": NO_TOOLS_NOTE, "routed": ROUTED_TOOLS_NOTE, "native": ""}
+        self.sections["tool"].set_note(notes[controller.tool_calling] if tools else "")
 
     def _add(self, ref: ItemRef) -> None:
         if self.controller is not None:
@@ -245,9 +256,14 @@ def _available(
     item_type: ItemType, agent: Agent, tools: Sequence[ToolDescriptor], in_chat: set[ItemRef]
 ) -> list[tuple[ItemRef, str]]:
     if item_type == "tool":
-        refs = [(ItemRef("tool", t.name, t.server), f"{t.server}.{t.name}  ({t.include.value})") for t in tools]
+        refs = [
+            (ItemRef("tool", t.name, t.server), f"{t.server}.{t.name}  ({t.include.value})") for t in tools
+        ]
     else:
         documents = agent.documents("rule" if item_type == "rule" else "reference").values()
         ordered = sorted(documents, key=lambda d: (d.priority_level, d.name))
-        refs = [(ItemRef(d.kind, d.name), f"{d.priority_level:03d}  {d.name}  ({d.include.value})") for d in ordered]
+        refs = [
+            (ItemRef(d.kind, d.name), f"{d.priority_level:03d}  {d.name}  ({d.include.value})")
+            for d in ordered
+        ]
     return [(ref, label) for ref, label in refs if ref not in in_chat]

@@ -26,7 +26,9 @@ class ConversationView(QScrollArea):
     decision_made = Signal(int, object)  # row, ApprovalDecision
     summary_edited = Signal(int, str)  # row, new text
 
-    def __init__(self, model: ConversationModel, agent_name: str = "Assistant", parent: QWidget | None = None) -> None:
+    def __init__(
+        self, model: ConversationModel, agent_name: str = "Assistant", parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.model = model
         self.agent_name = agent_name

@@ -246,7 +246,9 @@ class DocumentPanel(QWidget):
             elif item is not None and not self._dirty:
                 self.editor.load(item)
             elif item is not None and self._dirty and item != self.editor.value():
-                self._note("This file changed on disk. Save to keep your version, or Revert to load the new one.")
+                self._note(
+                    "This file changed on disk. Save to keep your version, or Revert to load the new one."
+                )
         self._select(self._current)
         self._update_buttons()
 
@@ -285,7 +287,10 @@ class DocumentPanel(QWidget):
 
     def _confirm_discard(self) -> bool:
         answer = QMessageBox.question(
-            self, "Unsaved changes", "Discard the changes to this item?", QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel
+            self,
+            "Unsaved changes",
+            "Discard the changes to this item?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
         )
         return answer == QMessageBox.StandardButton.Discard
 
@@ -374,7 +379,9 @@ class DocumentPanel(QWidget):
         name = self._current
         if agent is None or name is None:
             return
-        answer = QMessageBox.question(self, f"Delete {self.kind}", f"Delete the {self.kind} '{name}' and its file?")
+        answer = QMessageBox.question(
+            self, f"Delete {self.kind}", f"Delete the {self.kind} '{name}' and its file?"
+        )
         if answer != QMessageBox.StandardButton.Yes:
             return
         self.delete_now(name)
@@ -419,4 +426,3 @@ class DocumentPanel(QWidget):
         self.revert_button.setEnabled(self._dirty)
         editing = has_item or self._dirty
         self.editor.setEnabled(editing)
-

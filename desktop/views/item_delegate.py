@@ -23,7 +23,11 @@ class ContextItemDelegate(QStyledItemDelegate):
         self.show_miss_badge = show_miss_badge
 
     def _second_line(self, index: Index) -> str:
-        parts = [index.data(Role.REASON) or "", index.data(Role.DETAIL) or "", index.data(Role.DESCRIPTION) or ""]
+        parts = [
+            index.data(Role.REASON) or "",
+            index.data(Role.DETAIL) or "",
+            index.data(Role.DESCRIPTION) or "",
+        ]
         return " — ".join(part for part in parts if part)
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
@@ -53,7 +57,9 @@ class ContextItemDelegate(QStyledItemDelegate):
             painter.setFont(mono)
             painter.setPen(option.palette.placeholderText().color() if not selected else text_color)
             width = QFontMetrics(mono).horizontalAdvance(prefix) + 6
-            painter.drawText(QRectF(x, first.top(), width, line_height), Qt.AlignmentFlag.AlignVCenter, prefix)
+            painter.drawText(
+                QRectF(x, first.top(), width, line_height), Qt.AlignmentFlag.AlignVCenter, prefix
+            )
             x += width
 
         removed = bool(index.data(Role.REMOVED))
@@ -99,7 +105,9 @@ class ContextItemDelegate(QStyledItemDelegate):
         available = max(20.0, right - x - badges_width - 6)
         elided = QFontMetrics(name_font).elidedText(name, Qt.TextElideMode.ElideRight, int(available))
         name_width = QFontMetrics(name_font).horizontalAdvance(elided)
-        painter.drawText(QRectF(x, first.top(), available, line_height), Qt.AlignmentFlag.AlignVCenter, elided)
+        painter.drawText(
+            QRectF(x, first.top(), available, line_height), Qt.AlignmentFlag.AlignVCenter, elided
+        )
         x += name_width + 8
         for text, kind in badges:
             x += paint_badge(painter, QRectF(x, first.top(), 0, line_height), text, kind, option.font) + 4

@@ -170,7 +170,12 @@ class MainWindow(QMainWindow):
         self._action(chat, "Attach a resource from a tool server…", self.attach_resource)
         chat.addSeparator()
         self._action(chat, "Stop the reply", self.stop_reply, "Esc")
-        self._action(chat, "Close chat tab", lambda: self._close_tab(self.tabs.currentIndex()), QKeySequence.StandardKey.Close)
+        self._action(
+            chat,
+            "Close chat tab",
+            lambda: self._close_tab(self.tabs.currentIndex()),
+            QKeySequence.StandardKey.Close,
+        )
         self.agent_menu = bar.addMenu("&Agent")
         self._action(self.agent_menu, "Rules, references, tools and providers…", self.open_manager, "Ctrl+,")
         self._action(self.agent_menu, "Reload agent files", self.host.reload_agent, "F5")
@@ -228,7 +233,9 @@ class MainWindow(QMainWindow):
 
     def _load_models(self, workspace: Workspace) -> None:
         async def collect() -> list[str]:
-            provider_ids = set(workspace.agent.config.providers) | {workspace.agent.config.chat.model.partition(":")[0]}
+            provider_ids = set(workspace.agent.config.providers) | {
+                workspace.agent.config.chat.model.partition(":")[0]
+            }
             found: list[str] = [workspace.agent.config.chat.model]
             for provider_id in sorted(provider_ids):
                 try:
@@ -390,7 +397,9 @@ class MainWindow(QMainWindow):
             return
         workspace = self.workspace
         if workspace is not None:
-            self.bridge.call(lambda: workspace.store.update_session(session_id, title=title), on_error=self._show_error)
+            self.bridge.call(
+                lambda: workspace.store.update_session(session_id, title=title), on_error=self._show_error
+            )
 
     def delete_chat(self, session_id: str) -> None:
         """Remove the chat from the list at once; it is deleted for good unless undone in time."""
@@ -421,7 +430,12 @@ class MainWindow(QMainWindow):
         self._pending_delete = session_id
         title = row.title or "Untitled chat"
         self.banner.show_message(
-            f"Deleted “{title}”.", level="info", action="Undo", callback=undo, timeout_ms=UNDO_DELETE_MS, on_expire=commit
+            f"Deleted “{title}”.",
+            level="info",
+            action="Undo",
+            callback=undo,
+            timeout_ms=UNDO_DELETE_MS,
+            on_expire=commit,
         )
 
     def _search(self, text: str) -> None:
@@ -432,7 +446,9 @@ class MainWindow(QMainWindow):
         root = str(workspace.agent.root)
 
         def run() -> list[SessionRow]:
-            sessions = [s for s in workspace.store.sessions() if s.agent_path == root and s.id != self._pending_delete]
+            sessions = [
+                s for s in workspace.store.sessions() if s.agent_path == root and s.id != self._pending_delete
+            ]
             if not text:
                 return [SessionRow.of(s) for s in sessions]
             return rows_for_search(text, sessions, workspace.store.search(text))
@@ -475,13 +491,20 @@ class MainWindow(QMainWindow):
         dialog = WhatIfDialog(controller, message_id, context, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.resend_requested.connect(
-            lambda selection, include, exclude, text, c=controller: self._resend(c, selection, include, exclude, text)
+            lambda selection, include, exclude, text, c=controller: self._resend(
+                c, selection, include, exclude, text
+            )
         )
         self.last_what_if_dialog = dialog
         dialog.open()
 
     def _resend(
-        self, controller: ChatController, selection: dict[str, Any], include: list[Any], exclude: list[Any], text: str
+        self,
+        controller: ChatController,
+        selection: dict[str, Any],
+        include: list[Any],
+        exclude: list[Any],
+        text: str,
     ) -> None:
         """Apply the what-if to the chat, then send the same message again (or, while a reply is
         still running, leave it in the message box)."""
@@ -492,7 +515,9 @@ class MainWindow(QMainWindow):
                 return
             if not controller.send(text):
                 view.composer.setPlainText(text)
-                view.show_error("A reply is still running: the message is in the box, send it when it is done.")
+                view.show_error(
+                    "A reply is still running: the message is in the box, send it when it is done."
+                )
             else:
                 view.conversation.scroll_to_bottom()
 
@@ -536,7 +561,9 @@ class MainWindow(QMainWindow):
     def _tool_servers(self) -> Any:
         """The agent's McpManager, or None (explained in the chat) when tools are off."""
         if self.host.mcp is None and (view := self.current_view()) is not None:
-            view.show_error("Tool servers are not running: install the 'mcp' extra, or wait for the agent to open.")
+            view.show_error(
+                "Tool servers are not running: install the 'mcp' extra, or wait for the agent to open."
+            )
         return self.host.mcp
 
     def compact_chat(self) -> None:

@@ -107,7 +107,9 @@ class MessageWidget(EntryWidget):
         self.copy_button.setToolTip("Copy this message as markdown")
         self.copy_button.clicked.connect(self._copy)
         self.context_button = QPushButton("View Context")
-        self.context_button.setToolTip("What this reply used: rules, references and tools (Ctrl+I for the last reply)")
+        self.context_button.setToolTip(
+            "What this reply used: rules, references and tools (Ctrl+I for the last reply)"
+        )
         self.context_button.setFlat(True)
         self.context_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.context_button.clicked.connect(self._view_context)
@@ -150,7 +152,9 @@ class MessageWidget(EntryWidget):
         text = self.entry.text
         if self.entry.kind == "error":
             self.body.set_plain(text)
-            self.body.setStyleSheet(f"QTextBrowser {{ background: transparent; border: none; color: {colors().error}; }}")
+            self.body.setStyleSheet(
+                f"QTextBrowser {{ background: transparent; border: none; color: {colors().error}; }}"
+            )
             return
         if not text and self.entry.status == "streaming":
             self.body.set_plain("…")
@@ -332,13 +336,16 @@ class NoticeWidget(EntryWidget):
     def set_entry(self, entry: Entry) -> None:
         super().set_entry(entry)
         is_error = entry.status == "error"
-        self.badge.set_kind("Error" if is_error else "Retry" if entry.status == "retry" else "Note", "miss" if is_error else "score")
+        self.badge.set_kind(
+            "Error" if is_error else "Retry" if entry.status == "retry" else "Note",
+            "miss" if is_error else "score",
+        )
         self.label.setText(entry.text)
         self.label.setStyleSheet(f"color: {colors().error};" if is_error else f"color: {colors().muted};")
 
 
 class SummaryWidget(EntryWidget):
-    """"Conversation so far — summarizes N earlier messages": collapsed, expandable, editable."""
+    """ "Conversation so far — summarizes N earlier messages": collapsed, expandable, editable."""
 
     edited = Signal(str)
 

@@ -44,7 +44,12 @@ from desktop.workspace_host import WorkspaceHost
 __all__ = ["ProvidersPanel"]
 
 TEST_TIMEOUT_S = 15.0
-KEY_MODES = (("keyring", "System keyring"), ("env", "Environment variable (env://)"), ("plain", "Plain text in agent.yaml"), ("none", "No key"))
+KEY_MODES = (
+    ("keyring", "System keyring"),
+    ("env", "Environment variable (env://)"),
+    ("plain", "Plain text in agent.yaml"),
+    ("none", "No key"),
+)
 
 
 class ProvidersPanel(QWidget):
@@ -71,7 +76,9 @@ class ProvidersPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
         self.table.setShowGrid(False)
-        self.table.horizontalHeader().setSectionResizeMode(ProviderColumn.BASE_URL, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(
+            ProviderColumn.BASE_URL, QHeaderView.ResizeMode.Stretch
+        )
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selected())
         left_layout.addWidget(self.table, 1)
         row = QHBoxLayout()
@@ -179,7 +186,13 @@ class ProvidersPanel(QWidget):
         mode = self.key_mode.currentData()
         self.key.setEnabled(mode != "none")
         self.key.setEchoMode(QLineEdit.EchoMode.Normal if mode == "env" else QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText({"env": "VARIABLE name, e.g. OPENAI_API_KEY", "keyring": "the API key", "plain": "the API key"}.get(mode, ""))
+        self.key.setPlaceholderText(
+            {
+                "env": "VARIABLE name, e.g. OPENAI_API_KEY",
+                "keyring": "the API key",
+                "plain": "the API key",
+            }.get(mode, "")
+        )
         notes = {
             "keyring": "The key goes to the system keyring; agent.yaml only says where to find it."
             if self.has_keyring
@@ -215,7 +228,9 @@ class ProvidersPanel(QWidget):
                 raise ValueError("Key: type the key, or choose No key")
             return text, None
         if not self.has_keyring:
-            raise ValueError("Key: no system keyring is available here; choose Environment variable or Plain text")
+            raise ValueError(
+                "Key: no system keyring is available here; choose Environment variable or Plain text"
+            )
         agent_name = self.agent.name if self.agent else "agent"
         reference = keyring_reference(agent_name, provider_id)
         existing = self.agent.config.providers.get(provider_id) if self.agent else None
@@ -256,7 +271,11 @@ class ProvidersPanel(QWidget):
             if old is not None:
                 config_values = old.model_dump(exclude_unset=True)
                 config_values.update(config.model_dump(exclude_unset=True))
-                config_values["type"], config_values["api_key"], config_values["base_url"] = config.type, config.api_key, config.base_url
+                config_values["type"], config_values["api_key"], config_values["base_url"] = (
+                    config.type,
+                    config.api_key,
+                    config.base_url,
+                )
                 providers[provider_id] = ProviderConfig.model_validate(config_values)
             else:
                 providers[provider_id] = config
@@ -284,7 +303,11 @@ class ProvidersPanel(QWidget):
             config.providers = {k: v for k, v in config.providers.items() if k != provider_id}
 
         self.bridge.call(
-            save_config_change, agent, change, on_result=lambda _: self.host.reload_agent(), on_error=self._failed
+            save_config_change,
+            agent,
+            change,
+            on_result=lambda _: self.host.reload_agent(),
+            on_error=self._failed,
         )
 
     # --- testing ------------------------------------------------------------------------------
@@ -294,7 +317,9 @@ class ProvidersPanel(QWidget):
         mode, text = self.key_mode.currentData(), self.key.text().strip()
         api_key: str | None = None
         if mode == "env" and text:
-            api_key = resolve_secret(f"{ENV_SCHEME}{text.removeprefix(ENV_SCHEME)}", what=f"the {provider_id} API key")
+            api_key = resolve_secret(
+                f"{ENV_SCHEME}{text.removeprefix(ENV_SCHEME)}", what=f"the {provider_id} API key"
+            )
         elif mode in ("plain", "keyring") and text:
             api_key = text
         elif mode == "keyring" and self.agent is not None:
@@ -333,7 +358,9 @@ class ProvidersPanel(QWidget):
             self.models.setStringList(models)
             self.test_result.setStyleSheet("")
             self.test_result.setText(
-                f"Connected: {len(models)} model{'' if len(models) == 1 else 's'}." if models else "Connected; this provider does not list its models."
+                f"Connected: {len(models)} model{'' if len(models) == 1 else 's'}."
+                if models
+                else "Connected; this provider does not list its models."
             )
 
         def failed(error: BaseException) -> None:
@@ -343,7 +370,9 @@ class ProvidersPanel(QWidget):
             self.models.setStringList([])
             self.test_result.setStyleSheet(f"color: {colors().error};")
             if isinstance(error, TimeoutError):
-                self.test_result.setText(f"No answer in {TEST_TIMEOUT_S:.0f} s: check the base URL and the network.")
+                self.test_result.setText(
+                    f"No answer in {TEST_TIMEOUT_S:.0f} s: check the base URL and the network."
+                )
             else:
                 self.test_result.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
 
@@ -351,5 +380,3 @@ class ProvidersPanel(QWidget):
 
     def _failed(self, error: BaseException) -> None:
         self.error.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
-
-

@@ -57,7 +57,9 @@ class SessionListPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().hide()
         self.table.horizontalHeader().setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Stretch)
-        self.table.horizontalHeader().setSectionResizeMode(Column.UPDATED, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setSectionResizeMode(
+            Column.UPDATED, QHeaderView.ResizeMode.ResizeToContents
+        )
         self.table.verticalHeader().setDefaultSectionSize(30)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._menu)

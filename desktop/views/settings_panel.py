@@ -73,7 +73,11 @@ class SettingsPanel(QWidget):
         self.max_output_tokens = _int(1, 1_000_000)
         self.max_chat_turns = _int(1, 200)
         self.tool_permission = QComboBox()
-        for value, label in (("tool", "Each tool's setting"), ("ask", "Ask every time"), ("allow", "Never ask")):
+        for value, label in (
+            ("tool", "Each tool's setting"),
+            ("ask", "Ask every time"),
+            ("allow", "Never ask"),
+        ):
             self.tool_permission.addItem(label, value)
         chat.addRow("Temperature", self.temperature)
         chat.addRow("Top P", self.top_p)
@@ -105,7 +109,9 @@ class SettingsPanel(QWidget):
         self.window_tokens = _int(FROM_MODEL, 10_000_000)
         self.window_tokens.setSpecialValueText("From the model")
         self.window_tokens.setSingleStep(1024)
-        self.window_tokens.setToolTip(f"Tokens the model reads at most (at least {MIN_WINDOW}); 0: what the model has")
+        self.window_tokens.setToolTip(
+            f"Tokens the model reads at most (at least {MIN_WINDOW}); 0: what the model has"
+        )
         self.reply_reserve = _int(FROM_MAX_OUTPUT, 1_000_000)
         self.reply_reserve.setSpecialValueText("Max output tokens")
         self.reply_reserve.setToolTip("Tokens kept free for the reply")
@@ -186,7 +192,9 @@ class SettingsPanel(QWidget):
         self.top_p.setValue(settings.top_p)
         self.max_output_tokens.setValue(settings.max_output_tokens)
         self.max_chat_turns.setValue(settings.max_chat_turns)
-        self.tool_permission.setCurrentIndex(max(0, self.tool_permission.findData(settings.tool_permission.value)))
+        self.tool_permission.setCurrentIndex(
+            max(0, self.tool_permission.findData(settings.tool_permission.value))
+        )
         self.top_k.setValue(selection.top_k)
         self.top_n.setValue(selection.top_n)
         self.include_score.setValue(selection.include_score)
@@ -251,7 +259,11 @@ class SettingsPanel(QWidget):
         session = self.controller.session
         chat, selection = self.values()
         defaults = ChatDefaults.model_validate({**session.chat_settings.model_dump(), **chat})
-        selection_config = SelectionConfig.model_validate({**session.selection_settings.model_dump(), **selection})
-        context = ContextConfig.model_validate({**session.context_settings.model_dump(), **self.context_values()})
+        selection_config = SelectionConfig.model_validate(
+            {**session.selection_settings.model_dump(), **selection}
+        )
+        context = ContextConfig.model_validate(
+            {**session.context_settings.model_dump(), **self.context_values()}
+        )
         self.save_default_requested.emit(defaults, selection_config, context)
         self.note.setText("Saved to agent.yaml: new chats start with these settings.")

@@ -39,7 +39,9 @@ class _ElidedLabel(QLabel):
         self._elide()
 
     def _elide(self) -> None:
-        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 40)))
+        self.setText(
+            self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 40))
+        )
 
 
 class StatusIndicator(QWidget):

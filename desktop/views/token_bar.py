@@ -19,7 +19,12 @@ from desktop.theme import colors
 
 __all__ = ["LEVEL_COLORS", "ContextGauge", "StackedTokenBar", "TokenSummary"]
 
-LEVEL_COLORS: dict[GaugeLevel, str] = {"empty": "#a1a1aa", "ok": "#16a34a", "warn": "#d97706", "over": "#dc2626"}
+LEVEL_COLORS: dict[GaugeLevel, str] = {
+    "empty": "#a1a1aa",
+    "ok": "#16a34a",
+    "warn": "#d97706",
+    "over": "#dc2626",
+}
 BAR_HEIGHT = 14
 
 
@@ -81,7 +86,9 @@ class TokenSummary(QWidget):
         self.trimmed.setTextFormat(Qt.TextFormat.RichText)
         self.trimmed.setStyleSheet(f"color: {palette.muted};")
         if manifest is None:
-            self.totals.setText("Token counts were not recorded for this reply (it was sent before they were).")
+            self.totals.setText(
+                "Token counts were not recorded for this reply (it was sent before they were)."
+            )
             self.totals.setStyleSheet(f"color: {palette.muted};")
             self.legend.hide()
             self.trimmed.hide()

@@ -51,7 +51,9 @@ def _table(model: Any, stretch: int) -> QTableView:
     table.setShowGrid(False)
     header = table.horizontalHeader()
     for column in range(model.columnCount()):
-        mode = QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        mode = (
+            QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
+        )
         header.setSectionResizeMode(column, mode)
     return table
 
@@ -81,7 +83,13 @@ class ToolsPanel(QWidget):
         self.remove_button = QPushButton("Remove")
         self.restart_button = QPushButton("Restart")
         self.ping_button = QPushButton("Ping")
-        for button in (self.add_button, self.edit_button, self.remove_button, self.restart_button, self.ping_button):
+        for button in (
+            self.add_button,
+            self.edit_button,
+            self.remove_button,
+            self.restart_button,
+            self.ping_button,
+        ):
             buttons.addWidget(button)
         buttons.addStretch(1)
         self.note = QLabel()
@@ -225,13 +233,19 @@ class ToolsPanel(QWidget):
         if name is None or manager is None:
             return
         self.note.setText(f"Restarting {name}…")
-        self.bridge.submit(manager.restart(name), lambda s: self.note.setText(f"{name}: {s.state.value}"), self._failed)
+        self.bridge.submit(
+            manager.restart(name), lambda s: self.note.setText(f"{name}: {s.state.value}"), self._failed
+        )
 
     def ping_server(self) -> None:
         name, manager = self._selected_server(), self.host.mcp
         if name is None or manager is None:
             return
-        self.bridge.submit(manager.ping(name), lambda t: self.note.setText(f"{name} answered in {t * 1000:.0f} ms"), self._failed)
+        self.bridge.submit(
+            manager.ping(name),
+            lambda t: self.note.setText(f"{name} answered in {t * 1000:.0f} ms"),
+            self._failed,
+        )
 
     def apply_tool_settings(self) -> None:
         tool = self._selected_tool()
@@ -244,7 +258,10 @@ class ToolsPanel(QWidget):
             server = config.mcp_servers[tool.server]
             tools = dict(server.tools)
             tools[tool.name] = ToolSettings(include=include, permission_required=ask)
-            config.mcp_servers = {**config.mcp_servers, tool.server: server.model_copy(update={"tools": tools})}
+            config.mcp_servers = {
+                **config.mcp_servers,
+                tool.server: server.model_copy(update={"tools": tools}),
+            }
 
         self._save_config(change, f"Saved {tool.server}.{tool.name}")
 

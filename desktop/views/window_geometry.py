@@ -11,7 +11,14 @@ from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSize
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
 
-__all__ = ["SCREEN_FRACTION", "clamp_geometry", "fit_size", "initial_geometry", "keep_on_screen", "place_window"]
+__all__ = [
+    "SCREEN_FRACTION",
+    "clamp_geometry",
+    "fit_size",
+    "initial_geometry",
+    "keep_on_screen",
+    "place_window",
+]
 
 SCREEN_FRACTION = 0.9
 

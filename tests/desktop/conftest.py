@@ -8,7 +8,9 @@ from pathlib import Path
 # Two offscreen screens: a roomy one (the primary, where screenshots are taken) and a small one
 # for the tests of windows that must fit the screen. The plugin's default is a single 800x800.
 if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
-    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={Path(__file__).with_name('offscreen_screens.json')}"
+    os.environ["QT_QPA_PLATFORM"] = (
+        f"offscreen:configfile={Path(__file__).with_name('offscreen_screens.json')}"
+    )
 
 from collections.abc import Iterator
 
@@ -65,7 +67,9 @@ REFERENCES = {
 }
 
 
-def write_item(root: Path, folder: str, name: str, include: str, priority: int, description: str, text: str) -> None:
+def write_item(
+    root: Path, folder: str, name: str, include: str, priority: int, description: str, text: str
+) -> None:
     (root / folder / f"{name}.md").write_text(
         f"---\ndescription: '{description}'\npriorityLevel: {priority}\ninclude: {include}\n---\n\n{text}\n",
         encoding="utf-8",

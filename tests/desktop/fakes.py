@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from agent_core.errors import ProviderConfigError
-from agent_core.providers.base import ChatRequest, ProviderSettings, StreamEvent
+from agent_core.providers.base import ChatRequest, ProviderSettings, StreamEvent, ToolCalling
 from agent_core.providers.registry import register_provider
 from agent_core.providers.scripted import ScriptedProvider
 from indexer.backends import EmbeddingBackend, FloatMatrix
@@ -48,8 +48,8 @@ class PreloadingProvider(ScriptedProvider):
         async for event in super().stream(request):
             yield event
 
-    def supports_tools(self, model_id: str) -> bool:
-        return False
+    def tool_calling(self, model_id: str) -> ToolCalling:
+        return "none"
 
 
 register_provider(PRELOADING_TYPE, PreloadingProvider)

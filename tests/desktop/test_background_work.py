@@ -24,7 +24,9 @@ def use_model(agent_dir: Path, model_ref: str) -> None:
     """Make ``model_ref`` (on the provider ``warm``, a model that loads like a local one) the chat model."""
     path = agent_dir / "agent.yaml"
     text = path.read_text().replace("model: scripted:x", f"model: {model_ref}")
-    path.write_text(text.replace("  scripted: {}\n", f"  scripted: {{}}\n  warm:\n    type: {PRELOADING_TYPE}\n"))
+    path.write_text(
+        text.replace("  scripted: {}\n", f"  scripted: {{}}\n  warm:\n    type: {PRELOADING_TYPE}\n")
+    )
 
 
 def start(qtbot: QtBot, agent_dir: Path, factory: object = None) -> DesktopApp:

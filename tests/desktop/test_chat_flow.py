@@ -52,7 +52,9 @@ def test_stop_keeps_what_was_streamed_and_marks_the_reply_stopped(qtbot: QtBot, 
     assert view is not None
     qtbot.waitUntil(lambda: view.conversation.model.rowCount() == 2, timeout=WAIT_MS)
     answer = view.conversation.widget_at(1)
-    qtbot.waitUntil(lambda: answer.entry is not None and answer.entry.text == "Partial answer", timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: answer.entry is not None and answer.entry.text == "Partial answer", timeout=WAIT_MS
+    )
     assert not view.stop_button.isHidden() and view.send_button.isHidden()
 
     qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
@@ -108,7 +110,9 @@ def test_a_denied_tool_call_is_not_run_and_the_reply_goes_on(qtbot: QtBot, deskt
     assert isinstance(last, MessageWidget) and last.entry is not None and last.entry.text == "Done."
 
 
-def test_a_provider_error_shows_on_the_reply_and_keeps_the_chat_usable(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_a_provider_error_shows_on_the_reply_and_keeps_the_chat_usable(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
     from agent_core.errors import ProviderAuthError
 
     scripted(desktop).enqueue_error(ProviderAuthError("The API key was refused: check it in Providers."))
@@ -121,4 +125,7 @@ def test_a_provider_error_shows_on_the_reply_and_keeps_the_chat_usable(qtbot: Qt
     assert "check it in Providers" in (last.entry.error or last.entry.text)
     scripted(desktop).enqueue_reply("Now it works.")
     send(qtbot, desktop, "again")
-    qtbot.waitUntil(lambda: idle(desktop) and view.conversation.widgets()[-1].entry.text == "Now it works.", timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: idle(desktop) and view.conversation.widgets()[-1].entry.text == "Now it works.",
+        timeout=WAIT_MS,
+    )

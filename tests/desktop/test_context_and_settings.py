@@ -19,12 +19,16 @@ def names(app: DesktopApp, item_type: str) -> list[str]:
     return [section.proxy.index(r, Column.NAME).data() for r in range(section.proxy.rowCount())]
 
 
-def test_items_added_and_removed_in_the_panel_change_what_the_next_message_uses(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_items_added_and_removed_in_the_panel_change_what_the_next_message_uses(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
     panel = desktop.window.context_panel
     assert names(desktop, "rule") == ["clear-answers"]
     labels = [a.text() for a in panel.sections["reference"].add_menu.actions()]
     assert any("release-notes" in label for label in labels)
-    panel.sections["reference"].add_menu.actions()[next(i for i, t in enumerate(labels) if "release-notes" in t)].trigger()
+    panel.sections["reference"].add_menu.actions()[
+        next(i for i, t in enumerate(labels) if "release-notes" in t)
+    ].trigger()
     qtbot.waitUntil(lambda: names(desktop, "reference") == ["release-notes"], timeout=WAIT_MS)
     panel._remove(ItemRef("rule", "clear-answers"))
     qtbot.waitUntil(lambda: names(desktop, "rule") == [], timeout=WAIT_MS)

@@ -33,7 +33,8 @@ def override_context(qtbot: QtBot, app: DesktopApp, **values: Any) -> None:
     controller = controller_of(app)
     controller.override_settings(context=values)
     qtbot.waitUntil(
-        lambda: all(getattr(controller.session.context_settings, k) == v for k, v in values.items()), timeout=WAIT_MS
+        lambda: all(getattr(controller.session.context_settings, k) == v for k, v in values.items()),
+        timeout=WAIT_MS,
     )
 
 
@@ -60,7 +61,9 @@ def last_total(app: DesktopApp) -> int:
     return context.manifest.total_tokens
 
 
-def test_the_gauge_fills_green_then_amber_then_red_with_a_breakdown_on_hover(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_the_gauge_fills_green_then_amber_then_red_with_a_breakdown_on_hover(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
     gauge = desktop.window.context_panel.gauge
     assert level(gauge) == "empty" and "first reply" in gauge.caption.text()
     tools_ready(qtbot, desktop)
@@ -109,7 +112,11 @@ def test_the_gauge_fills_green_then_amber_then_red_with_a_breakdown_on_hover(qtb
     assert rules.index(0, Column.TOKENS).data() == f"{rule.tokens:,}"
     tool = next(p for p in manifest.parts if p.kind == "tool" and p.name == "workspace__read_file")
     tools = dialog.columns["tool"].items_view.proxy
-    read_file = next(tools.index(r, 0) for r in range(tools.rowCount()) if tools.index(r, Column.NAME).data() == "read_file")
+    read_file = next(
+        tools.index(r, 0)
+        for r in range(tools.rowCount())
+        if tools.index(r, Column.NAME).data() == "read_file"
+    )
     assert read_file.data(Role.TOKENS) == tool.tokens > 0
     assert f"· {rule.tokens:,} tokens" in dialog.columns["rule"].title.text()
     dialog.parts_toggle.click()
@@ -124,7 +131,9 @@ def test_a_reply_without_a_manifest_shows_without_costs(qtbot: QtBot) -> None:
     from agent_core.context.items import RequestContext, RequestItem, SelectionRun
     from desktop.dialogs.view_context import ViewContextDialog
 
-    old = RequestContext((RequestItem(ItemRef("rule", "style"), "always"),), "scripted:x", SelectionRun(20, 5, 0.7))
+    old = RequestContext(
+        (RequestItem(ItemRef("rule", "style"), "always"),), "scripted:x", SelectionRun(20, 5, 0.7)
+    )
     dialog = ViewContextDialog(replace(old), None)
     qtbot.addWidget(dialog)
     assert dialog.tokens.bar is None and "not recorded" in dialog.tokens.totals.text()
@@ -147,7 +156,9 @@ def compare(qtbot: QtBot, dialog: WhatIfDialog) -> None:
         qtbot.mouseClick(dialog.compare_button, Qt.MouseButton.LeftButton)
 
 
-def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
     ask_with_selection(qtbot, desktop)
     question = "@ref:release-notes How should I name my Python functions and write code?"
     dialog = open_what_if(qtbot, desktop)
@@ -227,7 +238,8 @@ def test_compact_shows_an_editable_marker_that_survives_reopening(qtbot: QtBot, 
         qtbot.mouseClick(marker.save_button, Qt.MouseButton.LeftButton)
         session = view.controller.session
         qtbot.waitUntil(
-            lambda: any(m.role == "summary" and "TABS" in m.content for m in session.history()), timeout=WAIT_MS
+            lambda: any(m.role == "summary" and "TABS" in m.content for m in session.history()),
+            timeout=WAIT_MS,
         )
         qtbot.waitUntil(lambda: "TABS" in marker.body.markdown(), timeout=WAIT_MS)
         assert not marker.body.isHidden() and marker.editor.isHidden()

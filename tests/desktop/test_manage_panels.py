@@ -61,9 +61,13 @@ def test_a_new_rule_with_a_bad_name_shows_the_error_at_the_field(qtbot: QtBot, d
     assert "already called" in panel.editor.name_error.text()
 
 
-def test_an_external_edit_to_a_rule_file_is_picked_up(qtbot: QtBot, desktop: DesktopApp, agent_dir: Path) -> None:
+def test_an_external_edit_to_a_rule_file_is_picked_up(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
     path = agent_dir / "rules" / "pirate.md"
-    path.write_text("---\ndescription: Talk like a pirate\npriorityLevel: 7\ninclude: manual\n---\nYo ho ho.\n")
+    path.write_text(
+        "---\ndescription: Talk like a pirate\npriorityLevel: 7\ninclude: manual\n---\nYo ho ho.\n"
+    )
     qtbot.waitUntil(
         lambda: desktop.host.workspace.agent.rules["pirate"].priority_level == 7,  # type: ignore[union-attr]
         timeout=WAIT_MS,
@@ -95,7 +99,9 @@ def test_the_tools_panel_lists_servers_with_status_and_runs_a_tool(qtbot: QtBot,
     dialog.close()
 
 
-def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(qtbot: QtBot, desktop: DesktopApp, agent_dir: Path) -> None:
+def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
     manager = open_manager(qtbot, desktop, "providers")
     panel = manager.providers
     panel.new_provider()
@@ -104,7 +110,9 @@ def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(qtbot: Qt
     panel.key_mode.setCurrentIndex(panel.key_mode.findData("env"))
     panel.key.setText("DEMO_KEY")
     panel.save()
-    qtbot.waitUntil(lambda: "apiKey: env://DEMO_KEY" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: "apiKey: env://DEMO_KEY" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS
+    )
     # The reload that follows re-selects the row and resets the form: test only after it.
     qtbot.waitUntil(lambda: panel.model.row_of("demo") is not None, timeout=WAIT_MS)
     panel.key_mode.setCurrentIndex(panel.key_mode.findData("none"))
@@ -114,7 +122,9 @@ def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(qtbot: Qt
     screenshot(manager, "providers_panel")
 
 
-def test_without_a_keyring_the_panel_refuses_to_pretend_and_suggests_env(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_without_a_keyring_the_panel_refuses_to_pretend_and_suggests_env(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
     panel = open_manager(qtbot, desktop, "providers").providers
     panel.has_keyring = False
     panel.new_provider()

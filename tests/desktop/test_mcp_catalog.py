@@ -40,7 +40,9 @@ def with_demo(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
         return manager is not None and [s.state for s in manager.statuses()] == [ServerState.READY] * 2
 
     try:
-        qtbot.waitUntil(lambda: app.window.current_controller() is not None and servers_ready(), timeout=WAIT_MS)
+        qtbot.waitUntil(
+            lambda: app.window.current_controller() is not None and servers_ready(), timeout=WAIT_MS
+        )
         yield app
     finally:
         app.close()
@@ -84,7 +86,9 @@ def test_a_servers_prompt_is_filled_in_and_put_in_the_message_box_not_sent(
     assert view is not None
     view.composer.setPlainText("/prompt review")
     qtbot.keyClick(view.composer, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: getattr(with_demo.window, "last_prompt_dialog", None) is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: getattr(with_demo.window, "last_prompt_dialog", None) is not None, timeout=WAIT_MS
+    )
     dialog = with_demo.window.last_prompt_dialog
     assert isinstance(dialog, InsertPromptDialog)
     qtbot.waitUntil(lambda: set(dialog.fields) == {"code", "language"}, timeout=WAIT_MS)

@@ -37,7 +37,9 @@ def save(qtbot: QtBot, dialog: ServerDialog) -> None:
     button.click()
 
 
-def test_the_form_makes_a_stdio_server_with_quoted_arguments_and_environment(qtbot: QtBot, dialog: ServerDialog) -> None:
+def test_the_form_makes_a_stdio_server_with_quoted_arguments_and_environment(
+    qtbot: QtBot, dialog: ServerDialog
+) -> None:
     assert dialog.windowTitle() == "Add MCP server"
     dialog.name.setText("time")
     dialog.command.setText("uvx")
@@ -66,7 +68,10 @@ def test_the_form_makes_an_http_server_with_headers(qtbot: QtBot, dialog: Server
         save(qtbot, dialog)
     server = dialog.servers()["remote"]
     assert isinstance(server, StreamableHttpServerConfig)
-    assert (server.url, server.headers) == ("https://example.com/mcp", {"Authorization": "env://REMOTE_TOKEN"})
+    assert (server.url, server.headers) == (
+        "https://example.com/mcp",
+        {"Authorization": "env://REMOTE_TOKEN"},
+    )
 
 
 @pytest.mark.parametrize(
@@ -76,7 +81,10 @@ def test_the_form_makes_an_http_server_with_headers(qtbot: QtBot, dialog: Server
         ({"name": "workspace", "command": "uvx"}, "already has a server called workspace"),
         ({"name": "time", "command": "uvx", "args": "--zone 'Europe/Paris"}, "Arguments:"),
         ({"name": "time", "command": ""}, "command"),
-        ({"name": "time", "command": "uvx", "env": "TZ=UTC\nnot a pair"}, "Environment: “not a pair” is not KEY=value"),
+        (
+            {"name": "time", "command": "uvx", "env": "TZ=UTC\nnot a pair"},
+            "Environment: “not a pair” is not KEY=value",
+        ),
         ({"name": "remote", "type": "sse", "url": "ftp://example.com"}, "url"),
     ],
 )
@@ -123,7 +131,9 @@ def test_a_pasted_mcp_servers_block_adds_every_server_in_it(qtbot: QtBot, dialog
         ('{"mcpServers": {"workspace": {"command": "uvx"}}}', "already has a server called workspace"),
     ],
 )
-def test_a_pasted_block_that_cannot_be_used_says_why(qtbot: QtBot, dialog: ServerDialog, text: str, expected: str) -> None:
+def test_a_pasted_block_that_cannot_be_used_says_why(
+    qtbot: QtBot, dialog: ServerDialog, text: str, expected: str
+) -> None:
     dialog.tabs.setCurrentIndex(JSON)
     dialog.json.setPlainText(text)
     save(qtbot, dialog)
@@ -164,7 +174,9 @@ def test_a_server_added_in_the_tools_panel_is_saved_and_started(
     assert isinstance(dialog, ServerDialog) and dialog.isVisible()
     dialog.tabs.setCurrentIndex(JSON)
     demo = FIXTURES / "mcp" / "demo_server.py"
-    dialog.json.setPlainText(json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [str(demo)]}}}))
+    dialog.json.setPlainText(
+        json.dumps({"mcpServers": {"demo": {"command": sys.executable, "args": [str(demo)]}}})
+    )
     save(qtbot, dialog)
 
     qtbot.waitUntil(lambda: "demo:" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)

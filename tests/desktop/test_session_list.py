@@ -33,7 +33,9 @@ def test_chats_are_listed_newest_first_and_open_as_tabs(qtbot: QtBot, desktop: D
     panel = desktop.window.session_panel
     first = desktop.window.sessions.index(1, 0)
     panel.open_requested.emit(first.data(Role.SESSION_ID))
-    qtbot.waitUntil(lambda: desktop.window.current_controller().title.startswith("What is the capital"), timeout=WAIT_MS)  # type: ignore[union-attr]
+    qtbot.waitUntil(
+        lambda: desktop.window.current_controller().title.startswith("What is the capital"), timeout=WAIT_MS
+    )  # type: ignore[union-attr]
     assert desktop.window.tabs.count() == 2  # switching reuses the open tab
     screenshot(desktop.window, "two_chats")
 
@@ -57,11 +59,15 @@ def test_a_chat_renamed_in_the_list_keeps_its_new_title(qtbot: QtBot, desktop: D
     model.setData(model.index(0, Column.TITLE), "Fruit")
     controller = desktop.window.current_controller()
     assert controller is not None
-    qtbot.waitUntil(lambda: desktop.window.tabs.tabText(desktop.window.tabs.currentIndex()) == "Fruit", timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: desktop.window.tabs.tabText(desktop.window.tabs.currentIndex()) == "Fruit", timeout=WAIT_MS
+    )
     assert controller.session.store.session(controller.id).title == "Fruit"  # type: ignore[union-attr]
 
 
-def test_a_deleted_chat_can_be_undone_and_is_gone_for_good_otherwise(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_a_deleted_chat_can_be_undone_and_is_gone_for_good_otherwise(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
     make_two_chats(qtbot, desktop)
     window = desktop.window
     store = desktop.host.workspace.store  # type: ignore[union-attr]

@@ -22,7 +22,9 @@ def test_the_tools_section_and_view_context_say_when_the_model_cannot_call_tools
         provider = warm_provider(app)
         provider.release.set()
         tools = app.window.context_panel.sections["tool"]
-        qtbot.waitUntil(lambda: tools.model.rowCount() == 4 and tools.note.isVisibleTo(app.window), timeout=WAIT_MS)
+        qtbot.waitUntil(
+            lambda: tools.model.rowCount() == 4 and tools.note.isVisibleTo(app.window), timeout=WAIT_MS
+        )
         assert tools.note.text() == NO_TOOLS_NOTE
         screenshot(app.window, "tools_note")
 

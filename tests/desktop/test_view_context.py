@@ -19,7 +19,10 @@ def column_rows(dialog: ViewContextDialog, item_type: str) -> list[tuple[str, st
     """(prefix, name, mode, score) in the order the column shows them."""
     proxy = dialog.columns[item_type].items_view.proxy  # type: ignore[index]
     return [
-        tuple(proxy.index(row, column).data() for column in (Column.PREFIX, Column.NAME, Column.MODE, Column.SCORE))
+        tuple(
+            proxy.index(row, column).data()
+            for column in (Column.PREFIX, Column.NAME, Column.MODE, Column.SCORE)
+        )
         for row in range(proxy.rowCount())
     ]
 
@@ -108,7 +111,11 @@ def test_a_chat_reopened_after_a_restart_keeps_its_replies_and_their_context(
 
         dialog = open_context(qtbot, second)
         proxy = dialog.columns["reference"].items_view.proxy
-        removed = [proxy.index(r, 0) for r in range(proxy.rowCount()) if proxy.index(r, Column.NAME).data() == "release-notes"]
+        removed = [
+            proxy.index(r, 0)
+            for r in range(proxy.rowCount())
+            if proxy.index(r, Column.NAME).data() == "release-notes"
+        ]
         assert removed and removed[0].data(Role.REMOVED) is True
         screenshot(dialog, "view_context_after_restart")
         dialog.close()

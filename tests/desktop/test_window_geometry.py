@@ -96,7 +96,9 @@ def test_the_main_and_management_windows_fit_the_screen_on_a_first_start(qtbot: 
         app.close()
 
 
-def test_the_main_window_reopens_where_it_was_but_inside_the_screen(qtbot: QtBot, small_screen: QScreen) -> None:
+def test_the_main_window_reopens_where_it_was_but_inside_the_screen(
+    qtbot: QtBot, small_screen: QScreen
+) -> None:
     create_app()
     probe = QWidget()
     qtbot.addWidget(probe)

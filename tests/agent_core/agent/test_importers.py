@@ -138,8 +138,14 @@ def test_mcp_json_imports_servers_approvals_and_reports_the_rest(fixtures_dir: P
     assert "clear-answers" in agent.rules  # an import adds to an agent, it does not replace it
     servers = agent.config.mcp_servers
     assert set(servers) == {
-        "workspace", "references",  # the default agent's built-in servers stay
-        "filesystem", "git", "brave-search", "remote-docs", "legacy-sse", "weird-name",
+        "workspace",
+        "references",  # the default agent's built-in servers stay
+        "filesystem",
+        "git",
+        "brave-search",
+        "remote-docs",
+        "legacy-sse",
+        "weird-name",
     }
     git = servers["git"]
     assert isinstance(git, StdioServerConfig)

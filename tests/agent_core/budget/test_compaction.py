@@ -61,7 +61,12 @@ def test_compact_summarizes_older_turns_and_keeps_recent_ones_verbatim(agent: Ag
     assert "<conversation-so-far>\nIntent: build Heron." in system
     assert "Markdown cheat sheet" in system  # the pinned item is still there, in full
     sent = [m.content for m in request.messages[1:]]
-    assert sent[:4] == ["message 4: my project is called Heron", "reply 4", "message 5: my project is called Heron", "reply 5"]
+    assert sent[:4] == [
+        "message 4: my project is called Heron",
+        "reply 4",
+        "message 5: my project is called Heron",
+        "reply 5",
+    ]
     assert not any("message 3" in text for text in sent)
     final = events[-1]
     assert isinstance(final, ReplyFinished) and final.message.request_context is not None
@@ -79,7 +84,9 @@ def test_the_summary_survives_a_restart_and_can_be_edited(agent: Agent, tmp_path
     assert summary is not None
     store.close()
 
-    reopened = ChatSession.open(agent, ChatStore(tmp_path / "db.sqlite3"), session.id, resolve_provider=lambda m: (provider, "x"))
+    reopened = ChatSession.open(
+        agent, ChatStore(tmp_path / "db.sqlite3"), session.id, resolve_provider=lambda m: (provider, "x")
+    )
     [stored] = [m for m in reopened.history() if m.role == "summary"]
     assert stored.content == "Original note." and stored.covers_until == summary.covers_until
     reopened.edit_summary(stored, "Edited note: the user prefers short answers.")

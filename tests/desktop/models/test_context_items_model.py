@@ -55,7 +55,9 @@ def shown(model: ContextItemsModel) -> list[tuple[str, ...]]:
     ]
 
 
-def test_rules_sort_by_priority_then_name_with_three_digit_priorities_and_scores(tmp_path: Path, qtbot: QtBot) -> None:
+def test_rules_sort_by_priority_then_name_with_three_digit_priorities_and_scores(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
     agent = load_agent(make_agent(tmp_path))
     model = ContextItemsModel(request_rows(CONTEXT, "rule", agent))
     QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
@@ -91,21 +93,32 @@ def test_setting_rows_resets_the_model(qtbot: QtBot) -> None:
     with qtbot.waitSignals([model.modelAboutToBeReset, model.modelReset], timeout=1000):
         model.set_rows(request_rows(CONTEXT, "tool", None))
     assert model.rowCount() == 3 and model.columnCount() == len(Column)
-    assert model.headerData(Column.MODE, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Horizontal) == "Included"
+    assert (
+        model.headerData(Column.MODE, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Horizontal)
+        == "Included"
+    )
 
 
-def test_a_resource_attached_from_a_server_is_a_reference_with_its_title_not_a_removed_item(tmp_path: Path) -> None:
+def test_a_resource_attached_from_a_server_is_a_reference_with_its_title_not_a_removed_item(
+    tmp_path: Path,
+) -> None:
     from agent_core.agent.items import DocumentItem
     from agent_core.context.items import SessionItem
     from desktop.models.context_items import session_rows
 
     agent = load_agent(make_agent(tmp_path))
     ref = ItemRef("reference", "demo://greeting", "demo")
-    attached = {ref: DocumentItem(kind="reference", name="demo://greeting", description="greeting", text="Hello")}
+    attached = {
+        ref: DocumentItem(kind="reference", name="demo://greeting", description="greeting", text="Hello")
+    }
     rows = session_rows([SessionItem(ref, "manual")], "reference", agent, (), attached)
     assert [(r.ref, r.removed, r.description, r.prefix) for r in rows] == [
         (ref, False, "greeting — resource of demo", "")
     ]
-    context = RequestContext(items=(RequestItem(ref, "manual"),), model="scripted:x", selection=SelectionRun(20, 5, 0.7))
-    (row,) = request_rows(context, "reference", agent)  # the chat's attachments not given: still not "removed"
+    context = RequestContext(
+        items=(RequestItem(ref, "manual"),), model="scripted:x", selection=SelectionRun(20, 5, 0.7)
+    )
+    (row,) = request_rows(
+        context, "reference", agent
+    )  # the chat's attachments not given: still not "removed"
     assert (row.removed, row.description) == (False, "Resource of demo")

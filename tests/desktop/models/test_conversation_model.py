@@ -24,12 +24,16 @@ from agent_core.store.chats import StoredMessage, ToolCallRecord
 from desktop.models.conversation import ConversationModel, Role
 
 CONTEXT = RequestContext(
-    items=(RequestItem(ItemRef("rule", "style"), "always"),), model="scripted:x", selection=SelectionRun(20, 5, 0.7)
+    items=(RequestItem(ItemRef("rule", "style"), "always"),),
+    model="scripted:x",
+    selection=SelectionRun(20, 5, 0.7),
 )
 
 
 def message(id: int, role: str, content: str, status: str = "complete", **kw: object) -> StoredMessage:
-    return StoredMessage(id=id, session_id="s", role=role, content=content, status=status, created_at=0.0, **kw)  # type: ignore[arg-type]
+    return StoredMessage(
+        id=id, session_id="s", role=role, content=content, status=status, created_at=0.0, **kw
+    )  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -99,7 +103,9 @@ def test_an_empty_reply_row_before_a_tool_call_is_dropped(model: ConversationMod
 
 def test_a_provider_failure_before_any_reply_becomes_an_error_row(model: ConversationModel) -> None:
     model.apply(ContextBuilt(CONTEXT))
-    model.apply(ReplyFinished(message(5, "error", "No API key: add it in Providers", status="error", error="x")))
+    model.apply(
+        ReplyFinished(message(5, "error", "No API key: add it in Providers", status="error", error="x"))
+    )
     assert kinds(model) == ["error"]
 
 
@@ -118,12 +124,16 @@ def test_stopping_marks_the_open_reply_and_unanswered_approvals() -> None:
 
 
 def test_saved_history_loads_with_tool_calls_and_statuses(model: ConversationModel) -> None:
-    denied = ToolCallRecord("c1", "s", "t", {}, result="The user denied this tool call.", is_error=True, approval="denied")
+    denied = ToolCallRecord(
+        "c1", "s", "t", {}, result="The user denied this tool call.", is_error=True, approval="denied"
+    )
     model.load(
         [
             message(1, "user", "q"),
             message(2, "assistant", "", tool_calls=(denied,), request_context=CONTEXT),
-            message(3, "assistant", "partial text", status="partial", request_context=CONTEXT, error="dropped"),
+            message(
+                3, "assistant", "partial text", status="partial", request_context=CONTEXT, error="dropped"
+            ),
         ]
     )
     assert kinds(model) == ["user", "tool_call", "assistant"]
@@ -132,7 +142,9 @@ def test_saved_history_loads_with_tool_calls_and_statuses(model: ConversationMod
     assert model.index(2, 0).data(Role.ERROR) == "dropped"
 
 
-def test_a_summary_from_history_sits_after_the_messages_it_covers_and_dims_them(model: ConversationModel) -> None:
+def test_a_summary_from_history_sits_after_the_messages_it_covers_and_dims_them(
+    model: ConversationModel,
+) -> None:
     call = ToolCallRecord("c1", "fs", "read", {}, "text", elapsed_seconds=0.1)
     model.load(
         [

@@ -36,7 +36,9 @@ READ = ItemRef("tool", "read_file", "fs")
 NOTES = ItemRef("reference", "notes")
 
 
-def manifest(window: int = 1000, reserve: int = 200, *, history: int = 100, guide: int = 50) -> ContextManifest:
+def manifest(
+    window: int = 1000, reserve: int = 200, *, history: int = 100, guide: int = 50
+) -> ContextManifest:
     return ContextManifest(
         window=window,
         window_source="chat",
@@ -57,7 +59,9 @@ def manifest(window: int = 1000, reserve: int = 200, *, history: int = 100, guid
     )
 
 
-def context(m: ContextManifest | None, *items: RequestItem, misses: tuple[NearMiss, ...] = ()) -> RequestContext:
+def context(
+    m: ContextManifest | None, *items: RequestItem, misses: tuple[NearMiss, ...] = ()
+) -> RequestContext:
     return RequestContext(items, "scripted:x", SelectionRun(20, 5, 0.7), misses, manifest=m)
 
 

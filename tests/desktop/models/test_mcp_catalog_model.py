@@ -35,7 +35,9 @@ def test_resources_are_sorted_by_server_then_uri_and_labelled_with_their_title(q
 def test_prompts_show_their_server_name_and_description(qtbot: QtBot) -> None:
     model = PromptListModel()
     QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
-    review = PromptInfo("demo", "review", "Ask for a review of some code.", arguments=(PromptArgument("code", required=True),))
+    review = PromptInfo(
+        "demo", "review", "Ask for a review of some code.", arguments=(PromptArgument("code", required=True),)
+    )
     model.set_items([PromptInfo("alpha", "plain"), review])
     assert model.index(0).data() == "alpha: plain"
     assert model.index(1).data() == "demo: review — Ask for a review of some code."

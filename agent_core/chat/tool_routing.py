@@ -1,0 +1,82 @@
+"""Routed tool calling, for models that cannot choose among tools themselves (small local models).
+
+The semantic indexer scores the message against the tools in the request context, and the one
+that matches best is called if it scores at least ``selection.toolRouteScore``; the model only
+writes its arguments. Every other tool leaves the RequestContext and is listed as not included
+with its score, so View Context shows why a tool was, or was not, called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from agent_core.agent.schema import SelectionConfig
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemRef, NearMiss, RequestContext, RequestItem
+from agent_core.context.selection import ContextSelector, tool_candidate
+
+__all__ = ["ROUTING_NOTE_KEY", "route_tool"]
+
+ROUTING_NOTE_KEY = "tool_routing"
+
+
+async def route_tool(
+    selector: ContextSelector | None,
+    message: str,
+    previous_message: str | None,
+    context: RequestContext,
+    tools: Mapping[ItemRef, ToolDescriptor],
+    config: SelectionConfig,
+) -> RequestContext:
+    """``context`` with at most one tool: the one ``message`` clearly asks for."""
+    offered = [item for item in context.of_type("tool") if item.ref in tools]
+    if not offered:
+        return context
+    without_tools = tuple(item for item in context.items if item.ref.type != "tool")
+    other_misses = tuple(miss for miss in context.near_misses if miss.ref.type != "tool")
+    model = context.model.partition(":")[2] or context.model
+    if selector is None:
+        note = f"{model} cannot choose tools and selection is off in this app, so no tool was called"
+        return replace(context, items=without_tools, extras={**context.extras, ROUTING_NOTE_KEY: note})
+    candidates = [
+        tool_candidate(d.server, d.name, d.description, dict(d.input_schema))
+        for d in (tools[item.ref] for item in offered)
+    ]
+    threshold = config.tool_route_score
+    routing = SelectionConfig(strategy="hybrid", top_n=1, include_score=1.0, min_score=min(threshold, 1.0))
+    outcome = await selector.select(message, candidates, routing, previous_message)
+    scored = sorted(outcome.items, key=lambda item: -(item.score or 0.0))
+    chosen = scored[0] if scored and (scored[0].score or 0.0) >= threshold else None
+    unchosen_reason = "outside_top_n" if chosen is not None else "below_floor"
+    misses = (
+        *outcome.near_misses,
+        *(NearMiss(item.ref, item.score or 0.0, unchosen_reason) for item in scored if item is not chosen),
+    )
+    if outcome.run.status != "ok":
+        note = (
+            f"{model} cannot choose tools, and the tool could not be picked for it "
+            f"({outcome.run.detail or outcome.run.status}), so none was called"
+        )
+    elif chosen is None:
+        best = max(misses, key=lambda miss: miss.score, default=None)
+        beaten = f" (best: {best.ref.label()} {best.score:.2f})" if best else ""
+        note = (
+            f"{model} cannot choose tools itself; no tool matched this message at {threshold:.2f} or "
+            f"more{beaten}, so none was called"
+        )
+    else:
+        note = (
+            f"{model} cannot choose tools itself, so ContextDesk picked {chosen.ref.label()}, the tool this "
+            f"message matched best ({chosen.score or 0.0:.2f} ≥ {threshold:.2f}), and the model wrote its arguments"
+        )
+    kept: tuple[RequestItem, ...] = ()
+    if chosen is not None:
+        original = next(item for item in offered if item.ref == chosen.ref)
+        kept = (RequestItem(chosen.ref, original.include_mode, chosen.score),)
+    return replace(
+        context,
+        items=(*without_tools, *kept),
+        near_misses=(*other_misses, *misses),
+        extras={**context.extras, ROUTING_NOTE_KEY: note},
+    )

