@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-__all__ = ["BadgeColors", "Palette", "apply_theme", "badge_colors", "colors", "is_dark"]
+__all__ = ["THEME_VARIABLE", "BadgeColors", "Palette", "apply_theme", "badge_colors", "colors", "is_dark"]
 
 
 @dataclass(frozen=True)
@@ -120,8 +121,28 @@ def _dark_palette() -> QPalette:
     return palette
 
 
-def apply_theme(app: QApplication) -> None:
-    """Fusion everywhere (the same look on every platform), light or dark as the system is."""
+def apply_theme(app: QApplication, scheme: Qt.ColorScheme | None = None) -> None:
+    """Fusion everywhere (the same look on every platform), light or dark as the system is, and
+    again whenever the system switches. ``scheme`` forces one (tests; platforms that cannot tell).
+
+    Widgets that paint themselves (badges, gauges, lists) switch at once; styled ones such as
+    message bubbles take the new colours when they are next built.
+    """
     app.setStyle("Fusion")
-    scheme = app.styleHints().colorScheme()
-    app.setPalette(_dark_palette() if scheme == Qt.ColorScheme.Dark else app.style().standardPalette())
+    hints = app.styleHints()
+    scheme = scheme if scheme is not None else _scheme_from_environment()
+    chosen = scheme if scheme is not None else hints.colorScheme()
+    app.setPalette(_dark_palette() if chosen == Qt.ColorScheme.Dark else app.style().standardPalette())
+    if scheme is None and not app.property(_FOLLOWING):
+        app.setProperty(_FOLLOWING, True)
+        hints.colorSchemeChanged.connect(lambda _scheme: apply_theme(app))
+
+
+_FOLLOWING = "contextdeskFollowsColorScheme"
+THEME_VARIABLE = "CONTEXTDESK_THEME"
+
+
+def _scheme_from_environment() -> Qt.ColorScheme | None:
+    """``CONTEXTDESK_THEME=dark`` or ``light`` overrides the system's choice."""
+    value = os.environ.get(THEME_VARIABLE, "").strip().lower()
+    return {"dark": Qt.ColorScheme.Dark, "light": Qt.ColorScheme.Light}.get(value)

@@ -1,0 +1,58 @@
+"""The dark theme: the palette, the colours widgets build with, and screenshots to look at."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from desktop.app import DesktopApp
+from desktop.theme import DARK, LIGHT, THEME_VARIABLE, apply_theme, badge_colors, colors, is_dark
+from desktop.views.message_widgets import MessageWidget
+from tests.desktop.conftest import WAIT_MS, screenshot, scripted
+from tests.desktop.test_chat_flow import idle, send
+from tests.desktop.test_view_context import ask_with_selection, open_context
+
+
+@pytest.fixture
+def dark(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """CONTEXTDESK_THEME=dark, as a user would set it; the app applies it when it starts."""
+    monkeypatch.setenv(THEME_VARIABLE, "dark")
+    yield
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_theme(app, Qt.ColorScheme.Light)
+
+
+def test_the_dark_theme_darkens_the_palette_bubbles_and_badges(
+    dark: None, qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    assert is_dark() and colors() is DARK
+    assert QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 64
+    assert badge_colors("agent").background.lightness() < 128  # light text on a dark badge
+
+    scripted(desktop).enqueue_reply("Use a **list**:\n\n```python\nnames = ['a', 'b']\n```\n")
+    send(qtbot, desktop, "How do I make a list in Python?")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    view = desktop.window.current_view()
+    assert view is not None
+    reply = [w for w in view.conversation.widgets() if isinstance(w, MessageWidget)][-1]
+    assert DARK.assistant_bubble in reply.styleSheet() and LIGHT.assistant_bubble not in reply.styleSheet()
+    screenshot(desktop.window, "main_window_dark")
+
+    ask_with_selection(qtbot, desktop)
+    dialog = open_context(qtbot, desktop)
+    screenshot(dialog, "view_context_dark")
+    dialog.close()
+
+
+def test_the_light_theme_is_back_after_switching(qtbot: QtBot, desktop: DesktopApp) -> None:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_theme(app, Qt.ColorScheme.Dark)
+    apply_theme(app, Qt.ColorScheme.Light)
+    assert not is_dark() and colors() is LIGHT
