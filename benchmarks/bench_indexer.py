@@ -112,6 +112,27 @@ def _spawn(python: str, backend: str, cache: str | None, extra: list[str], st_mo
     return out
 
 
+def _cli_second_starts(tmp: Path, runs: int) -> tuple[list[float], list[float]]:
+    """Wall ms of ``contextdesk select`` on the data set's agent (rules and references), each a new
+    process after a first run has filled the on-disk cache: until its answer is printed, and until
+    the process has exited (interpreter and onnxruntime teardown, ~0.2 s, come after the answer)."""
+    cli = Path(sys.executable).with_name("contextdesk")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CONTEXTDESK_HOME": str(tmp / "cli-home")}
+    command = [str(cli), "select", "--agent", str(DATA / "agent"), "--no-tools", "--json", COLD_QUERY]
+    answered, exited = [], []
+    for _ in range(runs + 1):  # the first run indexes
+        start = time.perf_counter()
+        with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True) as process:
+            assert process.stdout is not None
+            for line in process.stdout:
+                if line.rstrip() == "}":  # the end of the JSON answer
+                    answered.append((time.perf_counter() - start) * 1000)
+            if process.wait(timeout=300) != 0:
+                raise SystemExit("contextdesk select failed")
+        exited.append((time.perf_counter() - start) * 1000)
+    return answered[1:], exited[1:]
+
+
 def _search_100k() -> dict[str, float]:
     """Median ms per select over 100k cached chunks: total, query embedding, scoring + ranking."""
     import numpy as np
@@ -233,6 +254,7 @@ def main() -> int:
         ours_warm = [_spawn(sys.executable, "onnx", warm_cache, [], st_model) for _ in range(args.runs)]
         ours_agree = _spawn(sys.executable, "onnx", None, ["--queries", str(queries_file)], st_model)
         st_agree = _spawn(args.st_python, "st", None, ["--queries", str(queries_file)], st_model)
+        cli_answered, cli_exited = _cli_second_starts(Path(tmp), args.runs)
     search = _search_100k()
     load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
 
@@ -261,6 +283,11 @@ def main() -> int:
         (
             "(b) second start, cached: process → first selection (ms)",
             f"{med(ours_warm, 'wall_ms'):.0f}",
+            "< 1000",
+        ),
+        (
+            "(b) same with the CLI, `contextdesk select`: answer printed / process exited (ms)",
+            f"{statistics.median(cli_answered):.0f} / {statistics.median(cli_exited):.0f}",
             "< 1000",
         ),
         (
@@ -322,7 +349,12 @@ _NOTES = """\
   difference to pooling, normalisation or the 100k matrix-vector product; onnxruntime does not
   use OpenBLAS.
 - (b) reads every vector from the SQLite cache; the time is interpreter start, imports, model
-  load and one query.
+  load and one query. The CLI row is the whole command a user runs (argument parsing, loading the
+  agent files with their validation, printing JSON) on the data set's 67 rules and references.
+  The CLI imports only the module of the command run, starts loading the model before importing
+  the rest of `select` (the agent schema, pydantic) so the two overlap, and imports the MCP SDK
+  (~0.6 s) only when the agent has MCP servers; before these changes the worker row was 1.3 s and
+  the CLI 1.2 s to the answer.
 - (c) the 100k x 384 float32 matrix-vector product is memory-bound and is most of the score +
   rank time; embedding the query adds a few ms. Candidate objects are built lazily, so callers
   that only need the included items and a few near-misses never pay the full listing.

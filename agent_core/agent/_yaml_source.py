@@ -12,6 +12,9 @@ from pydantic import BaseModel, ValidationError
 
 __all__ = ["YamlDocument", "YamlSyntaxError", "close_match", "describe_validation_error", "parse_yaml"]
 
+# libyaml's loader is ~10x faster (an agent's front matter is parsed at every start); same results.
+_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class YamlSyntaxError(ValueError):
     """Text that is not YAML, with the 1-based line of the fault when known."""
@@ -55,8 +58,8 @@ def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
         YamlSyntaxError: the text is not valid YAML.
     """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root = yaml.compose(text, Loader=_SAFE_LOADER)
+        data = yaml.load(text, Loader=_SAFE_LOADER)  # a safe loader: no arbitrary objects
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = None if mark is None else mark.line + first_line

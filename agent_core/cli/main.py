@@ -2,7 +2,9 @@
 
 Each command group lives in its own module with a ``register(subparsers)`` function that adds
 its parser and sets ``handler`` to a function taking the parsed arguments and returning an exit
-code. Adding a command means adding a module to ``COMMAND_MODULES``.
+code. Adding a command means adding its module to ``COMMAND_MODULES``. Only the module of the
+command being run is imported (each pulls in up to half a second of dependencies); all of them
+for top-level help or an unknown command.
 """
 
 from __future__ import annotations
@@ -20,16 +22,23 @@ __all__ = ["build_parser", "main"]
 
 logger = logging.getLogger(__name__)
 
-COMMAND_MODULES = (
-    "agent_core.cli.agent_commands",
-    "agent_core.cli.mcp_commands",
-    "agent_core.cli.select_command",
-    "agent_core.cli.chat_command",
-    "agent_core.cli.sessions_commands",
-)
+COMMAND_MODULES = {
+    "agent": "agent_core.cli.agent_commands",
+    "mcp": "agent_core.cli.mcp_commands",
+    "select": "agent_core.cli.select_command",
+    "chat": "agent_core.cli.chat_command",
+    "sessions": "agent_core.cli.sessions_commands",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (its first word that is not an option), if it is one we know."""
+    word = next((arg for arg in argv if not arg.startswith("-")), None)
+    return word if word in COMMAND_MODULES else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv``, only the named command's module is imported and registered."""
     parser = argparse.ArgumentParser(
         prog="contextdesk",
         description="A local AI agent whose context you can see and control. "
@@ -38,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"contextdesk {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
+    command = _command_in(argv) if argv is not None else None
+    for module_name in [COMMAND_MODULES[command]] if command else COMMAND_MODULES.values():
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
@@ -67,7 +77,8 @@ def start_desktop() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,

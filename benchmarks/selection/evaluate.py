@@ -34,7 +34,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from agent_core.agent import load_agent  # noqa: E402
-from agent_core.cli.select_command import load_tool_catalogue  # noqa: E402
+from agent_core.cli.select_run import load_tool_catalogue  # noqa: E402
 from agent_core.context.session_context import agent_candidates  # noqa: E402
 from indexer import Document, Indexer, SelectionSettings  # noqa: E402
 

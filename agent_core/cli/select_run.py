@@ -1,0 +1,213 @@
+"""The work behind ``contextdesk select`` (its parser, and why it is separate: ``select_command``)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_core.agent import load_agent
+from agent_core.agent.loader import Agent
+from agent_core.agent.schema import IncludeMode, SelectionConfig
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemRef
+from agent_core.context.selection import ContextSelector, SelectionOutcome
+from agent_core.context.session_context import agent_candidates
+from agent_core.errors import ContextDeskError
+
+__all__ = ["CatalogueTool", "load_tool_catalogue", "run_select"]
+
+
+class CatalogueTool(BaseModel):
+    """One tool in a ``--tools`` file: a JSON list of these."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    server: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=dict, alias="inputSchema")
+
+
+@dataclass(frozen=True)
+class _Tool:
+    server: str
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    include: IncludeMode
+    permission_required: bool = True
+
+
+class _BatchLine(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str | int
+    message: str
+    previous: str | None = None
+
+
+def run_select(args: argparse.Namespace, selector: ContextSelector) -> int:
+    """``contextdesk select`` with ``selector`` (its model already loading).
+
+    Raises:
+        ContextDeskError: bad arguments, or the agent folder cannot be read.
+    """
+    try:
+        if (args.message is None) == (args.batch is None):
+            raise ContextDeskError("give either a MESSAGE or --batch FILE (not both)")
+        agent = load_agent(args.agent)
+        config = _settings(agent.config.selection, args)
+        return asyncio.run(_run(args, agent, config, selector))
+    finally:
+        selector.indexer.close()
+
+
+async def _tools(args: argparse.Namespace, agent: Agent) -> Sequence[ToolDescriptor]:
+    if args.tools:
+        return load_tool_catalogue(args.tools, agent)
+    if args.no_tools or not agent.config.mcp_servers:
+        return []
+    from agent_core.mcp import inspect_servers  # the MCP SDK takes ~0.6 s to import: only when needed
+
+    statuses, tools = await inspect_servers(
+        agent.config.mcp_servers,
+        references_source=lambda: agent.references,
+        start_timeout=args.server_timeout,
+    )
+    for status in statuses:
+        if status.state == "failed":
+            print(f"contextdesk: tools of {status.name} left out: {status.reason}", file=sys.stderr)
+    return tools
+
+
+async def _run(
+    args: argparse.Namespace, agent: Agent, config: SelectionConfig, selector: ContextSelector
+) -> int:
+    candidates = agent_candidates(agent, (), await _tools(args, agent))
+    if args.batch:
+        for line in _batch_lines(args.batch):
+            outcome = await selector.select(line.message, candidates, config, line.previous)
+            _fail_if_unusable(outcome)
+            print(json.dumps({"id": line.id, **outcome_json(outcome)}, ensure_ascii=False), flush=True)
+        return 0
+    outcome = await selector.select(args.message, candidates, config, args.previous)
+    _fail_if_unusable(outcome)
+    if args.json:
+        print(json.dumps(outcome_json(outcome), indent=2, ensure_ascii=False))
+    else:
+        _print_outcome(outcome, len(candidates))
+    return 0
+
+
+def outcome_json(outcome: SelectionOutcome) -> dict[str, Any]:
+    return {
+        "selected": [{**_ref_json(item.ref), "score": item.score} for item in outcome.items],
+        "near_misses": [
+            {**_ref_json(miss.ref), "score": miss.score, "reason": miss.reason}
+            for miss in outcome.near_misses
+        ],
+    }
+
+
+def load_tool_catalogue(path: Path, agent: Agent) -> list[_Tool]:
+    """Tools from a JSON file, with include modes from the agent's server settings.
+
+    Raises:
+        ContextDeskError: the file cannot be read or is not a list of tools.
+    """
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        entries = [CatalogueTool.model_validate(item) for item in raw]
+    except (OSError, json.JSONDecodeError, TypeError) as error:
+        raise ContextDeskError(
+            f"cannot read the tool list {path} ({error}): give a JSON list of tools"
+        ) from error
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise ContextDeskError(
+            f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}; each tool needs server, name, "
+            "description and inputSchema"
+        ) from error
+    tools = []
+    for entry in entries:
+        server = agent.config.mcp_servers.get(entry.server)
+        include = IncludeMode.AGENT
+        if server is not None:
+            override = server.tools.get(entry.name)
+            include = (
+                override.include if override and override.include else None
+            ) or server.tool_defaults.include
+        tools.append(_Tool(entry.server, entry.name, entry.description, entry.input_schema, include))
+    return tools
+
+
+def _settings(base: SelectionConfig, args: argparse.Namespace) -> SelectionConfig:
+    updates = {
+        key: value
+        for key, value in (
+            ("top_k", args.top_k),
+            ("top_n", args.top_n),
+            ("include_score", args.include_score),
+            ("strategy", args.strategy),
+            ("min_score", args.min_score),
+        )
+        if value is not None
+    }
+    try:
+        return SelectionConfig.model_validate({**base.model_dump(), **updates})
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise ContextDeskError(f"--{str(first['loc'][0]).replace('_', '-')}: {first['msg']}") from error
+
+
+def _batch_lines(path: Path) -> Iterator[_BatchLine]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise ContextDeskError(f"cannot read {path} ({error.strerror})") from error
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            yield _BatchLine.model_validate_json(text)
+        except ValidationError as error:
+            raise ContextDeskError(
+                f'{path}:{number}: not a JSON object with "id" and "message" ({error.errors()[0]["msg"]})'
+            ) from error
+
+
+def _fail_if_unusable(outcome: SelectionOutcome) -> None:
+    if outcome.run.status in ("failed", "model_loading"):
+        raise ContextDeskError(f"selection did not run: {outcome.run.detail}")
+
+
+def _ref_json(ref: ItemRef) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": ref.type, "name": ref.name}
+    if ref.server is not None:
+        data["server"] = ref.server
+    return data
+
+
+def _print_outcome(outcome: SelectionOutcome, candidates: int) -> None:
+    run = outcome.run
+    print(
+        f"{candidates} agent-mode candidates; strategy {run.strategy}, topK {run.top_k}, topN {run.top_n}, "
+        f"includeScore {run.include_score} ({run.elapsed_ms} ms)"
+    )
+    print("\nSelected:" if outcome.items else "\nSelected: nothing")
+    for item in outcome.items:
+        print(f"  {item.score:.2f}  {item.ref.type:<9} {item.ref.label()}")
+    if outcome.near_misses:
+        print("\nNot selected (best first):")
+        for miss in outcome.near_misses:
+            print(
+                f"  {miss.score:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} {miss.reason.replace('_', ' ')}"
+            )
