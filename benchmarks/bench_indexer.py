@@ -339,12 +339,10 @@ _NOTES = """\
   creation but is a 90 MB hardware-specific file), bigger or smaller batches, denormals as
   zero, ORT_ENABLE_EXTENDED vs _ALL; tokenisation (~1%) and numpy pooling (<1%) are not worth
   overlapping. 97% of the time is onnxruntime itself, ~70% of it float32 MatMul.
-- 2026-11-22, after the change above, five runs of this script gave 3.4x, 3.5x, 3.7x (this
-  table), 4.2x and 4.7x (median 3.7x; per chunk 4.7-8.0 ms, median 6.7 ms); the previous code,
-  run alternately on the same VM, gave 2.3x, 2.7x, 2.8x and 2.8x (median 2.8x; 7.2-9.5 ms,
-  median 8.4 ms). Another job's test suite kept the 2-core VM's load at 1.2-2.5 throughout, and
-  both per-chunk times and the ratio swing with it. The ≥ 4x target was met in 2 of the 5
-  runs, so not reliably on this shared VM; model load (~0.27 s vs ~5 s) is where we win most.
+- On a loaded VM (another job's test suite kept the load at 1.2-2.5) five runs of this script
+  gave 3.4x, 3.5x, 3.7x, 4.2x and 4.7x: per-chunk times and the ratio swing with the load. On a
+  quiet VM (load 0.2-0.5 before each run) two runs gave 4.7x (median of 3) and 4.7x (median of
+  5, this table), per chunk 5.2 ms in both. Model load (~0.3 s vs ~6.5 s) is where we win most.
 - `OPENBLAS_CORETYPE=Haswell` / `OPENBLAS_L2_SIZE=512` (set on these VMs) made no measurable
   difference to pooling, normalisation or the 100k matrix-vector product; onnxruntime does not
   use OpenBLAS.

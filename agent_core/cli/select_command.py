@@ -50,10 +50,10 @@ def register(subparsers: Any) -> None:
 
 
 def run_select(args: argparse.Namespace) -> int:
+    from agent_core.context.embedding_model import configured_indexer
     from agent_core.paths import user_dirs
-    from indexer import Indexer
 
-    indexer = Indexer(cache_dir=user_dirs().embeddings_cache)
+    indexer = configured_indexer(user_dirs().embeddings_cache)
     indexer.start_loading()
     from agent_core.cli import select_run
     from agent_core.context.selection import ContextSelector

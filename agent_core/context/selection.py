@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import SelectionConfig
+from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
 from agent_core.paths import user_dirs
 from indexer import Document, Indexer, IndexerError, SelectionSettings, tool_document
@@ -72,7 +73,7 @@ class ContextSelector:
         cache_dir: Path | None = None,
         model_wait_seconds: float = 20.0,
     ) -> None:
-        self._indexer = indexer or Indexer(cache_dir=cache_dir or user_dirs().embeddings_cache)
+        self._indexer = indexer or configured_indexer(cache_dir or user_dirs().embeddings_cache)
         self.model_wait_seconds = model_wait_seconds
 
     @property
