@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25
-from indexer._texts import anchor_chunks, hybrid_chunks
+from indexer._texts import anchor_chunks, hybrid_chunks, mask_opaque_tokens
 from indexer.backends import FloatMatrix
 from indexer.documents import Document
 from indexer.ranking import (
@@ -87,6 +87,10 @@ def rank(
     """Score every document for ``query`` and decide, using ``settings.strategy``."""
     if settings.strategy == "anchor":
         return rank_anchor(matrix @ embed([query])[0], chunk_item, n_items, settings)
+    lexical_query = query
+    if settings.opaque_tokens == "mask":
+        query = mask_opaque_tokens(query)
+        previous = mask_opaque_tokens(previous) if previous else previous
     if previous and previous.strip() and settings.previous_weight and _is_short(query):
         # A short follow-up ("and for staging?") borrows its topic from the previous message:
         # a blend, not a concatenation, and only for short messages, so that an unrelated
@@ -97,5 +101,5 @@ def rank(
     else:
         query_vector = embed([query])[0]
     best, best_chunk = best_chunk_per_item(matrix @ query_vector, chunk_item, n_items)
-    lexical = extras.bm25().scores(query) if settings.lexical_weight else np.zeros(n_items, np.float32)
+    lexical = extras.bm25().scores(lexical_query) if settings.lexical_weight else np.zeros(n_items, np.float32)
     return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings)

@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
+import re
+
 from indexer.chunking import chunk_text
 from indexer.documents import Document
 
-__all__ = ["anchor_chunks", "anchor_text", "hybrid_chunks"]
+__all__ = ["anchor_chunks", "anchor_text", "hybrid_chunks", "mask_opaque_tokens"]
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
+_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*")
+
+
+def mask_opaque_tokens(message: str) -> str:
+    """``message`` with links, e-mail addresses and file paths replaced by plain words."""
+    message = _EMAIL.sub("someone", message)
+    message = _URL.sub("a link", message)
+    return _PATH.sub(_path_word, message)
+
+
+def _path_word(match: re.Match[str]) -> str:
+    return "a file" if "." in match.group(0).rsplit("/", 1)[-1].strip(".") else "a folder"
 
 
 def anchor_text(document: Document) -> str:

@@ -67,6 +67,11 @@ class SelectionSettings:
     tool_offset: float = 0.1
     #: hybrid: weight of the previous message's vector blended into a short message's (follow-ups).
     previous_weight: float = 0.3
+    #: hybrid: how a message's links, e-mail addresses and paths are put before it is embedded:
+    #: "keep" as they are, or "mask"ed by a plain word. Opaque tokens break into many word pieces
+    #: and swamp a mean-pooled vector ("screenshot book.kitebase.com/demo" barely matches a
+    #: screenshot tool); the lexical score still sees the original text.
+    opaque_tokens: Literal["keep", "mask"] = "mask"
 
     def __post_init__(self) -> None:
         if self.top_k < 1 or self.top_n < 0:

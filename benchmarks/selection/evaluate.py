@@ -146,7 +146,7 @@ def _parse_variant(text: str) -> tuple[str, SelectionSettings]:
         if key not in fields:
             raise SystemExit(f"unknown setting {key!r}; known: {', '.join(fields)}")
         values[key] = (
-            value if key == "strategy" else (int(value) if key in ("top_k", "top_n") else float(value))
+            value if key in ("strategy", "opaque_tokens") else (int(value) if key in ("top_k", "top_n") else float(value))
         )
     return name, SelectionSettings(**values)
 

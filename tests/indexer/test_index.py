@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import Document, Indexer, ModelLoadError, SelectionSettings
+from indexer import Document, Indexer, ModelLoadError, SelectionSettings, tool_document
 from indexer.backends import EmbeddingBackend
 from tests.indexer.fakes import RecordingBackend
 
@@ -266,3 +266,32 @@ def test_best_lists_near_misses_without_building_every_candidate(minilm: Embeddi
 def test_an_empty_document_list_selects_nothing(minilm: EmbeddingBackend) -> None:
     selection = _indexer(minilm).select("anything", [])
     assert selection.candidates == () and selection.included == ()
+
+
+SCREENSHOT_DOCS = [
+    tool_document(
+        "browser",
+        "take_screenshot",
+        "Take a screenshot of the current page or a specific element",
+        {"type": "object", "properties": {"width": {"type": "number", "description": "Width in pixels"}}},
+    ),
+    Document(
+        "reference:brand",
+        "reference",
+        "brand",
+        "Brand guidelines",
+        "The logo is the kite mark plus the wordmark in lower case. Use the blue on white backgrounds.",
+    ),
+]
+
+
+def test_a_link_in_the_message_does_not_drown_what_it_asks_for(minilm: EmbeddingBackend) -> None:
+    message = "take a screenshot of https://book.kitebase.com/demo-physio/booking?step=2 at phone width"
+    masked = _indexer(minilm).select(message, SCREENSHOT_DOCS)
+    kept = _indexer(minilm).select(message, SCREENSHOT_DOCS, SelectionSettings(opaque_tokens="keep"))
+    cosine = {c.key: c.cosine for c in masked.candidates}
+    assert [c.key for c in masked.included] == ["tool:browser/take_screenshot"]
+    assert (
+        cosine["tool:browser/take_screenshot"]
+        > {c.key: c.cosine for c in kept.candidates}["tool:browser/take_screenshot"] + 0.2
+    )

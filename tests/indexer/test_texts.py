@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from indexer import Document, render_parameters, tool_document
-from indexer._texts import anchor_chunks, anchor_text, hybrid_chunks
+from indexer._texts import anchor_chunks, anchor_text, hybrid_chunks, mask_opaque_tokens
 
 
 def test_anchor_text_follows_the_anchor_format() -> None:
@@ -40,3 +40,17 @@ def test_hybrid_tool_chunks_name_the_server_and_keep_the_tool_name_on_parameters
 def test_hybrid_uses_the_anchor_chunks_for_rules_and_references() -> None:
     doc = Document("rule:a", "rule", "a", "desc", "one\n\ntwo")
     assert hybrid_chunks(doc) == anchor_chunks(doc)
+
+
+def test_links_addresses_and_paths_are_masked_by_plain_words() -> None:
+    assert (
+        mask_opaque_tokens("screenshot https://book.example.com/demo?x=1 and book.example.com/demo-physio")
+        == "screenshot a link and a link"
+    )
+    assert mask_opaque_tokens("meet jonas@example.com at 11") == "meet someone at 11"
+    assert mask_opaque_tokens("commit in ~/code/ledger, then read ./notes.md and /etc/hosts") == (
+        "commit in a folder, then read a file and a folder"
+    )
+    # Fractions, versions, "and/or" and abbreviations are words, not paths.
+    text = "and/or 3/4 of the team, e.g. version 2.1"
+    assert mask_opaque_tokens(text) == text
