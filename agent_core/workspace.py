@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from agent_core.agent.loader import Agent, load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.chat.models import ProviderPool
-from agent_core.chat.session import ChatSession
+from agent_core.chat.session import ChatServices, ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.store.chats import ChatStore
@@ -58,26 +58,18 @@ class Workspace:
         """
         return cls(load_agent(agent_dir or ensure_default_agent()))
 
+    @property
+    def chat_services(self) -> ChatServices:
+        """What every chat of this workspace shares (built anew: the agent's tools can change)."""
+        return ChatServices(self.providers.resolve, self.selector, self.tools)
+
     def new_chat(self) -> ChatSession:
-        return ChatSession.create(
-            self.agent,
-            self.store,
-            resolve_provider=self.providers.resolve,
-            selector=self.selector,
-            tools=self.tools,
-        )
+        return ChatSession.create(self.agent, self.store, self.chat_services)
 
     def open_chat(self, session_id: str) -> ChatSession:
         """Raises:
         ContextDeskError: no chat has that id."""
-        return ChatSession.open(
-            self.agent,
-            self.store,
-            session_id,
-            resolve_provider=self.providers.resolve,
-            selector=self.selector,
-            tools=self.tools,
-        )
+        return ChatSession.open(self.agent, self.store, session_id, self.chat_services)
 
     async def aclose(self) -> None:
         if self.mcp is not None:

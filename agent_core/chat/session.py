@@ -13,7 +13,7 @@ import re
 import time
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_core.agent.items import DocumentItem
@@ -73,7 +73,7 @@ from agent_core.providers.base import (
 from agent_core.providers.retry import stream_with_retries
 from agent_core.store.chats import Approval, ChatStore, StoredMessage, StoredSession, ToolCallRecord
 
-__all__ = ["ChatSession", "ProviderResolver"]
+__all__ = ["ChatServices", "ChatSession", "ProviderResolver"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,70 +88,43 @@ REF_COMMAND = re.compile(r"^/ref\s+([A-Za-z0-9][A-Za-z0-9_-]{0,79})(?:\s|$)")
 TITLE_LENGTH = 60
 
 
+@dataclass(frozen=True)
+class ChatServices:
+    """What a chat uses besides its agent and its store: models, selection, tools and streaming.
+    One set is shared by every chat of a workspace."""
+
+    resolve_provider: ProviderResolver
+    selector: ContextSelector | None = None
+    tools: ToolRuntime = field(default_factory=NoTools)
+    streamer: Streamer = stream_with_retries
+
+
 class ChatSession:
     """A chat with an agent. Create with :meth:`create` or :meth:`open`."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        store: ChatStore,
-        record: StoredSession,
-        *,
-        resolve_provider: ProviderResolver,
-        selector: ContextSelector | None = None,
-        tools: ToolRuntime | None = None,
-        streamer: Streamer = stream_with_retries,
-    ) -> None:
+    def __init__(self, agent: Agent, store: ChatStore, record: StoredSession, services: ChatServices) -> None:
         self.agent = agent
-        self._streamer = streamer
         self.store = store
         self._record = record
-        self._resolve_provider = resolve_provider
-        self._selector = selector
-        self._tools: ToolRuntime = tools or NoTools()
+        self._streamer = services.streamer
+        self._resolve_provider = services.resolve_provider
+        self._selector = services.selector
+        self._tools = services.tools
         self._task: asyncio.Task[Any] | None = None
         self._counters: dict[str, TokenCounter] = {}
 
     # --- life cycle ---------------------------------------------------------------------------
 
     @classmethod
-    def create(
-        cls,
-        agent: Agent,
-        store: ChatStore,
-        *,
-        resolve_provider: ProviderResolver,
-        selector: ContextSelector | None = None,
-        tools: ToolRuntime | None = None,
-        streamer: Streamer = stream_with_retries,
-    ) -> ChatSession:
+    def create(cls, agent: Agent, store: ChatStore, services: ChatServices) -> ChatSession:
         """A new chat holding the agent's ``always`` items."""
-        runtime = tools or NoTools()
         record = store.create_session(
-            agent_path=str(agent.root), context_items=initial_session_items(agent, runtime.tools())
+            agent_path=str(agent.root), context_items=initial_session_items(agent, services.tools.tools())
         )
-        return cls(
-            agent,
-            store,
-            record,
-            resolve_provider=resolve_provider,
-            selector=selector,
-            tools=runtime,
-            streamer=streamer,
-        )
+        return cls(agent, store, record, services)
 
     @classmethod
-    def open(
-        cls,
-        agent: Agent,
-        store: ChatStore,
-        session_id: str,
-        *,
-        resolve_provider: ProviderResolver,
-        selector: ContextSelector | None = None,
-        tools: ToolRuntime | None = None,
-        streamer: Streamer = stream_with_retries,
-    ) -> ChatSession:
+    def open(cls, agent: Agent, store: ChatStore, session_id: str, services: ChatServices) -> ChatSession:
         """A saved chat, with its items and history.
 
         Raises:
@@ -162,15 +135,7 @@ class ChatSession:
             raise ContextDeskError(
                 f"no saved chat has the id {session_id}: list them with `contextdesk sessions list`"
             )
-        return cls(
-            agent,
-            store,
-            record,
-            resolve_provider=resolve_provider,
-            selector=selector,
-            tools=tools,
-            streamer=streamer,
-        )
+        return cls(agent, store, record, services)
 
     @property
     def id(self) -> str:

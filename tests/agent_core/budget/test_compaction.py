@@ -11,7 +11,7 @@ from agent_core.agent import load_agent
 from agent_core.agent.loader import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ChatEvent, Compacted, ReplyFinished
-from agent_core.chat.session import ChatSession
+from agent_core.chat.session import ChatServices, ChatSession
 from agent_core.context.items import ItemRef
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
@@ -25,7 +25,7 @@ def agent(tmp_path: Path) -> Agent:
 
 
 def session_for(agent: Agent, store: ChatStore, provider: ScriptedProvider) -> ChatSession:
-    session = ChatSession.create(agent, store, resolve_provider=lambda m: (provider, "x"))
+    session = ChatSession.create(agent, store, ChatServices(resolve_provider=lambda m: (provider, "x")))
     session.override_settings(context={"keep_recent_turns": 2, "auto_compact": False})
     return session
 
@@ -85,7 +85,10 @@ def test_the_summary_survives_a_restart_and_can_be_edited(agent: Agent, tmp_path
     store.close()
 
     reopened = ChatSession.open(
-        agent, ChatStore(tmp_path / "db.sqlite3"), session.id, resolve_provider=lambda m: (provider, "x")
+        agent,
+        ChatStore(tmp_path / "db.sqlite3"),
+        session.id,
+        ChatServices(resolve_provider=lambda m: (provider, "x")),
     )
     [stored] = [m for m in reopened.history() if m.role == "summary"]
     assert stored.content == "Original note." and stored.covers_until == summary.covers_until

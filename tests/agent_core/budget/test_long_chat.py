@@ -13,7 +13,7 @@ from agent_core.agent import IncludeMode, load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.budget.counting import counter_for
 from agent_core.chat.events import ReplyFinished
-from agent_core.chat.session import ChatSession
+from agent_core.chat.session import ChatServices, ChatSession
 from agent_core.providers.base import ChatRequest
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
@@ -77,7 +77,9 @@ def test_three_hundred_turns_with_large_tool_outputs_never_overflow(tmp_path: Pa
         provider.enqueue_tool_call("logs__tail", {"n": turn})
         provider.enqueue_reply(f"Turn {turn}: the log looks fine.")
     store = ChatStore(tmp_path / "db.sqlite3")
-    session = ChatSession.create(agent, store, resolve_provider=lambda m: (provider, "x"), tools=ChattyLogs())
+    session = ChatSession.create(
+        agent, store, ChatServices(resolve_provider=lambda m: (provider, "x"), tools=ChattyLogs())
+    )
     session.override_settings(context={"window": WINDOW, "reply_reserve": RESERVE, "auto_compact": False})
 
     async def run() -> None:

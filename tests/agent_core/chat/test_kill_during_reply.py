@@ -17,7 +17,7 @@ CHILD = textwrap.dedent(
     import asyncio, sys
     from pathlib import Path
     from agent_core.agent import load_agent
-    from agent_core.chat.session import ChatSession
+    from agent_core.chat.session import ChatServices, ChatSession
     from agent_core.chat import session as session_module
     from agent_core.providers.scripted import ScriptedProvider
     from agent_core.store.chats import ChatStore
@@ -29,7 +29,7 @@ CHILD = textwrap.dedent(
     provider.enqueue_reply(chunks=["The answer ", "is forty", never])
 
     async def main():
-        session = ChatSession.create(load_agent(agent_dir), ChatStore(db), resolve_provider=lambda m: (provider, "x"))
+        session = ChatSession.create(load_agent(agent_dir), ChatStore(db), ChatServices(resolve_provider=lambda m: (provider, "x")))
         received = ""
         async for event in session.send("What is the answer?"):
             received += getattr(event, "text", "") if event.type == "reply_delta" else ""

@@ -25,7 +25,8 @@ from agent_core.chat.events import (
     ToolCallFinished,
     UserMessageSaved,
 )
-from agent_core.chat.session import ChatSession
+from agent_core.chat.session import ChatServices, ChatSession
+from agent_core.chat.tool_runtime import NoTools
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError, ProviderAuthError, ProviderUnavailableError
 from agent_core.providers.base import Provider
@@ -95,9 +96,11 @@ def new_session(
     return ChatSession.create(
         agent,
         store,
-        resolve_provider=lambda model: (provider, model.partition(":")[2]),
-        tools=tools,
-        streamer=functools.partial(stream_with_retries, sleep=no_sleep),
+        ChatServices(
+            resolve_provider=lambda model: (provider, model.partition(":")[2]),
+            tools=tools if tools is not None else NoTools(),
+            streamer=functools.partial(stream_with_retries, sleep=no_sleep),
+        ),
     )
 
 
@@ -212,8 +215,7 @@ def test_allow_for_chat_is_remembered_across_messages_and_restarts(
         agent,
         ChatStore(tmp_path / "chats.sqlite3"),
         session.id,
-        resolve_provider=lambda m: (provider, "x"),
-        tools=tools,
+        ChatServices(resolve_provider=lambda m: (provider, "x"), tools=tools),
     )
     events = asyncio.run(collect(reopened, "and now?"))  # no decision given: asking would fail the test
     assert not any(isinstance(e, ApprovalRequest) for e in events)
@@ -345,7 +347,7 @@ def test_a_reopened_chat_keeps_its_items_history_and_contexts(
         load_agent(agent.root),
         ChatStore(tmp_path / "chats.sqlite3"),
         session.id,
-        resolve_provider=lambda m: (provider, "x"),
+        ChatServices(resolve_provider=lambda m: (provider, "x")),
     )
     assert {i.ref.key for i in reopened.items} == {"rule:clear-answers", "rule:pirate"}
     history = reopened.history()

@@ -13,7 +13,7 @@ from agent_core.agent import load_agent
 from agent_core.agent.loader import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ChatEvent, ContextBuilt
-from agent_core.chat.session import ChatSession
+from agent_core.chat.session import ChatServices, ChatSession
 from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.scripted import ScriptedProvider
@@ -48,8 +48,7 @@ def context_of(
     session = ChatSession.create(
         agent,
         ChatStore(tmp_path / "chats.sqlite3"),
-        resolve_provider=lambda m: (provider, "x"),
-        selector=selector,
+        ChatServices(resolve_provider=lambda m: (provider, "x"), selector=selector),
     )
 
     async def run() -> list[ChatEvent]:
@@ -123,8 +122,7 @@ def test_what_if_reruns_selection_with_other_settings_and_toggled_items(
     session = ChatSession.create(
         agent,
         ChatStore(tmp_path / "chats.sqlite3"),
-        resolve_provider=lambda m: (provider, "x"),
-        selector=shared_selector,
+        ChatServices(resolve_provider=lambda m: (provider, "x"), selector=shared_selector),
     )
 
     async def scenario() -> None:
