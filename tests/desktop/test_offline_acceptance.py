@@ -100,6 +100,7 @@ def test_a_new_user_chats_offline_adds_a_rule_sees_the_context_approves_a_tool_a
         )
         approval = next(w for w in view.conversation.widgets() if isinstance(w, ApprovalWidget))
         assert "workspace.list_files" in approval.question.text()
+        assert approval.arguments.text() == "(no arguments)"  # list_files needs none; defaults apply
         screenshot(app.window, "acceptance_approval")
         qtbot.mouseClick(approval.allow_once, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: finished(app, 2), timeout=REPLY_WAIT_MS)
