@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25
-from indexer._texts import anchor_chunks, hybrid_chunks, mask_opaque_tokens
+from indexer._texts import action_head, anchor_chunks, hybrid_chunks, mask_opaque_tokens
 from indexer.backends import FloatMatrix
 from indexer.documents import Document
 from indexer.ranking import (
@@ -101,5 +101,13 @@ def rank(
     else:
         query_vector = embed([query])[0]
     best, best_chunk = best_chunk_per_item(matrix @ query_vector, chunk_item, n_items)
-    lexical = extras.bm25().scores(lexical_query) if settings.lexical_weight else np.zeros(n_items, np.float32)
+    head = action_head(query) if settings.action_view and extras.is_tool.any() else None
+    if head is not None:
+        head_best, head_chunk = best_chunk_per_item(matrix @ embed([head])[0], chunk_item, n_items)
+        better = extras.is_tool & (head_best > best)
+        best = np.where(better, head_best, best).astype(np.float32)
+        best_chunk = np.where(better, head_chunk, best_chunk)
+    lexical = (
+        extras.bm25().scores(lexical_query) if settings.lexical_weight else np.zeros(n_items, np.float32)
+    )
     return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings)

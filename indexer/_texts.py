@@ -7,7 +7,7 @@ import re
 from indexer.chunking import chunk_text
 from indexer.documents import Document
 
-__all__ = ["anchor_chunks", "anchor_text", "hybrid_chunks", "mask_opaque_tokens"]
+__all__ = ["action_head", "anchor_chunks", "anchor_text", "hybrid_chunks", "mask_opaque_tokens"]
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
@@ -19,6 +19,27 @@ def mask_opaque_tokens(message: str) -> str:
     message = _EMAIL.sub("someone", message)
     message = _URL.sub("a link", message)
     return _PATH.sub(_path_word, message)
+
+
+# Quoted text: opening quote at the start or after a space (not an apostrophe inside a word).
+_QUOTED = re.compile(r"""(?:(?<=\s)|^)(["'“‘`])[^"'“”‘’`]{2,}["'”’`](?=\W|$)""")
+# Where an argument's value begins: "...: <payload>", "... saying <payload>", "... that says <payload>".
+_PAYLOAD = re.compile(r":\s+\S|\s(?:saying|that says|with the message|with message)\s", re.IGNORECASE)
+
+
+def action_head(message: str) -> str | None:
+    """What ``message`` asks to be done, without the values it dictates, or None if it has none.
+
+    "make a linear ticket: csv export times out" -> "make a linear ticket"; "post 'deploying
+    now' in #deploys" -> "post some text in #deploys". A tool is chosen by the action, while the
+    dictated text (a title, a message, a comment) usually talks about something else entirely.
+    """
+    head = _QUOTED.sub("some text", message)
+    payload = _PAYLOAD.search(head)
+    if payload is not None and payload.start() >= 8:
+        head = head[: payload.start()]
+    head = head.strip()
+    return head if head and head != message.strip() else None
 
 
 def _path_word(match: re.Match[str]) -> str:

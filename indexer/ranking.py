@@ -72,6 +72,9 @@ class SelectionSettings:
     #: and swamp a mean-pooled vector ("screenshot book.kitebase.com/demo" barely matches a
     #: screenshot tool); the lexical score still sees the original text.
     opaque_tokens: Literal["keep", "mask"] = "mask"
+    #: hybrid: tools are also scored against the message's action alone, without the text it
+    #: dictates (quoted text, what follows "saying" or a colon), keeping the better score.
+    action_view: bool = True
 
     def __post_init__(self) -> None:
         if self.top_k < 1 or self.top_n < 0:

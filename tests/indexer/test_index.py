@@ -295,3 +295,32 @@ def test_a_link_in_the_message_does_not_drown_what_it_asks_for(minilm: Embedding
         cosine["tool:browser/take_screenshot"]
         > {c.key: c.cosine for c in kept.candidates}["tool:browser/take_screenshot"] + 0.2
     )
+
+
+TICKET_DOCS = [
+    tool_document(
+        "linear",
+        "create_issue",
+        "Creates a new Linear issue with a title and a description. Use it to file tickets for bugs or tasks.",
+        {"type": "object", "properties": {"title": {"type": "string", "description": "Issue title"}}},
+    ),
+    Document(
+        "reference:exports",
+        "reference",
+        "data-exports",
+        "How customers export their data",
+        "Clinics can export clients and appointments as CSV from Settings. Large exports are emailed.",
+    ),
+]
+
+
+def test_a_tool_is_chosen_by_the_action_not_by_the_text_it_dictates(minilm: EmbeddingBackend) -> None:
+    message = "make a linear ticket: csv export times out for clinics with more than 20k clients"
+    with_head = _indexer(minilm).select(message, TICKET_DOCS)
+    without = _indexer(minilm).select(message, TICKET_DOCS, SelectionSettings(action_view=False))
+    assert "tool:linear/create_issue" in {c.key for c in with_head.included}
+    assert "tool:linear/create_issue" not in {c.key for c in without.included}
+    # The reference is still judged on the whole message.
+    assert {c.key: c.cosine for c in with_head.candidates}["reference:exports"] == pytest.approx(
+        {c.key: c.cosine for c in without.candidates}["reference:exports"]
+    )

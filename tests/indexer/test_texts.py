@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from indexer import Document, render_parameters, tool_document
-from indexer._texts import anchor_chunks, anchor_text, hybrid_chunks, mask_opaque_tokens
+from indexer._texts import action_head, anchor_chunks, anchor_text, hybrid_chunks, mask_opaque_tokens
 
 
 def test_anchor_text_follows_the_anchor_format() -> None:
@@ -54,3 +54,14 @@ def test_links_addresses_and_paths_are_masked_by_plain_words() -> None:
     # Fractions, versions, "and/or" and abbreviations are words, not paths.
     text = "and/or 3/4 of the team, e.g. version 2.1"
     assert mask_opaque_tokens(text) == text
+
+
+def test_the_action_head_drops_the_text_a_message_dictates() -> None:
+    assert action_head("make a linear ticket: csv export times out for big clinics") == "make a linear ticket"
+    assert action_head("post 'deploying now :rocket:' in #deploys") == "post some text in #deploys"
+    assert action_head("draft a reply to our accountant saying we'll send it friday") == (
+        "draft a reply to our accountant"
+    )
+    # Nothing dictated: no second view. Apostrophes and times are not quotes or payloads.
+    assert action_head("what's on my calendar tomorrow") is None
+    assert action_head("note: the deploy failed at 10:30") is None
