@@ -12,6 +12,11 @@ only writes that tool's required arguments, constrained by a grammar built from 
 so the call is always well-formed; optional arguments keep their defaults (a model this small
 invents values for them). ``options: {toolCalling: none}`` turns tools off for a provider. Tool
 calls and results in the history are rendered as plain text, since the chat template has no tool syntax.
+
+After a tool call, the bundled model does not write the reply: asked to restate a result, it
+garbles it (it read "08:00" back as "18:59" on another day). The reply shows the result as the
+tool returned it instead (``afterTool: show``, the default for the bundled model); other models
+answer from it (``afterTool: answer``, their default).
 """
 
 from __future__ import annotations
@@ -194,6 +199,13 @@ class LocalLlamaProvider(Provider):
             ProviderRequestError: the conversation does not fit in the context size.
         """
         path = self.model_file(request.settings.model)
+        if request.call_tool is None and self._shows_tool_results(request.settings.model):
+            results = _trailing_tool_results(request.messages)
+            if results:
+                yield TextDelta(_show_results(results))
+                yield UsageEvent(Usage(input_tokens=0, output_tokens=0))
+                yield FinishEvent("stop")
+                return
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[_Item] = asyncio.Queue()
         stop = threading.Event()
@@ -246,6 +258,10 @@ class LocalLlamaProvider(Provider):
 
     def context_window(self, model_id: str) -> int | None:
         return self.settings.context_size or DEFAULT_CONTEXT_SIZE
+
+    def _shows_tool_results(self, model_id: str) -> bool:
+        bundled = model_id == DEFAULT_MODEL_ID or (not model_id and not self.settings.model_path)
+        return str(self.settings.options.get("afterTool", "show" if bundled else "answer")) == "show"
 
     def tool_calling(self, model_id: str) -> ToolCalling:
         """``routed`` (see the module docstring), or ``none`` with ``options: {toolCalling: none}``."""
@@ -386,6 +402,25 @@ class LocalLlamaProvider(Provider):
 
 
 MAX_ARGUMENT_TOKENS = 160
+
+
+def _trailing_tool_results(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """The tool results that end ``messages`` (this turn's), oldest first."""
+    results: list[ChatMessage] = []
+    for message in reversed(messages):
+        if message.role != "tool":
+            break
+        results.append(message)
+    return results[::-1]
+
+
+def _show_results(results: Sequence[ChatMessage]) -> str:
+    parts = []
+    for result in results:
+        name = (result.tool_name or "the tool").replace("__", ".", 1)
+        said = "failed" if result.is_error else "returned"
+        parts.append(f"`{name}` {said}:\n\n```text\n{result.content.strip()}\n```")
+    return "\n\n".join(parts)
 
 
 def required_arguments_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]:

@@ -107,6 +107,7 @@ def test_a_new_user_chats_offline_adds_a_rule_sees_the_context_approves_a_tool_a
         tool = next(w for w in view.conversation.widgets() if isinstance(w, ToolCallWidget))
         assert tool.entry is not None and tool.entry.status == "done"
         assert "notes.md" in tool.result.toPlainText()
+        assert "notes.md" in replies(app)[-1].entry.text  # type: ignore[union-attr]  # the result, shown
         screenshot(app.window, "acceptance_tool_call")
 
         dialog = open_context(qtbot, app)

@@ -226,6 +226,7 @@ def test_the_offline_model_calls_a_routed_tool_after_approval_and_answers_from_i
     assert "notes.md" in finished[0].result and finished[0].approval == "allowed_for_chat"
     final = listing[-1]
     assert isinstance(final, ReplyFinished) and final.message.status == "complete"
-    assert final.message.content.strip()  # the model answered after the tool result
+    # The bundled model shows the result as returned rather than restating it (and garbling it).
+    assert "notes.md" in final.message.content and "budget-2026.txt" in final.message.content
     assert not any(isinstance(e, (ApprovalRequest, ToolCallFinished)) for e in greeting)
     assert isinstance(greeting[-1], ReplyFinished) and greeting[-1].message.status == "complete"

