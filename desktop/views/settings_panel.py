@@ -102,6 +102,12 @@ class SettingsPanel(QWidget):
         self.strategy.setToolTip("Hybrid: dense + lexical with a score floor; Anchor: TsAgent's ranking")
         selection.addRow("Include score", self.include_score)
         selection.addRow("Strategy", self.strategy)
+        self.tool_route_score = _double(0.0, 2.0, 0.05)
+        self.tool_route_score.setToolTip(
+            "For models that cannot choose tools themselves (local models): call the tool that best matches "
+            "a message when it scores at least this. 1.5 or more: never."
+        )
+        selection.addRow("Tool routing score", self.tool_route_score)
         layout.addWidget(selection_box)
 
         context_box = QGroupBox("Context window")
@@ -149,7 +155,7 @@ class SettingsPanel(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(APPLY_DELAY_MS)
         self._timer.timeout.connect(self.apply)
-        for box in (self.temperature, self.top_p, self.include_score):
+        for box in (self.temperature, self.top_p, self.include_score, self.tool_route_score):
             box.valueChanged.connect(self._changed)
         for ibox in (
             self.max_output_tokens,
@@ -199,6 +205,7 @@ class SettingsPanel(QWidget):
         self.top_n.setValue(selection.top_n)
         self.include_score.setValue(selection.include_score)
         self.strategy.setCurrentIndex(max(0, self.strategy.findData(selection.strategy)))
+        self.tool_route_score.setValue(selection.tool_route_score)
         limits = session.context_settings
         self.window_tokens.setValue(limits.window or FROM_MODEL)
         self.reply_reserve.setValue(FROM_MAX_OUTPUT if limits.reply_reserve is None else limits.reply_reserve)
@@ -227,6 +234,7 @@ class SettingsPanel(QWidget):
             "top_n": self.top_n.value(),
             "include_score": round(self.include_score.value(), 2),
             "strategy": self.strategy.currentData(),
+            "tool_route_score": round(self.tool_route_score.value(), 2),
         }
         return chat, selection
 

@@ -56,15 +56,18 @@ def test_chat_settings_apply_to_the_chat_and_can_become_the_agent_default(
     desktop.window.side_tabs.setCurrentWidget(settings)
     settings.temperature.setValue(1.3)
     settings.top_n.setValue(2)
+    settings.tool_route_score.setValue(0.6)
     settings.apply()
     controller = desktop.window.current_controller()
     assert controller is not None
     qtbot.waitUntil(lambda: controller.session.chat_settings.temperature == 1.3, timeout=WAIT_MS)
     assert controller.session.selection_settings.top_n == 2
+    assert controller.session.selection_settings.tool_route_score == 0.6
     screenshot(desktop.window.side_tabs, "chat_settings")
     settings.save_default.click()
     qtbot.waitUntil(lambda: "temperature: 1.3" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
     assert "topN: 2" in (agent_dir / "agent.yaml").read_text()
+    assert "toolRouteScore: 0.6" in (agent_dir / "agent.yaml").read_text()
 
 
 def test_opening_another_agent_switches_the_chats(qtbot: QtBot, desktop: DesktopApp, tmp_path: Path) -> None:
