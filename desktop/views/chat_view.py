@@ -61,6 +61,8 @@ class ChatView(QWidget):
         self.conversation = ConversationView(controller.conversation, agent_name)
         self.conversation.view_context_requested.connect(self.view_context_requested)
         self.conversation.decision_made.connect(controller.decide)
+        # The clicked button hides itself; without this, focus would jump to an unrelated widget.
+        self.conversation.decision_made.connect(lambda *_: self.composer.setFocus())
         self.conversation.summary_edited.connect(controller.edit_summary)
         layout.addWidget(self.conversation, 1)
 

@@ -81,9 +81,12 @@ def run_tool_call(qtbot: QtBot, app: DesktopApp, button: str) -> ToolCallWidget:
     assert "workspace.read_file" in approval.question.text()
     assert "notes.md" in approval.arguments.text()
     screenshot(app.window, f"approval_{button}")
+    app.window.activateWindow()
+    getattr(approval, button).setFocus()
     qtbot.mouseClick(getattr(approval, button), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
     assert approval.allow_once.isHidden()
+    assert view.composer.hasFocus()  # typing can go on without reaching for the mouse
     tool = next(w for w in view.conversation.widgets() if isinstance(w, ToolCallWidget))
     provider.assert_all_used()
     return tool
