@@ -61,8 +61,6 @@ class ChatView(QWidget):
         self.conversation = ConversationView(controller.conversation, agent_name)
         self.conversation.view_context_requested.connect(self.view_context_requested)
         self.conversation.decision_made.connect(controller.decide)
-        # The clicked button hides itself; without this, focus would jump to an unrelated widget.
-        self.conversation.decision_made.connect(lambda *_: self.composer.setFocus())
         self.conversation.summary_edited.connect(controller.edit_summary)
         layout.addWidget(self.conversation, 1)
 
@@ -92,6 +90,8 @@ class ChatView(QWidget):
         bottom = QHBoxLayout()
         bottom.setContentsMargins(16, 8, 16, 12)
         self.composer = Composer()
+        # The clicked approval button hides itself; without this, focus would jump to an unrelated widget.
+        self.conversation.decision_made.connect(lambda *_: self.composer.setFocus())
         self.composer.submitted.connect(self.submit)
         self.send_button = QPushButton("Send")
         self.send_button.setDefault(True)
