@@ -12,13 +12,21 @@ __all__ = ["action_head", "anchor_chunks", "anchor_text", "hybrid_chunks", "mask
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
 _PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]*)*")
+# A bare file name with a common document, data, code or media extension (not ".js": node.js).
+_FILE_NAME = re.compile(
+    r"(?<![\w./@-])[\w-]+(?:\.[\w-]+)*\.(?:md|markdown|txt|rst|pdf|docx?|odt|rtf|xlsx?|csv|tsv|json|ya?ml|toml|ini|"
+    r"cfg|xml|html?|css|jsx|ts|tsx|py|ipynb|rb|go|rs|java|kt|swift|c|cc|cpp|h|hpp|cs|php|sh|sql|log|"
+    r"png|jpe?g|gif|svg|webp|mp3|mp4|mov|zip|tar|gz)(?![\w.-])",
+    re.IGNORECASE,
+)
 
 
 def mask_opaque_tokens(message: str) -> str:
-    """``message`` with links, e-mail addresses and file paths replaced by plain words."""
+    """``message`` with links, e-mail addresses, paths and file names replaced by plain words."""
     message = _EMAIL.sub("someone", message)
     message = _URL.sub("a link", message)
-    return _PATH.sub(_path_word, message)
+    message = _PATH.sub(_path_word, message)
+    return _FILE_NAME.sub("a file", message)
 
 
 # Quoted text: opening quote at the start or after a space (not an apostrophe inside a word).

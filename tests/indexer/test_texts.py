@@ -51,7 +51,9 @@ def test_links_addresses_and_paths_are_masked_by_plain_words() -> None:
     assert mask_opaque_tokens("commit in ~/code/ledger, then read ./notes.md and /etc/hosts") == (
         "commit in a folder, then read a file and a folder"
     )
-    # Fractions, versions, "and/or" and abbreviations are words, not paths.
+    assert mask_opaque_tokens("read notes.txt, then index.html") == "read a file, then a file"
+    # Fractions, versions, "and/or", abbreviations and node.js are words, not paths.
+    assert mask_opaque_tokens("upgrade node.js") == "upgrade node.js"
     text = "and/or 3/4 of the team, e.g. version 2.1"
     assert mask_opaque_tokens(text) == text
 

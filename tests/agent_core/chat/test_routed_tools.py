@@ -230,3 +230,28 @@ def test_the_offline_model_calls_a_routed_tool_after_approval_and_answers_from_i
     assert "notes.md" in final.message.content and "budget-2026.txt" in final.message.content
     assert not any(isinstance(e, (ApprovalRequest, ToolCallFinished)) for e in greeting)
     assert isinstance(greeting[-1], ReplyFinished) and greeting[-1].message.status == "complete"
+
+
+@pytest.mark.parametrize(
+    ("message", "tool"),
+    [
+        ("what time is it?", "workspace__current_time"),
+        ("read notes.md", "workspace__read_file"),
+        ("search my files for 'dentist'", "workspace__search_files"),
+        ("which references do you have?", "references__list_references"),
+    ],
+)
+def test_plain_requests_are_routed_to_the_tool_they_ask_for(
+    default_agent: Agent, tmp_path: Path, selector: ContextSelector, message: str, tool: str
+) -> None:
+    provider = RoutedScripted()
+    provider.enqueue_tool_call(tool, {}, id="t1")
+    provider.enqueue_reply("Done.")
+    workspace = Workspace(
+        default_agent,
+        store=ChatStore(tmp_path / "db.sqlite3"),
+        selector=selector,
+        providers=OnePool(provider),
+    )
+    run(workspace, [message], [ApprovalDecision.ALLOW_ONCE])
+    assert provider.requests[0].call_tool == tool
