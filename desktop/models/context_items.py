@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
+from desktop.models._table import HeaderedTableModel
 from desktop.models.manifest import cost_of
 
 __all__ = [
@@ -209,8 +210,10 @@ def session_rows(
     return rows
 
 
-class ContextItemsModel(QAbstractTableModel):
+class ContextItemsModel(HeaderedTableModel):
     """Rows of context items with named columns; set them with :meth:`set_rows`."""
+
+    HEADERS = tuple(HEADERS[column] for column in Column)
 
     def __init__(self, rows: Sequence[ContextRow] = (), parent: Any = None) -> None:
         super().__init__(parent)
@@ -229,20 +232,6 @@ class ContextItemsModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(Column)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(Column)
-        ):
-            return HEADERS[Column(section)]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

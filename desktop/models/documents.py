@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from agent_core.agent.items import DocumentItem
+from desktop.models._table import HeaderedTableModel
 
 __all__ = ["Column", "DocumentFilter", "DocumentListModel", "Role", "document_proxy"]
 
@@ -36,7 +37,9 @@ class Role(IntEnum):
     NAME = Qt.ItemDataRole.UserRole + 3
 
 
-class DocumentListModel(QAbstractTableModel):
+class DocumentListModel(HeaderedTableModel):
+    HEADERS = tuple(HEADERS[column] for column in Column)
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._items: list[DocumentItem] = []
@@ -62,20 +65,6 @@ class DocumentListModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._items)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(Column)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(Column)
-        ):
-            return HEADERS[Column(section)]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._items):

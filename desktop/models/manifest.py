@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, Literal
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
 from agent_core.chat.prompt import tool_api_name
 from agent_core.context.items import ContextManifest, ItemRef, ManifestPart, RequestContext
+from desktop.models._table import HeaderedTableModel
 
 __all__ = [
     "GROUPS",
@@ -164,8 +165,10 @@ _PART_HEADERS = {
 }
 
 
-class PartsModel(QAbstractTableModel):
+class PartsModel(HeaderedTableModel):
     """A manifest's parts, one per row (framing added up into one row, as the CLI shows it)."""
+
+    HEADERS = tuple(_PART_HEADERS[column] for column in PartsColumn)
 
     def __init__(self, manifest: ContextManifest | None = None, parent: Any = None) -> None:
         super().__init__(parent)
@@ -186,20 +189,6 @@ class PartsModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._parts)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(PartsColumn)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(PartsColumn)
-        ):
-            return _PART_HEADERS[PartsColumn(section)]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._parts):
@@ -290,8 +279,10 @@ def _cell(mode: str | None, tokens: int | None, score: float | None) -> str:
     return text
 
 
-class ComparisonModel(QAbstractTableModel):
+class ComparisonModel(HeaderedTableModel):
     """The original and the what-if items side by side; added rows green, removed rows red."""
+
+    HEADERS = tuple(_COMPARE_HEADERS[column] for column in CompareColumn)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -307,20 +298,6 @@ class ComparisonModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(CompareColumn)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(CompareColumn)
-        ):
-            return _COMPARE_HEADERS[CompareColumn(section)]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

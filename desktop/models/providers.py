@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from agent_core.agent.keyring_secrets import KEYRING_SCHEME
 from agent_core.agent.schema import ProviderConfig
 from agent_core.agent.secrets import ENV_SCHEME
+from desktop.models._table import HeaderedTableModel
 
 __all__ = ["ProviderColumn", "ProviderListModel", "ProviderRole", "key_source"]
 
@@ -40,7 +41,9 @@ class ProviderRole(IntEnum):
     CONFIG = Qt.ItemDataRole.UserRole + 2
 
 
-class ProviderListModel(QAbstractTableModel):
+class ProviderListModel(HeaderedTableModel):
+    HEADERS = ("Provider", "Type", "Key", "Base URL")
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._rows: list[tuple[str, ProviderConfig]] = []
@@ -55,16 +58,6 @@ class ProviderListModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(ProviderColumn)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return ("Provider", "Type", "Key", "Base URL")[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from agent_core.store.chats import SearchHit, StoredSession
+from desktop.models._table import HeaderedTableModel
 
 __all__ = ["Column", "Role", "SessionListModel", "SessionRow", "rows_for_search"]
 
@@ -71,8 +72,10 @@ def relative_time(timestamp: float, now: float | None = None) -> str:
     return time.strftime("%d %b", time.localtime(timestamp))
 
 
-class SessionListModel(QAbstractTableModel):
+class SessionListModel(HeaderedTableModel):
     """Titles are editable; an edit emits :attr:`rename_requested` and shows the new title at once."""
+
+    HEADERS = ("Chat", "Updated")
 
     rename_requested = Signal(str, str)  # session id, new title
 
@@ -135,16 +138,6 @@ class SessionListModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(Column)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return {Column.TITLE: "Chat", Column.UPDATED: "Updated"}.get(Column(section))
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
 from agent_core.mcp.types import ServerState, ServerStatus, ToolInfo
+from desktop.models._table import HeaderedTableModel
 
 __all__ = ["ServerColumn", "ServerRole", "ServerStatusModel", "ToolColumn", "ToolListModel", "ToolRole"]
 
@@ -37,8 +38,10 @@ class ServerRole(IntEnum):
     NAME = Qt.ItemDataRole.UserRole + 2
 
 
-class ServerStatusModel(QAbstractTableModel):
+class ServerStatusModel(HeaderedTableModel):
     """One row per configured server, in configuration order; updates keep rows in place."""
+
+    HEADERS = ("Server", "Type", "Status", "Tools", "Detail")
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -63,16 +66,6 @@ class ServerStatusModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(ServerColumn)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return ("Server", "Type", "Status", "Tools", "Detail")[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
@@ -113,7 +106,9 @@ class ToolRole(IntEnum):
     TOOL = Qt.ItemDataRole.UserRole + 1
 
 
-class ToolListModel(QAbstractTableModel):
+class ToolListModel(HeaderedTableModel):
+    HEADERS = ("Tool", "Include", "Permission", "Description")
+
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._tools: list[ToolInfo] = []
@@ -128,16 +123,6 @@ class ToolListModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._tools)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(ToolColumn)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return ("Tool", "Include", "Permission", "Description")[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._tools):

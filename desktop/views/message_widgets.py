@@ -311,7 +311,9 @@ class ApprovalWidget(EntryWidget):
         self.question.setText(f"The assistant wants to run <b>{entry.text}</b>. Allow it?")
         if entry.tool_call is not None:
             arguments = dict(entry.tool_call.arguments)
-            self.arguments.setText(json.dumps(arguments, ensure_ascii=False) if arguments else "(no arguments)")
+            self.arguments.setText(
+                json.dumps(arguments, ensure_ascii=False) if arguments else "(no arguments)"
+            )
         pending = entry.decision is None and entry.status == "pending"
         for button in (self.allow_once, self.allow_chat, self.deny):
             button.setVisible(pending)
