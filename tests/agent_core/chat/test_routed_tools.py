@@ -108,6 +108,15 @@ def run(
     return asyncio.run(scenario())
 
 
+def routed_workspace(
+    agent: Agent, tmp_path: Path, selector: ContextSelector, provider: Provider
+) -> Workspace:
+    """A workspace whose every chat is answered by ``provider``."""
+    return Workspace(
+        agent, store=ChatStore(tmp_path / "db.sqlite3"), selector=selector, providers=OnePool(provider)
+    )
+
+
 def built(events: Sequence[ChatEvent]) -> ContextBuilt:
     return next(e for e in events if isinstance(e, ContextBuilt))
 
@@ -119,12 +128,7 @@ def test_a_message_asking_for_a_tool_gets_that_one_tool_and_the_next_turn_none(
     provider.enqueue_tool_call("workspace__list_files", {}, id="l1")
     provider.enqueue_reply("You have notes.md and budget-2026.txt.")
     provider.enqueue_reply("Hello! How can I help?")
-    workspace = Workspace(
-        default_agent,
-        store=ChatStore(tmp_path / "db.sqlite3"),
-        selector=selector,
-        providers=OnePool(provider),
-    )
+    workspace = routed_workspace(default_agent, tmp_path, selector, provider)
 
     first, second = run(
         workspace, ["list the files in my documents folder", "hello"], [ApprovalDecision.ALLOW_ONCE]
@@ -155,12 +159,7 @@ def test_the_route_score_setting_turns_routing_off(
 ) -> None:
     provider = RoutedScripted()
     provider.enqueue_reply("I cannot look at files.")
-    workspace = Workspace(
-        default_agent,
-        store=ChatStore(tmp_path / "db.sqlite3"),
-        selector=selector,
-        providers=OnePool(provider),
-    )
+    workspace = routed_workspace(default_agent, tmp_path, selector, provider)
 
     async def scenario() -> list[ChatEvent]:
         try:
@@ -182,12 +181,7 @@ def test_what_if_routes_like_the_reply_did(
     provider = RoutedScripted()
     provider.enqueue_tool_call("workspace__list_files", {}, id="l1")
     provider.enqueue_reply("Two files.")
-    workspace = Workspace(
-        default_agent,
-        store=ChatStore(tmp_path / "db.sqlite3"),
-        selector=selector,
-        providers=OnePool(provider),
-    )
+    workspace = routed_workspace(default_agent, tmp_path, selector, provider)
 
     async def scenario() -> tuple[list[ItemRef], list[ItemRef]]:
         try:
@@ -247,11 +241,6 @@ def test_plain_requests_are_routed_to_the_tool_they_ask_for(
     provider = RoutedScripted()
     provider.enqueue_tool_call(tool, {}, id="t1")
     provider.enqueue_reply("Done.")
-    workspace = Workspace(
-        default_agent,
-        store=ChatStore(tmp_path / "db.sqlite3"),
-        selector=selector,
-        providers=OnePool(provider),
-    )
+    workspace = routed_workspace(default_agent, tmp_path, selector, provider)
     run(workspace, [message], [ApprovalDecision.ALLOW_ONCE])
     assert provider.requests[0].call_tool == tool
