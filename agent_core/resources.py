@@ -1,28 +1,43 @@
-"""Files that ship with ContextDesk (the default agent, icons), found next to the packages."""
+"""Files that ship with ContextDesk (the default agent, icons).
+
+In a checkout (and an editable install) they are the ``resources/`` folder next to the packages;
+a wheel installs them as data files under ``<prefix>/share/contextdesk`` (see pyproject.toml).
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from agent_core.errors import ContextDeskError
 
-__all__ = ["default_agent_dir", "resources_dir"]
+__all__ = ["app_icon", "default_agent_dir", "resources_dir"]
+
+_CHECKOUT = Path(__file__).resolve().parent.parent / "resources"
+
+
+def _installed() -> Path:
+    return Path(sys.prefix) / "share" / "contextdesk"
 
 
 def resources_dir() -> Path:
-    """The ``resources/`` folder.
+    """The folder holding ``default-agent/`` and ``icons/``.
 
     Raises:
         ContextDeskError: the installation is incomplete.
     """
-    folder = Path(__file__).resolve().parent.parent / "resources"
-    if not folder.is_dir():
-        raise ContextDeskError(
-            f"ContextDesk's resources are missing (looked in {folder}): reinstall with "
-            "`pip install -e .` from a full checkout"
-        )
-    return folder
+    for folder in (_CHECKOUT, _installed()):
+        if (folder / "default-agent").is_dir():
+            return folder
+    raise ContextDeskError(
+        f"ContextDesk's resources are missing (looked in {_CHECKOUT} and {_installed()}): reinstall it, "
+        "e.g. `pip install --force-reinstall contextdesk`, or `pip install -e .` from a full checkout"
+    )
 
 
 def default_agent_dir() -> Path:
     return resources_dir() / "default-agent"
+
+
+def app_icon() -> Path:
+    return resources_dir() / "icons" / "contextdesk.svg"

@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from agent_core.errors import ContextDeskError
+from agent_core.resources import app_icon
 from desktop.bridge import CoreBridge
 from desktop.preflight import display_problem
 from desktop.settings import recent_agents
@@ -70,6 +73,11 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName("ContextDesk")
     app.setApplicationName("ContextDesk")
     app.setApplicationDisplayName("ContextDesk")
+    app.setDesktopFileName("contextdesk")  # matches packaging/linux/contextdesk.desktop
+    try:
+        app.setWindowIcon(QIcon(str(app_icon())))
+    except ContextDeskError as error:  # an incomplete installation: the app still runs, without its icon
+        logger.warning("%s", error)
     apply_theme(app)
     return app
 

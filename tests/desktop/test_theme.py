@@ -56,3 +56,9 @@ def test_the_light_theme_is_back_after_switching(qtbot: QtBot, desktop: DesktopA
     apply_theme(app, Qt.ColorScheme.Dark)
     apply_theme(app, Qt.ColorScheme.Light)
     assert not is_dark() and colors() is LIGHT
+
+
+def test_the_app_has_its_icon_and_desktop_file_name(desktop: DesktopApp) -> None:
+    assert not QApplication.windowIcon().isNull()
+    assert QApplication.windowIcon().pixmap(32, 32).width() == 32
+    assert QApplication.desktopFileName() == "contextdesk"
