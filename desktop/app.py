@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 from agent_core.errors import ContextDeskError
 from agent_core.resources import app_icon
 from desktop.bridge import CoreBridge
+from desktop.gui_thread_gc import collect_on_gui_thread
 from desktop.preflight import display_problem
 from desktop.settings import recent_agents
 from desktop.theme import apply_theme
@@ -47,6 +48,9 @@ class DesktopApp:
     """The bridge, the workspace host and the main window, wired together."""
 
     def __init__(self, factory: WorkspaceFactory | None = None) -> None:
+        app = QApplication.instance()
+        if app is not None:  # before the core thread starts: no Qt object may be collected there
+            collect_on_gui_thread(app)
         self.bridge = CoreBridge()
         self.bridge.call(preload_core)  # in parallel with building the window
         self.host = WorkspaceHost(self.bridge, factory)

@@ -91,7 +91,7 @@ class ChatView(QWidget):
         bottom.setContentsMargins(16, 8, 16, 12)
         self.composer = Composer()
         # The clicked approval button hides itself; without this, focus would jump to an unrelated widget.
-        self.conversation.decision_made.connect(lambda *_: self.composer.setFocus())
+        self.conversation.decision_made.connect(self._focus_composer)
         self.composer.submitted.connect(self.submit)
         self.send_button = QPushButton("Send")
         self.send_button.setDefault(True)
@@ -213,3 +213,6 @@ class ChatView(QWidget):
 
     def focus_input(self) -> None:
         self.composer.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def _focus_composer(self, *_: object) -> None:
+        self.composer.setFocus(Qt.FocusReason.OtherFocusReason)
