@@ -47,3 +47,17 @@ def test_top_level_help_still_lists_every_command() -> None:
         "agent_core.cli.chat_command",
         "agent_core.cli.sessions_commands",
     } <= modules
+
+
+def test_starting_the_desktop_app_imports_no_command_module() -> None:
+    probe = (
+        "import json, sys\n"
+        "from agent_core.cli import main as entry\n"
+        "entry.start_desktop = lambda: 0\n"
+        "assert entry.main([]) == 0\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('agent_core.cli.'))))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=60
+    )
+    assert json.loads(result.stdout) == ["agent_core.cli.main"]
