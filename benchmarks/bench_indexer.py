@@ -361,9 +361,9 @@ _NOTES = """\
 
 
 def _write_docs(table: str, runs: int, load: str) -> None:
-    path = REPO / "docs" / "benchmarks.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    section = (
+    from benchmarks.docs_section import replace_section
+
+    replace_section(
         "## Indexer\n\n"
         f"Measured {datetime.date.today().isoformat()} by `benchmarks/bench_indexer.py` on {platform.machine()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}; medians of {runs} fresh processes; "
@@ -372,14 +372,6 @@ def _write_docs(table: str, runs: int, load: str) -> None:
         "The sentence-transformers side runs the same chunking and ranking code with torch "
         "(CPU build) in its own venv.\n\n" + table + "\n\n" + _NOTES + "\n"
     )
-    start = text.find("## Indexer")
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + (text[end + 1 :] if end != -1 else "")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -395,7 +395,7 @@ class ChatSession:
                 and all(k.ref != item.ref for k in kept)
             ]
         tools = self._tools.tools()
-        previous = next((m.content for m in reversed(history) if m.role == "user"), None)
+        previous = last_user_text(history)
         if self._selector is None:
             outcome = SelectionOutcome(
                 (),
@@ -466,7 +466,7 @@ class ChatSession:
             context = replace(context, extras={**context.extras, "tools": note})
         descriptors = {ItemRef("tool", t.name, t.server): t for t in tools_now}
         if tool_calling == "routed":
-            previous = next((m.content for m in reversed(history) if m.role == "user"), None)
+            previous = last_user_text(history)
             context = await route_tool(
                 self._selector, text, previous, context, descriptors, self.selection_settings
             )
@@ -525,7 +525,7 @@ class ChatSession:
                 ),
             )
         else:
-            previous = next((m.content for m in reversed(history) if m.role == "user"), None)
+            previous = last_user_text(history)
             candidates = agent_candidates(self.agent, session_items, tools)
             outcome = await self._selector.select(text, candidates, config, previous)
         return RequestContext(
@@ -795,6 +795,11 @@ def _add_usage(usage: TokenUsage, inputs: int | None, outputs: int | None, cache
         add(usage.output_tokens, outputs),
         add(usage.cached_input_tokens, cached),
     )
+
+
+def last_user_text(history: Sequence[StoredMessage]) -> str | None:
+    """The user's previous message, which short follow-ups take their topic from."""
+    return next((m.content for m in reversed(history) if m.role == "user"), None)
 
 
 def _title_from(text: str) -> str:

@@ -68,7 +68,7 @@ async def route_tool(
     else:
         note = (
             f"{model} cannot choose tools itself, so ContextDesk picked {chosen.ref.label()}, the tool this "
-            f"message matched best ({chosen.score or 0.0:.2f} ≥ {threshold:.2f}), and the model wrote its arguments"
+            f"message matched best ({chosen.score or 0.0:.2f} ≥ {threshold:.2f}), and called it"
         )
     kept: tuple[RequestItem, ...] = ()
     if chosen is not None:

@@ -36,6 +36,7 @@ if str(REPO) not in sys.path:
 from agent_core.agent import load_agent  # noqa: E402
 from agent_core.cli.select_run import load_tool_catalogue  # noqa: E402
 from agent_core.context.session_context import agent_candidates  # noqa: E402
+from benchmarks.docs_section import replace_section  # noqa: E402
 from indexer import Document, Indexer, SelectionSettings  # noqa: E402
 
 KINDS = ("rule", "reference", "tool")
@@ -257,15 +258,7 @@ def write_docs(data: Path, threads: int | None) -> int:
         "The issue's reference for the anchor: precision about 0.15, recall about 0.63. Definitions and the "
         "ablations are in [selection.md](selection.md#evaluation).\n\n" + "\n".join(lines) + "\n"
     )
-    path = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
-    text = path.read_text(encoding="utf-8")
-    start = text.find("## Selection quality")
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + (("\n" + text[end + 1 :]) if end != -1 else "")
-    path.write_text(text, encoding="utf-8")
+    replace_section(section)
     print(section)
     return 0
 

@@ -32,6 +32,7 @@ from agent_core.providers.local_llama import default_model_file
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
+from indexer import EmbeddingBackend, Indexer, ModelLoadError
 
 pytestmark = pytest.mark.slow  # the real MiniLM model, and for some tests the real local model
 
@@ -244,3 +245,21 @@ def test_plain_requests_are_routed_to_the_tool_they_ask_for(
     workspace = routed_workspace(default_agent, tmp_path, selector, provider)
     run(workspace, [message], [ApprovalDecision.ALLOW_ONCE])
     assert provider.requests[0].call_tool == tool
+
+
+def test_a_broken_embedding_model_means_no_tool_is_called_and_the_chat_goes_on(
+    default_agent: Agent, tmp_path: Path
+) -> None:
+    def broken_backend() -> EmbeddingBackend:
+        raise ModelLoadError("the model file is damaged: reinstall ContextDesk")
+
+    broken = ContextSelector(Indexer(backend_factory=broken_backend))
+    provider = RoutedScripted()
+    provider.enqueue_reply("I can only answer in words right now.")
+    (events,) = run(routed_workspace(default_agent, tmp_path, broken, provider), ["what time is it?"])
+
+    assert not provider.requests[0].tools and provider.requests[0].call_tool is None
+    note = built(events).context.extras[ROUTING_NOTE_KEY]
+    assert "could not be picked" in note and "reinstall ContextDesk" in note and "none was called" in note
+    final = events[-1]
+    assert isinstance(final, ReplyFinished) and final.message.status == "complete"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.errors import ProviderConfigError
+from agent_core.errors import ProviderConfigError, ProviderRequestError
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
@@ -21,7 +21,13 @@ from agent_core.providers.base import (
     ToolSpec,
     UsageEvent,
 )
-from agent_core.providers.local_llama import DEFAULT_MODEL_ID, LocalLlamaProvider, default_model_file
+from agent_core.providers.local_llama import (
+    DEFAULT_MODEL_ID,
+    LocalLlamaProvider,
+    _parse_arguments,
+    default_model_file,
+    required_arguments_schema,
+)
 
 SETTINGS = ProviderSettings(provider_id="offline", type="local", threads=2, context_size=2048)
 
@@ -196,3 +202,27 @@ def test_count_tokens_works_before_the_model_is_loaded() -> None:
     provider = LocalLlamaProvider(ProviderSettings(provider_id="x", type="local"))
     assert provider.count_tokens("Hello world") == 2
     asyncio.run(provider.aclose())
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [('{"path": "notes', "did not finish the arguments"), ('["notes.md"]', "not a JSON object")],
+)
+def test_arguments_cut_short_or_of_the_wrong_shape_fail_the_reply_with_what_to_do(
+    reply: str, problem: str
+) -> None:
+    schema = required_arguments_schema({"properties": {"path": {"type": "string"}}, "required": ["path"]})
+    with pytest.raises(ProviderRequestError, match=problem) as raised:
+        _parse_arguments(reply, schema)
+    assert "ask again" in str(raised.value)
+
+
+def test_only_the_required_arguments_are_asked_for_and_kept() -> None:
+    schema = required_arguments_schema(
+        {
+            "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+            "required": ["path", "gone"],
+        }
+    )
+    assert schema == {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    assert _parse_arguments('{"path": "a.md", "limit": 3}', schema) == {"path": "a.md"}
