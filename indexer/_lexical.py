@@ -21,9 +21,24 @@ _K1 = 1.2
 _B = 0.75
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-# Function words carry no topic; kept short on purpose (English only).
+# Function words, and the social words of a chat (greetings, thanks), carry no topic; kept short
+# on purpose (English only). Without the latter, "hello" matched a reference whose code sample
+# prints "hello" and got it the whole lexical bonus.
 _STOPWORDS = frozenset(
     (
+        "bye",
+        "cheers",
+        "goodbye",
+        "hello",
+        "hey",
+        "hi",
+        "ok",
+        "okay",
+        "thank",
+        "thanks",
+        "thx",
+        "yeah",
+        "yes",
         "a",
         "an",
         "and",

@@ -113,6 +113,7 @@ def test_a_new_user_chats_offline_adds_a_rule_sees_the_context_approves_a_tool_a
         dialog = open_context(qtbot, app)
         assert [t[:3] for t in column_rows(dialog, "tool")] == [("workspace.", "list_files", "Always")]
         assert "picked workspace.list_files" in dialog.columns["tool"].note.text()  # type: ignore[index]
+        screenshot(dialog, "acceptance_view_context_routed")
         dialog.close()
         chat_id = app.window.current_controller().id  # type: ignore[union-attr]
     finally:

@@ -324,3 +324,14 @@ def test_a_tool_is_chosen_by_the_action_not_by_the_text_it_dictates(minilm: Embe
     assert {c.key: c.cosine for c in with_head.candidates}["reference:exports"] == pytest.approx(
         {c.key: c.cosine for c in without.candidates}["reference:exports"]
     )
+
+
+def test_a_greeting_selects_nothing_even_when_an_item_contains_the_word(minilm: EmbeddingBackend) -> None:
+    cheatsheet = Document(
+        "reference:markdown-cheatsheet",
+        "reference",
+        "markdown-cheatsheet",
+        "Markdown syntax for notes, tables, links and code blocks",
+        'Fenced code blocks name their language:\n\n```python\nprint("hello")\n```',
+    )
+    assert _indexer(minilm).select("hello", [cheatsheet]).included == ()

@@ -33,3 +33,7 @@ def test_an_empty_query_or_corpus_scores_zero() -> None:
     assert Bm25(["anything"]).scores("the of and").tolist() == [0.0]
     assert Bm25([]).scores("anything").shape == (0,)
     assert np.all(Bm25(["", "x"]).scores("y") == 0)
+
+
+def test_greetings_and_thanks_carry_no_topic() -> None:
+    assert tokenize("Hello! Hi, thanks, ok bye") == []
