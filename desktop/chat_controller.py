@@ -19,7 +19,8 @@ from desktop.bridge import CoreBridge, Generation
 from desktop.models.conversation import ConversationModel, Entry
 
 if TYPE_CHECKING:
-    from agent_core.chat.session import ChatSession, ProviderResolver
+    from agent_core.chat.resolved_model import ProviderResolver
+    from agent_core.chat.session import ChatSession
     from agent_core.mcp.types import ResourceContent, ResourceInfo
 
 

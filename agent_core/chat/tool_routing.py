@@ -16,9 +16,7 @@ from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, NearMiss, RequestContext, RequestItem
 from agent_core.context.selection import ContextSelector, tool_candidate
 
-__all__ = ["ROUTING_NOTE_KEY", "route_tool"]
-
-ROUTING_NOTE_KEY = "tool_routing"
+__all__ = ["route_tool"]
 
 
 async def route_tool(
@@ -38,7 +36,7 @@ async def route_tool(
     model = context.model.partition(":")[2] or context.model
     if selector is None:
         note = f"{model} cannot choose tools and selection is off in this app, so no tool was called"
-        return replace(context, items=without_tools, extras={**context.extras, ROUTING_NOTE_KEY: note})
+        return replace(context, items=without_tools, notes=replace(context.notes, tool_routing=note))
     candidates = [
         tool_candidate(d.server, d.name, d.description, dict(d.input_schema))
         for d in (tools[item.ref] for item in offered)
@@ -78,5 +76,5 @@ async def route_tool(
         context,
         items=(*without_tools, *kept),
         near_misses=(*other_misses, *misses),
-        extras={**context.extras, ROUTING_NOTE_KEY: note},
+        notes=replace(context.notes, tool_routing=note),
     )

@@ -11,6 +11,7 @@ from typing import Literal
 
 __all__ = [
     "ContextManifest",
+    "ContextNotes",
     "ItemRef",
     "ItemType",
     "ManifestPart",
@@ -151,6 +152,19 @@ class ContextManifest:
 
 
 @dataclass(frozen=True)
+class ContextNotes:
+    """Why a request got less than the chat holds, in words for the user (empty: nothing to say)."""
+
+    tools: str = ""  # the model cannot call tools, so none were offered
+    tool_routing: str = ""  # which tool was routed to a model that cannot choose tools, and why
+    budget: str = ""  # why token counts are missing (what-if with an unusable model)
+
+    def topics(self) -> list[tuple[str, str]]:
+        """The notes that say something, as (topic, text), in a fixed order."""
+        return [(topic, text) for topic, text in vars(self).items() if text]
+
+
+@dataclass(frozen=True)
 class RequestContext:
     """Exactly what one request used; attached to the assistant message and stored with it."""
 
@@ -160,7 +174,7 @@ class RequestContext:
     near_misses: tuple[NearMiss, ...] = ()
     usage: TokenUsage = field(default_factory=TokenUsage)
     manifest: ContextManifest | None = None
-    extras: dict[str, str] = field(default_factory=dict)
+    notes: ContextNotes = field(default_factory=ContextNotes)
 
     def of_type(self, item_type: ItemType) -> list[RequestItem]:
         return [item for item in self.items if item.ref.type == item_type]

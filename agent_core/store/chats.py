@@ -6,7 +6,6 @@ A lock serialises use of the one connection; other processes may read through WA
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -22,6 +21,7 @@ from pydantic import TypeAdapter
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import UserDataError
 from agent_core.paths import user_dirs
+from agent_core.store.chat_state import AttachedResource, ChatOverrides
 from agent_core.store.db import connect
 
 __all__ = [
@@ -75,9 +75,11 @@ class StoredSession:
     created_at: float
     updated_at: float
     context_items: tuple[SessionItem, ...] = ()
-    chat_settings: Mapping[str, Any] = field(default_factory=dict)
     # Items the user removed; always-mode tools that appear later stay out of this chat.
     excluded_items: tuple[ItemRef, ...] = ()
+    overrides: ChatOverrides = field(default_factory=ChatOverrides)
+    allowed_tools: tuple[ItemRef, ...] = ()  # tools the user allowed for the rest of this chat
+    attached_resources: tuple[AttachedResource, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ _CONTEXT = TypeAdapter(RequestContext)
 _ITEMS = TypeAdapter(tuple[SessionItem, ...])
 _REFS = TypeAdapter(tuple[ItemRef, ...])
 _CALLS = TypeAdapter(tuple[ToolCallRecord, ...])
+_OVERRIDES = TypeAdapter(ChatOverrides)
+_ATTACHED = TypeAdapter(tuple[AttachedResource, ...])
 
 
 class ChatStore:
@@ -140,7 +144,7 @@ class ChatStore:
         agent_path: str = "",
         title: str = "",
         context_items: tuple[SessionItem, ...] = (),
-        chat_settings: Mapping[str, Any] | None = None,
+        overrides: ChatOverrides | None = None,
     ) -> StoredSession:
         now = time.time()
         session = StoredSession(
@@ -150,11 +154,11 @@ class ChatStore:
             created_at=now,
             updated_at=now,
             context_items=context_items,
-            chat_settings=dict(chat_settings or {}),
+            overrides=overrides or ChatOverrides(),
         )
         with self._transaction() as db:
             db.execute(
-                "INSERT INTO sessions(id, title, agent_path, created_at, updated_at, context_items, chat_settings) "
+                "INSERT INTO sessions(id, title, agent_path, created_at, updated_at, context_items, overrides) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     session.id,
@@ -163,7 +167,7 @@ class ChatStore:
                     now,
                     now,
                     _ITEMS.dump_json(context_items).decode(),
-                    json.dumps(session.chat_settings),
+                    _OVERRIDES.dump_json(session.overrides).decode(),
                 ),
             )
         return session
@@ -186,7 +190,9 @@ class ChatStore:
         title: str | None = None,
         context_items: tuple[SessionItem, ...] | None = None,
         excluded_items: tuple[ItemRef, ...] | None = None,
-        chat_settings: Mapping[str, Any] | None = None,
+        overrides: ChatOverrides | None = None,
+        allowed_tools: tuple[ItemRef, ...] | None = None,
+        attached_resources: tuple[AttachedResource, ...] | None = None,
     ) -> None:
         sets: list[str] = ["updated_at = ?"]
         values: list[Any] = [time.time()]
@@ -199,9 +205,15 @@ class ChatStore:
         if excluded_items is not None:
             sets.append("excluded_items = ?")
             values.append(_REFS.dump_json(excluded_items).decode())
-        if chat_settings is not None:
-            sets.append("chat_settings = ?")
-            values.append(json.dumps(dict(chat_settings)))
+        if overrides is not None:
+            sets.append("overrides = ?")
+            values.append(_OVERRIDES.dump_json(overrides).decode())
+        if allowed_tools is not None:
+            sets.append("allowed_tools = ?")
+            values.append(_REFS.dump_json(allowed_tools).decode())
+        if attached_resources is not None:
+            sets.append("attached_resources = ?")
+            values.append(_ATTACHED.dump_json(attached_resources).decode())
         with self._transaction() as db:
             db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*values, session_id))
 
@@ -354,8 +366,10 @@ def _session(row: sqlite3.Row) -> StoredSession:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         context_items=_ITEMS.validate_json(row["context_items"]),
-        chat_settings=json.loads(row["chat_settings"]),
         excluded_items=_REFS.validate_json(row["excluded_items"]),
+        overrides=_OVERRIDES.validate_json(row["overrides"]),
+        allowed_tools=_REFS.validate_json(row["allowed_tools"]),
+        attached_resources=_ATTACHED.validate_json(row["attached_resources"]),
     )
 
 

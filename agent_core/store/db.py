@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agent_core.errors import UserDataError
 
@@ -55,8 +58,58 @@ _M002_SUMMARIES = """
 ALTER TABLE messages ADD COLUMN covers_until INTEGER;
 """
 
+
+def _m003_typed_chat_state(db: sqlite3.Connection) -> None:
+    """One JSON column of loosely keyed chat settings becomes three typed ones, and a
+    RequestContext's ``extras`` dictionary becomes its ``notes``."""
+    for column, empty in (("overrides", "{}"), ("allowed_tools", "[]"), ("attached_resources", "[]")):
+        db.execute(f"ALTER TABLE sessions ADD COLUMN {column} TEXT NOT NULL DEFAULT '{empty}'")
+    for session_id, raw in db.execute("SELECT id, chat_settings FROM sessions").fetchall():
+        legacy = _json_object(raw)
+        overrides = {key: legacy[key] for key in ("chat", "selection", "context") if legacy.get(key)}
+        allowed = []
+        for entry in legacy.get("allowedTools", []):
+            server, _, tool = str(entry).partition("/")
+            allowed.append({"type": "tool", "name": tool, "server": server})
+        attached = [
+            {"server": e["server"], "uri": e["uri"], "text": e["text"], "title": e.get("title", "")}
+            for e in dict(legacy.get("attachedResources", {})).values()
+            if isinstance(e, dict) and {"server", "uri", "text"} <= e.keys()
+        ]
+        db.execute(
+            "UPDATE sessions SET overrides = ?, allowed_tools = ?, attached_resources = ? WHERE id = ?",
+            (json.dumps(overrides), json.dumps(allowed), json.dumps(attached), session_id),
+        )
+    db.execute("ALTER TABLE sessions DROP COLUMN chat_settings")
+    rows = db.execute("SELECT id, request_context FROM messages WHERE request_context IS NOT NULL").fetchall()
+    for message_id, raw in rows:
+        context = _json_object(raw)
+        if not context:
+            continue
+        extras = context.pop("extras", None) or {}
+        context["notes"] = {
+            topic: extras[topic] for topic in ("tools", "tool_routing", "budget") if topic in extras
+        }
+        db.execute("UPDATE messages SET request_context = ? WHERE id = ?", (json.dumps(context), message_id))
+
+
+def _json_object(raw: str | None) -> dict[str, Any]:
+    """A stored JSON object, or an empty one if the text is damaged (a migration must not stop there)."""
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+Migration = str | Callable[[sqlite3.Connection], None]
+
 # Append only: never edit or reorder a migration that has shipped; add a new one.
-MIGRATIONS: tuple[tuple[str, str], ...] = (("initial", _M001_INITIAL), ("summaries", _M002_SUMMARIES))
+MIGRATIONS: tuple[tuple[str, Migration], ...] = (
+    ("initial", _M001_INITIAL),
+    ("summaries", _M002_SUMMARIES),
+    ("typed_chat_state", _m003_typed_chat_state),
+)
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -97,19 +150,21 @@ def _migrate(db: sqlite3.Connection) -> None:
             f"the chat database was written by a newer ContextDesk (schema {max(applied)}, this version knows "
             f"{len(MIGRATIONS)}): update ContextDesk, or set CONTEXTDESK_HOME to use a separate folder"
         )
-    for number, (name, sql) in enumerate(MIGRATIONS, start=1):
+    for number, (name, migration) in enumerate(MIGRATIONS, start=1):
         if number in applied:
             continue
         logger.info("applying database migration %d (%s)", number, name)
-        # One script so the schema change and its record commit together or not at all
-        # (executescript would commit a transaction opened outside it).
-        script = (
-            f"BEGIN IMMEDIATE;\n{sql}\n"
-            f"INSERT INTO schema_migrations(id, name, applied_at) VALUES ({number}, '{name}', julianday('now'));\n"
-            "COMMIT;"
-        )
+        record = f"INSERT INTO schema_migrations(id, name, applied_at) VALUES ({number}, '{name}', julianday('now'));"
         try:
-            db.executescript(script)
+            if isinstance(migration, str):
+                # One script so the schema change and its record commit together or not at all
+                # (executescript would commit a transaction opened outside it).
+                db.executescript(f"BEGIN IMMEDIATE;\n{migration}\n{record}\nCOMMIT;")
+            else:
+                db.execute("BEGIN IMMEDIATE")
+                migration(db)
+                db.execute(record)
+                db.execute("COMMIT")
         except sqlite3.Error:
             if db.in_transaction:
                 db.execute("ROLLBACK")

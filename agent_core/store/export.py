@@ -21,10 +21,44 @@ def export_json(session: StoredSession, messages: list[StoredMessage]) -> str:
     data: dict[str, Any] = {
         "format": "contextdesk-chat",
         "version": 1,
-        "session": _SESSION.dump_python(session, mode="json"),
-        "messages": [_MESSAGE.dump_python(m, mode="json") for m in messages],
+        "session": _session_v1(session),
+        "messages": [_message_v1(m) for m in messages],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+# Version 1 of the export format came before chats kept typed state; its shape is kept so that
+# exports of the same chat stay comparable (and readable by scripts written against it).
+def _session_v1(session: StoredSession) -> dict[str, Any]:
+    data: dict[str, Any] = _SESSION.dump_python(session, mode="json")
+    for typed in ("overrides", "allowed_tools", "attached_resources"):
+        del data[typed]
+    legacy: dict[str, Any] = {
+        key: dict(value)
+        for key, value in (
+            ("chat", session.overrides.chat),
+            ("context", session.overrides.context),
+            ("selection", session.overrides.selection),
+        )
+        if value
+    }
+    if session.allowed_tools:
+        legacy["allowedTools"] = sorted(f"{ref.server}/{ref.name}" for ref in session.allowed_tools)
+    if session.attached_resources:
+        legacy["attachedResources"] = {
+            f"{r.server}|{r.uri}": {"server": r.server, "uri": r.uri, "title": r.title, "text": r.text}
+            for r in session.attached_resources
+        }
+    data["chat_settings"] = legacy
+    return data
+
+
+def _message_v1(message: StoredMessage) -> dict[str, Any]:
+    data: dict[str, Any] = _MESSAGE.dump_python(message, mode="json")
+    if message.request_context is not None:
+        del data["request_context"]["notes"]
+        data["request_context"]["extras"] = dict(message.request_context.notes.topics())
+    return data
 
 
 def export_markdown(session: StoredSession, messages: list[StoredMessage]) -> str:
@@ -94,7 +128,7 @@ def describe_context(context: RequestContext) -> list[str]:
         f"Model `{context.model}`; selection {run.strategy} topK {run.top_k}, topN {run.top_n}, "
         f"includeScore {run.include_score} ({run.status}{': ' + run.detail if run.detail else ''})"
     )
-    for topic, note in context.extras.items():
+    for topic, note in context.notes.topics():
         lines.append(f"Note ({topic}): {note}")
     usage = context.usage
     if usage.input_tokens is not None or usage.output_tokens is not None:

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
-from agent_core.chat.tool_routing import ROUTING_NOTE_KEY
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
@@ -74,9 +73,9 @@ def describe_run(context: RequestContext) -> str:
 
 def tools_note(context: RequestContext) -> str:
     """Why the request has no tools, or only the one routed to (the core's note, and what to do)."""
-    if routing := context.extras.get(ROUTING_NOTE_KEY, ""):
+    if routing := context.notes.tool_routing:
         return f"{routing.rstrip('.')}."
-    note = context.extras.get("tools", "")
+    note = context.notes.tools
     return f"{note.rstrip('.')}. Choose a tool-capable model in the model picker to use them." if note else ""
 
 

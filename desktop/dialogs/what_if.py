@@ -192,7 +192,7 @@ class WhatIfDialog(QDialog):
         added = sum(1 for r in rows if r.change == "added")
         removed = sum(1 for r in rows if r.change == "removed")
         self.delta.setText(_delta_text(self.original, context, added, removed))
-        problem = context.extras.get("budget")
+        problem = context.notes.budget
         self.status.setText(problem or "Compared. Nothing was sent or saved.")
         self.resend_button.setEnabled(self.question is not None)
         self.compared.emit()

@@ -324,7 +324,7 @@ class ComparisonModel(HeaderedTableModel):
 def total_line(label: str, context: RequestContext) -> str:
     """One side's totals for the comparison header."""
     if context.manifest is None:
-        note = context.extras.get("budget", "no token counts")
+        note = context.notes.budget or "no token counts"
         return f"{label}: {note}"
     manifest = context.manifest
     return f"{label}: {manifest.total_tokens:,} of {manifest.budget:,} tokens ({manifest.used_share:.0%})"

@@ -11,7 +11,8 @@ from agent_core.agent import load_agent
 from agent_core.agent.loader import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ChatEvent, Compacted, ReplyFinished
-from agent_core.chat.session import ChatServices, ChatSession
+from agent_core.chat.services import ChatServices
+from agent_core.chat.session import ChatSession
 from agent_core.context.items import ItemRef
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore

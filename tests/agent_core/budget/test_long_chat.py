@@ -13,7 +13,8 @@ from agent_core.agent import IncludeMode, load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.budget.counting import counter_for
 from agent_core.chat.events import ReplyFinished
-from agent_core.chat.session import ChatServices, ChatSession
+from agent_core.chat.services import ChatServices
+from agent_core.chat.session import ChatSession
 from agent_core.providers.base import ChatRequest
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore

@@ -17,12 +17,13 @@ CHILD = textwrap.dedent(
     import asyncio, sys
     from pathlib import Path
     from agent_core.agent import load_agent
-    from agent_core.chat.session import ChatServices, ChatSession
-    from agent_core.chat import session as session_module
+    from agent_core.chat.services import ChatServices
+    from agent_core.chat.session import ChatSession
+    from agent_core.chat import reply_loop
     from agent_core.providers.scripted import ScriptedProvider
     from agent_core.store.chats import ChatStore
 
-    session_module.SAVE_PARTIAL_EVERY_SECONDS = 0.0  # save on every delta, so the parent sees it
+    reply_loop.SAVE_PARTIAL_EVERY_SECONDS = 0.0  # save on every delta, so the parent sees it
     agent_dir, db = Path(sys.argv[1]), Path(sys.argv[2])
     provider = ScriptedProvider()
     never = asyncio.Event()

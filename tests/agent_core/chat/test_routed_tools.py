@@ -24,7 +24,6 @@ from agent_core.chat.events import (
     ToolCallFinished,
 )
 from agent_core.chat.models import ProviderPool
-from agent_core.chat.tool_routing import ROUTING_NOTE_KEY
 from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.base import Provider, ToolCalling
@@ -144,7 +143,7 @@ def test_a_message_asking_for_a_tool_gets_that_one_tool_and_the_next_turn_none(
     tools = context.of_type("tool")
     assert [item.ref for item in tools] == [LIST_FILES]
     assert tools[0].include_mode == "always" and tools[0].score is not None and tools[0].score >= 0.5
-    assert "picked workspace.list_files" in context.extras[ROUTING_NOTE_KEY]
+    assert "picked workspace.list_files" in context.notes.tool_routing
     assert {miss.ref.name for miss in context.near_misses if miss.ref.type == "tool"} >= {"read_file"}
     approvals = [(e.server, e.tool) for e in first if isinstance(e, ApprovalRequest)]
     assert approvals == [("workspace", "list_files")]
@@ -152,7 +151,7 @@ def test_a_message_asking_for_a_tool_gets_that_one_tool_and_the_next_turn_none(
     assert not hello_request.tools and hello_request.call_tool is None
     hello = built(second).context
     assert hello.of_type("tool") == []
-    assert "none was called" in hello.extras[ROUTING_NOTE_KEY]
+    assert "none was called" in hello.notes.tool_routing
 
 
 def test_the_route_score_setting_turns_routing_off(
@@ -173,7 +172,7 @@ def test_the_route_score_setting_turns_routing_off(
 
     events = asyncio.run(scenario())
     assert not provider.requests[0].tools and provider.requests[0].call_tool is None
-    assert "none was called" in built(events).context.extras[ROUTING_NOTE_KEY]
+    assert "none was called" in built(events).context.notes.tool_routing
 
 
 def test_what_if_routes_like_the_reply_did(
@@ -259,7 +258,7 @@ def test_a_broken_embedding_model_means_no_tool_is_called_and_the_chat_goes_on(
     (events,) = run(routed_workspace(default_agent, tmp_path, broken, provider), ["what time is it?"])
 
     assert not provider.requests[0].tools and provider.requests[0].call_tool is None
-    note = built(events).context.extras[ROUTING_NOTE_KEY]
+    note = built(events).context.notes.tool_routing
     assert "could not be picked" in note and "reinstall ContextDesk" in note and "none was called" in note
     final = events[-1]
     assert isinstance(final, ReplyFinished) and final.message.status == "complete"

@@ -25,7 +25,8 @@ from agent_core.chat.events import (
     ToolCallFinished,
     UserMessageSaved,
 )
-from agent_core.chat.session import ChatServices, ChatSession
+from agent_core.chat.services import ChatServices
+from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError, ProviderAuthError, ProviderUnavailableError

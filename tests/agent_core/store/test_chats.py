@@ -21,6 +21,7 @@ from agent_core.context.items import (
     TokenUsage,
 )
 from agent_core.errors import UserDataError
+from agent_core.store.chat_state import AttachedResource, ChatOverrides
 from agent_core.store.chats import ChatStore, ToolCallRecord
 from agent_core.store.db import MIGRATIONS, connect
 
@@ -52,7 +53,10 @@ def test_a_session_and_its_messages_reopen_identically(tmp_path: Path) -> None:
         SessionItem(ItemRef("tool", "x", "srv"), "manual"),
     )
     session = first.create_session(
-        agent_path="/agents/a", title="Pricing", context_items=items, chat_settings={"temperature": 0.2}
+        agent_path="/agents/a",
+        title="Pricing",
+        context_items=items,
+        overrides=ChatOverrides(chat={"temperature": 0.2}),
     )
     user = first.add_message(session.id, "user", "What does the Team plan cost?")
     call = ToolCallRecord(
@@ -74,7 +78,16 @@ def test_a_session_and_its_messages_reopen_identically(tmp_path: Path) -> None:
     reopened = second.session(session.id)
     assert reopened is not None
     assert reopened.context_items == items
-    assert reopened.chat_settings == {"temperature": 0.2}
+    assert reopened.overrides == ChatOverrides(chat={"temperature": 0.2})
+    second.update_session(
+        session.id,
+        allowed_tools=(ItemRef("tool", "x", "srv"),),
+        attached_resources=(AttachedResource("docs", "file:///a.txt", "A", "Title"),),
+    )
+    updated = second.session(session.id)
+    assert updated is not None
+    assert updated.allowed_tools == (ItemRef("tool", "x", "srv"),)
+    assert updated.attached_resources == (AttachedResource("docs", "file:///a.txt", "A", "Title"),)
     assert second.messages(session.id) == [user, reply]
     assert second.messages(session.id)[1].request_context == sample_context()
 

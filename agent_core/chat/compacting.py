@@ -1,0 +1,60 @@
+"""Compacting a chat: older turns are summarized by the chat's model and the summary is stored,
+on ``/compact`` or automatically when the history passes ``compactAt`` of the window."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent_core.budget.compaction import plan_compaction, summarize_conversation
+from agent_core.chat.chat_settings import ChatSettings
+from agent_core.chat.history import split_at_summary
+from agent_core.chat.prompt import PromptLimits, history_messages
+from agent_core.chat.resolved_model import ResolvedModel
+from agent_core.store.chats import ChatStore, StoredMessage
+
+__all__ = ["compact_chat", "history_too_long"]
+
+
+def history_too_long(
+    history: Sequence[StoredMessage], model: ResolvedModel, settings: ChatSettings, limits: PromptLimits
+) -> bool:
+    """Whether automatic compaction should run before the next request."""
+    config = settings.context
+    if not config.auto_compact:
+        return False
+    recent, _summary = split_at_summary(history)
+    return model.counter.messages(history_messages(recent)) > config.compact_at * limits.fit.budget
+
+
+async def compact_chat(
+    store: ChatStore,
+    session_id: str,
+    model: ResolvedModel,
+    settings: ChatSettings,
+    limits: PromptLimits,
+    *,
+    before_id: int | None = None,
+) -> StoredMessage | None:
+    """Summarize the chat's older turns (those before ``before_id``, if given) and store the
+    summary; None when there is too little to compact.
+
+    Raises:
+        ProviderError: the model could not write the summary (the chat is unchanged).
+    """
+    messages = store.messages(session_id, with_contexts=False)
+    if before_id is not None:
+        messages = [m for m in messages if m.id < before_id]
+    recent, previous = split_at_summary(messages)
+    plan = plan_compaction(recent, settings.context.keep_recent_turns)
+    if plan is None:
+        return None
+    note = await summarize_conversation(
+        model.provider,
+        model.model_id,
+        plan.to_summarize,
+        previous.content if previous else None,
+        model.counter,
+        limits.fit.budget,
+        min(1024, settings.chat.max_output_tokens),
+    )
+    return store.add_message(session_id, "summary", note, covers_until=plan.covers_until)

@@ -1,0 +1,160 @@
+"""Building the RequestContext of one request: the one place that decides what enters it.
+
+A chat's own items (always and manual) go in as they are. Agent-mode items are chosen per message
+by the selector from the candidates each *context source* offers: one source per kind of item
+(rules, references, tools; later memories), so a new kind of item is one new source. Then the
+model's way of using tools is applied (all offered, one routed, or none) with a note saying why.
+Sending a message, what-if and anything else that makes requests use ``build_request_context``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from agent_core.agent.loader import Agent
+from agent_core.agent.schema import IncludeMode, SelectionConfig
+from agent_core.chat.tool_routing import route_tool
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemRef, ItemType, RequestContext, RequestItem, SelectionRun, SessionItem
+from agent_core.context.selection import (
+    Candidate,
+    ContextSelector,
+    SelectionOutcome,
+    document_candidate,
+    tool_candidate,
+)
+from agent_core.providers.base import ToolCalling
+
+__all__ = [
+    "BuiltContext",
+    "ContextRequest",
+    "ContextSource",
+    "DocumentSource",
+    "ToolSource",
+    "build_request_context",
+    "default_sources",
+]
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    """What the sources see of one request."""
+
+    agent: Agent
+    message: str
+    previous_message: str | None
+    chat_items: tuple[SessionItem, ...]  # already in the request: selection need not choose them
+    tools: Sequence[ToolDescriptor]  # the tools the model can be offered
+    excluded: frozenset[ItemRef] = field(default_factory=frozenset)  # turned off for this request
+
+
+class ContextSource(Protocol):
+    """One kind of context item, offering per-message selection what it may choose."""
+
+    @property
+    def item_type(self) -> ItemType: ...
+
+    def candidates(self, request: ContextRequest) -> list[Candidate]:
+        """Agent-mode items of this kind not already in the request."""
+        ...
+
+
+@dataclass(frozen=True)
+class DocumentSource:
+    """The agent's rules or references."""
+
+    item_type: ItemType
+
+    def candidates(self, request: ContextRequest) -> list[Candidate]:
+        documents = request.agent.rules if self.item_type == "rule" else request.agent.references
+        taken = {item.ref for item in request.chat_items} | request.excluded
+        return [
+            document_candidate(doc)
+            for doc in documents.values()
+            if doc.include is IncludeMode.AGENT and ItemRef(doc.kind, doc.name) not in taken
+        ]
+
+
+@dataclass(frozen=True)
+class ToolSource:
+    """The tools of the agent's MCP servers that are ready now."""
+
+    item_type: ItemType = "tool"
+
+    def candidates(self, request: ContextRequest) -> list[Candidate]:
+        taken = {item.ref for item in request.chat_items} | request.excluded
+        return [
+            tool_candidate(tool.server, tool.name, tool.description, dict(tool.input_schema))
+            for tool in request.tools
+            if tool.include is IncludeMode.AGENT and ItemRef("tool", tool.name, tool.server) not in taken
+        ]
+
+
+def default_sources() -> tuple[ContextSource, ...]:
+    """The built-in sources, in the order selection has always seen their candidates."""
+    return (DocumentSource("rule"), DocumentSource("reference"), ToolSource())
+
+
+@dataclass(frozen=True)
+class BuiltContext:
+    context: RequestContext
+    tools: Mapping[ItemRef, ToolDescriptor]  # what the prompt may offer (only those in ``context`` are)
+
+
+async def build_request_context(
+    request: ContextRequest,
+    *,
+    selector: ContextSelector | None,
+    selection: SelectionConfig,
+    model_ref: str,
+    tool_calling: ToolCalling,
+    sources: Sequence[ContextSource] | None = None,
+) -> BuiltContext:
+    """The RequestContext for ``request``: the chat's items, the agent items selected for the
+    message (with scores and near-misses), and the tools as this model can use them."""
+    all_tools = request.tools
+    usable_tools = all_tools if tool_calling != "none" else ()
+    offered = {ItemRef("tool", tool.name, tool.server) for tool in usable_tools}
+    chat_items = tuple(
+        item
+        for item in request.chat_items
+        if item.ref not in request.excluded and (item.ref.type != "tool" or item.ref in offered)
+    )
+    request = replace(request, chat_items=chat_items, tools=usable_tools)
+    outcome = await _select(request, selector, selection, sources)
+    context = RequestContext(
+        items=(*(RequestItem(item.ref, item.include_mode) for item in chat_items), *outcome.items),
+        model=model_ref,
+        selection=outcome.run,
+        near_misses=outcome.near_misses,
+    )
+    descriptors = {ItemRef("tool", t.name, t.server): t for t in usable_tools}
+    if not usable_tools and all_tools:
+        note = f"{model_ref} cannot call tools, so none were offered"
+        context = replace(context, notes=replace(context.notes, tools=note))
+    if tool_calling == "routed":
+        context = await route_tool(
+            selector, request.message, request.previous_message, context, descriptors, selection
+        )
+    return BuiltContext(context, descriptors)
+
+
+async def _select(
+    request: ContextRequest,
+    selector: ContextSelector | None,
+    config: SelectionConfig,
+    sources: Sequence[ContextSource] | None,
+) -> SelectionOutcome:
+    if selector is None:
+        run = SelectionRun(
+            config.top_k, config.top_n, config.include_score, config.strategy, status="disabled"
+        )
+        return SelectionOutcome((), (), run)
+    candidates = [
+        candidate
+        for source in (sources if sources is not None else default_sources())
+        for candidate in source.candidates(request)
+    ]
+    return await selector.select(request.message, candidates, config, request.previous_message)

@@ -1,0 +1,231 @@
+"""The model's turns for one message: stream each turn (saving it as it grows), run the tool
+calls it asks for, and go again until the model answers without tools or ``maxChatTurns`` is
+reached. Every turn is stored with the RequestContext it used; whatever fails, the chat stays
+consistent and what the user saw is kept."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from agent_core.agent.items import DocumentItem
+from agent_core.agent.loader import Agent
+from agent_core.budget.fitting import ContextOverflowError
+from agent_core.chat.chat_settings import ChatSettings, prompt_limits
+from agent_core.chat.compacting import compact_chat, history_too_long
+from agent_core.chat.events import (
+    ChatEvent,
+    Compacted,
+    ReplyDelta,
+    ReplyFinished,
+    RetryScheduled,
+    ToolCallFinished,
+    TurnSaved,
+)
+from agent_core.chat.history import split_at_summary
+from agent_core.chat.prompt import Prompt, build_prompt
+from agent_core.chat.resolved_model import ModelResolver
+from agent_core.chat.tool_calls import ToolCaller, pending_record
+from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.items import ItemRef, RequestContext, TokenUsage
+from agent_core.errors import ProviderError, UserDataError
+from agent_core.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    Provider,
+    RetryEvent,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    UsageEvent,
+)
+from agent_core.store.chats import ChatStore, StoredMessage, ToolCallRecord
+
+__all__ = ["ReplyLoop", "ReplyRequest", "Streamer"]
+
+logger = logging.getLogger(__name__)
+
+# How a request is streamed; tests pass stream_with_retries with a fake sleep.
+Streamer = Callable[[Provider, ChatRequest], AsyncIterator[StreamEvent]]
+
+SAVE_PARTIAL_EVERY_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class ReplyRequest:
+    """One user message to answer, with the context built for it."""
+
+    text: str
+    history: Sequence[StoredMessage]  # the chat before this message
+    context: RequestContext
+    tools: Mapping[ItemRef, ToolDescriptor]
+    user_message_id: int
+    # The model must call the one tool left in ``context`` on its first turn and is offered
+    # none after (see ``tool_routing``).
+    routed: bool = False
+
+
+@dataclass(frozen=True)
+class ReplyLoop:
+    """What answering needs from the chat it answers in."""
+
+    agent: Agent
+    store: ChatStore
+    session_id: str
+    models: ModelResolver
+    settings: ChatSettings
+    streamer: Streamer
+    tool_caller: ToolCaller
+    attached: Callable[[], Mapping[ItemRef, DocumentItem]]
+
+    async def run(self, request: ReplyRequest) -> AsyncIterator[ChatEvent]:
+        """Events of the reply; ends with a ReplyFinished (or raises CancelledError, after
+        marking the reply cancelled)."""
+        context = request.context
+        turns: list[ChatMessage] = []
+        usage = TokenUsage()
+        message: StoredMessage | None = None
+        content = ""
+        settings = self.settings
+        try:
+            model = self.models.resolve(settings.chat.model)
+            generation = model.generation(settings.chat)
+            limits = prompt_limits(model, settings)
+            history = request.history
+            if history_too_long(history, model, settings, limits):
+                note = await compact_chat(
+                    self.store, self.session_id, model, settings, limits, before_id=request.user_message_id
+                )
+                if note is not None:
+                    yield Compacted(note, automatic=True)
+                    history = [
+                        m
+                        for m in self.store.messages(self.session_id, with_contexts=False)
+                        if m.id < request.user_message_id or m.role == "summary"
+                    ]
+            recent, summary = split_at_summary(history)
+            for turn in range(settings.chat.max_chat_turns):
+                prompt = build_prompt(
+                    self.agent,
+                    context,
+                    recent,
+                    request.text,
+                    request.tools if not request.routed or turn == 0 else {},
+                    counter=model.counter,
+                    limits=limits,
+                    current_turns=turns,
+                    attached=self.attached(),
+                    summary=summary.content if summary else None,
+                )
+                context = replace(context, manifest=prompt.manifest)
+                message = self.store.add_message(
+                    self.session_id, "assistant", "", status="streaming", request_context=context
+                )
+                content, calls, last_save = "", [], time.monotonic()
+                chat_request = ChatRequest(
+                    messages=prompt.messages,
+                    settings=generation,
+                    tools=[b.spec for b in prompt.tools],
+                    call_tool=prompt.tools[0].spec.name if request.routed and prompt.tools else None,
+                )
+                async for event in self.streamer(model.provider, chat_request):
+                    if isinstance(event, TextDelta):
+                        content += event.text
+                        # Saved before it is shown, so what the user saw survives a crash.
+                        if time.monotonic() - last_save >= SAVE_PARTIAL_EVERY_SECONDS:
+                            message = self.store.update_message(message, content=content)
+                            last_save = time.monotonic()
+                        yield ReplyDelta(event.text)
+                    elif isinstance(event, ToolCallEvent):
+                        calls.append(event.call)
+                    elif isinstance(event, UsageEvent):
+                        usage = _add_usage(usage, TokenUsage(**vars(event.usage)))  # until Usage is TokenUsage
+                    elif isinstance(event, RetryEvent):
+                        yield RetryScheduled(event.attempt, event.delay, event.error)
+                context = replace(context, usage=usage)
+                if not calls:
+                    message = self.store.update_message(
+                        message, content=content, status="complete", request_context=context
+                    )
+                    yield ReplyFinished(message)
+                    return
+                message = self.store.update_message(
+                    message,
+                    content=content,
+                    request_context=context,
+                    tool_calls=tuple(pending_record(c, prompt) for c in calls),
+                )
+                records: list[ToolCallRecord] = []
+                for call in calls:
+                    async for tool_event in self.tool_caller.run(call, prompt):
+                        if isinstance(tool_event, ToolCallFinished):
+                            records.append(tool_event.record)
+                        yield tool_event
+                    message = self.store.update_message(
+                        message,
+                        tool_calls=(*records, *(pending_record(c, prompt) for c in calls[len(records) :])),
+                    )
+                message = self.store.update_message(message, status="complete")
+                turns += _turn_messages(content, calls, records, prompt)
+                yield TurnSaved(message)
+            stop = (
+                f"Stopped after {settings.chat.max_chat_turns} model turns (the chat's maxChatTurns). "
+                "Send a message to let the assistant continue, or raise maxChatTurns in the chat settings."
+            )
+            message = self.store.add_message(self.session_id, "error", stop, status="error", error=stop)
+            yield ReplyFinished(message)
+        except (ProviderError, ContextOverflowError) as error:
+            yield ReplyFinished(self._finish_failed(message, content, context, str(error)))
+        except (asyncio.CancelledError, GeneratorExit):
+            if message is not None and message.status == "streaming":
+                try:
+                    self.store.update_message(
+                        message, content=content, status="cancelled", request_context=context
+                    )
+                except UserDataError as error:
+                    # Left 'streaming': the next start marks it partial, so nothing is lost.
+                    logger.warning("could not mark the cancelled reply: %s", error)
+            raise
+
+    def _finish_failed(
+        self, message: StoredMessage | None, content: str, context: RequestContext, error: str
+    ) -> StoredMessage:
+        if message is None:
+            return self.store.add_message(
+                self.session_id, "error", error, status="error", request_context=context, error=error
+            )
+        return self.store.update_message(
+            message,
+            content=content,
+            status="partial" if content else "error",
+            request_context=context,
+            error=error,
+        )
+
+
+def _turn_messages(
+    content: str, calls: Sequence[ToolCall], records: Sequence[ToolCallRecord], prompt: Prompt
+) -> list[ChatMessage]:
+    out = [ChatMessage("assistant", content, tool_calls=tuple(calls))]
+    for call, record in zip(calls, records, strict=True):
+        out.append(
+            ChatMessage(
+                "tool", record.result, tool_call_id=call.id, tool_name=call.name, is_error=record.is_error
+            )
+        )
+    return out
+
+
+def _add_usage(usage: TokenUsage, more: TokenUsage) -> TokenUsage:
+    def add(a: int | None, b: int | None) -> int | None:
+        return b if a is None else a if b is None else a + b
+
+    return TokenUsage(
+        add(usage.input_tokens, more.input_tokens),
+        add(usage.output_tokens, more.output_tokens),
+        add(usage.cached_input_tokens, more.cached_input_tokens),
+    )

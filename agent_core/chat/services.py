@@ -1,0 +1,24 @@
+"""What a chat uses besides its agent and its store. One set is shared by every chat of a
+workspace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent_core.chat.reply_loop import Streamer
+from agent_core.chat.resolved_model import ProviderResolver
+from agent_core.chat.tool_runtime import NoTools, ToolRuntime
+from agent_core.context.selection import ContextSelector
+from agent_core.providers.retry import stream_with_retries
+
+__all__ = ["ChatServices"]
+
+
+@dataclass(frozen=True)
+class ChatServices:
+    """Models, selection, tools and streaming."""
+
+    resolve_provider: ProviderResolver
+    selector: ContextSelector | None = None
+    tools: ToolRuntime = field(default_factory=NoTools)
+    streamer: Streamer = stream_with_retries

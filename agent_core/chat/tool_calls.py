@@ -1,0 +1,105 @@
+"""Running the tool calls of one model turn: find the tool, ask for approval when the policy says
+so, call it, and record what happened (a failure is a result the model sees, never a crash)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Collection
+from dataclasses import dataclass
+
+from agent_core.agent.schema import ToolPermissionPolicy
+from agent_core.chat.approvals import needs_approval, tool_ref
+from agent_core.chat.events import ApprovalDecision, ApprovalRequest, ToolCallFinished, ToolCallStarted
+from agent_core.chat.prompt import Prompt
+from agent_core.chat.tool_runtime import ToolRuntime
+from agent_core.context.items import ItemRef
+from agent_core.errors import ContextDeskError
+from agent_core.providers.base import ToolCall
+from agent_core.store.chats import Approval, ToolCallRecord
+
+__all__ = ["ToolCaller", "pending_record"]
+
+ToolCallEvent = ToolCallStarted | ApprovalRequest | ToolCallFinished
+
+
+@dataclass(frozen=True)
+class ToolCaller:
+    """How one chat runs tools: its runtime, its policy, what it allowed, and how to remember an
+    'allow for this chat'."""
+
+    tools: ToolRuntime
+    policy: ToolPermissionPolicy
+    allowed_for_chat: Callable[[], Collection[ItemRef]]  # read per call: an allow applies at once
+    allow_for_chat: Callable[[ItemRef], None]
+
+    async def run(self, call: ToolCall, prompt: Prompt) -> AsyncIterator[ToolCallEvent]:
+        """Events for one call, ending with its ToolCallFinished."""
+        binding = prompt.binding(call.name)
+        if binding is None:
+            yield ToolCallFinished(
+                ToolCallRecord(
+                    id=call.id,
+                    server="",
+                    tool=call.name,
+                    arguments=call.arguments,
+                    result=f"No tool named {call.name} is available in this chat.",
+                    is_error=True,
+                    elapsed_seconds=0.0,
+                )
+            )
+            return
+        approval: Approval = "auto"
+        if needs_approval(binding, self.policy, self.allowed_for_chat()):
+            request = ApprovalRequest(
+                call_id=call.id, server=binding.server, tool=binding.tool, arguments=call.arguments
+            )
+            yield request
+            decision = await request.wait()
+            if decision is ApprovalDecision.DENY:
+                yield ToolCallFinished(
+                    ToolCallRecord(
+                        id=call.id,
+                        server=binding.server,
+                        tool=binding.tool,
+                        arguments=call.arguments,
+                        result="The user denied this tool call.",
+                        is_error=True,
+                        approval="denied",
+                    )
+                )
+                return
+            if decision is ApprovalDecision.ALLOW_FOR_CHAT:
+                self.allow_for_chat(tool_ref(binding))
+                approval = "allowed_for_chat"
+            else:
+                approval = "allowed_once"
+        yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
+        started = time.monotonic()
+        try:
+            outcome = await self.tools.call_tool(binding.server, binding.tool, call.arguments)
+            result, is_error, elapsed = outcome.text, outcome.is_error, outcome.elapsed_seconds
+        except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
+            result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
+        yield ToolCallFinished(
+            ToolCallRecord(
+                id=call.id,
+                server=binding.server,
+                tool=binding.tool,
+                arguments=call.arguments,
+                result=result,
+                is_error=is_error,
+                elapsed_seconds=round(elapsed, 4),
+                approval=approval,
+            )
+        )
+
+
+def pending_record(call: ToolCall, prompt: Prompt) -> ToolCallRecord:
+    """The record of a call that has not run yet (saved so a crash shows it as interrupted)."""
+    binding = prompt.binding(call.name)
+    return ToolCallRecord(
+        id=call.id,
+        server=binding.server if binding else "",
+        tool=binding.tool if binding else call.name,
+        arguments=call.arguments,
+    )
