@@ -354,7 +354,7 @@ _NOTES = """\
   (~0.6 s) only when the agent has MCP servers; before these changes the worker row was 1.3 s and
   the CLI 1.2 s to the answer.
 - (c) the 100k x 384 float32 matrix-vector product is memory-bound and is most of the score +
-  rank time; embedding the query adds a few ms. Candidate objects are built lazily, so callers
+  rank time; embedding the query adds a few ms. ScoredDocument objects are built lazily, so callers
   that only need the included items and a few near-misses never pay the full listing.
 - (d) onnxruntime's CPU memory arena is off: it kept ~180 MB of batch buffers for no speed gain.
 - Re-run: `.venv/bin/python benchmarks/bench_indexer.py [--runs N] [--write-docs]`."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from indexer.backends import EmbeddingBackend, backend_names, create_backend, register_backend
 from indexer.cache import EmbeddingCache
 from indexer.chunking import chunk_text
-from indexer.documents import Document, DocumentKind, render_parameters, tool_document
+from indexer.documents import Document, IndexedKind, render_parameters, tool_document
 from indexer.errors import (
     BackendUnavailableError,
     EmbeddingError,
@@ -17,21 +17,21 @@ from indexer.errors import (
     ModelLoadError,
     UnknownBackendError,
 )
-from indexer.index import Candidate, Indexer, Selection, Timings
+from indexer.index import Indexer, ScoredDocument, Selection, Timings
 from indexer.ranking import Reason, SelectionSettings, Strategy
 
 __all__ = [
     "BackendUnavailableError",
-    "Candidate",
     "Document",
-    "DocumentKind",
     "EmbeddingBackend",
     "EmbeddingCache",
     "EmbeddingError",
+    "IndexedKind",
     "Indexer",
     "IndexerError",
     "ModelLoadError",
     "Reason",
+    "ScoredDocument",
     "Selection",
     "SelectionSettings",
     "Strategy",

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Document", "DocumentKind", "render_parameters", "tool_document"]
+__all__ = ["Document", "IndexedKind", "render_parameters", "tool_document"]
 
-DocumentKind = Literal["rule", "reference", "tool"]
+IndexedKind = Literal["rule", "reference", "tool"]
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Document:
     """
 
     key: str
-    kind: DocumentKind
+    kind: IndexedKind
     name: str
     description: str
     text: str

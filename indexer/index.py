@@ -22,11 +22,11 @@ import numpy as np
 from indexer import _strategies
 from indexer.backends import EmbeddingBackend, FloatMatrix, create_backend
 from indexer.cache import EmbeddingCache, text_hash
-from indexer.documents import Document, DocumentKind
+from indexer.documents import Document, IndexedKind
 from indexer.errors import IndexerError, ModelLoadError
 from indexer.ranking import Ranking, Reason, SelectionSettings, Strategy
 
-__all__ = ["Candidate", "Indexer", "Selection", "Timings"]
+__all__ = ["Indexer", "ScoredDocument", "Selection", "Timings"]
 
 logger = logging.getLogger(__name__)
 
@@ -35,11 +35,11 @@ _SNAPSHOTS_KEPT = 4
 
 
 @dataclass(frozen=True)
-class Candidate:
+class ScoredDocument:
     """One document considered for a message, whether it was included or not."""
 
     key: str
-    kind: DocumentKind
+    kind: IndexedKind
     name: str
     server: str | None
     #: the score the decision was made on (anchor: cosine; hybrid: cosine plus lexical bonus).
@@ -91,11 +91,11 @@ class Selection:
         self._chunk_texts = chunk_texts
         self._ranking = ranking
 
-    def _candidate(self, item: int) -> Candidate:
+    def _scored(self, item: int) -> ScoredDocument:
         assert self._ranking is not None
         row = self._ranking.row(item)
         doc = self._documents[item]
-        return Candidate(
+        return ScoredDocument(
             key=doc.key,
             kind=doc.kind,
             name=doc.name,
@@ -108,24 +108,24 @@ class Selection:
         )
 
     @functools.cached_property
-    def candidates(self) -> tuple[Candidate, ...]:
+    def candidates(self) -> tuple[ScoredDocument, ...]:
         """Every document that had text to match, best first."""
         if self._ranking is None:
             return ()
-        return tuple(self._candidate(int(i)) for i in self._ranking.order)
+        return tuple(self._scored(int(i)) for i in self._ranking.order)
 
     @functools.cached_property
-    def included(self) -> tuple[Candidate, ...]:
+    def included(self) -> tuple[ScoredDocument, ...]:
         """The candidates that go into the request, best first."""
         if self._ranking is None:
             return ()
-        return tuple(self._candidate(int(i)) for i in self._ranking.included_order())
+        return tuple(self._scored(int(i)) for i in self._ranking.included_order())
 
-    def best(self, count: int) -> tuple[Candidate, ...]:
+    def best(self, count: int) -> tuple[ScoredDocument, ...]:
         """The ``count`` best candidates, included or not (e.g. to show near-misses)."""
         if self._ranking is None:
             return ()
-        return tuple(self._candidate(int(i)) for i in self._ranking.best(count))
+        return tuple(self._scored(int(i)) for i in self._ranking.best(count))
 
     def __repr__(self) -> str:
         return f"Selection(query={self.query!r}, strategy={self.strategy!r}, included={self.included!r})"
