@@ -10,91 +10,17 @@ Sending a message, what-if and anything else that makes requests use ``build_req
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Protocol
+from dataclasses import dataclass, replace
 
-from agent_core.agent.loader import Agent
-from agent_core.agent.schema import IncludeMode, SelectionConfig
+from agent_core.agent.schema import SelectionConfig
 from agent_core.chat.tool_routing import route_tool
 from agent_core.chat.tool_runtime import ToolDescriptor
-from agent_core.context.items import ItemRef, ItemType, RequestContext, RequestItem, SelectionRun, SessionItem
-from agent_core.context.selection import (
-    Candidate,
-    ContextSelector,
-    SelectionOutcome,
-    document_candidate,
-    tool_candidate,
-)
+from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
+from agent_core.context.selection import ContextSelector, SelectionOutcome
+from agent_core.context.sources import ContextRequest, ContextSource, candidates_from
 from agent_core.providers.base import ToolCalling
 
-__all__ = [
-    "BuiltContext",
-    "ContextRequest",
-    "ContextSource",
-    "DocumentSource",
-    "ToolSource",
-    "build_request_context",
-    "default_sources",
-]
-
-
-@dataclass(frozen=True)
-class ContextRequest:
-    """What the sources see of one request."""
-
-    agent: Agent
-    message: str
-    previous_message: str | None
-    chat_items: tuple[SessionItem, ...]  # already in the request: selection need not choose them
-    tools: Sequence[ToolDescriptor]  # the tools the model can be offered
-    excluded: frozenset[ItemRef] = field(default_factory=frozenset)  # turned off for this request
-
-
-class ContextSource(Protocol):
-    """One kind of context item, offering per-message selection what it may choose."""
-
-    @property
-    def item_type(self) -> ItemType: ...
-
-    def candidates(self, request: ContextRequest) -> list[Candidate]:
-        """Agent-mode items of this kind not already in the request."""
-        ...
-
-
-@dataclass(frozen=True)
-class DocumentSource:
-    """The agent's rules or references."""
-
-    item_type: ItemType
-
-    def candidates(self, request: ContextRequest) -> list[Candidate]:
-        documents = request.agent.rules if self.item_type == "rule" else request.agent.references
-        taken = {item.ref for item in request.chat_items} | request.excluded
-        return [
-            document_candidate(doc)
-            for doc in documents.values()
-            if doc.include is IncludeMode.AGENT and ItemRef(doc.kind, doc.name) not in taken
-        ]
-
-
-@dataclass(frozen=True)
-class ToolSource:
-    """The tools of the agent's MCP servers that are ready now."""
-
-    item_type: ItemType = "tool"
-
-    def candidates(self, request: ContextRequest) -> list[Candidate]:
-        taken = {item.ref for item in request.chat_items} | request.excluded
-        return [
-            tool_candidate(tool.server, tool.name, tool.description, dict(tool.input_schema))
-            for tool in request.tools
-            if tool.include is IncludeMode.AGENT and ItemRef("tool", tool.name, tool.server) not in taken
-        ]
-
-
-def default_sources() -> tuple[ContextSource, ...]:
-    """The built-in sources, in the order selection has always seen their candidates."""
-    return (DocumentSource("rule"), DocumentSource("reference"), ToolSource())
+__all__ = ["BuiltContext", "build_request_context"]
 
 
 @dataclass(frozen=True)
@@ -152,9 +78,5 @@ async def _select(
             config.top_k, config.top_n, config.include_score, config.strategy, status="disabled"
         )
         return SelectionOutcome((), (), run)
-    candidates = [
-        candidate
-        for source in (sources if sources is not None else default_sources())
-        for candidate in source.candidates(request)
-    ]
+    candidates = candidates_from(request, sources)
     return await selector.select(request.message, candidates, config, request.previous_message)

@@ -143,7 +143,9 @@ class ReplyLoop:
                     elif isinstance(event, ToolCallEvent):
                         calls.append(event.call)
                     elif isinstance(event, UsageEvent):
-                        usage = _add_usage(usage, TokenUsage(**vars(event.usage)))  # until Usage is TokenUsage
+                        usage = _add_usage(
+                            usage, TokenUsage(**vars(event.usage))
+                        )  # until Usage is TokenUsage
                     elif isinstance(event, RetryEvent):
                         yield RetryScheduled(event.attempt, event.delay, event.error)
                 context = replace(context, usage=usage)

@@ -19,7 +19,7 @@ from agent_core.agent.loader import Agent
 from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
-from agent_core.chat.context_builder import ContextRequest, build_request_context
+from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.events import ChatEvent, ContextBuilt, UserMessageSaved
 from agent_core.chat.history import last_user_text, title_from
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
@@ -29,6 +29,7 @@ from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.what_if import what_if
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.context.session_context import effective_session_items, initial_session_items, mentioned_items
+from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 from agent_core.agent.schema import SelectionConfig
 from agent_core.budget.fitting import ContextOverflowError
 from agent_core.chat.chat_settings import prompt_limits
-from agent_core.chat.context_builder import ContextRequest, build_request_context
+from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.history import last_user_text, split_at_summary
 from agent_core.chat.prompt import build_prompt
 from agent_core.chat.resolved_model import ResolvedModel
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
+from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError, ProviderError
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chats import StoredMessage

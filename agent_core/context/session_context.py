@@ -10,7 +10,8 @@ from agent_core.agent.loader import Agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, SessionItem
-from agent_core.context.selection import Candidate, document_candidate, tool_candidate
+from agent_core.context.selection import Candidate
+from agent_core.context.sources import ContextRequest, candidates_from
 
 __all__ = [
     "MENTION",
@@ -68,19 +69,10 @@ def agent_candidates(
     agent: Agent, session_items: Iterable[SessionItem], tools: Sequence[ToolDescriptor]
 ) -> list[Candidate]:
     """Agent-mode items not already in the chat: what per-message selection chooses from."""
-    in_session = {item.ref for item in session_items}
-    candidates = [
-        document_candidate(doc)
-        for docs in (agent.rules, agent.references)
-        for doc in docs.values()
-        if doc.include is IncludeMode.AGENT and ItemRef(doc.kind, doc.name) not in in_session
-    ]
-    candidates += [
-        tool_candidate(tool.server, tool.name, tool.description, dict(tool.input_schema))
-        for tool in tools
-        if tool.include is IncludeMode.AGENT and ItemRef("tool", tool.name, tool.server) not in in_session
-    ]
-    return candidates
+    request = ContextRequest(
+        agent=agent, message="", previous_message=None, chat_items=tuple(session_items), tools=tools
+    )
+    return candidates_from(request)
 
 
 def mentioned_items(text: str, agent: Agent) -> tuple[list[ItemRef], list[str]]:

@@ -17,18 +17,14 @@ from agent_core.agent.loader import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.agent.schema import SelectionConfig, ToolPermissionPolicy
 from agent_core.chat.approvals import needs_approval
-from agent_core.chat.context_builder import (
-    ContextRequest,
-    ContextSource,
-    build_request_context,
-    default_sources,
-)
+from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.events import ContextBuilt, ReplyFinished
 from agent_core.chat.prompt import ToolBinding
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.context.items import ItemRef, ItemType, SessionItem
 from agent_core.context.selection import Candidate, ContextSelector, document_candidate
+from agent_core.context.sources import ContextRequest, ContextSource, default_sources
 from agent_core.providers.base import ToolCalling, ToolSpec
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
