@@ -19,7 +19,7 @@ from agent_core.providers.base import (
     TextDelta,
     ToolCallEvent,
     ToolSpec,
-    Usage,
+    TokenUsage,
     UsageEvent,
 )
 from agent_core.providers.gemini_provider import GeminiProvider
@@ -69,7 +69,7 @@ async def test_text_streams_with_usage_including_thinking_tokens(fake_api: FakeA
         TextDelta("Hello"),
         TextDelta(" from Gemini"),
         TextDelta("."),
-        UsageEvent(Usage(input_tokens=9, output_tokens=31, cached_input_tokens=0)),
+        UsageEvent(TokenUsage(input_tokens=9, output_tokens=31, cached_input_tokens=0)),
         FinishEvent("stop"),
     ]
     sent = fake_api.requests[0]
