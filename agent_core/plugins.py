@@ -134,7 +134,9 @@ class PluginRegistry(Generic[T]):
         # A plug-in is foreign code: whatever it raises, the app and the other plug-ins go on.
         try:
             loaded = entry_point.load()
-            hook = getattr(loaded, f"register_{self.kind}", None) if isinstance(loaded, ModuleType) else loaded
+            hook = (
+                getattr(loaded, f"register_{self.kind}", None) if isinstance(loaded, ModuleType) else loaded
+            )
             if not callable(hook):
                 raise PluginError(
                     f"{entry_point.value} is neither a register_{self.kind}(register) function nor a "
@@ -143,11 +145,11 @@ class PluginRegistry(Generic[T]):
             hook(register)
         except Exception:  # top-level handler at the plug-in boundary, logged in full
             logger.exception(
-                "%s plug-in %r (%s) failed to load and is skipped; the other %s plug-ins still work",
-                self.noun,
+                "%s plug-in %r (%s) failed to load and is skipped; the other plug-ins still work. "
+                "Fix: update or uninstall the package that provides it.",
+                self.entry_point_group,
                 entry_point.name,
                 entry_point.value,
-                self.noun,
             )
             return
         self._plugins.update(staged)

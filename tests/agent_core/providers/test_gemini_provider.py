@@ -17,9 +17,9 @@ from agent_core.providers.base import (
     RetryEvent,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCallEvent,
     ToolSpec,
-    TokenUsage,
     UsageEvent,
 )
 from agent_core.providers.gemini_provider import GeminiProvider

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.errors import ProviderConfigError, ProviderRequestError
+from agent_core.providers._local_tool_calls import parse_arguments, required_arguments_schema
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
@@ -21,7 +22,6 @@ from agent_core.providers.base import (
     ToolSpec,
     UsageEvent,
 )
-from agent_core.providers._local_tool_calls import parse_arguments, required_arguments_schema
 from agent_core.providers.local_llama import DEFAULT_MODEL_ID, LocalLlamaProvider, default_model_file
 
 SETTINGS = ProviderSettings(provider_id="offline", type="local", threads=2, context_size=2048)

@@ -18,10 +18,10 @@ from agent_core.providers.base import (
     RetryEvent,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
     ToolSpec,
-    TokenUsage,
     UsageEvent,
 )
 from agent_core.providers.openai_compatible import OpenAICompatibleProvider
