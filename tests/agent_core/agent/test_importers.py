@@ -208,3 +208,16 @@ def test_a_failed_import_leaves_an_existing_agent_untouched(fixtures_dir: Path, 
         import_source(bad, target)
     assert agent_text(target) == before
     shutil.rmtree(target)
+
+
+def test_each_source_is_read_by_the_first_importer_that_detects_it(fixtures_dir: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(fixtures_dir / "importers" / "cursor-project", project)
+    shutil.copy(fixtures_dir / "importers" / "claude_desktop_config.json", project / "mcp.json")
+    assert read_source(project).report.source_format.startswith("Cursor")  # cursor is asked before mcp-json
+    assert read_source(project / "mcp.json").report.source_format == "mcpServers JSON"
+    servers_yaml = tmp_path / "servers.yaml"
+    servers_yaml.write_text("mcpServers:\n  time:\n    command: uvx\n    args: [mcp-server-time]\n")
+    assert list(read_source(servers_yaml).mcp_servers) == ["time"]
+    shutil.copy(fixtures_dir / "importers" / "tsagent-agent.yaml", project / "tsagent.yaml")
+    assert read_source(project).report.source_format == "TsAgent agent (.yaml)"
