@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# The one usage record: providers report it, the RequestContext stores it.
 from agent_core.context.items import TokenUsage
 from agent_core.errors import ProviderError
 
