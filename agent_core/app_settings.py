@@ -3,6 +3,9 @@
     {"indexer": {"threads": 2}}
     {"indexer": {"backend": "sentence-transformers", "model": "/path/to/a/sentence-transformers/model"}}
 
+``indexer.backend`` is a name in the embedding-backend plug-in registry
+(:mod:`agent_core.context.embedding_backends`): a built-in or one a plug-in installs.
+
 A missing file means the defaults. A file that cannot be used is reported with its fix, and the
 defaults are used meanwhile; it is never rewritten or deleted.
 """
@@ -12,13 +15,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from agent_core.agent._yaml_source import describe_validation_error, validation_errors
+from agent_core.context.embedding_backends import EMBEDDING_BACKENDS
 from agent_core.errors import ContextDeskError
 from agent_core.paths import user_dirs
+from agent_core.plugins import PluginError
 
 __all__ = ["THREADS_ENV", "AppSettings", "IndexerSettings", "SettingsError", "load_app_settings"]
 
@@ -32,11 +37,21 @@ class SettingsError(ContextDeskError):
 class IndexerSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    backend: Literal["onnx", "sentence-transformers"] = Field(
-        default="onnx", description="onnx: the bundled MiniLM, no torch; sentence-transformers: extra [st]"
+    backend: str = Field(
+        default="onnx",
+        description="onnx: the bundled MiniLM, no torch; sentence-transformers: extra [st]; or a plug-in's",
     )
     model: str | None = Field(default=None, description="sentence-transformers: a local model folder")
     threads: int | None = Field(default=None, ge=1, le=256, description="cores for embedding; None: all")
+
+    @field_validator("backend")
+    @classmethod
+    def _registered_backend(cls, name: str) -> str:
+        try:
+            EMBEDDING_BACKENDS.get(name)
+        except PluginError as error:
+            raise PydanticCustomError("unknown_embedding_backend", str(error)) from error
+        return name
 
 
 class AppSettings(BaseModel):

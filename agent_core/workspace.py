@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from agent_core.agent.loader import Agent, load_agent
 from agent_core.agent.scaffold import ensure_default_agent
-from agent_core.chat.models import ProviderPool
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
+from agent_core.providers.pool import ProviderPool
 from agent_core.store.chats import ChatStore
 
 if TYPE_CHECKING:

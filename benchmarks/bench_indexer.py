@@ -55,14 +55,14 @@ def _worker(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(DATA))
     from evaluate import load_documents
 
-    from indexer import Indexer, SelectionSettings, create_backend
+    from indexer import Indexer, SelectionSettings, onnx_backend, sentence_transformers_backend
 
     docs = load_documents(DATA / "agent")
     small = _subset(docs)
     if args.backend == "st":
-        factory = lambda: create_backend("sentence-transformers", model=args.st_model)  # noqa: E731
+        factory = lambda: sentence_transformers_backend(model=args.st_model)  # noqa: E731
     else:
-        factory = lambda: create_backend("onnx")  # noqa: E731
+        factory = lambda: onnx_backend()  # noqa: E731
     indexer = Indexer(factory, cache_dir=Path(args.cache) if args.cache else None)
     indexer.start_loading()
     anchor = SelectionSettings(strategy="anchor")
@@ -138,7 +138,7 @@ def _search_100k() -> dict[str, float]:
     import numpy as np
 
     sys.path.insert(0, str(REPO))
-    from indexer import Document, Indexer, SelectionSettings, _strategies, create_backend
+    from indexer import Document, Indexer, SelectionSettings, _strategies, onnx_backend
     from indexer._texts import anchor_chunks
     from indexer.cache import EmbeddingCache, text_hash
 
@@ -148,7 +148,7 @@ def _search_100k() -> dict[str, float]:
     for i in range(20_000):
         paragraphs = [" ".join(rng.choice(vocabulary, 12)) for _ in range(4)]
         docs.append(Document(f"rule:r{i}", "rule", f"r{i}", "", "\n\n".join(paragraphs)))
-    backend = create_backend("onnx")
+    backend = onnx_backend()
     with tempfile.TemporaryDirectory() as tmp:
         cache = EmbeddingCache(Path(tmp))
         hashes = {text_hash(c) for d in docs for c in anchor_chunks(d)}

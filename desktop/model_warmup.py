@@ -17,7 +17,7 @@ from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge
 
 if TYPE_CHECKING:
-    from agent_core.chat.models import ProviderPool
+    from agent_core.providers.pool import ProviderPool
 
 __all__ = ["ModelWarmup", "PreloadableProvider"]
 

@@ -6,7 +6,7 @@ and ranks with either the anchor design's rules or ContextDesk's hybrid (dense +
 
 from __future__ import annotations
 
-from indexer.backends import EmbeddingBackend, backend_names, create_backend, register_backend
+from indexer.backends import EmbeddingBackend, onnx_backend, sentence_transformers_backend
 from indexer.cache import EmbeddingCache
 from indexer.chunking import chunk_text
 from indexer.documents import Document, IndexedKind, render_parameters, tool_document
@@ -15,7 +15,6 @@ from indexer.errors import (
     EmbeddingError,
     IndexerError,
     ModelLoadError,
-    UnknownBackendError,
 )
 from indexer.index import Indexer, ScoredDocument, Selection, Timings
 from indexer.ranking import Reason, SelectionSettings, Strategy
@@ -36,11 +35,9 @@ __all__ = [
     "SelectionSettings",
     "Strategy",
     "Timings",
-    "UnknownBackendError",
-    "backend_names",
     "chunk_text",
-    "create_backend",
-    "register_backend",
+    "onnx_backend",
     "render_parameters",
+    "sentence_transformers_backend",
     "tool_document",
 ]

@@ -7,16 +7,11 @@ __all__ = [
     "EmbeddingError",
     "IndexerError",
     "ModelLoadError",
-    "UnknownBackendError",
 ]
 
 
 class IndexerError(Exception):
     """Root of every error the indexer raises on purpose."""
-
-
-class UnknownBackendError(IndexerError):
-    """No embedding backend is registered under the requested name."""
 
 
 class BackendUnavailableError(IndexerError):

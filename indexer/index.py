@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer import _strategies
-from indexer.backends import EmbeddingBackend, FloatMatrix, create_backend
+from indexer.backends import EmbeddingBackend, FloatMatrix, onnx_backend
 from indexer.cache import EmbeddingCache, text_hash
 from indexer.documents import Document, IndexedKind
 from indexer.errors import IndexerError, ModelLoadError
@@ -156,7 +156,7 @@ class Indexer:
         """Nothing is loaded yet. ``backend_factory`` defaults to the ONNX backend with ``threads``
         intra-op threads; ``cache_dir`` (None: memory only) holds the persistent embedding cache.
         """
-        self._factory = backend_factory or (lambda: create_backend("onnx", threads=threads))
+        self._factory = backend_factory or (lambda: onnx_backend(threads=threads))
         self._cache_dir = cache_dir
         self._load_lock = threading.Lock()
         self._loaded = threading.Event()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from indexer import EmbeddingBackend, Indexer, create_backend
+from indexer import EmbeddingBackend, Indexer
 
 __all__ = ["configured_backend", "configured_indexer"]
 
@@ -21,17 +21,17 @@ def configured_backend() -> EmbeddingBackend:
 
     Raises:
         IndexerError: the backend cannot be created or its model cannot be loaded.
+        PluginError: the backend's plug-in failed to load (logged when it did).
     """
-    from agent_core.app_settings import SettingsError, load_app_settings
+    from agent_core.app_settings import IndexerSettings, SettingsError, load_app_settings
+    from agent_core.context.embedding_backends import EmbeddingOptions, create_embedding_backend
 
     try:
         settings = load_app_settings().indexer
     except SettingsError as error:
         logger.warning("%s. Using the default embedding settings meanwhile.", error)
-        return create_backend("onnx")
-    if settings.backend == "sentence-transformers":
-        return create_backend("sentence-transformers", model=settings.model, threads=settings.threads)
-    return create_backend("onnx", threads=settings.threads)
+        settings = IndexerSettings()
+    return create_embedding_backend(settings.backend, EmbeddingOptions(settings.model, settings.threads))
 
 
 def configured_indexer(cache_dir: Path | None) -> Indexer:

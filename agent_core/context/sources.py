@@ -13,8 +13,10 @@ from agent_core.agent.schema import IncludeMode
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, SessionItem
 from agent_core.context.selection import Candidate, document_candidate, tool_candidate
+from agent_core.plugins import PluginRegistry, Register
 
 __all__ = [
+    "CONTEXT_SOURCES",
     "ContextRequest",
     "ContextSource",
     "DocumentSource",
@@ -78,9 +80,24 @@ class ToolSource:
         ]
 
 
-def default_sources() -> tuple[ContextSource, ...]:
+def register_context_sources(register: Register[ContextSource]) -> None:
     """The built-in sources, in the order selection has always seen their candidates."""
-    return (DocumentSource("rule"), DocumentSource("reference"), ToolSource())
+    register("rules", DocumentSource("rule"))
+    register("references", DocumentSource("reference"))
+    register("tools", ToolSource())
+
+
+# Third-party sources register through the entry-point group contextdesk.context_sources.
+CONTEXT_SOURCES: PluginRegistry[ContextSource] = PluginRegistry(
+    "context_sources",
+    noun="context source",
+    builtins=("agent_core.context.sources:register_context_sources",),
+)
+
+
+def default_sources() -> tuple[ContextSource, ...]:
+    """Every registered source: the built-ins first, then plug-ins."""
+    return tuple(source for _name, source in CONTEXT_SOURCES.plugins())
 
 
 def candidates_from(

@@ -40,6 +40,7 @@ from agent_core.agent.schema import (
 from agent_core.errors import ContextDeskError
 from agent_core.mcp._content import content_part, prompt_message, resource_part
 from agent_core.mcp._logs import LogBuffer, StderrCapture
+from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
 from agent_core.mcp.errors import McpServerError, McpServerNotReadyError, closed_message, explain_failure
@@ -63,7 +64,6 @@ logger = logging.getLogger(__name__)
 StatusListener = Callable[[ServerStatus], None]
 T = TypeVar("T")
 
-MAX_PAGES = 100  # a server whose listing never ends cannot hang us
 STOP_GRACE_SECONDS = 10.0  # the SDK bounds a stdio shutdown at a few seconds; this is the backstop
 # Errors that mean "this server failed", as opposed to a bug in ContextDesk.
 _SERVER_ERRORS = (
@@ -312,9 +312,7 @@ class ServerConnection:
         if client.server_capabilities.tools is None:
             return ()
         tools: list[ToolInfo] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            page = await client.list_tools(cursor=cursor)
+        for page in await all_pages(lambda cursor: client.list_tools(cursor=cursor)):
             for tool in page.tools:
                 settings = effective_tool_settings(self.config, tool.name)
                 tools.append(
@@ -328,9 +326,6 @@ class ServerConnection:
                         title=tool.title,
                     )
                 )
-            cursor = page.next_cursor
-            if cursor is None:
-                break
         return tuple(tools)
 
     # --- requests ---------------------------------------------------------------------------
@@ -421,26 +416,22 @@ class ServerConnection:
         """
         if self._ready_client().server_capabilities.resources is None:
             return []
-        resources: list[ResourceInfo] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            page = await self._request("the resource list", partial(Client.list_resources, cursor=cursor))
-            resources += [
-                ResourceInfo(
-                    server=self.name,
-                    uri=str(r.uri),
-                    name=r.name,
-                    description=r.description or "",
-                    mime_type=r.mime_type,
-                    title=r.title,
-                    size=r.size,
-                )
-                for r in page.resources
-            ]
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        return resources
+        pages = await all_pages(
+            lambda cursor: self._request("the resource list", partial(Client.list_resources, cursor=cursor))
+        )
+        return [
+            ResourceInfo(
+                server=self.name,
+                uri=str(r.uri),
+                name=r.name,
+                description=r.description or "",
+                mime_type=r.mime_type,
+                title=r.title,
+                size=r.size,
+            )
+            for page in pages
+            for r in page.resources
+        ]
 
     async def read_resource(self, uri: str) -> ResourceContent:
         """Read one resource.
@@ -459,27 +450,22 @@ class ServerConnection:
         """
         if self._ready_client().server_capabilities.prompts is None:
             return []
-        prompts: list[PromptInfo] = []
-        cursor: str | None = None
-        for _ in range(MAX_PAGES):
-            page = await self._request("the prompt list", partial(Client.list_prompts, cursor=cursor))
-            prompts += [
-                PromptInfo(
-                    server=self.name,
-                    name=p.name,
-                    description=p.description or "",
-                    title=p.title,
-                    arguments=tuple(
-                        PromptArgument(a.name, a.description or "", bool(a.required))
-                        for a in p.arguments or ()
-                    ),
-                )
-                for p in page.prompts
-            ]
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        return prompts
+        pages = await all_pages(
+            lambda cursor: self._request("the prompt list", partial(Client.list_prompts, cursor=cursor))
+        )
+        return [
+            PromptInfo(
+                server=self.name,
+                name=p.name,
+                description=p.description or "",
+                title=p.title,
+                arguments=tuple(
+                    PromptArgument(a.name, a.description or "", bool(a.required)) for a in p.arguments or ()
+                ),
+            )
+            for page in pages
+            for p in page.prompts
+        ]
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> PromptResult:
         """A prompt filled in with ``arguments``.

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from agent_core.agent.schema import McpServerConfig
 from agent_core.mcp._connection import ServerConnection, StatusListener
@@ -23,6 +23,8 @@ from agent_core.mcp.types import (
 )
 
 __all__ = ["McpManager", "inspect_servers"]
+
+ItemT = TypeVar("ItemT")
 
 
 class McpManager:
@@ -127,9 +129,7 @@ class McpManager:
         """
         if server is not None:
             return await self._connection(server).list_resources()
-        ready = [c for c in self._connections.values() if c.state is ServerState.READY]
-        lists = await asyncio.gather(*(c.list_resources() for c in ready), return_exceptions=True)
-        return [r for found in lists if isinstance(found, list) for r in found]
+        return await self._from_ready_servers(ServerConnection.list_resources)
 
     async def read_resource(self, server: str, uri: str) -> ResourceContent:
         """Raises: McpServerError: the server is unknown, not ready, or cannot read ``uri``."""
@@ -143,15 +143,21 @@ class McpManager:
         """
         if server is not None:
             return await self._connection(server).list_prompts()
-        ready = [c for c in self._connections.values() if c.state is ServerState.READY]
-        lists = await asyncio.gather(*(c.list_prompts() for c in ready), return_exceptions=True)
-        return [p for found in lists if isinstance(found, list) for p in found]
+        return await self._from_ready_servers(ServerConnection.list_prompts)
 
     async def get_prompt(
         self, server: str, name: str, arguments: Mapping[str, str] | None = None
     ) -> PromptResult:
         """Raises: McpServerError: the server is unknown, not ready, or does not know the prompt."""
         return await self._connection(server).get_prompt(name, arguments)
+
+    async def _from_ready_servers(
+        self, list_one: Callable[[ServerConnection], Awaitable[list[ItemT]]]
+    ) -> list[ItemT]:
+        """What every ready server lists, asked at once; a server that fails is left out."""
+        ready = [c for c in self._connections.values() if c.state is ServerState.READY]
+        lists = await asyncio.gather(*(list_one(c) for c in ready), return_exceptions=True)
+        return [item for found in lists if isinstance(found, list) for item in found]
 
 
 async def inspect_servers(

@@ -37,10 +37,10 @@ from agent_core.providers.base import (
     ProviderSettings,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
     ToolSpec,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.registry import RegisterProvider
@@ -165,7 +165,7 @@ class AnthropicProvider(Provider):
         if not stopped:
             raise dropped_error(self.label)
         yield UsageEvent(
-            Usage(
+            TokenUsage(
                 input_tokens=input_tokens + cache_read + cache_write,
                 output_tokens=output_tokens,
                 cached_input_tokens=cache_read,

@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+# The one usage record: providers report it, the RequestContext stores it.
+from agent_core.context.items import TokenUsage
 from agent_core.errors import ProviderError
 
 __all__ = [
@@ -24,11 +26,11 @@ __all__ = [
     "RetryEvent",
     "StreamEvent",
     "TextDelta",
+    "TokenUsage",
     "ToolCall",
     "ToolCallEvent",
     "ToolCalling",
     "ToolSpec",
-    "Usage",
     "UsageEvent",
 ]
 
@@ -89,13 +91,6 @@ class ChatRequest:
 
 
 @dataclass(frozen=True)
-class Usage:
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    cached_input_tokens: int | None = None
-
-
-@dataclass(frozen=True)
 class TextDelta:
     text: str
     type: Literal["text"] = "text"
@@ -111,7 +106,7 @@ class ToolCallEvent:
 
 @dataclass(frozen=True)
 class UsageEvent:
-    usage: Usage
+    usage: TokenUsage
     type: Literal["usage"] = "usage"
 
 
@@ -138,7 +133,7 @@ StreamEvent = TextDelta | ToolCallEvent | UsageEvent | RetryEvent | FinishEvent
 class Completion:
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
-    usage: Usage = field(default_factory=Usage)
+    usage: TokenUsage = field(default_factory=TokenUsage)
     finish_reason: FinishReason = "stop"
 
 
@@ -183,7 +178,7 @@ class Provider(ABC):
         """The whole reply at once, built from ``stream``."""
         text: list[str] = []
         calls: list[ToolCall] = []
-        usage = Usage()
+        usage = TokenUsage()
         reason: FinishReason = "stop"
         async for event in self.stream(request):
             if isinstance(event, TextDelta):

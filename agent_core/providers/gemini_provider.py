@@ -33,10 +33,10 @@ from agent_core.providers.base import (
     ProviderSettings,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
     ToolSpec,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.registry import RegisterProvider
@@ -94,7 +94,7 @@ class GeminiProvider(Provider):
         genai, _types = _sdk()
         client = self.client()
         contents, config = self.request_parts(request)
-        usage: Usage | None = None
+        usage: TokenUsage | None = None
         finish: FinishReason | None = None
         called = False
         try:
@@ -105,7 +105,7 @@ class GeminiProvider(Provider):
                 async for chunk in chunks:
                     if chunk.usage_metadata is not None:
                         meta = chunk.usage_metadata
-                        usage = Usage(
+                        usage = TokenUsage(
                             input_tokens=meta.prompt_token_count,
                             output_tokens=(meta.candidates_token_count or 0)
                             + (meta.thoughts_token_count or 0),

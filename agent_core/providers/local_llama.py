@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json
 import logging
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -38,8 +37,16 @@ from agent_core.errors import (
     ProviderRequestError,
     ProviderUnavailableError,
 )
+from agent_core.providers._local_tool_calls import (
+    MAX_ARGUMENT_TOKENS,
+    argument_instruction,
+    parse_arguments,
+    required_arguments_schema,
+    show_tool_results,
+    to_llama_messages,
+    trailing_tool_results,
+)
 from agent_core.providers.base import (
-    ChatMessage,
     ChatRequest,
     FinishEvent,
     FinishReason,
@@ -48,11 +55,10 @@ from agent_core.providers.base import (
     ProviderSettings,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
     ToolCalling,
-    ToolSpec,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.registry import RegisterProvider
@@ -95,7 +101,7 @@ def default_model_file() -> Path | None:
 @dataclass(frozen=True)
 class _Done:
     reason: FinishReason
-    usage: Usage
+    usage: TokenUsage
 
 
 _Item = TextDelta | ToolCallEvent | _Done | ProviderError
@@ -200,10 +206,10 @@ class LocalLlamaProvider(Provider):
         """
         path = self.model_file(request.settings.model)
         if request.call_tool is None and self._shows_tool_results(request.settings.model):
-            results = _trailing_tool_results(request.messages)
+            results = trailing_tool_results(request.messages)
             if results:
-                yield TextDelta(_show_results(results))
-                yield UsageEvent(Usage(input_tokens=0, output_tokens=0))
+                yield TextDelta(show_tool_results(results))
+                yield UsageEvent(TokenUsage(input_tokens=0, output_tokens=0))
                 yield FinishEvent("stop")
                 return
         loop = asyncio.get_running_loop()
@@ -334,7 +340,7 @@ class LocalLlamaProvider(Provider):
             chunks = cast(
                 Iterator[Any],
                 llama.create_chat_completion(
-                    messages=cast(Any, _to_llama_messages(request.messages)),
+                    messages=cast(Any, to_llama_messages(request.messages)),
                     stream=True,
                     max_tokens=settings.max_output_tokens,
                     temperature=settings.temperature,
@@ -349,7 +355,7 @@ class LocalLlamaProvider(Provider):
             for chunk in chunks:
                 if stop.is_set():
                     chunks.close()  # type: ignore[attr-defined]  # a generator
-                    return _Done("cancelled", Usage(prompt_tokens, output_tokens))
+                    return _Done("cancelled", TokenUsage(prompt_tokens, output_tokens))
                 choice = chunk["choices"][0]
                 content = choice["delta"].get("content")
                 if content:
@@ -363,7 +369,7 @@ class LocalLlamaProvider(Provider):
         except ValueError as error:
             raise _request_error(error) from error
         return _Done(
-            reason, Usage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=None)
+            reason, TokenUsage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=None)
         )
 
     def _generate_tool_call(self, llama: Llama, request: ChatRequest, put: Callable[[_Item], None]) -> _Done:
@@ -374,12 +380,12 @@ class LocalLlamaProvider(Provider):
                 f"The request names the tool {request.call_tool!r} but does not offer it: this is a bug."
             )
         schema = required_arguments_schema(spec.input_schema)
-        usage = Usage(input_tokens=0, output_tokens=0)
+        usage = TokenUsage(input_tokens=0, output_tokens=0)
         arguments: dict[str, Any] = {}
         if schema["properties"]:
             messages = [
-                *_to_llama_messages(request.messages),
-                {"role": "user", "content": _argument_instruction(spec, schema)},
+                *to_llama_messages(request.messages),
+                {"role": "user", "content": argument_instruction(spec, schema)},
             ]
             try:
                 reply = cast(
@@ -396,73 +402,13 @@ class LocalLlamaProvider(Provider):
                 )
             except ValueError as error:
                 raise _request_error(error) from error
-            arguments = _parse_arguments(reply["choices"][0]["message"].get("content") or "", schema)
+            arguments = parse_arguments(reply["choices"][0]["message"].get("content") or "", schema)
             counts = reply.get("usage") or {}
-            usage = Usage(
+            usage = TokenUsage(
                 input_tokens=counts.get("prompt_tokens"), output_tokens=counts.get("completion_tokens")
             )
         put(ToolCallEvent(ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=spec.name, arguments=arguments)))
         return _Done("tool_calls", usage)
-
-
-MAX_ARGUMENT_TOKENS = 160
-
-
-def _trailing_tool_results(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
-    """The tool results that end ``messages`` (this turn's), oldest first."""
-    results: list[ChatMessage] = []
-    for message in reversed(messages):
-        if message.role != "tool":
-            break
-        results.append(message)
-    return results[::-1]
-
-
-def _show_results(results: Sequence[ChatMessage]) -> str:
-    parts = []
-    for result in results:
-        name = (result.tool_name or "the tool").replace("__", ".", 1)
-        said = "failed" if result.is_error else "returned"
-        parts.append(f"`{name}` {said}:\n\n```text\n{result.content.strip()}\n```")
-    return "\n\n".join(parts)
-
-
-def required_arguments_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of a tool's input schema the local model fills: its required properties only."""
-    properties = input_schema.get("properties")
-    if not isinstance(properties, Mapping):
-        properties = {}
-    required = [name for name in input_schema.get("required", ()) if name in properties]
-    return {
-        "type": "object",
-        "properties": {name: dict(properties[name]) for name in required},
-        "required": required,
-    }
-
-
-def _argument_instruction(spec: ToolSpec, schema: Mapping[str, Any]) -> str:
-    example = json.dumps({name: "..." for name in schema["properties"]})
-    return (
-        f"Call the tool {spec.name}: {spec.description}\n"
-        f"Reply with its arguments as JSON, like {example}, taking each value word for word from my "
-        "message above."
-    )
-
-
-def _parse_arguments(text: str, schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The model's JSON arguments; the grammar makes them valid, but a reply cut short is not."""
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ProviderRequestError(
-            f"The local model did not finish the arguments of the tool call ({error}): ask again, "
-            "naming the value (a file name, a search text) in quotes."
-        ) from error
-    if not isinstance(parsed, dict):
-        raise ProviderRequestError(
-            "The local model wrote tool arguments that are not a JSON object: ask again."
-        )
-    return {name: value for name, value in parsed.items() if name in schema["properties"]}
 
 
 def _request_error(error: ValueError) -> ProviderRequestError:
@@ -483,23 +429,6 @@ def _llama_class() -> type[Llama]:
             "which installs it (it compiles llama.cpp once, 10-20 minutes)."
         ) from error
     return Llama
-
-
-def _to_llama_messages(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
-    """Chat-template messages; the template has no tool syntax, so tool traffic becomes plain text."""
-    result: list[dict[str, str]] = []
-    for message in messages:
-        if message.role == "tool":
-            status = "failed" if message.is_error else "returned"
-            result.append(
-                {"role": "user", "content": f"Tool {message.tool_name or ''} {status}:\n{message.content}"}
-            )
-            continue
-        content = message.content
-        for call in message.tool_calls:
-            content += f"\n[called tool {call.name} with {dict(call.arguments)}]"
-        result.append({"role": message.role, "content": content.strip() if message.tool_calls else content})
-    return result
 
 
 def register_providers(register: RegisterProvider) -> None:

@@ -39,10 +39,10 @@ from agent_core.providers.base import (
     ProviderSettings,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
     ToolSpec,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.registry import RegisterProvider
@@ -131,7 +131,7 @@ class OpenAICompatibleProvider(Provider):
         params = self._request_params(request)
         calls: dict[int, _PartialCall] = {}
         finish: FinishReason | None = None
-        usage: Usage | None = None
+        usage: TokenUsage | None = None
         called_tools = False
         responded = False
         try:
@@ -141,7 +141,7 @@ class OpenAICompatibleProvider(Provider):
                 async for chunk in chunk_iter:
                     if chunk.usage is not None:
                         details = chunk.usage.prompt_tokens_details
-                        usage = Usage(
+                        usage = TokenUsage(
                             input_tokens=chunk.usage.prompt_tokens,
                             output_tokens=chunk.usage.completion_tokens,
                             cached_input_tokens=details.cached_tokens if details is not None else None,

@@ -42,9 +42,9 @@ from agent_core.providers.base import (
     ProviderSettings,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.registry import RegisterProvider
@@ -66,7 +66,7 @@ Chunk = str | Gate
 @dataclass
 class _ReplyStep:
     chunks: Sequence[Chunk]
-    usage: Usage | None
+    usage: TokenUsage | None
 
 
 @dataclass
@@ -74,7 +74,7 @@ class _ToolCallStep:
     calls: list[ToolCall]
     text_chunks: Sequence[Chunk] = ()
     gate: Gate | None = None
-    usage: Usage | None = None
+    usage: TokenUsage | None = None
 
 
 @dataclass
@@ -101,7 +101,7 @@ class ScriptedProvider(Provider):
     # -- queueing ---------------------------------------------------------------------------------
 
     def enqueue_reply(
-        self, text: str = "", *, chunks: Sequence[Chunk] | None = None, usage: Usage | None = None
+        self, text: str = "", *, chunks: Sequence[Chunk] | None = None, usage: TokenUsage | None = None
     ) -> None:
         """Queue a text reply, streamed as ``chunks`` (strings and gates) or word by word from ``text``."""
         if chunks is None:
@@ -199,9 +199,9 @@ class ScriptedProvider(Provider):
         """Whitespace-separated words: deterministic and good enough for tests."""
         return len(text.split())
 
-    def _usage(self, request: ChatRequest, output: str) -> Usage:
+    def _usage(self, request: ChatRequest, output: str) -> TokenUsage:
         prompt = " ".join(message.content for message in request.messages)
-        return Usage(
+        return TokenUsage(
             input_tokens=len(prompt.split()), output_tokens=len(output.split()), cached_input_tokens=0
         )
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.agent.importers import ImportError_, servers_from_mcp_json
+from agent_core.agent.importers import AgentImportError, servers_from_mcp_json
 from agent_core.agent.names import name_problem
 from agent_core.agent.schema import (
     McpServerConfig,
@@ -154,7 +154,7 @@ class ServerDialog(QDialog):
     def _accept(self) -> None:
         try:
             result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
-        except (ValueError, ImportError_) as error:
+        except (ValueError, AgentImportError) as error:
             self._fail(str(error))
             return
         clash = set(result) & self._taken

@@ -41,7 +41,10 @@ def test_threads_come_from_the_file_and_the_variable_overrides_them(monkeypatch:
         ("{not json", "not valid JSON .*line 1"),
         ({"indexer": {"thread": 2}}, "unknown key 'indexer.thread'.*did you mean 'threads'"),
         ({"indexer": {"threads": 0}}, "indexer.threads.*greater than or equal to 1"),
-        ({"indexer": {"backend": "torch"}}, "indexer.backend"),
+        (
+            {"indexer": {"backend": "torch"}},
+            "indexer.backend.*Unknown embedding backend 'torch'.*onnx, sentence-transformers",
+        ),
     ],
 )
 def test_a_file_that_cannot_be_used_says_where_and_how_to_fix_it(content: object, expected: str) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from agent_core.errors import ProviderConfigError
 from agent_core.providers.base import ChatRequest, ProviderSettings, StreamEvent, ToolCalling
-from agent_core.providers.registry import register_provider
+from agent_core.providers.registry import PROVIDERS
 from agent_core.providers.scripted import ScriptedProvider
 from indexer.backends import EmbeddingBackend, FloatMatrix
 
@@ -52,7 +52,7 @@ class PreloadingProvider(ScriptedProvider):
         return "none"
 
 
-register_provider(PRELOADING_TYPE, PreloadingProvider)
+PROVIDERS.register(PRELOADING_TYPE, PreloadingProvider)
 
 
 class HeldBackend(EmbeddingBackend):

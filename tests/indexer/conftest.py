@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from indexer.backends import EmbeddingBackend, create_backend
+from indexer.backends import EmbeddingBackend, onnx_backend
 
 
 @pytest.fixture(scope="session")
 def minilm() -> Iterator[EmbeddingBackend]:
     """The real ONNX MiniLM, loaded once for the whole session."""
-    backend = create_backend("onnx", threads=2)
+    backend = onnx_backend(threads=2)
     yield backend
     backend.close()

@@ -1,18 +1,26 @@
-"""Importing existing setups: TsAgent agents, Cursor rules and ``mcpServers`` JSON files."""
+"""Importing existing setups: TsAgent agents, Cursor rules and ``mcpServers`` JSON files.
+
+Each format is an :class:`Importer` in the ``importers`` plug-in registry (entry-point group
+``contextdesk.importers``): a plug-in exposes ``register_importers(register)`` and calls
+``register("my-format", Importer(expected, detects, read))``, as the built-in formats do.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from agent_core.agent.importers._common import ImportedAgent, ImportError_, ImportReport
-from agent_core.agent.importers.cursor import find_cursor_rules, import_cursor_rules
-from agent_core.agent.importers.mcp_json import import_mcp_json, is_mcp_json, servers_from_mcp_json
-from agent_core.agent.importers.tsagent import import_tsagent_legacy, import_tsagent_yaml, is_tsagent_yaml
+from agent_core.agent.importers._common import (
+    AgentImportError,
+    ImportedAgent,
+    Importer,
+    ImportReport,
+    ReadImport,
+    read_structured_file,
+)
+from agent_core.agent.importers.mcp_json import servers_from_mcp_json
 from agent_core.agent.loader import AGENT_FILE, Agent, load_agent
 from agent_core.agent.schema import (
     AgentConfig,
@@ -22,62 +30,53 @@ from agent_core.agent.schema import (
     SelectionConfig,
 )
 from agent_core.agent.writer import document_path, save_agent_config, save_document
+from agent_core.plugins import PluginRegistry
 
 __all__ = [
-    "ImportError_",
+    "IMPORTERS",
+    "AgentImportError",
     "ImportReport",
     "ImportedAgent",
+    "Importer",
+    "ReadImport",
     "apply_import",
     "import_source",
     "read_source",
     "servers_from_mcp_json",
 ]
 
+IMPORTERS: PluginRegistry[Importer] = PluginRegistry(
+    "importers",
+    noun="importer",
+    builtins=(
+        "agent_core.agent.importers.tsagent:register_importers",
+        "agent_core.agent.importers.cursor:register_importers",
+        "agent_core.agent.importers.mcp_json:register_importers",
+    ),
+)
+
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _SERVER_ADAPTER: TypeAdapter[McpServerConfig] = TypeAdapter(McpServerConfig)
 
 
 def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
-    """Recognise ``source`` and read it.
+    """Read ``source`` with the first registered importer that detects it.
 
     Raises:
-        ImportError_: the format is not recognised or the source cannot be read.
+        AgentImportError: no importer recognises the source, or it cannot be read.
     """
     source = source.expanduser()
+    if not source.is_dir() and not source.is_file():
+        raise AgentImportError(f"{source} does not exist: check the path")
+    importers = [importer for _, importer in IMPORTERS.plugins()]
+    for importer in importers:
+        if importer.detects(source):
+            return importer.read(source, copy_secrets=copy_secrets)
+    expected = _one_of([importer.expected for importer in importers])
     if source.is_dir():
-        if (source / "tsagent.json").is_file():
-            return import_tsagent_legacy(source, copy_secrets=copy_secrets)
-        for name in ("tsagent.yaml", "tsagent.yml"):
-            if (source / name).is_file():
-                return import_tsagent_yaml(source / name, copy_secrets=copy_secrets)
-        if find_cursor_rules(source) is not None or (source / ".cursorrules").is_file():
-            return import_cursor_rules(source)
-        for name in ("mcp.json", ".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json"):
-            if (source / name).is_file():
-                return import_mcp_json(source / name, copy_secrets=copy_secrets)
-        raise ImportError_(
-            f"nothing to import in {source}: expected a TsAgent agent (tsagent.json or a .yaml file), "
-            "Cursor rules (.cursor/rules/*.mdc) or an mcpServers JSON file"
-        )
-    if not source.is_file():
-        raise ImportError_(f"{source} does not exist: check the path")
-    if source.name == "tsagent.json":
-        return import_tsagent_legacy(source.parent, copy_secrets=copy_secrets)
-    if source.suffix == ".mdc":
-        return import_cursor_rules(source.parent)
-    try:
-        text = source.read_text(encoding="utf-8")
-        data: Any = json.loads(text) if source.suffix == ".json" else yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as error:
-        raise ImportError_(f"cannot read {source} ({error}): check the file") from error
-    if is_tsagent_yaml(data):
-        return import_tsagent_yaml(source, copy_secrets=copy_secrets)
-    if is_mcp_json(data):
-        return servers_from_mcp_json(data, source=str(source), copy_secrets=copy_secrets)
-    raise ImportError_(
-        f"{source} is not a format ContextDesk imports: expected a TsAgent agent file (with 'metadata') "
-        "or a JSON file with an 'mcpServers' object"
-    )
+        raise AgentImportError(f"nothing to import in {source}: expected {expected}")
+    read_structured_file(source)  # a file that cannot even be parsed: say so rather than "not a format"
+    raise AgentImportError(f"{source} is not a format ContextDesk imports: expected {expected}")
 
 
 def import_source(
@@ -172,3 +171,9 @@ def _merge(
 def _first(error: ValidationError) -> str:
     item = error.errors()[0]
     return f"{'.'.join(map(str, item['loc']))}: {item['msg']}"
+
+
+def _one_of(choices: list[str]) -> str:
+    if not choices:
+        return "a format of an importer plug-in, but none is installed (see the log)"
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"

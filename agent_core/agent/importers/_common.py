@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
 
 from agent_core.agent.items import DocumentItem, DocumentKind
 from agent_core.agent.names import name_problem, suggest_name
@@ -12,13 +17,58 @@ from agent_core.agent.schema import IncludeMode
 from agent_core.agent.secrets import ENV_SCHEME
 from agent_core.errors import AgentFileError
 
-__all__ = ["ImportError_", "ImportReport", "ImportedAgent", "safe_item_name", "secret_value"]
+__all__ = [
+    "AgentImportError",
+    "ImportReport",
+    "ImportedAgent",
+    "Importer",
+    "ReadImport",
+    "read_structured_file",
+    "safe_item_name",
+    "secret_value",
+]
 
 _SECRET_KEY = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
 
 
-class ImportError_(AgentFileError):
+class AgentImportError(AgentFileError):
     """A source cannot be imported at all."""
+
+
+class ReadImport(Protocol):
+    def __call__(self, source: Path, *, copy_secrets: bool) -> ImportedAgent:
+        """Read ``source``, which the importer detected.
+
+        Raises:
+            AgentImportError: ``source`` cannot be read after all.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class Importer:
+    """One format ContextDesk imports, as registered in the ``importers`` plug-in registry.
+
+    ``detects`` is asked about an existing file or folder and must not raise; importers are asked in
+    registration order (built-ins first), and the first that detects the source reads it.
+    """
+
+    expected: str  # what a user should point at, for "nothing to import": "Cursor rules (...)"
+    detects: Callable[[Path], bool]
+    read: ReadImport
+
+
+def read_structured_file(path: Path) -> Any:
+    """The data of a JSON file (``.json``) or a YAML file (any other name).
+
+    Raises:
+        AgentImportError: the file cannot be read or parsed.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as error:
+        raise AgentImportError(f"cannot read {path} ({error}): check the file") from error
 
 
 @dataclass

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
-from agent_core.agent.importers._common import ImportedAgent, ImportError_, ImportReport
+from agent_core.agent.importers._common import AgentImportError, ImportedAgent, Importer, ImportReport
 from agent_core.agent.schema import IncludeMode
+from agent_core.plugins import Register
 
-__all__ = ["find_cursor_rules", "import_cursor_rules"]
+__all__ = ["detects_cursor_rules", "find_cursor_rules", "import_cursor_rules", "register_importers"]
 
 
 def find_cursor_rules(source: Path) -> Path | None:
@@ -19,17 +20,39 @@ def find_cursor_rules(source: Path) -> Path | None:
     return None
 
 
+def detects_cursor_rules(source: Path) -> bool:
+    """A project (or ``.cursor`` folder) with ``.mdc`` rules or a ``.cursorrules`` file, or one ``.mdc`` file."""
+    if source.is_dir():
+        return find_cursor_rules(source) is not None or (source / ".cursorrules").is_file()
+    return source.suffix == ".mdc"
+
+
+def _import_detected(source: Path, *, copy_secrets: bool) -> ImportedAgent:
+    # Rules hold no secrets; a single .mdc file stands for the rules folder it is in.
+    return import_cursor_rules(source if source.is_dir() else source.parent)
+
+
+def register_importers(register: Register[Importer]) -> None:
+    """The Cursor importer: project rules (.mdc) and the older .cursorrules file."""
+    register(
+        "cursor",
+        Importer(
+            "Cursor rules (.cursor/rules/*.mdc or .cursorrules)", detects_cursor_rules, _import_detected
+        ),
+    )
+
+
 def import_cursor_rules(source: Path) -> ImportedAgent:
     """Rules from Cursor: alwaysApply -> always; a description only -> agent; neither -> manual.
 
     Raises:
-        ImportError_: no ``.mdc`` rule and no ``.cursorrules`` file was found.
+        AgentImportError: no ``.mdc`` rule and no ``.cursorrules`` file was found.
     """
     imported = ImportedAgent(report=ImportReport("Cursor project rules (.cursor/rules/*.mdc)"))
     folder = find_cursor_rules(source)
     legacy = source / ".cursorrules"
     if folder is None and not legacy.is_file():
-        raise ImportError_(f"no Cursor rules in {source}: expected .cursor/rules/*.mdc or .cursorrules")
+        raise AgentImportError(f"no Cursor rules in {source}: expected .cursor/rules/*.mdc or .cursorrules")
     if folder is not None:
         for file in sorted(folder.rglob("*.mdc")):
             _import_rule(file, folder, imported)

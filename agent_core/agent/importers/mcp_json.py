@@ -7,10 +7,26 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent_core.agent.importers._common import ImportedAgent, ImportError_, ImportReport
+from agent_core.agent.importers._common import (
+    AgentImportError,
+    ImportedAgent,
+    Importer,
+    ImportReport,
+    read_structured_file,
+)
 from agent_core.agent.importers._servers import convert_server
+from agent_core.plugins import Register
 
-__all__ = ["import_mcp_json", "is_mcp_json", "servers_from_mcp_json"]
+__all__ = [
+    "detects_mcp_json",
+    "import_mcp_json",
+    "is_mcp_json",
+    "register_importers",
+    "servers_from_mcp_json",
+]
+
+# Where editors keep the file in a project folder, in the order they are looked for.
+_FILES_IN_A_FOLDER = ("mcp.json", ".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json")
 
 # Cline marks tools that run without asking; VS Code calls the section "servers".
 _APPROVAL_KEYS = ("alwaysAllow", "autoApprove")
@@ -22,16 +38,53 @@ def is_mcp_json(data: Any) -> bool:
     )
 
 
+def detects_mcp_json(source: Path) -> bool:
+    """A folder holding an MCP config file, or a JSON or YAML file with an ``mcpServers`` object."""
+    if source.is_dir():
+        return _file_in(source) is not None
+    try:
+        return is_mcp_json(read_structured_file(source))
+    except AgentImportError:
+        return False
+
+
+def _import_detected(source: Path, *, copy_secrets: bool) -> ImportedAgent:
+    if source.is_dir():
+        found = _file_in(source)
+        if found is None:
+            raise AgentImportError(
+                f"no MCP config file in {source}: expected one of {', '.join(_FILES_IN_A_FOLDER)}"
+            )
+        return import_mcp_json(found, copy_secrets=copy_secrets)
+    return servers_from_mcp_json(read_structured_file(source), source=str(source), copy_secrets=copy_secrets)
+
+
+def _file_in(folder: Path) -> Path | None:
+    return next((folder / name for name in _FILES_IN_A_FOLDER if (folder / name).is_file()), None)
+
+
+def register_importers(register: Register[Importer]) -> None:
+    """The mcpServers importer: MCP config files of Claude Desktop, Cursor, VS Code, Cline."""
+    register(
+        "mcp-json",
+        Importer(
+            "an mcpServers JSON file (mcp.json, .cursor/mcp.json or .vscode/mcp.json)",
+            detects_mcp_json,
+            _import_detected,
+        ),
+    )
+
+
 def import_mcp_json(path: Path, *, copy_secrets: bool = False) -> ImportedAgent:
     """MCP servers from a JSON config file.
 
     Raises:
-        ImportError_: the file is not JSON or has no ``mcpServers`` (or ``servers``) object.
+        AgentImportError: the file is not JSON or has no ``mcpServers`` (or ``servers``) object.
     """
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ImportError_(f"cannot read {path} as JSON ({error}): check the file") from error
+        raise AgentImportError(f"cannot read {path} as JSON ({error}): check the file") from error
     return servers_from_mcp_json(data, source=str(path), copy_secrets=copy_secrets)
 
 
@@ -39,10 +92,10 @@ def servers_from_mcp_json(data: Any, *, source: str = "JSON", copy_secrets: bool
     """The same, from parsed JSON (the desktop app's "paste an mcpServers block").
 
     Raises:
-        ImportError_: ``data`` has no ``mcpServers`` (or ``servers``) object.
+        AgentImportError: ``data`` has no ``mcpServers`` (or ``servers``) object.
     """
     if not is_mcp_json(data):
-        raise ImportError_(
+        raise AgentImportError(
             f'{source} has no "mcpServers" object: paste a block like '
             '{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}'
         )

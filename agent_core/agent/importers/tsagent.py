@@ -9,11 +9,29 @@ from typing import Any
 
 import yaml
 
-from agent_core.agent.importers._common import ImportedAgent, ImportError_, ImportReport, secret_value
+from agent_core.agent.importers._common import (
+    AgentImportError,
+    ImportedAgent,
+    Importer,
+    ImportReport,
+    read_structured_file,
+    secret_value,
+)
 from agent_core.agent.importers._servers import convert_server, tool_settings
 from agent_core.agent.schema import IncludeMode
+from agent_core.plugins import Register
 
-__all__ = ["import_tsagent_legacy", "import_tsagent_yaml", "is_tsagent_yaml"]
+__all__ = [
+    "detects_tsagent",
+    "import_tsagent",
+    "import_tsagent_legacy",
+    "import_tsagent_yaml",
+    "is_tsagent_yaml",
+    "register_importers",
+]
+
+_LEGACY_FILE = "tsagent.json"
+_YAML_FILES = ("tsagent.yaml", "tsagent.yml")
 
 # TsAgent provider id -> (ContextDesk provider id, type or None, {source key: target field}).
 _PROVIDERS: dict[str, tuple[str, str | None, dict[str, str]]] = {
@@ -49,20 +67,58 @@ def is_tsagent_yaml(data: Any) -> bool:
     return isinstance(data, Mapping) and isinstance(data.get("metadata"), Mapping)
 
 
+def detects_tsagent(source: Path) -> bool:
+    """A legacy folder (tsagent.json), a folder with tsagent.yaml, or a file with a 'metadata' section."""
+    if source.is_dir():
+        return any((source / name).is_file() for name in (_LEGACY_FILE, *_YAML_FILES))
+    if source.name == _LEGACY_FILE:
+        return True
+    try:
+        return is_tsagent_yaml(read_structured_file(source))
+    except AgentImportError:
+        return False
+
+
+def import_tsagent(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
+    """Read whichever TsAgent form ``source`` is (see :func:`detects_tsagent`).
+
+    Raises:
+        AgentImportError: ``source`` is not a readable TsAgent agent.
+    """
+    if source.is_dir():
+        if (source / _LEGACY_FILE).is_file():
+            return import_tsagent_legacy(source, copy_secrets=copy_secrets)
+        yaml_file = next(source / name for name in _YAML_FILES if (source / name).is_file())
+        return import_tsagent_yaml(yaml_file, copy_secrets=copy_secrets)
+    if source.name == _LEGACY_FILE:
+        return import_tsagent_legacy(source.parent, copy_secrets=copy_secrets)
+    return import_tsagent_yaml(source, copy_secrets=copy_secrets)
+
+
+def register_importers(register: Register[Importer]) -> None:
+    """The TsAgent importer: a single-file YAML agent or a legacy tsagent.json folder."""
+    register(
+        "tsagent",
+        Importer(
+            "a TsAgent agent (tsagent.json, or a .yaml file with 'metadata')", detects_tsagent, import_tsagent
+        ),
+    )
+
+
 def import_tsagent_yaml(path: Path, *, copy_secrets: bool = False) -> ImportedAgent:
     """Read TsAgent's single-file YAML agent.
 
     Raises:
-        ImportError_: the file is not a TsAgent YAML agent.
+        AgentImportError: the file is not a TsAgent YAML agent.
     """
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise ImportError_(
+        raise AgentImportError(
             f"cannot read {path} as YAML ({error}): check that it is a TsAgent agent file"
         ) from error
     if not is_tsagent_yaml(data):
-        raise ImportError_(f"{path} has no 'metadata' section, so it is not a TsAgent agent file")
+        raise AgentImportError(f"{path} has no 'metadata' section, so it is not a TsAgent agent file")
     imported = ImportedAgent(report=ImportReport("TsAgent agent (.yaml)"))
     _map_config(data, imported, copy_secrets)
     if isinstance(data.get("systemPrompt"), str):
@@ -96,17 +152,17 @@ def import_tsagent_legacy(folder: Path, *, copy_secrets: bool = False) -> Import
     """Read the legacy TsAgent folder: tsagent.json, prompt.md, rules/*.mdt and refs/*.mdt.
 
     Raises:
-        ImportError_: the folder has no readable tsagent.json.
+        AgentImportError: the folder has no readable tsagent.json.
     """
     config_path = folder / "tsagent.json"
     try:
         data = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ImportError_(
+        raise AgentImportError(
             f"cannot read {config_path} ({error}): check that it is a TsAgent agent folder"
         ) from error
     if not isinstance(data, Mapping):
-        raise ImportError_(f"{config_path} is not a JSON object, so it is not a TsAgent agent")
+        raise AgentImportError(f"{config_path} is not a JSON object, so it is not a TsAgent agent")
     imported = ImportedAgent(report=ImportReport("TsAgent legacy folder (tsagent.json + .mdt)"))
     _map_config(data, imported, copy_secrets)
     prompt = folder / "prompt.md"

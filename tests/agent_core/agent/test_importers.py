@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.agent import IncludeMode, load_agent
-from agent_core.agent.importers import ImportError_, import_source, read_source
+from agent_core.agent.importers import AgentImportError, import_source, read_source
 from agent_core.agent.scaffold import create_agent
 from agent_core.agent.schema import (
     SseServerConfig,
@@ -189,12 +189,12 @@ def test_unrecognised_sources_are_refused_with_what_was_expected(
 ) -> None:
     path = tmp_path / name
     path.write_text(content)
-    with pytest.raises(ImportError_, match=message):
+    with pytest.raises(AgentImportError, match=message):
         read_source(path)
 
 
 def test_an_empty_folder_is_refused_listing_the_formats(tmp_path: Path) -> None:
-    with pytest.raises(ImportError_, match="Cursor rules"):
+    with pytest.raises(AgentImportError, match="Cursor rules"):
         read_source(tmp_path)
 
 
@@ -204,7 +204,20 @@ def test_a_failed_import_leaves_an_existing_agent_untouched(fixtures_dir: Path, 
     before = agent_text(target)
     bad = tmp_path / "bad.json"
     bad.write_text('{"mcpServers": ')
-    with pytest.raises(ImportError_):
+    with pytest.raises(AgentImportError):
         import_source(bad, target)
     assert agent_text(target) == before
     shutil.rmtree(target)
+
+
+def test_each_source_is_read_by_the_first_importer_that_detects_it(fixtures_dir: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(fixtures_dir / "importers" / "cursor-project", project)
+    shutil.copy(fixtures_dir / "importers" / "claude_desktop_config.json", project / "mcp.json")
+    assert read_source(project).report.source_format.startswith("Cursor")  # cursor is asked before mcp-json
+    assert read_source(project / "mcp.json").report.source_format == "mcpServers JSON"
+    servers_yaml = tmp_path / "servers.yaml"
+    servers_yaml.write_text("mcpServers:\n  time:\n    command: uvx\n    args: [mcp-server-time]\n")
+    assert list(read_source(servers_yaml).mcp_servers) == ["time"]
+    shutil.copy(fixtures_dir / "importers" / "tsagent-agent.yaml", project / "tsagent.yaml")
+    assert read_source(project).report.source_format == "TsAgent agent (.yaml)"

@@ -23,11 +23,11 @@ from agent_core.chat.events import (
     ReplyFinished,
     ToolCallFinished,
 )
-from agent_core.chat.models import ProviderPool
 from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.base import Provider, ToolCalling
 from agent_core.providers.local_llama import default_model_file
+from agent_core.providers.pool import ProviderPool
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace

@@ -16,8 +16,8 @@ from agent_core.chat.events import (
     ReplyFinished,
     ToolCallFinished,
 )
-from agent_core.chat.models import ProviderPool
 from agent_core.providers.base import Provider
+from agent_core.providers.pool import ProviderPool
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace

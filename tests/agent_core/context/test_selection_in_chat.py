@@ -19,7 +19,7 @@ from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-from indexer import Indexer, ModelLoadError, create_backend
+from indexer import Indexer, ModelLoadError, onnx_backend
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_while_the_model_loads_the_request_goes_on_without_agent_items(agent: Ag
 
     def slow_backend():  # type: ignore[no-untyped-def]
         release.wait(timeout=30)
-        return create_backend("onnx")
+        return onnx_backend()
 
     selector = ContextSelector(Indexer(backend_factory=slow_backend), model_wait_seconds=0.0)
     try:

@@ -18,10 +18,10 @@ from agent_core.providers.base import (
     RetryEvent,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
     ToolSpec,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.retry import stream_with_retries
@@ -67,7 +67,7 @@ async def test_text_streams_with_usage_counting_cache_reads(fake_api: FakeApi) -
     assert events == [
         TextDelta("Hello"),
         TextDelta(" from Claude"),
-        UsageEvent(Usage(input_tokens=2073, output_tokens=15, cached_input_tokens=2048)),
+        UsageEvent(TokenUsage(input_tokens=2073, output_tokens=15, cached_input_tokens=2048)),
         FinishEvent("stop"),
     ]
     sent = fake_api.requests[0]

@@ -17,9 +17,9 @@ from agent_core.providers.base import (
     RetryEvent,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCallEvent,
     ToolSpec,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.gemini_provider import GeminiProvider
@@ -69,7 +69,7 @@ async def test_text_streams_with_usage_including_thinking_tokens(fake_api: FakeA
         TextDelta("Hello"),
         TextDelta(" from Gemini"),
         TextDelta("."),
-        UsageEvent(Usage(input_tokens=9, output_tokens=31, cached_input_tokens=0)),
+        UsageEvent(TokenUsage(input_tokens=9, output_tokens=31, cached_input_tokens=0)),
         FinishEvent("stop"),
     ]
     sent = fake_api.requests[0]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.errors import ProviderConfigError, ProviderRequestError
+from agent_core.providers._local_tool_calls import parse_arguments, required_arguments_schema
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
@@ -21,13 +22,7 @@ from agent_core.providers.base import (
     ToolSpec,
     UsageEvent,
 )
-from agent_core.providers.local_llama import (
-    DEFAULT_MODEL_ID,
-    LocalLlamaProvider,
-    _parse_arguments,
-    default_model_file,
-    required_arguments_schema,
-)
+from agent_core.providers.local_llama import DEFAULT_MODEL_ID, LocalLlamaProvider, default_model_file
 
 SETTINGS = ProviderSettings(provider_id="offline", type="local", threads=2, context_size=2048)
 
@@ -213,7 +208,7 @@ def test_arguments_cut_short_or_of_the_wrong_shape_fail_the_reply_with_what_to_d
 ) -> None:
     schema = required_arguments_schema({"properties": {"path": {"type": "string"}}, "required": ["path"]})
     with pytest.raises(ProviderRequestError, match=problem) as raised:
-        _parse_arguments(reply, schema)
+        parse_arguments(reply, schema)
     assert "ask again" in str(raised.value)
 
 
@@ -225,4 +220,4 @@ def test_only_the_required_arguments_are_asked_for_and_kept() -> None:
         }
     )
     assert schema == {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    assert _parse_arguments('{"path": "a.md", "limit": 3}', schema) == {"path": "a.md"}
+    assert parse_arguments('{"path": "a.md", "limit": 3}', schema) == {"path": "a.md"}

@@ -18,10 +18,10 @@ from agent_core.providers.base import (
     RetryEvent,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolCallEvent,
     ToolSpec,
-    Usage,
     UsageEvent,
 )
 from agent_core.providers.openai_compatible import OpenAICompatibleProvider
@@ -70,7 +70,7 @@ async def test_text_streams_as_deltas_with_usage_including_cached_tokens(fake_ap
         TextDelta("Hello"),
         TextDelta(" there"),
         TextDelta("!"),
-        UsageEvent(Usage(input_tokens=1317, output_tokens=3, cached_input_tokens=1152)),
+        UsageEvent(TokenUsage(input_tokens=1317, output_tokens=3, cached_input_tokens=1152)),
         FinishEvent("stop"),
     ]
 

@@ -1,4 +1,4 @@
-"""Turning ``provider:model`` into a ready provider, from the agent's ``providers`` settings."""
+"""The providers an agent configures, by id: `provider:model` turned into a ready provider, each created once."""
 
 from __future__ import annotations
 
