@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QStatusBar
 
-from desktop.agent_indexing import AgentIndexing
 from desktop.bridge import CoreBridge
-from desktop.chat_controller import ChatController
-from desktop.model_warmup import ModelWarmup
+from desktop.controllers.agent_indexing import AgentIndexing
+from desktop.controllers.chat_controller import ChatController
+from desktop.controllers.model_warmup import ModelWarmup
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.views.status_indicator import StatusIndicator
-from desktop.workspace_host import WorkspaceHost
 
 if TYPE_CHECKING:
     from indexer import Timings

@@ -19,10 +19,11 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.errors import ContextDeskError
-from desktop.agent_config import save_config_change
-from desktop.agent_watcher import AgentWatcher
 from desktop.bridge import CoreBridge, Generation
-from desktop.chat_controller import ChatController
+from desktop.controllers.agent_config import save_config_change
+from desktop.controllers.agent_watcher import AgentWatcher
+from desktop.controllers.chat_controller import ChatController
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.models.sessions import SessionListModel, SessionRow, rows_for_search
 from desktop.settings import add_recent_agent, app_settings
 from desktop.views.background_status import BackgroundWork
@@ -33,7 +34,6 @@ from desktop.views.context_panel import ContextPanel
 from desktop.views.session_list import SessionListPanel
 from desktop.views.settings_panel import SettingsPanel
 from desktop.views.window_geometry import place_window
-from desktop.workspace_host import WorkspaceHost
 
 if TYPE_CHECKING:
     from agent_core.agent.schema import AgentConfig, ChatDefaults, ContextConfig, SelectionConfig

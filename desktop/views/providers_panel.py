@@ -35,11 +35,11 @@ from agent_core.agent.secrets import ENV_SCHEME, resolve_secret
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ProviderSettings
 from agent_core.providers.registry import create_provider, provider_types
-from desktop.agent_config import save_config_change
 from desktop.bridge import CoreBridge, Generation
+from desktop.controllers.agent_config import save_config_change
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.models.providers import ProviderColumn, ProviderListModel, ProviderRole
 from desktop.theme import colors
-from desktop.workspace_host import WorkspaceHost
 
 __all__ = ["ProvidersPanel"]
 

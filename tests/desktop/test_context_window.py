@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.context.items import ItemRef
 from desktop.app import DesktopApp
-from desktop.chat_controller import ChatController
+from desktop.controllers.chat_controller import ChatController
 from desktop.dialogs.what_if import WhatIfDialog
 from desktop.models.context_items import Column, Role
 from desktop.views.message_widgets import MessageWidget, SummaryWidget
