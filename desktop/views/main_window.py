@@ -299,9 +299,7 @@ class MainWindow(QMainWindow):
         if session.id in self.views:
             self.tabs.setCurrentWidget(self.views[session.id])
             return
-        workspace = self.workspace
-        resolve = workspace.providers.resolve if workspace is not None else None
-        controller = ChatController(self.bridge, session, self, resolve_provider=resolve)
+        controller = ChatController(self.bridge, session, self)
         view = ChatView(controller, session.agent.name)
         view.view_context_requested.connect(
             lambda entry, c=controller: self.show_context(entry.context, entry.message_id, c)
