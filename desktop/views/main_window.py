@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.errors import ContextDeskError
+from agent_core.providers.catalog import chat_model_choices
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.agent_watcher import AgentWatcher
@@ -47,7 +47,6 @@ __all__ = ["MainWindow"]
 logger = logging.getLogger(__name__)
 
 UNDO_DELETE_MS = 8000
-MODEL_LIST_TIMEOUT_S = 8.0
 PREFERRED_SIZE = QSize(1360, 860)  # on a first start, when the screen has room for it
 
 
@@ -232,27 +231,13 @@ class MainWindow(QMainWindow):
             self._manage_window.agent_reloaded(agent)
 
     def _load_models(self, workspace: Workspace) -> None:
-        async def collect() -> list[str]:
-            provider_ids = set(workspace.agent.config.providers) | {
-                workspace.agent.config.chat.model.partition(":")[0]
-            }
-            found: list[str] = [workspace.agent.config.chat.model]
-            for provider_id in sorted(provider_ids):
-                try:
-                    provider, _ = workspace.providers.resolve(f"{provider_id}:_")
-                    models = await asyncio.wait_for(provider.list_models(), MODEL_LIST_TIMEOUT_S)
-                except (ContextDeskError, TimeoutError, OSError) as error:
-                    logger.info("no model list from %s: %s", provider_id, error)
-                    continue
-                found += [f"{provider_id}:{m.id}" for m in models]
-            return found
-
         def done(models: list[str]) -> None:
             self.models = models
             for view in self.views.values():
                 view.set_models(models)
 
-        self.bridge.submit(collect(), done, lambda e: logger.warning("model lists failed: %s", e))
+        choices = chat_model_choices(workspace.agent.config, workspace.providers.resolve)
+        self.bridge.submit(choices, done, lambda e: logger.warning("model lists failed: %s", e))
 
     def _on_servers(self, statuses: list[Any]) -> None:
         counts: dict[str, int] = {}
