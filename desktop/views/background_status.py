@@ -113,7 +113,7 @@ class BackgroundWork(QObject):
         from indexer import IndexerError
 
         try:
-            ready = workspace.selector.indexer.wait_until_ready(0)  # only looks: does not wait
+            ready = workspace.selector.model_ready()
         except IndexerError as error:
             self._embedding_timer.stop()
             self.embedding_status.fail("Embedding model failed: agent items are not chosen", str(error))

@@ -48,7 +48,7 @@ def ask_with_selection(qtbot: QtBot, app: DesktopApp) -> None:
     workspace = app.host.workspace
     assert workspace is not None
     workspace.selector.start_loading()
-    qtbot.waitUntil(workspace.selector.indexer.is_ready, timeout=60_000)
+    qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
     scripted(app).enqueue_reply("Use snake_case names and type hints.")
     send(qtbot, app, "@ref:release-notes How should I name my Python functions and write code?")
     qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
