@@ -145,8 +145,8 @@ def open_what_if(qtbot: QtBot, app: DesktopApp) -> WhatIfDialog:
     dialog = open_context(qtbot, app)
     assert not dialog.what_if_button.isHidden()
     qtbot.mouseClick(dialog.what_if_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: getattr(app.window, "last_what_if_dialog", None) is not None, timeout=WAIT_MS)
-    what_if = app.window.last_what_if_dialog
+    qtbot.waitUntil(lambda: app.window.dialogs.last_what_if_dialog is not None, timeout=WAIT_MS)
+    what_if = app.window.dialogs.last_what_if_dialog
     assert isinstance(what_if, WhatIfDialog)
     return what_if
 

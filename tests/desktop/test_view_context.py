@@ -38,8 +38,8 @@ def last_reply(app: DesktopApp) -> MessageWidget:
 def open_context(qtbot: QtBot, app: DesktopApp) -> ViewContextDialog:
     reply = last_reply(app)
     qtbot.mouseClick(reply.context_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: getattr(app.window, "last_context_dialog", None) is not None, timeout=WAIT_MS)
-    dialog = app.window.last_context_dialog
+    qtbot.waitUntil(lambda: app.window.dialogs.last_context_dialog is not None, timeout=WAIT_MS)
+    dialog = app.window.dialogs.last_context_dialog
     assert isinstance(dialog, ViewContextDialog)
     return dialog
 
