@@ -19,12 +19,12 @@ from PySide6.QtWidgets import QApplication
 from agent_core.errors import ContextDeskError
 from agent_core.resources import app_icon
 from desktop.bridge import CoreBridge
+from desktop.controllers.workspace_host import WorkspaceFactory, WorkspaceHost, preload_core
 from desktop.gui_thread_gc import collect_on_gui_thread
 from desktop.preflight import display_problem
 from desktop.settings import recent_agents
 from desktop.theme import apply_theme
 from desktop.views.main_window import MainWindow
-from desktop.workspace_host import WorkspaceFactory, WorkspaceHost, preload_core
 
 __all__ = ["AGENT_ENV", "DesktopApp", "create_app", "main", "startup_agent"]
 

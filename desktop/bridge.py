@@ -23,7 +23,6 @@ __all__ = ["CoreBridge", "Generation"]
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-OnResult = Callable[[Any], None]
 OnError = Callable[[BaseException], None]
 
 
@@ -57,10 +56,6 @@ class CoreBridge(QObject):
         self._closed = False
         self._thread.start()
         self._ready.wait()
-
-    @property
-    def loop(self) -> asyncio.AbstractEventLoop:
-        return self._loop
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)

@@ -206,6 +206,12 @@ class Indexer:
         """Whether the model is loaded (a :meth:`select` now will not wait for it)."""
         return self._loaded.is_set() and self._backend is not None
 
+    @property
+    def load_error(self) -> IndexerError | None:
+        """Why the last load failed; None before any load, while loading and once loaded.
+        Reading it does not start or retry a load."""
+        return self._load_error
+
     def wait_until_ready(self, timeout: float | None = None) -> bool:
         """Start loading if needed and wait up to ``timeout`` seconds; True once ready.
 

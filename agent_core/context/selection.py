@@ -19,7 +19,7 @@ from agent_core.agent.schema import SelectionConfig
 from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
 from agent_core.paths import user_dirs
-from indexer import Document, Indexer, IndexerError, SelectionSettings, tool_document
+from indexer import Document, Indexer, IndexerError, SelectionSettings, Timings, tool_document
 
 __all__ = ["Candidate", "ContextSelector", "SelectionOutcome", "document_candidate", "tool_candidate"]
 
@@ -83,6 +83,35 @@ class ContextSelector:
     def start_loading(self) -> None:
         """Begin loading the embedding model in the background; returns at once."""
         self._indexer.start_loading()
+
+    def model_ready(self) -> bool:
+        """Whether the embedding model has loaded; only looks (no waiting, no new load attempt).
+
+        Raises:
+            IndexerError: the model failed to load; the message says why.
+        """
+        error = self._indexer.load_error
+        if error is not None:
+            raise error
+        return self._indexer.is_ready()
+
+    async def wait_for_model(self) -> bool:
+        """Wait, off the event loop and with no time limit, until the embedding model has loaded.
+        False when it failed to load: :meth:`model_ready` then raises the reason."""
+        try:
+            return await asyncio.to_thread(self._indexer.wait_until_ready)
+        except IndexerError:
+            return False
+
+    async def index_ahead(self, candidates: Sequence[Candidate], config: SelectionConfig) -> Timings:
+        """Embed ``candidates`` now, off the event loop, so the first :meth:`select` among them does
+        not wait. Embeddings are cached by text: calling it again only embeds what changed.
+
+        Raises:
+            IndexerError: the model failed to load or to embed.
+        """
+        documents = [candidate.document for candidate in candidates]
+        return await asyncio.to_thread(self._indexer.index, documents, config.strategy)
 
     async def select(
         self,

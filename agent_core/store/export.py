@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from agent_core.budget.manifest_rows import manifest_rows
 from agent_core.context.items import ContextManifest, RequestContext
 from agent_core.store.chats import StoredMessage, StoredSession
 
@@ -150,11 +151,8 @@ def describe_manifest(manifest: ContextManifest) -> list[str]:
         "| part | name | tokens | detail |",
         "|---|---|---:|---|",
     ]
-    framing = sum(part.tokens for part in manifest.parts if part.kind == "framing")
-    for part in manifest.parts:
-        if part.kind != "framing":
-            lines.append(f"| {part.kind.replace('_', ' ')} | {part.name} | {part.tokens:,} | {part.detail} |")
-    lines.append(f"| framing |  | {framing:,} | tags, separators and role markers |")
+    for part in manifest_rows(manifest):
+        lines.append(f"| {part.kind.replace('_', ' ')} | {part.name} | {part.tokens:,} | {part.detail} |")
     lines.append("")
     for action in manifest.trimmed:
         lines.append(f"- trimmed: {action.detail} (saved {action.tokens_saved:,} tokens)")

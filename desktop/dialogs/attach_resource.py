@@ -24,7 +24,7 @@ from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.mcp.types import ResourceContent, ResourceInfo
 from desktop.bridge import CoreBridge, Generation
-from desktop.chat_controller import ChatController
+from desktop.controllers.chat_controller import ChatController
 from desktop.models.mcp_catalog import CatalogRole, ResourceListModel
 from desktop.theme import colors
 

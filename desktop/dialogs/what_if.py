@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from agent_core.context.items import ItemRef, RequestContext
 from agent_core.errors import ContextDeskError
-from desktop.chat_controller import ChatController
+from desktop.controllers.chat_controller import ChatController
 from desktop.models.manifest import ComparisonModel, group_delta, total_line
 from desktop.models.what_if import ToggleItemsModel
 from desktop.theme import colors

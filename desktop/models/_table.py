@@ -1,15 +1,29 @@
-"""The part every flat table model of the app shares: its columns and their titles."""
+"""What every flat model of the app shares: a list of row values, the bounds guard, column titles.
+
+A model keeps its rows in ``_rows`` and writes only :meth:`cell_data` (tables) or
+:meth:`row_data` (lists): what one row shows for a column and role. The base answers ``rowCount``
+(flat: no children) and turns an invalid or out-of-range index into ``None``, which Qt asks for
+during resets and from stale persistent indexes.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-__all__ = ["HeaderedTableModel"]
+__all__ = ["HeaderedTableModel", "Index", "RowListModel", "RowTableModel"]
 
 Index = QModelIndex | QPersistentModelIndex
+RowT = TypeVar("RowT")
+
+
+def _row_at(rows: Sequence[RowT], index: Index) -> RowT | None:
+    """The row value ``index`` points at; None for an invalid index or one past the rows."""
+    if not index.isValid() or not 0 <= index.row() < len(rows):
+        return None
+    return rows[index.row()]
 
 
 class HeaderedTableModel(QAbstractTableModel):
@@ -30,3 +44,53 @@ class HeaderedTableModel(QAbstractTableModel):
         ):
             return self.HEADERS[section]
         return None
+
+
+class RowTableModel(HeaderedTableModel, Generic[RowT]):
+    """A table over a list of row values; subclasses write :meth:`cell_data`."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[RowT] = []
+
+    def _reset_rows(self, rows: Iterable[RowT]) -> None:
+        """Replace every row (views reset: selection and scroll position go)."""
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row = _row_at(self._rows, index)
+        return None if row is None else self.cell_data(row, index.column(), role)
+
+    def cell_data(self, row: RowT, column: int, role: int) -> Any:
+        """What ``row`` shows in ``column`` for ``role``; None for nothing."""
+        raise NotImplementedError
+
+
+class RowListModel(QAbstractListModel, Generic[RowT]):
+    """A one-column list over row values; subclasses write :meth:`row_data`."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[RowT] = []
+
+    def _reset_rows(self, rows: Iterable[RowT]) -> None:
+        """Replace every row (views reset: selection and scroll position go)."""
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row = _row_at(self._rows, index)
+        return None if row is None else self.row_data(row, role)
+
+    def row_data(self, row: RowT, role: int) -> Any:
+        """What ``row`` shows for ``role``; None for nothing."""
+        raise NotImplementedError

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QSortFilterProxyModel, Qt
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
-from desktop.models._table import HeaderedTableModel
+from desktop.models._table import RowTableModel
 from desktop.models.manifest import cost_of
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "sorted_proxy",
 ]
 
-Index = QModelIndex | QPersistentModelIndex
 MODE_LABELS = {"always": "Always", "manual": "Manual", "agent": "Agent"}
 # The indexer's reason codes, in words.
 REASON_TEXT = {
@@ -210,7 +209,7 @@ def session_rows(
     return rows
 
 
-class ContextItemsModel(HeaderedTableModel):
+class ContextItemsModel(RowTableModel[ContextRow]):
     """Rows of context items with named columns; set them with :meth:`set_rows`."""
 
     HEADERS = tuple(HEADERS[column] for column in Column)
@@ -220,9 +219,7 @@ class ContextItemsModel(HeaderedTableModel):
         self._rows = list(rows)
 
     def set_rows(self, rows: Sequence[ContextRow]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
+        self._reset_rows(rows)
 
     def row_at(self, row: int) -> ContextRow:
         return self._rows[row]
@@ -230,24 +227,17 @@ class ContextItemsModel(HeaderedTableModel):
     def rows(self) -> list[ContextRow]:
         return list(self._rows)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
+    def cell_data(self, row: ContextRow, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            column = Column(index.column())
-            if column is Column.PREFIX:
+            if column == Column.PREFIX:
                 return row.prefix
-            if column is Column.NAME:
+            if column == Column.NAME:
                 return row.ref.name
-            if column is Column.MODE:
+            if column == Column.MODE:
                 return MODE_LABELS.get(row.mode or "", "")
-            if column is Column.SCORE:
+            if column == Column.SCORE:
                 return "" if row.score is None else f"{row.score:.2f}"
-            if column is Column.TOKENS:
+            if column == Column.TOKENS:
                 return "" if row.tokens is None else f"{row.tokens:,}"
             return row.description
         if role == Qt.ItemDataRole.ToolTipRole:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any, Literal
 
-from PySide6.QtCore import QAbstractListModel, QByteArray, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QByteArray, QModelIndex, Qt
 
 from agent_core.chat.events import (
     ApprovalDecision,
@@ -30,11 +30,11 @@ from agent_core.chat.events import (
 )
 from agent_core.context.items import RequestContext
 from agent_core.store.chats import StoredMessage, ToolCallRecord
+from desktop.models._table import RowListModel
 
 __all__ = ["ConversationModel", "Entry", "EntryKind", "Role"]
 
 EntryKind = Literal["user", "assistant", "error", "tool_call", "approval", "notice", "summary"]
-Index = QModelIndex | QPersistentModelIndex
 
 
 class Role(IntEnum):
@@ -71,23 +71,16 @@ class Entry:
     dimmed: bool = False  # covered by a newer summary: shown, but no longer sent as is
 
 
-class ConversationModel(QAbstractListModel):
+class ConversationModel(RowListModel[Entry]):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._entries: list[Entry] = []
         self._open_reply: int | None = None  # the assistant row receiving deltas
         self._turn_row: int | None = None  # this turn's assistant row, once tool calls follow it
         self._pending_context: RequestContext | None = None
 
     # --- Qt -----------------------------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._entries)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._entries):
-            return None
-        entry = self._entries[index.row()]
+    def row_data(self, entry: Entry, role: int) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Role.TEXT):
             return entry.text
         by_role: dict[int, object] = {
@@ -109,10 +102,10 @@ class ConversationModel(QAbstractListModel):
     # --- reading ------------------------------------------------------------------------------
 
     def entry(self, row: int) -> Entry:
-        return self._entries[row]
+        return self._rows[row]
 
     def entries(self) -> list[Entry]:
-        return list(self._entries)
+        return list(self._rows)
 
     @property
     def is_streaming(self) -> bool:
@@ -120,8 +113,8 @@ class ConversationModel(QAbstractListModel):
 
     def last_context_row(self) -> int | None:
         """The newest assistant row that has a RequestContext (for "View Context" of the last reply)."""
-        for row in range(len(self._entries) - 1, -1, -1):
-            entry = self._entries[row]
+        for row in range(len(self._rows) - 1, -1, -1):
+            entry = self._rows[row]
             if entry.kind in ("assistant", "error") and entry.context is not None:
                 return row
         return None
@@ -130,11 +123,11 @@ class ConversationModel(QAbstractListModel):
 
     def load(self, messages: list[StoredMessage]) -> None:
         self.beginResetModel()
-        self._entries = [entry for message in messages for entry in _entries_of(message)]
+        self._rows = [entry for message in messages for entry in _entries_of(message)]
         for message in messages:
             if message.role == "summary" and message.covers_until is not None:
                 row = self._summary_row(message.covers_until)
-                self._entries.insert(row, self._summary_entry(message, automatic=False))
+                self._rows.insert(row, self._summary_entry(message, automatic=False))
         self._open_reply = self._turn_row = None
         self._pending_context = None
         self._dim(emit=False)
@@ -148,7 +141,7 @@ class ConversationModel(QAbstractListModel):
             return self._append(Entry("notice", message.content, status="summary", message_id=message.id))
         row = self._summary_row(message.covers_until)
         self.beginInsertRows(QModelIndex(), row, row)
-        self._entries.insert(row, self._summary_entry(message, automatic=automatic))
+        self._rows.insert(row, self._summary_entry(message, automatic=automatic))
         self.endInsertRows()
         if self._open_reply is not None and self._open_reply >= row:
             self._open_reply += 1
@@ -159,7 +152,7 @@ class ConversationModel(QAbstractListModel):
 
     def update_summary(self, message: StoredMessage) -> None:
         """The summary was edited: show the saved text."""
-        for row, entry in enumerate(self._entries):
+        for row, entry in enumerate(self._rows):
             if entry.kind == "summary" and entry.message_id == message.id:
                 self._set(row, replace(entry, text=message.content, message=message))
                 return
@@ -168,7 +161,7 @@ class ConversationModel(QAbstractListModel):
         assert message.covers_until is not None
         covered = sum(
             1
-            for e in self._entries
+            for e in self._rows
             if e.kind in ("user", "assistant", "error")
             and e.message_id is not None
             and e.message_id <= message.covers_until
@@ -186,7 +179,7 @@ class ConversationModel(QAbstractListModel):
     def _summary_row(self, covers_until: int) -> int:
         """Right after the last message the summary covers (and that message's tool rows)."""
         row = 0
-        for index, entry in enumerate(self._entries):
+        for index, entry in enumerate(self._rows):
             if entry.kind == "summary":
                 if entry.covers_until is not None and entry.covers_until <= covers_until:
                     row = index + 1
@@ -199,11 +192,11 @@ class ConversationModel(QAbstractListModel):
         return row
 
     def _dim(self, *, emit: bool) -> None:
-        summaries = [e for e in self._entries if e.kind == "summary" and e.message_id is not None]
+        summaries = [e for e in self._rows if e.kind == "summary" and e.message_id is not None]
         latest = max(summaries, key=lambda e: e.message_id or 0, default=None)
         limit = latest.covers_until if latest is not None else None
         dimmed_owner = False
-        for row, entry in enumerate(self._entries):
+        for row, entry in enumerate(self._rows):
             if entry.kind == "summary":
                 dimmed = entry is not latest
             elif entry.message_id is not None:
@@ -217,7 +210,7 @@ class ConversationModel(QAbstractListModel):
                 if emit:
                     self._set(row, replace(entry, dimmed=dimmed))
                 else:
-                    self._entries[row] = replace(entry, dimmed=dimmed)
+                    self._rows[row] = replace(entry, dimmed=dimmed)
 
     # --- live events --------------------------------------------------------------------------
 
@@ -229,7 +222,7 @@ class ConversationModel(QAbstractListModel):
             self._open_assistant()
         elif isinstance(event, ReplyDelta):
             row = self._open_assistant()
-            entry = self._entries[row]
+            entry = self._rows[row]
             self._set(row, replace(entry, text=entry.text + event.text, status="streaming"))
         elif isinstance(event, RetryScheduled):
             self._append(
@@ -271,7 +264,7 @@ class ConversationModel(QAbstractListModel):
 
     def decide(self, row: int, decision: ApprovalDecision) -> None:
         """Answer the approval on ``row`` (once) and show the answer on that row."""
-        entry = self._entries[row]
+        entry = self._rows[row]
         if entry.approval is None or entry.decision is not None:
             return
         entry.approval.decide(decision)
@@ -281,11 +274,11 @@ class ConversationModel(QAbstractListModel):
         """The reply was stopped by the user: close the open reply and unanswered approvals."""
         if self._open_reply is not None:
             row = self._open_reply
-            entry = self._entries[row]
+            entry = self._rows[row]
             self._set(row, replace(entry, status="cancelled"))
             self._open_reply = None
         self._turn_row = None
-        for row, entry in enumerate(self._entries):
+        for row, entry in enumerate(self._rows):
             if entry.kind == "approval" and entry.decision is None and entry.status == "pending":
                 self._set(row, replace(entry, status="cancelled"))
             if entry.kind == "tool_call" and entry.status == "running":
@@ -298,14 +291,14 @@ class ConversationModel(QAbstractListModel):
     # --- helpers ------------------------------------------------------------------------------
 
     def _append(self, entry: Entry) -> int:
-        row = len(self._entries)
+        row = len(self._rows)
         self.beginInsertRows(QModelIndex(), row, row)
-        self._entries.append(entry)
+        self._rows.append(entry)
         self.endInsertRows()
         return row
 
     def _set(self, row: int, entry: Entry) -> None:
-        self._entries[row] = entry
+        self._rows[row] = entry
         index = self.index(row, 0)
         self.dataChanged.emit(index, index, [])
 
@@ -321,9 +314,9 @@ class ConversationModel(QAbstractListModel):
         row = self._open_reply
         if row is None:
             return
-        if not self._entries[row].text and row == len(self._entries) - 1:
+        if not self._rows[row].text and row == len(self._rows) - 1:
             self.beginRemoveRows(QModelIndex(), row, row)
-            del self._entries[row]
+            del self._rows[row]
             self.endRemoveRows()
         else:
             self._turn_row = row
@@ -331,7 +324,7 @@ class ConversationModel(QAbstractListModel):
 
     def _finish_reply(self, message: StoredMessage) -> None:
         if message.role == "error":
-            if self._open_reply is not None and not self._entries[self._open_reply].text:
+            if self._open_reply is not None and not self._rows[self._open_reply].text:
                 self._close_reply_if_empty()
             self._open_reply = self._turn_row = None
             self._append(
@@ -352,7 +345,7 @@ class ConversationModel(QAbstractListModel):
             if not text and message.tool_calls:
                 return  # a tool-only turn: its tool rows already show it
             row = self._append(Entry("assistant", ""))
-        entry = self._entries[row]
+        entry = self._rows[row]
         self._set(
             row,
             replace(
@@ -366,8 +359,8 @@ class ConversationModel(QAbstractListModel):
         )
 
     def _upsert_tool(self, call_id: str, record: ToolCallRecord, status: str) -> None:
-        for row in range(len(self._entries) - 1, -1, -1):
-            entry = self._entries[row]
+        for row in range(len(self._rows) - 1, -1, -1):
+            entry = self._rows[row]
             if entry.kind == "tool_call" and entry.call_id == call_id:
                 self._set(row, replace(entry, tool_call=record, status=status))
                 return

@@ -6,14 +6,12 @@ from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QSortFilterProxyModel, Qt
 
 from agent_core.agent.items import DocumentItem
-from desktop.models._table import HeaderedTableModel
+from desktop.models._table import Index, RowTableModel
 
 __all__ = ["Column", "DocumentFilter", "DocumentListModel", "Role", "document_proxy"]
-
-Index = QModelIndex | QPersistentModelIndex
 
 
 class Column(IntEnum):
@@ -37,47 +35,34 @@ class Role(IntEnum):
     NAME = Qt.ItemDataRole.UserRole + 3
 
 
-class DocumentListModel(HeaderedTableModel):
+class DocumentListModel(RowTableModel[DocumentItem]):
     HEADERS = tuple(HEADERS[column] for column in Column)
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._items: list[DocumentItem] = []
 
     def set_documents(self, documents: Iterable[DocumentItem]) -> None:
         """Replace the rows; an unchanged list emits nothing, a same-names list only ``dataChanged``."""
         new = sorted(documents, key=lambda d: d.name)
-        if [d.name for d in new] == [d.name for d in self._items]:
-            changed = [i for i, (a, b) in enumerate(zip(self._items, new, strict=True)) if a != b]
-            self._items = new
+        if [d.name for d in new] == [d.name for d in self._rows]:
+            changed = [i for i, (a, b) in enumerate(zip(self._rows, new, strict=True)) if a != b]
+            self._rows = new
             for row in changed:
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1), [])
             return
-        self.beginResetModel()
-        self._items = new
-        self.endResetModel()
+        self._reset_rows(new)
 
     def document(self, row: int) -> DocumentItem:
-        return self._items[row]
+        return self._rows[row]
 
     def row_of(self, name: str) -> int | None:
-        return next((i for i, d in enumerate(self._items) if d.name == name), None)
+        return next((i for i, d in enumerate(self._rows) if d.name == name), None)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._items)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
-            return None
-        item = self._items[index.row()]
-        column = Column(index.column())
+    def cell_data(self, item: DocumentItem, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 Column.PRIORITY: f"{item.priority_level:03d}",
                 Column.NAME: item.name,
                 Column.INCLUDE: item.include.value.capitalize(),
                 Column.DESCRIPTION: item.description,
-            }[column]
+            }[Column(column)]
         if role == Qt.ItemDataRole.ToolTipRole:
             return item.description or item.name
         if role == Role.DOCUMENT:
@@ -85,9 +70,9 @@ class DocumentListModel(HeaderedTableModel):
         if role == Role.NAME:
             return item.name
         if role == Role.SORT_KEY:
-            if column is Column.PRIORITY:
+            if column == Column.PRIORITY:
                 return f"{item.priority_level:03d}\x00{item.name.lower()}"
-            return str(self.data(index, Qt.ItemDataRole.DisplayRole)).lower()
+            return str(self.cell_data(item, column, Qt.ItemDataRole.DisplayRole)).lower()
         return None
 
 

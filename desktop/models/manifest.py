@@ -7,17 +7,17 @@ Parts are matched to items by kind and name; tools by the model-facing name (``s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, Literal
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from agent_core.budget.manifest_rows import manifest_rows
 from agent_core.chat.prompt import tool_api_name
 from agent_core.context.items import ContextManifest, ItemRef, ManifestPart, RequestContext
-from desktop.models._table import HeaderedTableModel
+from desktop.models._table import RowTableModel
 
 __all__ = [
     "GROUPS",
@@ -37,13 +37,10 @@ __all__ = [
     "gauge_level",
     "gauge_tooltip",
     "group_delta",
-    "refs",
-    "selection_changes",
     "total_line",
     "trimmed_lines",
 ]
 
-Index = QModelIndex | QPersistentModelIndex
 GaugeLevel = Literal["empty", "ok", "warn", "over"]
 Change = Literal["kept", "added", "removed"]
 
@@ -165,44 +162,30 @@ _PART_HEADERS = {
 }
 
 
-class PartsModel(HeaderedTableModel):
-    """A manifest's parts, one per row (framing added up into one row, as the CLI shows it)."""
+class PartsModel(RowTableModel[ManifestPart]):
+    """A manifest's parts, one per row, as :func:`manifest_rows` lists them (framing in one row)."""
 
     HEADERS = tuple(_PART_HEADERS[column] for column in PartsColumn)
 
     def __init__(self, manifest: ContextManifest | None = None, parent: Any = None) -> None:
         super().__init__(parent)
-        self._parts: list[ManifestPart] = []
         self.set_manifest(manifest)
 
     def set_manifest(self, manifest: ContextManifest | None) -> None:
-        self.beginResetModel()
-        parts = [] if manifest is None else [p for p in manifest.parts if p.kind != "framing"]
-        framing = 0 if manifest is None else sum(p.tokens for p in manifest.parts if p.kind == "framing")
-        if framing:
-            parts.append(ManifestPart("framing", framing, detail="tags, separators and role markers"))
-        self._parts = parts
-        self.endResetModel()
+        self._reset_rows([] if manifest is None else manifest_rows(manifest))
 
     def part(self, row: int) -> ManifestPart:
-        return self._parts[row]
+        return self._rows[row]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._parts)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._parts):
-            return None
-        part = self._parts[index.row()]
-        column = PartsColumn(index.column())
+    def cell_data(self, part: ManifestPart, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 PartsColumn.KIND: part.kind.replace("_", " "),
                 PartsColumn.NAME: part.name,
                 PartsColumn.TOKENS: f"{part.tokens:,}",
                 PartsColumn.DETAIL: part.detail,
-            }[column]
-        if role == Qt.ItemDataRole.TextAlignmentRole and column is PartsColumn.TOKENS:
+            }[PartsColumn(column)]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == PartsColumn.TOKENS:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
             return part
@@ -279,36 +262,23 @@ def _cell(mode: str | None, tokens: int | None, score: float | None) -> str:
     return text
 
 
-class ComparisonModel(HeaderedTableModel):
+class ComparisonModel(RowTableModel[ComparisonRow]):
     """The original and the what-if items side by side; added rows green, removed rows red."""
 
     HEADERS = tuple(_COMPARE_HEADERS[column] for column in CompareColumn)
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[ComparisonRow] = []
-
     def set_contexts(self, original: RequestContext, what_if: RequestContext | None) -> None:
-        self.beginResetModel()
-        self._rows = compare(original, what_if) if what_if is not None else []
-        self.endResetModel()
+        self._reset_rows(compare(original, what_if) if what_if is not None else [])
 
     def rows(self) -> list[ComparisonRow]:
         return list(self._rows)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
-        column = CompareColumn(index.column())
+    def cell_data(self, row: ComparisonRow, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            if column is CompareColumn.ITEM:
+            if column == CompareColumn.ITEM:
                 mark = {"added": "+ ", "removed": "− ", "kept": "  "}[row.change]
                 return f"{mark}{row.ref.type}  {row.ref.label()}"
-            if column is CompareColumn.BEFORE:
+            if column == CompareColumn.BEFORE:
                 return _cell(row.before_mode, row.before_tokens, row.before_score)
             return _cell(row.after_mode, row.after_tokens, row.after_score)
         if role == Qt.ItemDataRole.ForegroundRole and row.change in CHANGE_COLORS:
@@ -341,19 +311,3 @@ def group_delta(
         for g in GROUPS
         if g.key in before or g.key in after
     ]
-
-
-def selection_changes(original: RequestContext, values: dict[str, Any]) -> dict[str, Any]:
-    """The selection fields in ``values`` that differ from what the original request used."""
-    run = original.selection
-    used = {
-        "top_k": run.top_k,
-        "top_n": run.top_n,
-        "include_score": run.include_score,
-        "strategy": run.strategy,
-    }
-    return {k: v for k, v in values.items() if used.get(k) != v}
-
-
-def refs(rows: Sequence[ComparisonRow], change: Change) -> list[ItemRef]:
-    return [row.ref for row in rows if row.change == change]

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from agent_core.mcp.types import PromptInfo, ResourceInfo
+from desktop.models._table import RowListModel
 
 __all__ = ["CatalogRole", "PromptListModel", "ResourceListModel"]
 
-Index = QModelIndex | QPersistentModelIndex
 T = TypeVar("T", ResourceInfo, PromptInfo)
 
 
@@ -26,29 +26,17 @@ class CatalogRole(IntEnum):
     DESCRIPTION = Qt.ItemDataRole.UserRole + 4
 
 
-class _CatalogModel(QAbstractListModel, Generic[T]):
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._items: list[T] = []
-
+class _CatalogModel(RowListModel[T]):
     def set_items(self, items: Sequence[T]) -> None:
-        self.beginResetModel()
-        self._items = sorted(items, key=self._sort_key)
-        self.endResetModel()
+        self._reset_rows(sorted(items, key=self._sort_key))
 
     def item(self, row: int) -> T:
-        return self._items[row]
+        return self._rows[row]
 
     def items(self) -> list[T]:
-        return list(self._items)
+        return list(self._rows)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._items)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
-            return None
-        item = self._items[index.row()]
+    def row_data(self, item: T, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return self._label(item)
         if role == Qt.ItemDataRole.ToolTipRole:

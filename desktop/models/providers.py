@@ -6,16 +6,14 @@ from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from agent_core.agent.keyring_secrets import KEYRING_SCHEME
 from agent_core.agent.schema import ProviderConfig
 from agent_core.agent.secrets import ENV_SCHEME
-from desktop.models._table import HeaderedTableModel
+from desktop.models._table import RowTableModel
 
 __all__ = ["ProviderColumn", "ProviderListModel", "ProviderRole", "key_source"]
-
-Index = QModelIndex | QPersistentModelIndex
 
 
 def key_source(value: str | None) -> str:
@@ -41,36 +39,24 @@ class ProviderRole(IntEnum):
     CONFIG = Qt.ItemDataRole.UserRole + 2
 
 
-class ProviderListModel(HeaderedTableModel):
+class ProviderListModel(RowTableModel[tuple[str, ProviderConfig]]):
     HEADERS = ("Provider", "Type", "Key", "Base URL")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[tuple[str, ProviderConfig]] = []
-
     def set_providers(self, providers: Mapping[str, ProviderConfig]) -> None:
-        self.beginResetModel()
-        self._rows = sorted(providers.items())
-        self.endResetModel()
+        self._reset_rows(sorted(providers.items()))
 
     def row_of(self, provider_id: str) -> int | None:
         return next((i for i, (pid, _) in enumerate(self._rows) if pid == provider_id), None)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        provider_id, config = self._rows[index.row()]
-        column = ProviderColumn(index.column())
+    def cell_data(self, row: tuple[str, ProviderConfig], column: int, role: int) -> Any:
+        provider_id, config = row
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 ProviderColumn.ID: provider_id,
                 ProviderColumn.TYPE: config.type or provider_id,
                 ProviderColumn.KEY: key_source(config.api_key),
                 ProviderColumn.BASE_URL: config.base_url or "",
-            }[column]
+            }[ProviderColumn(column)]
         if role == ProviderRole.ID:
             return provider_id
         if role == ProviderRole.CONFIG:

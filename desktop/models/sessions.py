@@ -8,14 +8,13 @@ from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 
 from agent_core.store.chats import SearchHit, StoredSession
-from desktop.models._table import HeaderedTableModel
+from desktop.models._table import Index, RowTableModel
 
 __all__ = ["Column", "Role", "SessionListModel", "SessionRow", "rows_for_search"]
 
-Index = QModelIndex | QPersistentModelIndex
 UNTITLED = "New chat"
 
 
@@ -72,23 +71,17 @@ def relative_time(timestamp: float, now: float | None = None) -> str:
     return time.strftime("%d %b", time.localtime(timestamp))
 
 
-class SessionListModel(HeaderedTableModel):
+class SessionListModel(RowTableModel[SessionRow]):
     """Titles are editable; an edit emits :attr:`rename_requested` and shows the new title at once."""
 
     HEADERS = ("Chat", "Updated")
 
     rename_requested = Signal(str, str)  # session id, new title
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[SessionRow] = []
-
     # --- changing -----------------------------------------------------------------------------
 
     def set_rows(self, rows: Sequence[SessionRow]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
+        self._reset_rows(rows)
 
     def upsert(self, row: SessionRow) -> None:
         """Add a chat at the top, or move it there with its new title and time."""
@@ -133,23 +126,13 @@ class SessionListModel(HeaderedTableModel):
     def row_of(self, session_id: str) -> int | None:
         return next((i for i, r in enumerate(self._rows) if r.id == session_id), None)
 
-    def session_row(self, row: int) -> SessionRow:
-        return self._rows[row]
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
-        column = Column(index.column())
+    def cell_data(self, row: SessionRow, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            if column is Column.TITLE:
+            if column == Column.TITLE:
                 return row.title or UNTITLED
             return relative_time(row.updated_at)
         if role == Qt.ItemDataRole.EditRole:
-            return row.title if column is Column.TITLE else None
+            return row.title if column == Column.TITLE else None
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.snippet.replace("[", "").replace("]", "") if row.snippet else (row.title or UNTITLED)
         by_role: dict[int, object] = {

@@ -6,15 +6,14 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from agent_core.mcp.types import ServerState, ServerStatus, ToolInfo
-from desktop.models._table import HeaderedTableModel
+from desktop.models._table import RowTableModel
 
 __all__ = ["ServerColumn", "ServerRole", "ServerStatusModel", "ToolColumn", "ToolListModel", "ToolRole"]
 
-Index = QModelIndex | QPersistentModelIndex
 
 STATE_COLOURS = {
     ServerState.READY: "#1f8a4c",
@@ -38,14 +37,10 @@ class ServerRole(IntEnum):
     NAME = Qt.ItemDataRole.UserRole + 2
 
 
-class ServerStatusModel(HeaderedTableModel):
+class ServerStatusModel(RowTableModel[ServerStatus]):
     """One row per configured server, in configuration order; updates keep rows in place."""
 
     HEADERS = ("Server", "Type", "Status", "Tools", "Detail")
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[ServerStatus] = []
 
     def set_statuses(self, statuses: Sequence[ServerStatus]) -> None:
         if [s.name for s in statuses] == [s.name for s in self._rows]:
@@ -54,9 +49,7 @@ class ServerStatusModel(HeaderedTableModel):
                     self._rows[row] = status
                     self.dataChanged.emit(self.index(row, 0), self.index(row, len(ServerColumn) - 1), [])
             return
-        self.beginResetModel()
-        self._rows = list(statuses)
-        self.endResetModel()
+        self._reset_rows(statuses)
 
     def status(self, row: int) -> ServerStatus:
         return self._rows[row]
@@ -64,27 +57,20 @@ class ServerStatusModel(HeaderedTableModel):
     def row_of(self, name: str) -> int | None:
         return next((i for i, s in enumerate(self._rows) if s.name == name), None)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        status = self._rows[index.row()]
-        column = ServerColumn(index.column())
+    def cell_data(self, status: ServerStatus, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            if column is ServerColumn.NAME:
+            if column == ServerColumn.NAME:
                 return status.name
-            if column is ServerColumn.TRANSPORT:
+            if column == ServerColumn.TRANSPORT:
                 return status.transport
-            if column is ServerColumn.STATE:
+            if column == ServerColumn.STATE:
                 return status.state.value
-            if column is ServerColumn.TOOLS:
+            if column == ServerColumn.TOOLS:
                 return str(status.tool_count) if status.state is ServerState.READY else ""
             if status.reason:
                 return status.reason.splitlines()[0]
             return " ".join(p for p in (status.server_name, status.server_version) if p)
-        if role == Qt.ItemDataRole.ForegroundRole and column is ServerColumn.STATE:
+        if role == Qt.ItemDataRole.ForegroundRole and column == ServerColumn.STATE:
             return QColor(STATE_COLOURS.get(status.state, "#7b8494"))
         if role == Qt.ItemDataRole.ToolTipRole:
             return status.reason or status.instructions or status.name
@@ -106,36 +92,23 @@ class ToolRole(IntEnum):
     TOOL = Qt.ItemDataRole.UserRole + 1
 
 
-class ToolListModel(HeaderedTableModel):
+class ToolListModel(RowTableModel[ToolInfo]):
     HEADERS = ("Tool", "Include", "Permission", "Description")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._tools: list[ToolInfo] = []
-
     def set_tools(self, tools: Sequence[ToolInfo]) -> None:
-        self.beginResetModel()
-        self._tools = sorted(tools, key=lambda t: (t.server, t.name))
-        self.endResetModel()
+        self._reset_rows(sorted(tools, key=lambda t: (t.server, t.name)))
 
     def tool(self, row: int) -> ToolInfo:
-        return self._tools[row]
+        return self._rows[row]
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._tools)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._tools):
-            return None
-        tool = self._tools[index.row()]
-        column = ToolColumn(index.column())
+    def cell_data(self, tool: ToolInfo, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 ToolColumn.NAME: f"{tool.server}.{tool.name}",
                 ToolColumn.INCLUDE: tool.include.value.capitalize(),
                 ToolColumn.PERMISSION: "Ask first" if tool.permission_required else "Runs without asking",
                 ToolColumn.DESCRIPTION: (tool.description or "").splitlines()[0] if tool.description else "",
-            }[column]
+            }[ToolColumn(column)]
         if role == Qt.ItemDataRole.ToolTipRole:
             return tool.description or tool.name
         if role == ToolRole.TOOL:

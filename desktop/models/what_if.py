@@ -5,13 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from agent_core.context.items import ItemRef, RequestContext
+from desktop.models._table import Index, RowListModel
 
 __all__ = ["ToggleItemsModel", "ToggleRow"]
-
-Index = QModelIndex | QPersistentModelIndex
 
 
 @dataclass(frozen=True)
@@ -29,7 +28,7 @@ class ToggleRow:
         return f"{self.ref.type}  {self.ref.label()}  ({how}{score})"
 
 
-class ToggleItemsModel(QAbstractListModel):
+class ToggleItemsModel(RowListModel[ToggleRow]):
     """Checkable rows; unchecking a used item excludes it, checking a near-miss includes it."""
 
     def __init__(self, context: RequestContext, parent: Any = None) -> None:
@@ -61,18 +60,12 @@ class ToggleItemsModel(QAbstractListModel):
                 return
         raise KeyError(ref)
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
+    def row_data(self, row: ToggleRow, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return row.label
         if role == Qt.ItemDataRole.CheckStateRole:

@@ -12,8 +12,8 @@ from agent_core.agent.loader import AGENT_FILE
 from agent_core.agent.scaffold import create_agent
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.settings import recent_agents, remove_recent_agent
-from desktop.workspace_host import WorkspaceHost
 
 __all__ = ["AgentsMenu"]
 

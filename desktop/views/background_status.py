@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QStatusBar
 
-from desktop.agent_indexing import AgentIndexing
 from desktop.bridge import CoreBridge
-from desktop.chat_controller import ChatController
-from desktop.model_warmup import ModelWarmup
+from desktop.controllers.agent_indexing import AgentIndexing
+from desktop.controllers.chat_controller import ChatController
+from desktop.controllers.model_warmup import ModelWarmup
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.views.status_indicator import StatusIndicator
-from desktop.workspace_host import WorkspaceHost
 
 if TYPE_CHECKING:
     from indexer import Timings
@@ -113,7 +113,7 @@ class BackgroundWork(QObject):
         from indexer import IndexerError
 
         try:
-            ready = workspace.selector.indexer.wait_until_ready(0)  # only looks: does not wait
+            ready = workspace.selector.model_ready()
         except IndexerError as error:
             self._embedding_timer.stop()
             self.embedding_status.fail("Embedding model failed: agent items are not chosen", str(error))

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 
 from agent_core.agent.items import DocumentKind
 from agent_core.context.items import ItemRef
-from desktop.chat_controller import ChatController
+from desktop.controllers.chat_controller import ChatController
 from desktop.theme import colors
 from desktop.views.composer import COMMANDS, Composer
 from desktop.views.conversation_view import ConversationView

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType
-from desktop.chat_controller import ChatController
+from desktop.controllers.chat_controller import ChatController
 from desktop.models.context_items import ContextItemsModel, Role, session_rows, sorted_proxy
 from desktop.theme import colors
 from desktop.views.common import fit_list_height

@@ -86,7 +86,7 @@ class ConversationView(QScrollArea):
             widget.deleteLater()
         self._update_empty()
 
-    def _on_changed(self, top_left: Index, bottom_right: Index, roles: list[int]) -> None:
+    def _on_changed(self, top_left: Index, bottom_right: Index, _roles: list[int]) -> None:
         for row in range(top_left.row(), bottom_right.row() + 1):
             self._widgets[row].set_entry(self.model.data(self.model.index(row, 0), Role.ENTRY))
 

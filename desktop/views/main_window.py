@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -19,26 +17,27 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.errors import ContextDeskError
-from desktop.agent_config import save_config_change
-from desktop.agent_watcher import AgentWatcher
-from desktop.bridge import CoreBridge, Generation
-from desktop.chat_controller import ChatController
-from desktop.models.sessions import SessionListModel, SessionRow, rows_for_search
+from agent_core.providers.catalog import chat_model_choices
+from desktop.bridge import CoreBridge
+from desktop.controllers.agent_config import save_config_change
+from desktop.controllers.agent_watcher import AgentWatcher
+from desktop.controllers.chat_controller import ChatController
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.settings import add_recent_agent, app_settings
 from desktop.views.background_status import BackgroundWork
+from desktop.views.chat_dialogs import ChatDialogs
+from desktop.views.chat_list import ChatList
 from desktop.views.chat_view import ChatView
 from desktop.views.common import Banner
 from desktop.views.composer import Composer
 from desktop.views.context_panel import ContextPanel
-from desktop.views.session_list import SessionListPanel
+from desktop.views.main_menus import build_menus
 from desktop.views.settings_panel import SettingsPanel
 from desktop.views.window_geometry import place_window
-from desktop.workspace_host import WorkspaceHost
 
 if TYPE_CHECKING:
     from agent_core.agent.schema import AgentConfig, ChatDefaults, ContextConfig, SelectionConfig
     from agent_core.chat.session import ChatSession
-    from agent_core.context.items import RequestContext
     from agent_core.store.chats import StoredSession
     from agent_core.workspace import Workspace
 
@@ -46,8 +45,6 @@ __all__ = ["MainWindow"]
 
 logger = logging.getLogger(__name__)
 
-UNDO_DELETE_MS = 8000
-MODEL_LIST_TIMEOUT_S = 8.0
 PREFERRED_SIZE = QSize(1360, 860)  # on a first start, when the screen has room for it
 
 
@@ -61,25 +58,20 @@ class MainWindow(QMainWindow):
         self.host = host
         self.controllers: dict[str, ChatController] = {}
         self.views: dict[str, ChatView] = {}
-        self.models: list[str] = []
-        self._search_generation = Generation()
-        self._pending_delete: str | None = None
+        self.model_choices: list[str] = []
         self._manage_window: Any = None
+        self.dialogs = ChatDialogs(self)
         self.setWindowTitle("ContextDesk")
 
-        self.sessions = SessionListModel(self)
-        self.sessions.rename_requested.connect(self._rename)
-        self.session_panel = SessionListPanel(self.sessions)
-        self.session_panel.open_requested.connect(self.open_chat)
-        self.session_panel.new_requested.connect(self.new_chat)
-        self.session_panel.delete_requested.connect(self.delete_chat)
-        self.session_panel.search_changed.connect(self._search)
+        self.chat_list = ChatList(self)
+        # The left column: the layout, the menus and the tests reach its model and panel by these names.
+        self.sessions, self.session_panel = self.chat_list.model, self.chat_list.panel
 
         self.tabs = QTabWidget()
         self.tabs.setTabsClosable(True)
         self.tabs.setMovable(True)
         self.tabs.setDocumentMode(True)
-        self.tabs.tabCloseRequested.connect(self._close_tab)
+        self.tabs.tabCloseRequested.connect(self.close_tab)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.placeholder = QLabel("Opening the agent…")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -90,7 +82,7 @@ class MainWindow(QMainWindow):
         self._queued_text: str | None = None
 
         self.context_panel = ContextPanel()
-        self.context_panel.attach_resource_requested.connect(self.attach_resource)
+        self.context_panel.attach_resource_requested.connect(self.dialogs.attach_resource)
         self.settings_panel = SettingsPanel()
         self.settings_panel.save_default_requested.connect(self._save_defaults)
         self.side_tabs = QTabWidget()
@@ -137,48 +129,8 @@ class MainWindow(QMainWindow):
         host.open_failed.connect(self._on_open_failed)
         host.agent_changed.connect(self._on_agent_changed)
         host.servers_changed.connect(self._on_servers)
-        self._build_menus()
+        self.agents_menu = build_menus(self)
         self._restore_layout()
-
-    # --- menus and shortcuts ------------------------------------------------------------------
-
-    def _action(self, menu: Any, text: str, slot: Any, shortcut: Any = None) -> QAction:
-        action = QAction(text, self)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
-        return action
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        self._action(file, "New chat", self.new_chat, QKeySequence.StandardKey.New)
-        file.addSeparator()
-        from desktop.views.agents_menu import AgentsMenu
-
-        self.agents_menu = AgentsMenu(file, self.bridge, self.host, self)
-        file.addSeparator()
-        self._action(file, "Quit", self.close, QKeySequence.StandardKey.Quit)
-        chat = bar.addMenu("&Chat")
-        self._action(chat, "Search chats", self.session_panel.focus_search, "Ctrl+K")
-        self._action(chat, "Focus the message box", self.focus_input, "Ctrl+L")
-        self._action(chat, "View Context of the last reply", self.view_last_context, "Ctrl+I")
-        self._action(chat, "Compact the conversation", self.compact_chat, "Ctrl+Shift+K")
-        chat.addSeparator()
-        self._action(chat, "Insert a prompt from a tool server…", self.insert_prompt)
-        self._action(chat, "Attach a resource from a tool server…", self.attach_resource)
-        chat.addSeparator()
-        self._action(chat, "Stop the reply", self.stop_reply, "Esc")
-        self._action(
-            chat,
-            "Close chat tab",
-            lambda: self._close_tab(self.tabs.currentIndex()),
-            QKeySequence.StandardKey.Close,
-        )
-        self.agent_menu = bar.addMenu("&Agent")
-        self._action(self.agent_menu, "Rules, references, tools and providers…", self.open_manager, "Ctrl+,")
-        self._action(self.agent_menu, "Reload agent files", self.host.reload_agent, "F5")
 
     # --- opening the agent --------------------------------------------------------------------
 
@@ -188,7 +140,7 @@ class MainWindow(QMainWindow):
 
     def _on_opened(self, workspace: Workspace) -> None:
         for session_id in list(self.controllers):
-            self._drop_tab(session_id)
+            self.drop_tab(session_id)
         self.banner.hide()
         agent = workspace.agent
         self.setWindowTitle(f"{agent.name} — ContextDesk")
@@ -201,13 +153,13 @@ class MainWindow(QMainWindow):
 
         def listed(sessions: list[StoredSession]) -> None:
             mine = [s for s in sessions if s.agent_path == str(agent.root)]
-            self.sessions.set_rows([SessionRow.of(s) for s in mine])
+            self.chat_list.show_sessions(mine)
             if mine:
                 self.open_chat(mine[0].id)
             else:
                 self.new_chat()
 
-        self.bridge.call(workspace.store.sessions, on_result=listed, on_error=self._show_error)
+        self.bridge.call(workspace.store.sessions, on_result=listed, on_error=self.show_error)
         self._load_models(workspace)
         self.background.agent_opened()
         if self._manage_window is not None:
@@ -232,27 +184,13 @@ class MainWindow(QMainWindow):
             self._manage_window.agent_reloaded(agent)
 
     def _load_models(self, workspace: Workspace) -> None:
-        async def collect() -> list[str]:
-            provider_ids = set(workspace.agent.config.providers) | {
-                workspace.agent.config.chat.model.partition(":")[0]
-            }
-            found: list[str] = [workspace.agent.config.chat.model]
-            for provider_id in sorted(provider_ids):
-                try:
-                    provider, _ = workspace.providers.resolve(f"{provider_id}:_")
-                    models = await asyncio.wait_for(provider.list_models(), MODEL_LIST_TIMEOUT_S)
-                except (ContextDeskError, TimeoutError, OSError) as error:
-                    logger.info("no model list from %s: %s", provider_id, error)
-                    continue
-                found += [f"{provider_id}:{m.id}" for m in models]
-            return found
-
         def done(models: list[str]) -> None:
-            self.models = models
+            self.model_choices = models
             for view in self.views.values():
                 view.set_models(models)
 
-        self.bridge.submit(collect(), done, lambda e: logger.warning("model lists failed: %s", e))
+        choices = chat_model_choices(workspace.agent.config, workspace.providers.resolve)
+        self.bridge.submit(choices, done, lambda e: logger.warning("model lists failed: %s", e))
 
     def _on_servers(self, statuses: list[Any]) -> None:
         counts: dict[str, int] = {}
@@ -283,7 +221,7 @@ class MainWindow(QMainWindow):
         if current is not None and current.conversation.rowCount() == 0 and not current.busy:
             self.focus_input()
             return
-        self.bridge.call(workspace.new_chat, on_result=self._add_tab, on_error=self._show_error)
+        self.bridge.call(workspace.new_chat, on_result=self._add_tab, on_error=self.show_error)
 
     def open_chat(self, session_id: str) -> None:
         if session_id in self.views:
@@ -293,28 +231,26 @@ class MainWindow(QMainWindow):
         workspace = self.workspace
         if workspace is None:
             return
-        self.bridge.call(workspace.open_chat, session_id, on_result=self._add_tab, on_error=self._show_error)
+        self.bridge.call(workspace.open_chat, session_id, on_result=self._add_tab, on_error=self.show_error)
 
     def _add_tab(self, session: ChatSession) -> None:
         if session.id in self.views:
             self.tabs.setCurrentWidget(self.views[session.id])
             return
-        workspace = self.workspace
-        resolve = workspace.providers.resolve if workspace is not None else None
-        controller = ChatController(self.bridge, session, self, resolve_provider=resolve)
+        controller = ChatController(self.bridge, session, self)
         view = ChatView(controller, session.agent.name)
         view.view_context_requested.connect(
-            lambda entry, c=controller: self.show_context(entry.context, entry.message_id, c)
+            lambda entry, c=controller: self.dialogs.show_context(entry.context, entry.message_id, c)
         )
         view.new_chat_requested.connect(self.new_chat)
-        view.prompt_requested.connect(self.insert_prompt)
+        view.prompt_requested.connect(self.dialogs.insert_prompt)
         controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))
-        controller.activity.connect(lambda c=controller: self._on_activity(c))
+        controller.activity.connect(lambda c=controller: self.chat_list.used(c))
         controller.settings_changed.connect(lambda c=controller: self._on_chat_settings(c))
         self.controllers[session.id] = controller
         self.views[session.id] = view
-        if self.models:
-            view.set_models(self.models)
+        if self.model_choices:
+            view.set_models(self.model_choices)
         view.composer.set_mentions(self._mentions())
         self.placeholder.hide()
         self.tabs.show()
@@ -330,9 +266,7 @@ class MainWindow(QMainWindow):
         index = self.tabs.addTab(view, _tab_title(session.title))
         self.tabs.setCurrentIndex(index)
         controller.load_history()
-        if self.sessions.row_of(session.id) is None:
-            self.sessions.upsert(SessionRow(session.id, session.title, _now()))
-        self.session_panel.select_session(session.id)
+        self.chat_list.add(session.id, session.title)
         self.focus_input()
         self.ready.emit()
 
@@ -347,16 +281,16 @@ class MainWindow(QMainWindow):
             self.draft.setFocus(Qt.FocusReason.OtherFocusReason)
             QTimer.singleShot(0, self.input_ready.emit)
 
-    def _close_tab(self, index: int) -> None:
+    def close_tab(self, index: int) -> None:
         view = self.tabs.widget(index)
         if isinstance(view, ChatView):
             if view.controller.busy:
                 view.controller.stop()
-            self._drop_tab(view.controller.id)
+            self.drop_tab(view.controller.id)
         if self.tabs.count() == 0:
             self.new_chat()
 
-    def _drop_tab(self, session_id: str) -> None:
+    def drop_tab(self, session_id: str) -> None:
         view = self.views.pop(session_id, None)
         controller = self.controllers.pop(session_id, None)
         if view is not None:
@@ -370,7 +304,7 @@ class MainWindow(QMainWindow):
         self.context_panel.bind(controller, self.host.tools.tools)
         self.settings_panel.bind(controller)
         if controller is not None:
-            self.session_panel.select_session(controller.id)
+            self.chat_list.select(controller.id)
         # After this event: the chat is shown and its message box usable before any loading starts.
         QTimer.singleShot(0, self, lambda: self.background.chat_shown(self.current_controller()))
 
@@ -383,188 +317,9 @@ class MainWindow(QMainWindow):
         if view is not None:
             self.tabs.setTabText(self.tabs.indexOf(view), _tab_title(title))
             self.tabs.setTabToolTip(self.tabs.indexOf(view), title)
-        self.sessions.set_title(controller.id, title)
+        self.chat_list.set_title(controller.id, title)
 
-    def _on_activity(self, controller: ChatController) -> None:
-        if not self.session_panel.search.text().strip():
-            self.sessions.upsert(SessionRow(controller.id, controller.title, _now()))
-            self.session_panel.select_session(controller.id)
-
-    def _rename(self, session_id: str, title: str) -> None:
-        controller = self.controllers.get(session_id)
-        if controller is not None:
-            controller.rename(title)
-            return
-        workspace = self.workspace
-        if workspace is not None:
-            self.bridge.call(
-                lambda: workspace.store.update_session(session_id, title=title), on_error=self._show_error
-            )
-
-    def delete_chat(self, session_id: str) -> None:
-        """Remove the chat from the list at once; it is deleted for good unless undone in time."""
-        workspace = self.workspace
-        if workspace is None:
-            return
-        self.banner.flush()
-        removed = self.sessions.remove(session_id)
-        if removed is None:
-            return
-        position, row = removed
-        was_open = session_id in self.views
-        if was_open:
-            self._drop_tab(session_id)
-            if self.tabs.count() == 0:
-                self.new_chat()
-
-        def undo() -> None:
-            self._pending_delete = None
-            self.sessions.restore(position, row)
-            if was_open:
-                self.open_chat(session_id)
-
-        def commit() -> None:
-            self._pending_delete = None
-            self.bridge.call(workspace.store.delete_session, session_id, on_error=self._show_error)
-
-        self._pending_delete = session_id
-        title = row.title or "Untitled chat"
-        self.banner.show_message(
-            f"Deleted “{title}”.",
-            level="info",
-            action="Undo",
-            callback=undo,
-            timeout_ms=UNDO_DELETE_MS,
-            on_expire=commit,
-        )
-
-    def _search(self, text: str) -> None:
-        workspace = self.workspace
-        if workspace is None:
-            return
-        token = self._search_generation.next()
-        root = str(workspace.agent.root)
-
-        def run() -> list[SessionRow]:
-            sessions = [
-                s for s in workspace.store.sessions() if s.agent_path == root and s.id != self._pending_delete
-            ]
-            if not text:
-                return [SessionRow.of(s) for s in sessions]
-            return rows_for_search(text, sessions, workspace.store.search(text))
-
-        def done(rows: list[SessionRow]) -> None:
-            if self._search_generation.is_current(token):
-                self.sessions.set_rows(rows)
-
-        self.bridge.call(run, on_result=done, on_error=self._show_error)
-
-    # --- context ------------------------------------------------------------------------------
-
-    def show_context(
-        self, context: RequestContext, message_id: int | None = None, controller: ChatController | None = None
-    ) -> None:
-        """View Context of one reply; with its message id and chat, it offers What if…."""
-        from desktop.dialogs.view_context import ViewContextDialog
-
-        agent = self.workspace.agent if self.workspace else None
-        on_what_if: Callable[[], None] | None = None
-        if message_id is not None and controller is not None:
-            chat, reply = controller, message_id
-
-            def what_if() -> None:
-                dialog.accept()
-                self.show_what_if(chat, reply, context)
-
-            on_what_if = what_if
-        attached = controller.session.attached_resources() if controller is not None else None
-        dialog = ViewContextDialog(
-            context, agent, self.host.tools.tools(), self, on_what_if=on_what_if, attached=attached
-        )
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.last_context_dialog = dialog
-        dialog.open()
-
-    def show_what_if(self, controller: ChatController, message_id: int, context: RequestContext) -> None:
-        from desktop.dialogs.what_if import WhatIfDialog
-
-        dialog = WhatIfDialog(controller, message_id, context, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.resend_requested.connect(
-            lambda selection, include, exclude, text, c=controller: self._resend(
-                c, selection, include, exclude, text
-            )
-        )
-        self.last_what_if_dialog = dialog
-        dialog.open()
-
-    def _resend(
-        self,
-        controller: ChatController,
-        selection: dict[str, Any],
-        include: list[Any],
-        exclude: list[Any],
-        text: str,
-    ) -> None:
-        """Apply the what-if to the chat, then send the same message again (or, while a reply is
-        still running, leave it in the message box)."""
-
-        def send() -> None:
-            view = self.views.get(controller.id)
-            if view is None:
-                return
-            if not controller.send(text):
-                view.composer.setPlainText(text)
-                view.show_error(
-                    "A reply is still running: the message is in the box, send it when it is done."
-                )
-            else:
-                view.conversation.scroll_to_bottom()
-
-        controller.apply_what_if(selection, include, exclude, send)
-
-    def view_last_context(self) -> None:
-        controller = self.current_controller()
-        entry = controller.last_reply_entry() if controller else None
-        if entry is not None and entry.context is not None:
-            self.show_context(entry.context, entry.message_id, controller)
-        elif (view := self.current_view()) is not None:
-            view.show_error("No reply in this chat has a context yet: send a message first.")
-
-    # --- MCP resources and prompts -------------------------------------------------------------
-
-    def attach_resource(self) -> None:
-        """Choose a resource of a tool server and attach it to the current chat as a reference."""
-        from desktop.dialogs.attach_resource import AttachResourceDialog
-
-        controller, manager = self.current_controller(), self._tool_servers()
-        if controller is None or manager is None:
-            return
-        dialog = AttachResourceDialog(self.bridge, manager, controller, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.last_resource_dialog = dialog
-        dialog.open()
-
-    def insert_prompt(self, name: str = "") -> None:
-        """Choose a prompt of a tool server (``name`` preselects one) and put it in the message box."""
-        from desktop.dialogs.insert_prompt import InsertPromptDialog
-
-        view, manager = self.current_view(), self._tool_servers()
-        if view is None or manager is None:
-            return
-        dialog = InsertPromptDialog(self.bridge, manager, self, preselect=name)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.text_ready.connect(view.insert_text)
-        self.last_prompt_dialog = dialog
-        dialog.open()
-
-    def _tool_servers(self) -> Any:
-        """The agent's McpManager, or None (explained in the chat) when tools are off."""
-        if self.host.mcp is None and (view := self.current_view()) is not None:
-            view.show_error(
-                "Tool servers are not running: install the 'mcp' extra, or wait for the agent to open."
-            )
-        return self.host.mcp
+    # --- the current chat -----------------------------------------------------------------------
 
     def compact_chat(self) -> None:
         view = self.current_view()
@@ -605,7 +360,7 @@ class MainWindow(QMainWindow):
             workspace.agent,
             change,
             on_result=lambda _: self.host.reload_agent(),
-            on_error=self._show_error,
+            on_error=self.show_error,
         )
 
     # --- management window --------------------------------------------------------------------
@@ -625,7 +380,7 @@ class MainWindow(QMainWindow):
 
     # --- errors, layout, closing --------------------------------------------------------------
 
-    def _show_error(self, error: BaseException) -> None:
+    def show_error(self, error: BaseException) -> None:
         text = str(error) if isinstance(error, ContextDeskError) else f"Something went wrong: {error!r}"
         if not isinstance(error, ContextDeskError):
             logger.error("core call failed", exc_info=error)
@@ -657,9 +412,3 @@ class MainWindow(QMainWindow):
 def _tab_title(title: str) -> str:
     title = title or "New chat"
     return title if len(title) <= 28 else title[:27] + "…"
-
-
-def _now() -> float:
-    import time
-
-    return time.time()

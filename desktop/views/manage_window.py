@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 from agent_core.agent.loader import Agent
 from agent_core.workspace import Workspace
 from desktop.bridge import CoreBridge
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.settings import app_settings
 from desktop.views.document_panel import DocumentPanel
 from desktop.views.window_geometry import place_window
-from desktop.workspace_host import WorkspaceHost
 
 __all__ = ["ManageWindow"]
 

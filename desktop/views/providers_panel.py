@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -34,16 +32,16 @@ from agent_core.agent.schema import AgentConfig, ProviderConfig
 from agent_core.agent.secrets import ENV_SCHEME, resolve_secret
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ProviderSettings
-from agent_core.providers.registry import create_provider, provider_types
-from desktop.agent_config import save_config_change
+from agent_core.providers.catalog import probe_provider
+from agent_core.providers.registry import provider_types
 from desktop.bridge import CoreBridge, Generation
+from desktop.controllers.agent_config import save_config_change
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.models.providers import ProviderColumn, ProviderListModel, ProviderRole
 from desktop.theme import colors
-from desktop.workspace_host import WorkspaceHost
 
 __all__ = ["ProvidersPanel"]
 
-TEST_TIMEOUT_S = 15.0
 KEY_MODES = (
     ("keyring", "System keyring"),
     ("env", "Environment variable (env://)"),
@@ -343,14 +341,6 @@ class ProvidersPanel(QWidget):
         self.test_result.setText("Testing…")
         self.test_button.setEnabled(False)
 
-        async def test() -> list[str]:
-            provider = create_provider(settings)
-            try:
-                models = await asyncio.wait_for(provider.list_models(), TEST_TIMEOUT_S)
-            finally:
-                await provider.aclose()
-            return [m.id for m in models]
-
         def done(models: list[str]) -> None:
             if not self._test_generation.is_current(token):
                 return
@@ -369,14 +359,9 @@ class ProvidersPanel(QWidget):
             self.test_button.setEnabled(True)
             self.models.setStringList([])
             self.test_result.setStyleSheet(f"color: {colors().error};")
-            if isinstance(error, TimeoutError):
-                self.test_result.setText(
-                    f"No answer in {TEST_TIMEOUT_S:.0f} s: check the base URL and the network."
-                )
-            else:
-                self.test_result.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
+            self.test_result.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
 
-        self.bridge.submit(test(), done, failed)
+        self.bridge.submit(probe_provider(settings), done, failed)
 
     def _failed(self, error: BaseException) -> None:
         self.error.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))

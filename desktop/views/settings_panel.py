@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
-from desktop.chat_controller import ChatController
+from desktop.controllers.chat_controller import ChatController
 from desktop.theme import colors
 
 __all__ = ["SettingsPanel"]

@@ -25,8 +25,9 @@ from agent_core.agent.loader import Agent
 from agent_core.agent.schema import AgentConfig, IncludeMode, McpServerConfig, ToolSettings
 from agent_core.errors import ContextDeskError
 from agent_core.mcp.types import ServerStatus, ToolInfo
-from desktop.agent_config import save_config_change
 from desktop.bridge import CoreBridge
+from desktop.controllers.agent_config import save_config_change
+from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.models.tools import (
     ServerColumn,
     ServerRole,
@@ -36,7 +37,6 @@ from desktop.models.tools import (
     ToolRole,
 )
 from desktop.theme import colors
-from desktop.workspace_host import WorkspaceHost
 
 __all__ = ["ToolsPanel"]
 

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.context.items import ItemRef
 from desktop.app import DesktopApp
-from desktop.chat_controller import ChatController
+from desktop.controllers.chat_controller import ChatController
 from desktop.dialogs.what_if import WhatIfDialog
 from desktop.models.context_items import Column, Role
 from desktop.views.message_widgets import MessageWidget, SummaryWidget
@@ -145,8 +145,8 @@ def open_what_if(qtbot: QtBot, app: DesktopApp) -> WhatIfDialog:
     dialog = open_context(qtbot, app)
     assert not dialog.what_if_button.isHidden()
     qtbot.mouseClick(dialog.what_if_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: getattr(app.window, "last_what_if_dialog", None) is not None, timeout=WAIT_MS)
-    what_if = app.window.last_what_if_dialog
+    qtbot.waitUntil(lambda: app.window.dialogs.last_what_if_dialog is not None, timeout=WAIT_MS)
+    what_if = app.window.dialogs.last_what_if_dialog
     assert isinstance(what_if, WhatIfDialog)
     return what_if
 

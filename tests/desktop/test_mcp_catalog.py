@@ -55,7 +55,7 @@ def test_a_servers_resource_is_attached_to_the_chat_as_a_reference_and_sent(
     references = window.context_panel.sections["reference"]
     action = next(a for a in references.add_menu.actions() if a.text() == "Attach from a tool server…")
     action.trigger()
-    dialog = window.last_resource_dialog
+    dialog = window.dialogs.last_resource_dialog
     assert isinstance(dialog, AttachResourceDialog)
     qtbot.waitUntil(lambda: dialog.model.rowCount() == 1, timeout=WAIT_MS)
     index = dialog.model.index(0)
@@ -86,10 +86,8 @@ def test_a_servers_prompt_is_filled_in_and_put_in_the_message_box_not_sent(
     assert view is not None
     view.composer.setPlainText("/prompt review")
     qtbot.keyClick(view.composer, Qt.Key.Key_Return)
-    qtbot.waitUntil(
-        lambda: getattr(with_demo.window, "last_prompt_dialog", None) is not None, timeout=WAIT_MS
-    )
-    dialog = with_demo.window.last_prompt_dialog
+    qtbot.waitUntil(lambda: with_demo.window.dialogs.last_prompt_dialog is not None, timeout=WAIT_MS)
+    dialog = with_demo.window.dialogs.last_prompt_dialog
     assert isinstance(dialog, InsertPromptDialog)
     qtbot.waitUntil(lambda: set(dialog.fields) == {"code", "language"}, timeout=WAIT_MS)
     prompt = dialog.selected()

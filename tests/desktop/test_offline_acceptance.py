@@ -130,10 +130,8 @@ def test_a_new_user_chats_offline_adds_a_rule_sees_the_context_approves_a_tool_a
 
         first_reply = replies(again)[0]
         qtbot.mouseClick(first_reply.context_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(
-            lambda: getattr(again.window, "last_context_dialog", None) is not None, timeout=REPLY_WAIT_MS
-        )
-        dialog = again.window.last_context_dialog
+        qtbot.waitUntil(lambda: again.window.dialogs.last_context_dialog is not None, timeout=REPLY_WAIT_MS)
+        dialog = again.window.dialogs.last_context_dialog
         references = column_rows(dialog, "reference")  # type: ignore[arg-type]
         assert any(r[1] == "markdown-cheatsheet" and r[2] == "Agent" and r[3] for r in references)
         assert ("200", "writing-style", "Manual", "") in column_rows(dialog, "rule")  # type: ignore[arg-type]

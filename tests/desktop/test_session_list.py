@@ -72,13 +72,13 @@ def test_a_deleted_chat_can_be_undone_and_is_gone_for_good_otherwise(
     window = desktop.window
     store = desktop.host.workspace.store  # type: ignore[union-attr]
     newest = window.sessions.index(0, 0).data(Role.SESSION_ID)
-    window.delete_chat(newest)
+    window.chat_list.delete(newest)
     assert titles(desktop) == ["What is the capital of France?"]
     assert window.banner.isVisibleTo(window) and window.banner.action_button().text() == "Undo"
     screenshot(window, "deleted_with_undo")
     qtbot.mouseClick(window.banner.action_button(), Qt.MouseButton.LeftButton)
     assert len(titles(desktop)) == 2 and store.session(newest) is not None
 
-    window.delete_chat(newest)
+    window.chat_list.delete(newest)
     window.banner.flush()  # what the timeout (or closing the window) does
     qtbot.waitUntil(lambda: store.session(newest) is None, timeout=WAIT_MS)

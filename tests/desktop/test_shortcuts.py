@@ -65,7 +65,7 @@ def test_ctrl_i_opens_view_context_of_the_last_reply(qtbot: QtBot, desktop: Desk
     assert view is not None
     press(qtbot, desktop, Qt.Key.Key_I)  # no reply yet: said inline, no dialog
     assert "send a message first" in view.inline_error.text() and not view.inline_error.isHidden()
-    assert getattr(desktop.window, "last_context_dialog", None) is None
+    assert desktop.window.dialogs.last_context_dialog is None
 
     scripted(desktop).enqueue_reply("First.")
     send(qtbot, desktop, "one")
@@ -75,8 +75,8 @@ def test_ctrl_i_opens_view_context_of_the_last_reply(qtbot: QtBot, desktop: Desk
     qtbot.waitUntil(lambda: idle(desktop) and view.controller.conversation.rowCount() == 4, timeout=WAIT_MS)
 
     press(qtbot, desktop, Qt.Key.Key_I)
-    qtbot.waitUntil(lambda: getattr(desktop.window, "last_context_dialog", None) is not None, timeout=WAIT_MS)
-    dialog = desktop.window.last_context_dialog
+    qtbot.waitUntil(lambda: desktop.window.dialogs.last_context_dialog is not None, timeout=WAIT_MS)
+    dialog = desktop.window.dialogs.last_context_dialog
     assert isinstance(dialog, ViewContextDialog)
     last = view.controller.last_reply_entry()
     assert last is not None and dialog.context is last.context

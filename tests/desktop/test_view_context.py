@@ -38,8 +38,8 @@ def last_reply(app: DesktopApp) -> MessageWidget:
 def open_context(qtbot: QtBot, app: DesktopApp) -> ViewContextDialog:
     reply = last_reply(app)
     qtbot.mouseClick(reply.context_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: getattr(app.window, "last_context_dialog", None) is not None, timeout=WAIT_MS)
-    dialog = app.window.last_context_dialog
+    qtbot.waitUntil(lambda: app.window.dialogs.last_context_dialog is not None, timeout=WAIT_MS)
+    dialog = app.window.dialogs.last_context_dialog
     assert isinstance(dialog, ViewContextDialog)
     return dialog
 
@@ -48,7 +48,7 @@ def ask_with_selection(qtbot: QtBot, app: DesktopApp) -> None:
     workspace = app.host.workspace
     assert workspace is not None
     workspace.selector.start_loading()
-    qtbot.waitUntil(workspace.selector.indexer.is_ready, timeout=60_000)
+    qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
     scripted(app).enqueue_reply("Use snake_case names and type hints.")
     send(qtbot, app, "@ref:release-notes How should I name my Python functions and write code?")
     qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)

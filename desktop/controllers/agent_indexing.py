@@ -7,7 +7,6 @@ the model is ready and the embedding itself begins: the model's own load has its
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -39,20 +38,17 @@ class AgentIndexing(QObject):
         request are dropped)."""
         token = self._generation.next()
         agent = workspace.agent
-        documents = [candidate.document for candidate in agent_candidates(agent, (), tools)]
-        if not documents:
+        candidates = agent_candidates(agent, (), tools)
+        if not candidates:
             return
-        indexer = workspace.selector.indexer
-        strategy = agent.config.selection.strategy
+        selector, config = workspace.selector, agent.config.selection
 
         async def run() -> Timings | None:
-            try:
-                await asyncio.to_thread(indexer.wait_until_ready)
-            except IndexerError:
+            if not await selector.wait_for_model():
                 return None  # the model did not load: its own status says so, and why
             if self._generation.is_current(token):
-                self.bridge.emit_to_gui(self._started, (token, len(documents)))
-            return await asyncio.to_thread(indexer.index, documents, strategy)
+                self.bridge.emit_to_gui(self._started, (token, len(candidates)))
+            return await selector.index_ahead(candidates, config)
 
         def done(timings: Timings | None) -> None:
             if timings is not None and self._generation.is_current(token):

@@ -19,7 +19,6 @@ from desktop.bridge import CoreBridge, Generation
 from desktop.models.conversation import ConversationModel, Entry
 
 if TYPE_CHECKING:
-    from agent_core.chat.resolved_model import ProviderResolver
     from agent_core.chat.session import ChatSession
     from agent_core.mcp.types import ResourceContent, ResourceInfo
 
@@ -48,14 +47,7 @@ class ChatController(QObject):
     context_changed = Signal()  # a reply finished or the history loaded: the gauge reads it again
     model_checked = Signal()  # whether the chat's model takes tools is known (again)
 
-    def __init__(
-        self,
-        bridge: CoreBridge,
-        session: ChatSession,
-        parent: QObject | None = None,
-        *,
-        resolve_provider: ProviderResolver | None = None,
-    ) -> None:
+    def __init__(self, bridge: CoreBridge, session: ChatSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.bridge = bridge
         self.session = session
@@ -64,7 +56,6 @@ class ChatController(QObject):
         self._compacting = False
         self._saved_user_message = False
         self._what_if_generation = Generation()
-        self._resolve_provider = resolve_provider
         self._model_generation = Generation()
         self._tool_calling: ToolCalling = "native"
         self.settings_changed.connect(self.check_model)
@@ -97,25 +88,14 @@ class ChatController(QObject):
 
     def check_model(self) -> None:
         """Ask the chat's provider, on the core thread, how its model uses tools."""
-        resolve = self._resolve_provider
-        if resolve is None:
-            return
         token = self._model_generation.next()
-        model_ref = self.session.chat_settings.model
-
-        def check() -> ToolCalling:
-            try:
-                provider, model_id = resolve(model_ref)
-            except ContextDeskError:
-                return "native"
-            return provider.tool_calling(model_id)
 
         def done(tool_calling: ToolCalling) -> None:
             if self._model_generation.is_current(token):
                 self._tool_calling = tool_calling
                 self.model_checked.emit()
 
-        self.bridge.call(check, on_result=done, on_error=self._report)
+        self.bridge.call(self.session.tool_calling, on_result=done, on_error=self._report)
 
     # --- history ------------------------------------------------------------------------------
 

@@ -1,0 +1,144 @@
+"""The dialogs the main window opens for the current chat: View Context, What if…, attaching a
+tool server's resource and inserting one of its prompts.
+
+Each is opened window-modal and deletes itself on close; the newest of each kind is kept in a
+``last_*_dialog`` attribute so tests (and people debugging) can reach it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+
+from desktop.controllers.chat_controller import ChatController
+
+if TYPE_CHECKING:
+    from agent_core.context.items import RequestContext
+    from desktop.dialogs.attach_resource import AttachResourceDialog
+    from desktop.dialogs.insert_prompt import InsertPromptDialog
+    from desktop.dialogs.view_context import ViewContextDialog
+    from desktop.dialogs.what_if import WhatIfDialog
+    from desktop.views.main_window import MainWindow
+
+__all__ = ["ChatDialogs"]
+
+
+class ChatDialogs:
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.last_context_dialog: ViewContextDialog | None = None
+        self.last_what_if_dialog: WhatIfDialog | None = None
+        self.last_resource_dialog: AttachResourceDialog | None = None
+        self.last_prompt_dialog: InsertPromptDialog | None = None
+
+    # --- View Context and What if… --------------------------------------------------------------
+
+    def show_context(
+        self, context: RequestContext, message_id: int | None = None, controller: ChatController | None = None
+    ) -> None:
+        """View Context of one reply; with its message id and chat, it offers What if…."""
+        from desktop.dialogs.view_context import ViewContextDialog
+
+        window = self.window
+        agent = window.workspace.agent if window.workspace else None
+        on_what_if: Callable[[], None] | None = None
+        if message_id is not None and controller is not None:
+            chat, reply = controller, message_id
+
+            def what_if() -> None:
+                dialog.accept()
+                self.show_what_if(chat, reply, context)
+
+            on_what_if = what_if
+        attached = controller.session.attached_resources() if controller is not None else None
+        dialog = ViewContextDialog(
+            context, agent, window.host.tools.tools(), window, on_what_if=on_what_if, attached=attached
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_context_dialog = dialog
+        dialog.open()
+
+    def view_last_context(self) -> None:
+        """View Context of the current chat's newest reply (or say why there is none)."""
+        controller = self.window.current_controller()
+        entry = controller.last_reply_entry() if controller else None
+        if entry is not None and entry.context is not None:
+            self.show_context(entry.context, entry.message_id, controller)
+        elif (view := self.window.current_view()) is not None:
+            view.show_error("No reply in this chat has a context yet: send a message first.")
+
+    def show_what_if(self, controller: ChatController, message_id: int, context: RequestContext) -> None:
+        from desktop.dialogs.what_if import WhatIfDialog
+
+        dialog = WhatIfDialog(controller, message_id, context, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.resend_requested.connect(
+            lambda selection, include, exclude, text, c=controller: self._resend(
+                c, selection, include, exclude, text
+            )
+        )
+        self.last_what_if_dialog = dialog
+        dialog.open()
+
+    def _resend(
+        self,
+        controller: ChatController,
+        selection: dict[str, Any],
+        include: list[Any],
+        exclude: list[Any],
+        text: str,
+    ) -> None:
+        """Apply the what-if to the chat, then send the same message again (or, while a reply is
+        still running, leave it in the message box)."""
+
+        def send() -> None:
+            view = self.window.views.get(controller.id)
+            if view is None:
+                return
+            if not controller.send(text):
+                view.composer.setPlainText(text)
+                view.show_error(
+                    "A reply is still running: the message is in the box, send it when it is done."
+                )
+            else:
+                view.conversation.scroll_to_bottom()
+
+        controller.apply_what_if(selection, include, exclude, send)
+
+    # --- MCP resources and prompts -------------------------------------------------------------
+
+    def attach_resource(self) -> None:
+        """Choose a resource of a tool server and attach it to the current chat as a reference."""
+        from desktop.dialogs.attach_resource import AttachResourceDialog
+
+        controller, manager = self.window.current_controller(), self._tool_servers()
+        if controller is None or manager is None:
+            return
+        dialog = AttachResourceDialog(self.window.bridge, manager, controller, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_resource_dialog = dialog
+        dialog.open()
+
+    def insert_prompt(self, name: str = "") -> None:
+        """Choose a prompt of a tool server (``name`` preselects one) and put it in the message box."""
+        from desktop.dialogs.insert_prompt import InsertPromptDialog
+
+        view, manager = self.window.current_view(), self._tool_servers()
+        if view is None or manager is None:
+            return
+        dialog = InsertPromptDialog(self.window.bridge, manager, self.window, preselect=name)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.text_ready.connect(view.insert_text)
+        self.last_prompt_dialog = dialog
+        dialog.open()
+
+    def _tool_servers(self) -> Any:
+        """The agent's McpManager, or None (explained in the chat) when tools are off."""
+        host = self.window.host
+        if host.mcp is None and (view := self.window.current_view()) is not None:
+            view.show_error(
+                "Tool servers are not running: install the 'mcp' extra, or wait for the agent to open."
+            )
+        return host.mcp

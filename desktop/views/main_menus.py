@@ -1,0 +1,64 @@
+"""The main window's menu bar: File, Chat and Agent, with their keyboard shortcuts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+if TYPE_CHECKING:
+    from desktop.views.agents_menu import AgentsMenu
+    from desktop.views.main_window import MainWindow
+
+__all__ = ["build_menus"]
+
+Shortcut = QKeySequence.StandardKey | str | None
+
+
+def _action(
+    window: MainWindow, menu: QMenu, text: str, slot: Callable[[], object], shortcut: Shortcut = None
+) -> None:
+    action = QAction(text, window)
+    if shortcut is not None:
+        action.setShortcut(QKeySequence(shortcut))
+    action.triggered.connect(lambda _checked=False: slot())
+    menu.addAction(action)
+
+
+def build_menus(window: MainWindow) -> AgentsMenu:
+    """Fill ``window``'s menu bar; returns the File menu's agent entries (open, recent, import)."""
+    from desktop.views.agents_menu import AgentsMenu  # with the agent importers: loaded only when needed
+
+    bar = window.menuBar()
+    file = bar.addMenu("&File")
+    _action(window, file, "New chat", window.new_chat, QKeySequence.StandardKey.New)
+    file.addSeparator()
+    agents_menu = AgentsMenu(file, window.bridge, window.host, window)
+    file.addSeparator()
+    _action(window, file, "Quit", window.close, QKeySequence.StandardKey.Quit)
+
+    dialogs = window.dialogs
+    chat = bar.addMenu("&Chat")
+    _action(window, chat, "Search chats", window.session_panel.focus_search, "Ctrl+K")
+    _action(window, chat, "Focus the message box", window.focus_input, "Ctrl+L")
+    _action(window, chat, "View Context of the last reply", dialogs.view_last_context, "Ctrl+I")
+    _action(window, chat, "Compact the conversation", window.compact_chat, "Ctrl+Shift+K")
+    chat.addSeparator()
+    _action(window, chat, "Insert a prompt from a tool server…", dialogs.insert_prompt)
+    _action(window, chat, "Attach a resource from a tool server…", dialogs.attach_resource)
+    chat.addSeparator()
+    _action(window, chat, "Stop the reply", window.stop_reply, "Esc")
+    _action(
+        window,
+        chat,
+        "Close chat tab",
+        lambda: window.close_tab(window.tabs.currentIndex()),
+        QKeySequence.StandardKey.Close,
+    )
+
+    agent = bar.addMenu("&Agent")
+    _action(window, agent, "Rules, references, tools and providers…", window.open_manager, "Ctrl+,")
+    _action(window, agent, "Reload agent files", window.host.reload_agent, "F5")
+    return agents_menu
