@@ -15,7 +15,6 @@ __all__ = ["DEFAULT_MAX_CHARS", "chunk_text"]
 
 DEFAULT_MAX_CHARS = 500
 
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 # After ., ! or ? (optionally closed by a quote or bracket) and whitespace; after CJK full
 # stops even without whitespace.

@@ -21,6 +21,7 @@ REQUIRED = (
     "agent_core/cli/main.py",
     "indexer/index.py",
     "desktop/app.py",
+    "desktop/launcher.py",
     "data/share/contextdesk/default-agent/agent.yaml",
     "data/share/contextdesk/default-agent/rules/clear-answers.md",
     "data/share/contextdesk/default-agent/references/using-contextdesk.md",

@@ -7,7 +7,6 @@ backend exists (headless Linux, CI), :func:`keyring_available` is False and call
 
 from __future__ import annotations
 
-import logging
 import re
 
 from agent_core.agent.secrets import MissingSecretError
@@ -16,14 +15,11 @@ from agent_core.errors import ContextDeskError
 __all__ = [
     "KEYRING_SCHEME",
     "SecretStoreError",
-    "delete_secret",
     "keyring_available",
     "keyring_reference",
     "resolve_keyring_secret",
     "store_secret",
 ]
-
-logger = logging.getLogger(__name__)
 
 KEYRING_SCHEME = "keyring://"
 SERVICE = "contextdesk"
@@ -73,20 +69,6 @@ def store_secret(reference: str, value: str) -> None:
         raise SecretStoreError(
             f"the keyring refused to store the key ({error}): unlock it and try again"
         ) from error
-
-
-def delete_secret(reference: str) -> None:
-    """Forget a stored key; a missing key or keyring is not an error."""
-    if not keyring_available():
-        return
-    import keyring
-    from keyring.errors import KeyringError
-
-    service, user = _split(reference)
-    try:
-        keyring.delete_password(service, user)
-    except KeyringError as error:
-        logger.info("could not delete %s from the keyring: %s", reference, error)
 
 
 def resolve_keyring_secret(value: str, *, what: str) -> str:

@@ -1,10 +1,13 @@
-"""Entry point of the ``contextdesk`` command.
+"""The ``contextdesk`` commands: parsing the command line and running one command.
 
 Each command group lives in its own module with a ``register(subparsers)`` function that adds
 its parser and sets ``handler`` to a function taking the parsed arguments and returning an exit
 code. Adding a command means adding its module to ``COMMAND_MODULES``. Only the module of the
 command being run is imported (each pulls in up to half a second of dependencies); all of them
 for top-level help or an unknown command.
+
+The ``contextdesk`` program itself is :mod:`desktop.launcher`: it sits above both front ends and
+starts the desktop app when no command is given. This module knows nothing of the desktop.
 """
 
 from __future__ import annotations
@@ -18,9 +21,7 @@ from collections.abc import Sequence
 from agent_core import __version__
 from agent_core.errors import ContextDeskError
 
-__all__ = ["build_parser", "main"]
-
-logger = logging.getLogger(__name__)
+__all__ = ["build_parser", "configure_logging", "main", "run_command"]
 
 COMMAND_MODULES = {
     "agent": "agent_core.cli.agent_commands",
@@ -49,44 +50,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     command = _command_in(argv) if argv is not None else None
     for module_name in [COMMAND_MODULES[command]] if command else COMMAND_MODULES.values():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            # A command whose module is not there yet must not break the others.
-            if error.name != module_name:
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(module_name).register(subparsers)
     return parser
 
 
-def start_desktop() -> int:
-    """Start the desktop app, or explain why it cannot start."""
-    try:
-        desktop_main = importlib.import_module("desktop.app").main
-    except ModuleNotFoundError as error:
-        if error.name in ("desktop", "desktop.app"):
-            reason = "this version of ContextDesk has no desktop app yet"
-            fix = "use the command line for now: `contextdesk --help`"
-        else:
-            reason = f"{error.name} is not installed"
-            fix = "run `python3 dev.py run`, or `pip install 'contextdesk[desktop]'`"
-        print(f"contextdesk: the desktop app cannot start: {reason}. Fix: {fix}.", file=sys.stderr)
-        return 2
-    return int(desktop_main())
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv:
-        # The desktop app needs none of the commands' modules (half a second of imports).
-        _configure_logging(verbose=False)
-        return start_desktop()
-    parser = build_parser(argv)
-    args = parser.parse_args(argv)
-    _configure_logging(verbose=args.verbose)
-    if args.command is None:
-        return start_desktop()
+def run_command(args: argparse.Namespace) -> int:
+    """Run the command parsed into ``args``; a ContextDeskError is printed with exit code 1."""
     try:
         return int(args.handler(args))
     except ContextDeskError as error:
@@ -96,7 +65,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _configure_logging(*, verbose: bool) -> None:
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line alone (no desktop): run the command in ``argv``, or print the help."""
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    configure_logging(verbose=args.verbose)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    return run_command(args)
+
+
+def configure_logging(*, verbose: bool) -> None:
+    """Warnings and errors to stderr; with ``verbose``, debug details too."""
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

@@ -170,7 +170,6 @@ class _StdioTransport:
     """``stdio_client`` with the child's stderr going to ``capture``."""
 
     def __init__(self, parameters: StdioServerParameters, capture: StderrCapture) -> None:
-        self._parameters = parameters
         self._capture = capture
         self._context = stdio_client(parameters, errlog=capture.writer)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -21,7 +20,6 @@ from indexer.errors import EmbeddingError, ModelLoadError
 
 __all__ = ["OnnxBackend", "default_model_path", "default_tokenizer_path"]
 
-logger = logging.getLogger(__name__)
 
 #: MiniLM was trained on 128 tokens; sentence-transformers runs it with 256, as do we.
 DEFAULT_MAX_TOKENS = 256

@@ -41,7 +41,7 @@ def test_offscreen_and_wayland_are_left_to_qt(monkeypatch: pytest.MonkeyPatch) -
 def test_the_command_exits_2_with_the_reason_when_there_is_no_display(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CONTEXTDESK_HOME": str(tmp_path / "home")}
     result = subprocess.run(
-        [sys.executable, "-m", "agent_core.cli.main"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "desktop.launcher"], env=env, capture_output=True, text=True, timeout=60
     )
     if sys.platform.startswith("linux"):
         assert result.returncode == 2

@@ -49,15 +49,29 @@ def test_top_level_help_still_lists_every_command() -> None:
     } <= modules
 
 
-def test_starting_the_desktop_app_imports_no_command_module() -> None:
-    probe = (
-        "import json, sys\n"
-        "from agent_core.cli import main as entry\n"
-        "entry.start_desktop = lambda: 0\n"
-        "assert entry.main([]) == 0\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('agent_core.cli.'))))\n"
-    )
+def run_probe(probe: str) -> object:
     result = subprocess.run(
         [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=60
     )
-    assert json.loads(result.stdout) == ["agent_core.cli.main"]
+    return json.loads(result.stdout.splitlines()[-1])  # the command may print before the probe
+
+
+def test_starting_the_desktop_app_imports_no_command_module() -> None:
+    probe = (
+        "import json, sys\n"
+        "from desktop import launcher\n"
+        "launcher.start_desktop = lambda: 0\n"
+        "assert launcher.main([]) == 0\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('agent_core.cli.'))))\n"
+    )
+    assert run_probe(probe) == ["agent_core.cli.main"]
+
+
+def test_a_command_run_through_the_launcher_loads_no_qt() -> None:
+    probe = (
+        "import json, sys\n"
+        "from desktop import launcher\n"
+        "launcher.main(['sessions', 'list'])\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken6', 'desktop')))))\n"
+    )
+    assert run_probe(probe) == ["desktop", "desktop.launcher"]
