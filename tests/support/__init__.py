@@ -1,0 +1,1 @@
+"""What tests share: drivers, fakes and paths. Test modules import from here, never from each other."""
