@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+from tests.support.paths import FIXTURES
 
 
 @pytest.fixture(autouse=True)
@@ -21,3 +20,9 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
 @pytest.fixture
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Tests marked ``anyio`` run on asyncio only: the core is asyncio."""
+    return "asyncio"

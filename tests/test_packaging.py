@@ -12,7 +12,7 @@ import pytest
 
 from agent_core import resources
 from agent_core.errors import ContextDeskError
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 
 def load_script(relative: str) -> ModuleType:

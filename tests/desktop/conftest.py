@@ -1,4 +1,5 @@
-"""Desktop tests: Qt offscreen, a test agent answered by the scripted provider, screenshots."""
+"""Desktop tests: Qt offscreen and a test agent answered by the scripted provider (drivers and
+screenshots: tests/support/desktop_driver.py)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,11 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.scaffold import create_agent
-from agent_core.providers.scripted import ScriptedProvider
 from desktop.app import DesktopApp, create_app
-from tests.conftest import REPO_ROOT
-
-SCREENSHOTS = REPO_ROOT / "artifacts" / "screenshots"
-WAIT_MS = 15_000
+from tests.support.desktop_driver import WAIT_MS
 
 AGENT_YAML = """\
 name: Test Assistant
@@ -102,25 +98,3 @@ def desktop(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
     qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
     yield app
     app.close()
-
-
-def scripted(app: DesktopApp) -> ScriptedProvider:
-    workspace = app.host.workspace
-    assert workspace is not None
-    provider, _ = workspace.providers.resolve("scripted:x")
-    assert isinstance(provider, ScriptedProvider)
-    return provider
-
-
-def settle() -> None:
-    """Let posted layout requests run, so a grab shows the final geometry."""
-    for _ in range(5):
-        QApplication.processEvents()
-
-
-def screenshot(widget: QWidget, name: str) -> Path:
-    settle()
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    widget.grab().save(str(path))
-    return path

@@ -12,37 +12,11 @@ from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.workspace import Workspace
-from desktop.app import DesktopApp, create_app
+from desktop.app import DesktopApp
 from desktop.views.status_indicator import StatusIndicator
 from indexer import Indexer
-from tests.desktop.conftest import WAIT_MS, screenshot
-from tests.desktop.fakes import PRELOADING_TYPE, HeldBackend, PreloadingProvider
-from tests.desktop.test_chat_flow import idle, send
-
-
-def use_model(agent_dir: Path, model_ref: str) -> None:
-    """Make ``model_ref`` (on the provider ``warm``, a model that loads like a local one) the chat model."""
-    path = agent_dir / "agent.yaml"
-    text = path.read_text().replace("model: scripted:x", f"model: {model_ref}")
-    path.write_text(
-        text.replace("  scripted: {}\n", f"  scripted: {{}}\n  warm:\n    type: {PRELOADING_TYPE}\n")
-    )
-
-
-def start(qtbot: QtBot, agent_dir: Path, factory: object = None) -> DesktopApp:
-    create_app()
-    app = DesktopApp(factory)  # type: ignore[arg-type]
-    app.start(agent_dir)
-    qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
-    return app
-
-
-def warm_provider(app: DesktopApp) -> PreloadingProvider:
-    workspace = app.host.workspace
-    assert workspace is not None
-    provider, _ = workspace.providers.resolve("warm:_")
-    assert isinstance(provider, PreloadingProvider)
-    return provider
+from tests.support.desktop_driver import WAIT_MS, idle, screenshot, send, start, use_model, warm_provider
+from tests.support.desktop_fakes import HeldBackend
 
 
 @pytest.fixture

@@ -9,19 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-
-
-def send(qtbot: QtBot, app: DesktopApp, text: str) -> None:
-    view = app.window.current_view()
-    assert view is not None
-    view.composer.setPlainText(text)
-    qtbot.keyClick(view.composer, Qt.Key.Key_Return)
-
-
-def idle(app: DesktopApp) -> bool:
-    controller = app.window.current_controller()
-    return controller is not None and not controller.busy and controller.conversation.rowCount() > 0
+from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
 
 
 def test_a_sent_message_streams_into_a_markdown_reply(qtbot: QtBot, desktop: DesktopApp) -> None:

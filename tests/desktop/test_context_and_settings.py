@@ -9,14 +9,7 @@ from pytestqt.qtbot import QtBot
 from agent_core.agent.scaffold import create_agent
 from agent_core.context.items import ItemRef
 from desktop.app import DesktopApp
-from desktop.models.context_items import Column
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-from tests.desktop.test_chat_flow import idle, send
-
-
-def names(app: DesktopApp, item_type: str) -> list[str]:
-    section = app.window.context_panel.sections[item_type]  # type: ignore[index]
-    return [section.proxy.index(r, Column.NAME).data() for r in range(section.proxy.rowCount())]
+from tests.support.desktop_driver import WAIT_MS, idle, names, screenshot, scripted, send
 
 
 def test_items_added_and_removed_in_the_panel_change_what_the_next_message_uses(

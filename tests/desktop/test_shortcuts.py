@@ -8,8 +8,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.dialogs.view_context import ViewContextDialog
-from tests.desktop.conftest import WAIT_MS, scripted
-from tests.desktop.test_chat_flow import idle, send
+from tests.support.desktop_driver import WAIT_MS, idle, scripted, send
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 

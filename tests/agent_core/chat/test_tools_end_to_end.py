@@ -21,7 +21,7 @@ from agent_core.providers.pool import ProviderPool
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
-from tests.conftest import FIXTURES
+from tests.support.paths import FIXTURES
 
 DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
 

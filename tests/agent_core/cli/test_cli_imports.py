@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 PROBE = """
 import json, sys

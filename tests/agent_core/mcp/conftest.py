@@ -1,82 +1,23 @@
-"""Real MCP servers for the tests: our demo server, and published ones from PyPI and npm."""
+"""Fixtures for the MCP tests: the demo server over HTTP, the npm servers (helpers: tests/support/mcp_servers.py)."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from agent_core.agent.schema import StdioServerConfig
-from tests.conftest import FIXTURES, REPO_ROOT
-
-DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
-TESTS_DIR = REPO_ROOT / "tests"
-NODE_MODULES = TESTS_DIR / "node_modules"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-def demo(*args: str, **settings: Any) -> StdioServerConfig:
-    """The demo server over stdio, run by this Python."""
-    return StdioServerConfig(command=sys.executable, args=[str(DEMO_SERVER), *args], **settings)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_until_listening(process: subprocess.Popen[bytes], port: int, timeout: float = 20.0) -> None:
-    """Poll the port until it accepts connections, the process exits, or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            pass
-        try:
-            code = process.wait(timeout=0.05)  # waits on the process, and notices it dying
-        except subprocess.TimeoutExpired:
-            continue
-        raise AssertionError(f"the server exited with {code} before listening on {port}")
-    raise AssertionError(f"nothing listened on port {port} within {timeout} s")
-
-
-def start_http_server(
-    command: list[str], port: int, env: dict[str, str] | None = None
-) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(
-        command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        wait_until_listening(process, port)
-    except AssertionError:
-        process.kill()
-        process.wait()
-        raise
-    return process
-
-
-def stop_process(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+from tests.support.mcp_servers import (
+    DEMO_SERVER,
+    NODE_MODULES,
+    TESTS_DIR,
+    free_port,
+    start_http_server,
+    stop_process,
+)
 
 
 @pytest.fixture
@@ -101,9 +42,3 @@ def node_modules() -> Path:
     if not (NODE_MODULES / "@modelcontextprotocol" / "server-everything").is_dir():
         subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=TESTS_DIR, check=True)
     return NODE_MODULES
-
-
-def npm_server(modules: Path, package: str, *args: str, **settings: Any) -> StdioServerConfig:
-    """An npm server run with node directly (no npx: nothing is fetched at run time)."""
-    entry = modules / "@modelcontextprotocol" / package / "dist" / "index.js"
-    return StdioServerConfig(command=shutil.which("node") or "node", args=[str(entry), *args], **settings)

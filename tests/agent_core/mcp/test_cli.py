@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.cli.main import main
-from tests.agent_core.mcp.conftest import DEMO_SERVER
+from tests.support.mcp_servers import DEMO_SERVER
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

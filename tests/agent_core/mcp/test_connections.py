@@ -11,7 +11,7 @@ import pytest
 
 from agent_core.agent.schema import StdioServerConfig, StreamableHttpServerConfig
 from agent_core.mcp import McpManager, McpServerError, ServerState, ServerStatus, UnknownServerError
-from tests.agent_core.mcp.conftest import demo, free_port
+from tests.support.mcp_servers import demo, free_port
 
 pytestmark = pytest.mark.anyio
 

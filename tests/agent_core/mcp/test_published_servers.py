@@ -12,7 +12,7 @@ import pytest
 
 from agent_core.agent.schema import SseServerConfig, StdioServerConfig, StreamableHttpServerConfig
 from agent_core.mcp import McpManager, ServerState
-from tests.agent_core.mcp.conftest import free_port, npm_server, start_http_server, stop_process
+from tests.support.mcp_servers import free_port, npm_server, start_http_server, stop_process
 
 pytestmark = pytest.mark.anyio
 

@@ -17,7 +17,7 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.writer import save_agent_config
 from agent_core.mcp import McpManager, ToolInfo, effective_tool_settings, tool_fingerprint
-from tests.agent_core.mcp.conftest import DEMO_SERVER
+from tests.support.mcp_servers import DEMO_SERVER
 
 
 def test_defaults_are_always_and_ask() -> None:

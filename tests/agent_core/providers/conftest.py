@@ -4,12 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.agent_core.providers.fake_api import FakeApi
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+from tests.support.fake_api import FakeApi
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from agent_core.providers.base import (
     UsageEvent,
 )
 from agent_core.providers.retry import stream_with_retries
-from tests.agent_core.providers.fake_api import FakeApi, Reply, json_fixture, sse_fixture
+from tests.support.fake_api import FakeApi, Reply, json_fixture, sse_fixture
 
 pytestmark = pytest.mark.anyio
 

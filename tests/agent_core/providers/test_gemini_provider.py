@@ -24,7 +24,7 @@ from agent_core.providers.base import (
 )
 from agent_core.providers.gemini_provider import GeminiProvider
 from agent_core.providers.retry import stream_with_retries
-from tests.agent_core.providers.fake_api import FakeApi, Reply, json_fixture, sse_fixture
+from tests.support.fake_api import FakeApi, Reply, json_fixture, sse_fixture
 
 pytestmark = pytest.mark.anyio
 

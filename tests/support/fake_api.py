@@ -11,10 +11,11 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
+from tests.support.paths import FIXTURES as TEST_FIXTURES
+
+PROVIDER_FIXTURES = TEST_FIXTURES / "providers"
 
 
 @dataclass
@@ -37,12 +38,12 @@ class Recorded:
 
 def sse_fixture(name: str) -> list[bytes]:
     """The events of an SSE fixture file, each with its blank-line terminator."""
-    text = (FIXTURES / name).read_text(encoding="utf-8")
+    text = (PROVIDER_FIXTURES / name).read_text(encoding="utf-8")
     return [(event.strip("\n") + "\n\n").encode("utf-8") for event in text.split("\n\n") if event.strip()]
 
 
 def json_fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    return json.loads((PROVIDER_FIXTURES / name).read_text(encoding="utf-8"))
 
 
 class FakeApi:
