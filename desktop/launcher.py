@@ -23,8 +23,9 @@ def start_desktop() -> int:
         # Imported by name, when asked for: desktop.app loads Qt.
         desktop_main = importlib.import_module("desktop.app").main
     except ModuleNotFoundError as error:
+        package = (error.name or "a package it needs").split(".")[0]  # PySide6.QtCore -> PySide6
         print(
-            f"contextdesk: the desktop app cannot start: {error.name} is not installed. "
+            f"contextdesk: the desktop app cannot start: {package} is not installed. "
             "Fix: run `python3 dev.py run`, or `pip install 'contextdesk[desktop]'`; "
             "the command line works without it (`contextdesk --help`).",
             file=sys.stderr,
