@@ -123,7 +123,7 @@ def run_tests(pytest_args: list[str]) -> int:
     if call([str(BIN / "mypy")], env=env) != 0:
         return 1
     step("import contracts (lint-imports; the layers in pyproject.toml)")
-    if call([str(BIN / "lint-imports")], env=env) != 0:
+    if call([str(BIN / "lint-imports"), "--no-logo"], env=env) != 0:
         return 1
     step("dead code (vulture)")
     if not no_dead_code(env):

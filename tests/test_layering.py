@@ -21,7 +21,7 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(LINT_IMPORTS), "--no-cache"],
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo"],
         cwd=root,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(root)},
         capture_output=True,
