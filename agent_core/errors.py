@@ -64,3 +64,8 @@ class ProviderUnavailableError(ProviderError):
 
 class ProviderRequestError(ProviderError):
     """The provider rejected the request itself (HTTP 400/404/422: unknown model, too long...)."""
+
+
+class SelectionUnavailableError(ContextDeskError):
+    """The embedding model behind per-message selection failed to load or to embed; the message
+    says why and what to do."""

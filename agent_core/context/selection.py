@@ -18,10 +18,18 @@ from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import SelectionConfig
 from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
+from agent_core.errors import SelectionUnavailableError
 from agent_core.paths import user_dirs
-from indexer import Document, Indexer, IndexerError, SelectionSettings, Timings, tool_document
+from indexer import Document, Indexer, IndexerError, SelectionSettings, tool_document
 
-__all__ = ["Candidate", "ContextSelector", "SelectionOutcome", "document_candidate", "tool_candidate"]
+__all__ = [
+    "Candidate",
+    "ContextSelector",
+    "IndexingDone",
+    "SelectionOutcome",
+    "document_candidate",
+    "tool_candidate",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +40,15 @@ NEAR_MISSES_KEPT = 8
 class Candidate:
     ref: ItemRef
     document: Document
+
+
+@dataclass(frozen=True)
+class IndexingDone:
+    """What indexing ahead did."""
+
+    chunks: int  # chunks of the candidates, in all
+    embedded: int  # of which newly embedded (the rest came from the cache)
+    seconds: float
 
 
 @dataclass(frozen=True)
@@ -88,11 +105,11 @@ class ContextSelector:
         """Whether the embedding model has loaded; only looks (no waiting, no new load attempt).
 
         Raises:
-            IndexerError: the model failed to load; the message says why.
+            SelectionUnavailableError: the model failed to load; the message says why.
         """
         error = self._indexer.load_error
         if error is not None:
-            raise error
+            raise SelectionUnavailableError(str(error)) from error
         return self._indexer.is_ready()
 
     async def wait_for_model(self) -> bool:
@@ -103,15 +120,19 @@ class ContextSelector:
         except IndexerError:
             return False
 
-    async def index_ahead(self, candidates: Sequence[Candidate], config: SelectionConfig) -> Timings:
+    async def index_ahead(self, candidates: Sequence[Candidate], config: SelectionConfig) -> IndexingDone:
         """Embed ``candidates`` now, off the event loop, so the first :meth:`select` among them does
         not wait. Embeddings are cached by text: calling it again only embeds what changed.
 
         Raises:
-            IndexerError: the model failed to load or to embed.
+            SelectionUnavailableError: the model failed to load or to embed.
         """
         documents = [candidate.document for candidate in candidates]
-        return await asyncio.to_thread(self._indexer.index, documents, config.strategy)
+        try:
+            timings = await asyncio.to_thread(self._indexer.index, documents, config.strategy)
+        except IndexerError as error:
+            raise SelectionUnavailableError(str(error)) from error
+        return IndexingDone(timings.chunks, timings.embedded, timings.index_ms / 1000)
 
     async def select(
         self,

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.context.selection import IndexingDone
 from agent_core.context.session_context import agent_candidates
+from agent_core.errors import SelectionUnavailableError
 from desktop.bridge import CoreBridge, Generation
-from indexer import IndexerError, Timings
 
 if TYPE_CHECKING:
     from agent_core.workspace import Workspace
@@ -25,7 +26,7 @@ __all__ = ["AgentIndexing"]
 
 class AgentIndexing(QObject):
     started = Signal(int)  # how many items are being indexed
-    finished = Signal(object)  # indexer.Timings
+    finished = Signal(object)  # IndexingDone
     failed = Signal(str)  # why embedding failed
 
     def __init__(self, bridge: CoreBridge, parent: QObject | None = None) -> None:
@@ -43,20 +44,20 @@ class AgentIndexing(QObject):
             return
         selector, config = workspace.selector, agent.config.selection
 
-        async def run() -> Timings | None:
+        async def run() -> IndexingDone | None:
             if not await selector.wait_for_model():
                 return None  # the model did not load: its own status says so, and why
             if self._generation.is_current(token):
                 self.bridge.emit_to_gui(self._started, (token, len(candidates)))
             return await selector.index_ahead(candidates, config)
 
-        def done(timings: Timings | None) -> None:
+        def done(timings: IndexingDone | None) -> None:
             if timings is not None and self._generation.is_current(token):
                 self.finished.emit(timings)
 
         def failed(error: BaseException) -> None:
             if self._generation.is_current(token):
-                self.failed.emit(str(error) if isinstance(error, IndexerError) else repr(error))
+                self.failed.emit(str(error) if isinstance(error, SelectionUnavailableError) else repr(error))
 
         self.bridge.submit(run(), done, failed)
 

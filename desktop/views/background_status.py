@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QStatusBar
 
+from agent_core.errors import SelectionUnavailableError
 from desktop.bridge import CoreBridge
 from desktop.controllers.agent_indexing import AgentIndexing
 from desktop.controllers.chat_controller import ChatController
@@ -20,7 +21,7 @@ from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.views.status_indicator import StatusIndicator
 
 if TYPE_CHECKING:
-    from indexer import Timings
+    from agent_core.context.selection import IndexingDone
 
 __all__ = ["EMBEDDING_START_DELAY_MS", "BackgroundWork"]
 
@@ -110,11 +111,9 @@ class BackgroundWork(QObject):
         if workspace is None:
             self._embedding_timer.stop()
             return
-        from indexer import IndexerError
-
         try:
             ready = workspace.selector.model_ready()
-        except IndexerError as error:
+        except SelectionUnavailableError as error:
             self._embedding_timer.stop()
             self.embedding_status.fail("Embedding model failed: agent items are not chosen", str(error))
             return
@@ -129,9 +128,9 @@ class BackgroundWork(QObject):
         if workspace is not None:
             self.indexing.index(workspace, self.host.tools.tools())
 
-    def _indexed(self, timings: Timings) -> None:
+    def _indexed(self, done: IndexingDone) -> None:
         self.index_status.finish(
-            f"Agent items indexed ({timings.embedded} new chunks, {timings.index_ms / 1000:.1f} s)"
+            f"Agent items indexed ({done.embedded} new chunks, {done.seconds:.1f} s)"
         )
 
     # --- local model --------------------------------------------------------------------------

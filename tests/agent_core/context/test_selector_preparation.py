@@ -17,7 +17,8 @@ import pytest
 
 from agent_core.agent.schema import SelectionConfig
 from agent_core.context.selection import Candidate, ContextSelector, tool_candidate
-from indexer import Indexer, IndexerError, ModelLoadError
+from agent_core.errors import SelectionUnavailableError
+from indexer import Indexer, ModelLoadError
 from indexer.backends import EmbeddingBackend, FloatMatrix
 
 
@@ -79,7 +80,7 @@ def test_a_model_that_fails_to_load_is_an_answer_when_waiting_and_an_error_when_
         assert asyncio.run(selector.wait_for_model()) is False
         # Looking again (the desktop polls) keeps reporting the failure instead of retrying.
         for _ in range(2):
-            with pytest.raises(IndexerError, match="reinstall ContextDesk"):
+            with pytest.raises(SelectionUnavailableError, match="reinstall ContextDesk"):
                 selector.model_ready()
     finally:
         selector.indexer.close()
