@@ -16,8 +16,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, M
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.loader import Agent
 from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig, ToolPermissionPolicy
 from agent_core.budget.compaction import plan_compaction, summarize_conversation
 from agent_core.budget.counting import TokenCounter, counter_for

@@ -9,11 +9,12 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.importers._common import ImportedAgent, ImportError_, ImportReport
 from agent_core.agent.importers.cursor import find_cursor_rules, import_cursor_rules
 from agent_core.agent.importers.mcp_json import import_mcp_json, is_mcp_json, servers_from_mcp_json
 from agent_core.agent.importers.tsagent import import_tsagent_legacy, import_tsagent_yaml, is_tsagent_yaml
-from agent_core.agent.loader import AGENT_FILE, Agent, load_agent
+from agent_core.agent.loader import load_agent
 from agent_core.agent.schema import (
     AgentConfig,
     ChatDefaults,
