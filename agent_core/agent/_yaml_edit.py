@@ -231,6 +231,9 @@ def _count_references(root: Any, path: Path) -> Counter[int]:
         if visits > _MAX_NODES:
             raise refuse(path, None, f"its aliases expand to more than {_MAX_NODES} mappings and lists")
         counts[id(node)] += 1
+        if node.anchor.value:
+            # Keep a named anchor even when a save removes the last alias to it.
+            node.yaml_set_anchor(node.anchor.value, always_dump=True)
     return counts
 
 
