@@ -26,6 +26,7 @@ from agent_core.atomic import atomic_write_text
 from agent_core.errors import AgentFileError
 
 __all__ = [
+    "check_agent_file_saveable",
     "delete_document",
     "document_path",
     "dump_yaml",
@@ -102,6 +103,17 @@ def save_agent_config(agent: Agent) -> None:
         if document.changed:
             atomic_write_text(path, document.render())
     agent.saved_config = agent.config.model_copy(deep=True)
+
+
+def check_agent_file_saveable(root: Path) -> None:
+    """Refuse early, before anything is written, when ``root``'s agent.yaml could not be saved over.
+
+    Raises:
+        AgentFileError: agent.yaml exists but is not valid UTF-8 YAML holding a mapping.
+    """
+    path = root / AGENT_FILE
+    if path.exists():
+        EditableYaml(read_text_for_edit(path), path)
 
 
 def document_path(root: Path, kind: DocumentKind, name: str) -> Path:

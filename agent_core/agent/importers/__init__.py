@@ -22,7 +22,7 @@ from agent_core.agent.schema import (
     ProviderConfig,
     SelectionConfig,
 )
-from agent_core.agent.writer import document_path, save_agent_config, save_document
+from agent_core.agent.writer import check_agent_file_saveable, document_path, save_agent_config, save_document
 
 __all__ = [
     "ImportError_",
@@ -102,6 +102,7 @@ def apply_import(imported: ImportedAgent, target: Path, *, overwrite: bool = Fal
         agent = Agent(root=target.resolve(), config=AgentConfig(name=imported.name or target.name))
     else:
         agent = load_agent(target)
+        check_agent_file_saveable(agent.root)  # refuse before any rule or reference is written
     replace = is_new or overwrite
     config = agent.config
     if imported.name and replace:

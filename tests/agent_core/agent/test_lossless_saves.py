@@ -258,8 +258,10 @@ def test_agent_import_into_an_agent_with_a_broken_agent_yaml_refuses_and_keeps_i
     root.mkdir()
     original = b"name: A\nsystemPrompt: keep me\nchat:\n  model: x\n   bad: indent\n"
     (root / "agent.yaml").write_bytes(original)
-    source = tmp_path / "mcp.json"
-    source.write_text('{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}')
+    source = tmp_path / "project"
+    (source / ".cursor" / "rules").mkdir(parents=True)
+    (source / ".cursor" / "rules" / "style.mdc").write_text("---\nalwaysApply: true\n---\nBe brief.\n")
     assert main(["agent", "import", str(source), str(root)]) == 1
     assert "agent.yaml:5" in capsys.readouterr().err
     assert (root / "agent.yaml").read_bytes() == original
+    assert not (root / "rules").exists()
