@@ -79,7 +79,6 @@ class EditableYaml:
         Raises:
             AgentFileError: the text is not valid YAML or not a mapping; nothing may be written.
         """
-        self._path = path
         self._bom = _BOM if text.startswith(_BOM) else ""
         self._original = text.removeprefix(_BOM)
         self._newline = "\r\n" if "\r\n" in self._original else "\n"
@@ -321,6 +320,10 @@ def _patch_lines(original: str, before: str, after: str, newline: str) -> str | 
         if tag == "equal":
             continue
         new_lines = after_lines[new_start:new_end]
+        if tag == "delete":
+            end = _keep_following_comments(before_lines, start, end)
+            if start == end:
+                continue
         if start == end and (start in position or start == len(before_lines)):
             # Lines added before a known line (or at the end): nothing around them moves.
             at = position[start] if start in position else len(original_lines)
@@ -353,3 +356,19 @@ def _patch_lines(original: str, before: str, after: str, newline: str) -> str | 
         if not lines[index].endswith("\n"):
             lines[index] += newline
     return "".join(lines)
+
+
+def _keep_following_comments(lines: list[str], start: int, end: int) -> int:
+    """The end of a deleted block without the comments after it that introduce the next key.
+
+    ruamel attaches a comment to the key before it, so deleting a key would also delete the
+    comment the user wrote above the following one.
+    """
+    indent = len(lines[start]) - len(lines[start].lstrip(" "))
+    while end > start:
+        line = lines[end - 1]
+        stripped = line.lstrip(" ")
+        if stripped and not (stripped.startswith("#") and len(line) - len(stripped) <= indent):
+            break
+        end -= 1
+    return end

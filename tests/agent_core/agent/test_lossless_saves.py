@@ -265,3 +265,21 @@ def test_agent_import_into_an_agent_with_a_broken_agent_yaml_refuses_and_keeps_i
     assert "agent.yaml:5" in capsys.readouterr().err
     assert (root / "agent.yaml").read_bytes() == original
     assert not (root / "rules").exists()
+
+
+def test_removing_a_server_keeps_the_comment_written_above_the_next_one(tmp_path: Path) -> None:
+    root = tmp_path / "agent"
+    root.mkdir()
+    text = (
+        "name: A\nmcpServers:\n  # the clock\n  time:\n    command: uvx\n    # args: [x]\n\n"
+        "  # the repository\n  git:\n    command: y\n"
+    )
+    (root / "agent.yaml").write_text(text)
+    agent = load_agent(root)
+
+    def change(config):  # type: ignore[no-untyped-def]
+        del config.mcp_servers["time"]
+
+    save_config_change(agent, change)
+    after = (root / "agent.yaml").read_text()
+    assert unified_diff(text, after) == ["-  time:", "-    command: uvx", "-    # args: [x]"]
