@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_core.agent.loader import Agent, load_agent
+from agent_core.agent.agent import Agent
+from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession

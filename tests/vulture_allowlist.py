@@ -34,14 +34,13 @@ _.intra_op_num_threads
 _.enable_cpu_mem_arena
 _.max_seq_length
 
+# ruamel.yaml's round-trip loader reads the settings set on it (agent_core/agent/_yaml_edit.py).
+_.preserve_quotes
+_.allow_duplicate_keys
+
 # Plug-in hooks: each registry loads its built-ins by "module:function" name (agent_core/plugins.py).
 _.register_providers
 _.register_importers
 _.register_token_counters
 _.register_embedding_backends
 _.register_context_sources
-
-# ---------------------------------------------------------------------------------------------
-# To remove: dead code in modules being reworked in parallel for issue #11 goes here, one line
-# each with its file, until it is deleted. Empty now: what vulture found there is gone.
-# ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FrontmatterError", "SplitFile", "join_frontmatter", "split_frontmatter"]
+__all__ = ["FrontmatterError", "RawParts", "SplitFile", "join_frontmatter", "split_frontmatter", "split_raw"]
 
 _FENCE = "---"
 
@@ -41,3 +41,33 @@ def split_frontmatter(text: str) -> SplitFile:
 def join_frontmatter(header_yaml: str, body: str) -> str:
     body = body if body.endswith("\n") or not body else body + "\n"
     return f"{_FENCE}\n{header_yaml.rstrip()}\n{_FENCE}\n\n{body}"
+
+
+@dataclass(frozen=True)
+class RawParts:
+    """A markdown file cut into its exact pieces, so a save can keep the bytes it does not change."""
+
+    opening: str  # the '---' line with its line break ('' when the file has no header)
+    header: str  # the YAML between the fences, line breaks as in the file
+    closing: str  # the closing fence line with its line break
+    rest: str  # everything after the header, as in the file
+
+
+def split_raw(text: str) -> RawParts:
+    """Cut ``text`` (without a byte-order mark) into header and rest, keeping every byte.
+
+    Raises:
+        FrontmatterError: the file opens a header with ``---`` and never closes it.
+    """
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != _FENCE:
+        return RawParts(opening="", header="", closing="", rest=text)
+    for index in range(1, len(lines)):
+        if lines[index].rstrip() in (_FENCE, "..."):
+            return RawParts(
+                opening=lines[0],
+                header="".join(lines[1:index]),
+                closing=lines[index],
+                rest="".join(lines[index + 1 :]),
+            )
+    raise FrontmatterError("the header opened with '---' on line 1 is never closed")

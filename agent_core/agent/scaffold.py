@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from agent_core.agent.loader import AGENT_FILE, Agent, load_agent
+from agent_core.agent.agent import AGENT_FILE, Agent
+from agent_core.agent.loader import load_agent
 from agent_core.agent.writer import save_agent_config
 from agent_core.errors import AgentFileError
 from agent_core.paths import user_dirs

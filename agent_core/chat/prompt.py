@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.loader import Agent
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import Block, Draft, Limits, fit_request
 from agent_core.budget.reference_chunks import relevant_chunks

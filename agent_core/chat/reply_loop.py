@@ -11,8 +11,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.loader import Agent
 from agent_core.budget.fitting import ContextOverflowError
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits
 from agent_core.chat.compacting import compact_chat, history_too_long

@@ -14,8 +14,8 @@ from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.loader import Agent
 from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat

@@ -1,4 +1,4 @@
-"""``contextdesk agent new|check|import|show``."""
+"""``contextdesk agent new|check|import|show|get|set``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_core.agent import Agent, load_agent
+from agent_core.agent import AGENT_FILE, Agent, load_agent
+from agent_core.agent.config_keys import read_setting, write_setting
 from agent_core.agent.importers import import_source
 from agent_core.agent.scaffold import create_agent
 from agent_core.agent.schema import (
@@ -20,6 +21,8 @@ from agent_core.agent.schema import (
     StreamableHttpServerConfig,
 )
 from agent_core.agent.secrets import env_var_name
+from agent_core.agent.writer import dump_yaml
+from agent_core.errors import AgentFileError
 
 __all__ = ["register"]
 
@@ -72,6 +75,28 @@ def register(subparsers: Any) -> None:
     )
     show.set_defaults(handler=run_show)
 
+    getter = commands.add_parser(
+        "get",
+        help="print one setting of agent.yaml, e.g. selection.topN",
+        description="KEY is dotted, spelt as in agent.yaml (camelCase): chat.model, selection.topN, "
+        "mcpServers.time.enabled. A key that is not set prints its default (and says so on stderr).",
+    )
+    getter.add_argument("dir", type=Path)
+    getter.add_argument("key")
+    getter.set_defaults(handler=run_get)
+
+    setter = commands.add_parser(
+        "set",
+        help="change one setting of agent.yaml, keeping the rest of the file as it is",
+        description="KEY is dotted, spelt as in agent.yaml (camelCase): chat.model, selection.topN, "
+        "mcpServers.time.enabled. VALUE is read as YAML (3, false, null, 'text', [a, b]). It is "
+        "checked against the schema first; only that key's line changes.",
+    )
+    setter.add_argument("dir", type=Path)
+    setter.add_argument("key")
+    setter.add_argument("value")
+    setter.set_defaults(handler=run_set)
+
 
 def run_new(args: argparse.Namespace) -> int:
     agent = create_agent(args.dir, name=args.name)
@@ -105,6 +130,39 @@ def run_import(args: argparse.Namespace) -> int:
     for problem in agent.problems:
         print(f"  check: {problem.describe(agent.root)}")
     return 0
+
+
+def run_get(args: argparse.Namespace) -> int:
+    found = read_setting(_agent_file(args.dir), args.key)
+    if found.note:
+        print(f"contextdesk: {found.note}", file=sys.stderr)
+    print(_shown(found.value))
+    return 0
+
+
+def run_set(args: argparse.Namespace) -> int:
+    write_setting(_agent_file(args.dir), args.key, args.value)
+    return 0
+
+
+def _agent_file(folder: Path) -> Path:
+    path = folder.expanduser() / AGENT_FILE
+    if not path.is_file():
+        raise AgentFileError(
+            f"{folder} has no {AGENT_FILE}: pass an agent folder, or create one with `contextdesk agent new {folder}`"
+        )
+    return path
+
+
+def _shown(value: Any) -> str:
+    """A value as `get` prints it: scalars bare, mappings and lists as YAML."""
+    if isinstance(value, dict | list):
+        return dump_yaml(value).rstrip("\n")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
 
 
 def run_show(args: argparse.Namespace) -> int:

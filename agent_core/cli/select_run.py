@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_core.agent import load_agent
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentKind
-from agent_core.agent.loader import Agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, SessionItem

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.agent.schema import ProviderConfig
 from agent_core.agent.secrets import MissingSecretError, resolve_secret
 from agent_core.errors import ProviderConfigError

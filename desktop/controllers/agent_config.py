@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.agent.schema import AgentConfig
 from agent_core.agent.writer import save_agent_config
 

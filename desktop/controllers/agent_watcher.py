@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
-from agent_core.agent.loader import AGENT_FILE
+from agent_core.agent.agent import AGENT_FILE
 
 __all__ = ["AgentWatcher"]
 

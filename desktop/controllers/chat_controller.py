@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.chat.events import ApprovalDecision, ChatEvent, Compacted, UserMessageSaved
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError

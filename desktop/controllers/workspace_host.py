@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from agent_core.agent.loader import Agent, load_agent
+from agent_core.agent.agent import Agent
+from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError

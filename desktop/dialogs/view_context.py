@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy

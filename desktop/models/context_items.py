@@ -13,8 +13,8 @@ from typing import Any
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.loader import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
 from desktop.models._table import RowTableModel

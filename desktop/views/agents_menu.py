@@ -7,8 +7,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
 
+from agent_core.agent.agent import AGENT_FILE
 from agent_core.agent.importers import ImportReport, import_source
-from agent_core.agent.loader import AGENT_FILE
 from agent_core.agent.scaffold import create_agent
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType
 from desktop.controllers.chat_controller import ChatController

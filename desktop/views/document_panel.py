@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem, DocumentKind
-from agent_core.agent.loader import Agent
 from agent_core.agent.names import name_problem
 from agent_core.agent.schema import IncludeMode
 from agent_core.agent.writer import delete_document, save_document
@@ -359,7 +359,7 @@ class DocumentPanel(QWidget):
         root = agent.root
 
         def write() -> DocumentItem:
-            saved = save_document(root, item)
+            saved = save_document(root, item, based_on=previous)
             if previous is not None and previous != item.name:
                 delete_document(root, self.kind, previous)
             return saved

@@ -8,7 +8,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.workspace import Workspace
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost

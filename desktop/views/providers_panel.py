@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.keyring_secrets import (
     KEYRING_SCHEME,
     keyring_available,
@@ -26,7 +27,6 @@ from agent_core.agent.keyring_secrets import (
     resolve_keyring_secret,
     store_secret,
 )
-from agent_core.agent.loader import Agent
 from agent_core.agent.names import name_problem
 from agent_core.agent.schema import AgentConfig, ProviderConfig
 from agent_core.agent.secrets import ENV_SCHEME, resolve_secret

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.agent.schema import AgentConfig, IncludeMode, McpServerConfig, ToolSettings
 from agent_core.errors import ContextDeskError
 from agent_core.mcp.types import ServerStatus, ToolInfo

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.workspace import Workspace

@@ -123,3 +123,24 @@ def test_without_a_keyring_the_panel_refuses_to_pretend_and_suggests_env(
     panel.key.setText("sk-secret")
     panel.save()
     assert "no system keyring" in panel.error.text()
+
+
+def test_a_rule_header_edited_in_the_panel_changes_exactly_that_line_of_the_file(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    path = agent_dir / "rules" / "pirate.md"
+    original = (
+        "---\r\n# kept: a comment in the header\r\ndescription: 'Talk like a pirate'\r\npriorityLevel: 7\r\n"
+        "include: manual\r\n---\r\n\r\nYo ho ho, ünïcödé.\r\n"
+    )
+    path.write_bytes(original.encode())
+    qtbot.waitUntil(
+        lambda: desktop.host.workspace.agent.rules["pirate"].priority_level == 7,  # type: ignore[union-attr]
+        timeout=WAIT_MS,
+    )
+    panel = open_manager(qtbot, desktop, "rules").rules
+    panel.open_item("pirate")
+    panel.editor.priority.setValue(8)
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: b"priorityLevel: 8" in path.read_bytes(), timeout=WAIT_MS)
+    assert path.read_bytes().decode() == original.replace("priorityLevel: 7", "priorityLevel: 8")

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.importers._common import (
     AgentImportError,
     ImportedAgent,
@@ -21,7 +22,7 @@ from agent_core.agent.importers._common import (
     read_structured_file,
 )
 from agent_core.agent.importers.mcp_json import servers_from_mcp_json
-from agent_core.agent.loader import AGENT_FILE, Agent, load_agent
+from agent_core.agent.loader import load_agent
 from agent_core.agent.schema import (
     AgentConfig,
     ChatDefaults,
@@ -29,7 +30,7 @@ from agent_core.agent.schema import (
     ProviderConfig,
     SelectionConfig,
 )
-from agent_core.agent.writer import document_path, save_agent_config, save_document
+from agent_core.agent.writer import check_agent_file_saveable, document_path, save_agent_config, save_document
 from agent_core.plugins import PluginRegistry
 
 __all__ = [
@@ -100,6 +101,7 @@ def apply_import(imported: ImportedAgent, target: Path, *, overwrite: bool = Fal
         agent = Agent(root=target.resolve(), config=AgentConfig(name=imported.name or target.name))
     else:
         agent = load_agent(target)
+        check_agent_file_saveable(agent.root)  # refuse before any rule or reference is written
     replace = is_new or overwrite
     config = agent.config
     if imported.name and replace:

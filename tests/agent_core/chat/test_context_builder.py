@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from agent_core.agent import IncludeMode, load_agent
+from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.loader import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.agent.schema import SelectionConfig, ToolPermissionPolicy
 from agent_core.chat.approvals import needs_approval

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_core.agent import load_agent
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import (
     ApprovalDecision,

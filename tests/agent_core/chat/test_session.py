@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_core.agent import IncludeMode, load_agent
-from agent_core.agent.loader import Agent
+from agent_core.agent.agent import Agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import (
     ApprovalDecision,

@@ -1,0 +1,45 @@
+"""An agent folder as loaded: its settings, its rules and references, and what was wrong with it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_core.agent.items import DocumentItem, DocumentKind, Problem
+from agent_core.agent.schema import AgentConfig
+
+__all__ = ["AGENT_FILE", "Agent"]
+
+AGENT_FILE = "agent.yaml"
+
+
+@dataclass
+class Agent:
+    """An agent folder as loaded: its settings, its items and what was wrong with it."""
+
+    root: Path
+    config: AgentConfig
+    rules: dict[str, DocumentItem] = field(default_factory=dict)
+    references: dict[str, DocumentItem] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    # Blocks of agent.yaml that failed validation, kept verbatim so a save does not drop them.
+    unparsed_providers: dict[str, Any] = field(default_factory=dict)
+    unparsed_servers: dict[str, Any] = field(default_factory=dict)
+    # The settings as agent.yaml held them when loaded (or last saved): a save writes only what
+    # differs from them, so whatever else is in the file stays as the user wrote it.
+    saved_config: AgentConfig | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def documents(self, kind: DocumentKind) -> dict[str, DocumentItem]:
+        return self.rules if kind == "rule" else self.references
+
+    def document(self, kind: DocumentKind, name: str) -> DocumentItem | None:
+        return self.documents(kind).get(name)

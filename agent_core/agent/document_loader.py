@@ -1,0 +1,165 @@
+"""Loading rules/*.md and references/*.md: every valid file loads, each fault becomes a Problem."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
+from agent_core.agent._text_file import read_text
+from agent_core.agent._yaml_source import (
+    YamlDocument,
+    YamlSyntaxError,
+    describe_validation_error,
+    parse_yaml,
+    validation_errors,
+)
+from agent_core.agent.items import FOLDER_OF_KIND, DocumentItem, DocumentKind, Problem
+from agent_core.agent.names import name_problem, suggest_name
+from agent_core.agent.schema import ItemFrontmatter
+
+__all__ = ["ITEM_SUFFIX", "MAX_ITEM_BYTES", "load_document", "load_documents"]
+
+ITEM_SUFFIX = ".md"
+MAX_ITEM_BYTES = 5 * 1024 * 1024
+
+
+def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> dict[str, DocumentItem]:
+    """Every valid item file of one kind, by name, sorted by name."""
+    folder = root / FOLDER_OF_KIND[kind]
+    if not folder.is_dir():
+        return {}
+    items: dict[str, DocumentItem] = {}
+    lowered: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.is_dir():
+            continue
+        if path.suffix != ITEM_SUFFIX:
+            if not path.name.endswith("~") and path.suffix not in {".tmp", ".swp"}:
+                problems.append(
+                    Problem(
+                        path,
+                        f"not a {kind} file (only {ITEM_SUFFIX} files are read)",
+                        f"rename it to {path.stem}{ITEM_SUFFIX} to use it",
+                        severity="warning",
+                    )
+                )
+            continue
+        item = load_document(path, kind, problems)
+        if item is None:
+            continue
+        if item.name.lower() in lowered:
+            problems.append(
+                Problem(
+                    path,
+                    f"another {kind} is named '{lowered[item.name.lower()].stem}' "
+                    "(the names differ only in case)",
+                    "rename one of the two files; this one is left out",
+                )
+            )
+            continue
+        lowered[item.name.lower()] = path
+        items[item.name] = item
+    return items
+
+
+def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> DocumentItem | None:
+    """One rule or reference file, or None (with problems recorded) when it cannot be used."""
+    name = path.stem
+    if problem := name_problem(name):
+        problems.append(
+            Problem(path, f"file name: {problem}", f"rename the file to {suggest_name(name)}{ITEM_SUFFIX}")
+        )
+        return None
+    try:
+        if path.stat().st_size > MAX_ITEM_BYTES:
+            problems.append(
+                Problem(
+                    path,
+                    f"the file is larger than {MAX_ITEM_BYTES // (1024 * 1024)} MB",
+                    f"split it into several {kind}s",
+                )
+            )
+            return None
+    except OSError as error:
+        problems.append(
+            Problem(
+                path, f"cannot read the file: {error.strerror}", "check that it exists and you may read it"
+            )
+        )
+        return None
+    text = read_text(path, problems)
+    if text is None:
+        return None
+    try:
+        parts = split_frontmatter(text)
+    except FrontmatterError as error:
+        problems.append(Problem(path, str(error), "add a line with just '---' after the header", line=1))
+        return None
+    header: dict[str, Any] = {}
+    document: YamlDocument | None = None
+    if parts.header is None:
+        problems.append(
+            Problem(
+                path,
+                "no header; defaults are used (include: manual, priorityLevel: 500)",
+                "add a '---' header with name, description, priorityLevel and include",
+                line=1,
+                severity="warning",
+            )
+        )
+    else:
+        try:
+            document = parse_yaml(parts.header, first_line=parts.header_first_line)
+        except YamlSyntaxError as error:
+            problems.append(
+                Problem(path, f"header: {error}", "fix the YAML between the '---' lines", error.line)
+            )
+            return None
+        if document.data is not None and not isinstance(document.data, Mapping):
+            problems.append(
+                Problem(
+                    path,
+                    "the header must be a mapping of keys to values",
+                    "write `key: value` lines between the '---' lines",
+                    parts.header_first_line,
+                )
+            )
+            return None
+        header = dict(document.data or {})
+    try:
+        meta = ItemFrontmatter.model_validate(header)
+    except ValidationError as error:
+        for item in validation_errors(error):
+            message, fix = describe_validation_error(item, ItemFrontmatter)
+            line = document.line_of(list(item["loc"])) if document else None
+            problems.append(
+                Problem(path, f"header: {message}", f"{fix}; this {kind} is left out until then", line)
+            )
+        return None
+    if meta.name is not None and meta.name != name:
+        problems.append(
+            Problem(
+                path,
+                f"the header says name '{meta.name}' but the file is {path.name}; the file name is used",
+                f"rename the file to {meta.name}{ITEM_SUFFIX} or change the name",
+                document.line_of(["name"]) if document else None,
+                "warning",
+            )
+        )
+    if not parts.body.strip():
+        problems.append(
+            Problem(path, f"the {kind} has no text", "write its text below the header", severity="warning")
+        )
+    return DocumentItem(
+        kind=kind,
+        name=name,
+        description=meta.description,
+        priority_level=meta.priority_level,
+        include=meta.include,
+        text=parts.body,
+        path=path,
+    )
