@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_core.agent import IncludeMode, load_agent
+from agent_core.agent import load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.budget.counting import counter_for
 from agent_core.chat.events import ReplyFinished
@@ -18,29 +17,20 @@ from agent_core.chat.session import ChatSession
 from agent_core.providers.base import ChatRequest
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
+from tests.support.chat_tools import Outcome, Tool
 
 TURNS = int(__import__("os").environ.get("CD_TURNS", "300"))
 WINDOW = 4096
 RESERVE = 256
 
 
-@dataclass(frozen=True)
-class Tool:
-    server: str = "logs"
-    name: str = "tail"
-    description: str = "Show the end of a log file"
-    include: IncludeMode = IncludeMode.ALWAYS
-    permission_required: bool = False
-    input_schema: Mapping[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {"n": {"type": "integer"}}}
-    )
-
-
-@dataclass(frozen=True)
-class Outcome:
-    text: str
-    is_error: bool = False
-    elapsed_seconds: float = 0.001
+LOG_TAIL = Tool(
+    "logs",
+    "tail",
+    "Show the end of a log file",
+    permission_required=False,
+    input_schema={"type": "object", "properties": {"n": {"type": "integer"}}},
+)
 
 
 class ChattyLogs:
@@ -50,11 +40,11 @@ class ChattyLogs:
         self.random = random.Random(7)
 
     def tools(self) -> Sequence[Tool]:
-        return [Tool()]
+        return [LOG_TAIL]
 
     async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> Outcome:
         words = [f"line{self.random.randint(0, 99999)}" for _ in range(1500 + self.random.randint(0, 3000))]
-        return Outcome(" ".join(words))
+        return Outcome(" ".join(words), elapsed_seconds=0.001)
 
 
 def check_request(request: ChatRequest, budget: int) -> None:

@@ -4,8 +4,8 @@ what-if agreeing on it."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,27 +28,7 @@ from agent_core.context.sources import ContextRequest, ContextSource, default_so
 from agent_core.providers.base import ToolCalling, ToolSpec
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-
-
-@dataclass(frozen=True)
-class Tool:
-    server: str
-    name: str
-    description: str
-    include: IncludeMode = IncludeMode.AGENT
-    permission_required: bool = True
-    input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-
-
-class Tools:
-    def __init__(self, tools: Sequence[Tool]) -> None:
-        self._tools = list(tools)
-
-    def tools(self) -> Sequence[Tool]:
-        return self._tools
-
-    async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> Any:
-        raise AssertionError("no tool runs in these tests")
+from tests.support.chat_tools import PythonTools, Tool
 
 
 class ToollessModel(ScriptedProvider):
@@ -73,7 +53,7 @@ def agent(tmp_path: Path) -> Agent:
 
 TOOLS = [
     Tool("db", "run_query", "Run a SQL query", IncludeMode.ALWAYS),
-    Tool("mail", "send", "Send an e-mail"),
+    Tool("mail", "send", "Send an e-mail", IncludeMode.AGENT),
 ]
 
 
@@ -136,7 +116,7 @@ def test_sending_and_what_if_build_the_same_context(agent: Agent, tmp_path: Path
     session = ChatSession.create(
         agent,
         ChatStore(tmp_path / "chats.sqlite3"),
-        ChatServices(resolve_provider=lambda m: (provider, "x"), tools=Tools(TOOLS)),
+        ChatServices(resolve_provider=lambda m: (provider, "x"), tools=PythonTools(TOOLS)),
     )
     session.add_item(ItemRef("reference", "schema"))
 

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -34,42 +31,7 @@ from agent_core.providers.base import Provider
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-
-
-@dataclass(frozen=True)
-class Tool:
-    server: str
-    name: str
-    description: str
-    include: IncludeMode = IncludeMode.ALWAYS
-    permission_required: bool = True
-    input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-
-
-@dataclass(frozen=True)
-class Outcome:
-    text: str
-    is_error: bool = False
-    elapsed_seconds: float = 0.01
-
-
-class PythonTools:
-    """Tools backed by plain functions: the chat loop's tool dependency, not the code under test."""
-
-    def __init__(self, tools: Sequence[Tool], functions: Mapping[str, Any]) -> None:
-        self._tools = list(tools)
-        self._functions = functions
-        self.calls: list[tuple[str, str, Mapping[str, Any]]] = []
-
-    def tools(self) -> Sequence[Tool]:
-        return self._tools
-
-    async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> Outcome:
-        self.calls.append((server, tool, arguments))
-        try:
-            return Outcome(str(self._functions[tool](**arguments)))
-        except (KeyError, TypeError, ValueError) as error:
-            return Outcome(f"error: {error}", is_error=True)
+from tests.support.chat_tools import PythonTools, Tool
 
 
 async def no_sleep(seconds: float) -> None:

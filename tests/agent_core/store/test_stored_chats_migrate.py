@@ -7,21 +7,19 @@ import os
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent_core.agent import IncludeMode, load_agent
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import ToolOutcome
 from agent_core.context.items import ItemRef
 from agent_core.providers.base import Provider
 from agent_core.store.chats import ChatStore
 from agent_core.store.export import export_json, export_markdown
+from tests.support.chat_tools import PythonTools, Tool
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "chats_v1"
 
@@ -42,32 +40,16 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> None:
     time.tzset()
 
 
-@dataclass(frozen=True)
-class FixtureTool:
-    """The tools the fixture's chats were made with (one always, one manual)."""
-
-    server: str
-    name: str
-    description: str
-    include: IncludeMode
-    permission_required: bool = True
-    input_schema: Mapping[str, Any] = field(default_factory=dict)
-
-
-class FixtureTools:
-    def tools(self) -> Sequence[FixtureTool]:
-        return [
-            FixtureTool("calc", "double", "Double a number", IncludeMode.ALWAYS),
-            FixtureTool("calc", "negate", "Negate a number", IncludeMode.MANUAL),
-        ]
-
-    async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
-        raise AssertionError("opening a chat runs no tool")
+# The tools the fixture's chats were made with (one always, one manual).
+FIXTURE_TOOLS = [
+    Tool("calc", "double", "Double a number", IncludeMode.ALWAYS),
+    Tool("calc", "negate", "Negate a number", IncludeMode.MANUAL),
+]
 
 
 def open_chat(store: ChatStore, session_id: str) -> ChatSession:
     agent = load_agent(FIXTURE / "agent")
-    services = ChatServices(resolve_provider=_no_provider, tools=FixtureTools())
+    services = ChatServices(resolve_provider=_no_provider, tools=PythonTools(FIXTURE_TOOLS))
     return ChatSession.open(agent, store, session_id, services)
 
 
