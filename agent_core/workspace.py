@@ -6,6 +6,7 @@ selector (one embedding model for the app), the tools and the model providers.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
+from agent_core.errors import UserDataError
 from agent_core.providers.pool import ProviderPool
 from agent_core.store.chats import ChatStore
 
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from agent_core.mcp import McpManager, ServerStatus
 
 __all__ = ["Workspace"]
+
+logger = logging.getLogger(__name__)
 
 
 class Workspace:
@@ -37,7 +41,11 @@ class Workspace:
     ) -> None:
         self.agent = agent
         self.store = store or ChatStore()
-        self.store.recover_interrupted()
+        try:
+            self.store.recover_interrupted()
+        except UserDataError as error:
+            # Chats can still be read and started; the same error meets the first save that fails.
+            logger.warning("could not mark interrupted replies: %s", error)
         self.selector = selector or ContextSelector()
         self.mcp: McpManager | None = None
         if tools is None and agent.config.mcp_servers:

@@ -1,4 +1,4 @@
-"""``contextdesk sessions list|show|export|search``."""
+"""``contextdesk sessions list|show|export|search|repair``."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from typing import Any
 
 from agent_core.atomic import atomic_write_text
 from agent_core.errors import ContextDeskError
+from agent_core.paths import user_dirs
 from agent_core.store.chats import ChatStore, StoredSession
 from agent_core.store.export import describe_context, export_json, export_markdown
+from agent_core.store.salvage import repair_database
 
 __all__ = ["register"]
 
@@ -39,6 +41,12 @@ def register(subparsers: Any) -> None:
     search.add_argument("text")
     search.set_defaults(handler=run_search)
 
+    repair = commands.add_parser(
+        "repair",
+        help="copy what a damaged chat database still holds into a new one (the old file is kept)",
+    )
+    repair.set_defaults(handler=run_repair)
+
 
 def _session(store: ChatStore, session_id: str) -> StoredSession:
     session = store.session(session_id)
@@ -48,6 +56,14 @@ def _session(store: ChatStore, session_id: str) -> StoredSession:
             return matches[0]
         raise ContextDeskError(f"no saved chat has the id {session_id}: see `contextdesk sessions list`")
     return session
+
+
+def _damage_notice(store: ChatStore) -> int:
+    """Exit code 1 with a note on stderr when a read skipped a damaged part of the database."""
+    if store.damage is None:
+        return 0
+    print(f"contextdesk: only what could be read is shown: {store.damage}", file=sys.stderr)
+    return 1
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -63,13 +79,13 @@ def run_list(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
-        return 0
-    if not sessions:
+        return _damage_notice(store)
+    if not sessions and store.damage is None:
         print("No saved chats yet. Start one with `contextdesk chat`.")
     for session in sessions:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(session.updated_at))
         print(f"{session.id}  {when}  {session.title or '(untitled)'}")
-    return 0
+    return _damage_notice(store)
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -85,7 +101,7 @@ def run_show(args: argparse.Namespace) -> int:
             )
         if message.request_context is not None and message.role == "assistant":
             print("  " + "\n  ".join(line for line in describe_context(message.request_context) if line))
-    return 0
+    return _damage_notice(store)
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -98,7 +114,7 @@ def run_export(args: argparse.Namespace) -> int:
         print(f"Wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    return 0
+    return _damage_notice(store)
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -107,4 +123,11 @@ def run_search(args: argparse.Namespace) -> int:
         print("No message matches.")
     for hit in hits:
         print(f"{hit.session_id[:12]}  {hit.session_title or '(untitled)'}  {hit.role}: {hit.snippet}")
+    return 0
+
+
+def run_repair(args: argparse.Namespace) -> int:
+    path = user_dirs().database
+    print(f"Repairing {path}...", file=sys.stderr)
+    print(repair_database(path).summary())
     return 0

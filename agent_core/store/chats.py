@@ -10,11 +10,11 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -22,7 +22,8 @@ from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import UserDataError
 from agent_core.paths import user_dirs
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
-from agent_core.store.db import connect
+from agent_core.store.db import StoreError, connect, store_error
+from agent_core.store.salvage import readable_rows
 
 __all__ = [
     "ChatStore",
@@ -91,6 +92,7 @@ class SearchHit:
     snippet: str
 
 
+_T = TypeVar("_T")
 _CONTEXT = TypeAdapter(RequestContext)
 _ITEMS = TypeAdapter(tuple[SessionItem, ...])
 _REFS = TypeAdapter(tuple[ItemRef, ...])
@@ -102,11 +104,25 @@ _ATTACHED = TypeAdapter(tuple[AttachedResource, ...])
 class ChatStore:
     """All saved chats of this user, in one SQLite file."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, busy_timeout: float = 10.0) -> None:
         self.path = path or user_dirs().database
-        self._db = connect(self.path)
+        self._db = connect(self.path, busy_timeout=busy_timeout)
         self._lock = threading.RLock()
         self._closed = False
+        # Set when a read met a damaged part of the file and returned only what it could read.
+        self.damage: StoreError | None = None
+
+    @contextmanager
+    def _reading(self, doing: str) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            if self._closed:
+                raise UserDataError("the chat store is closed: reopen the chat")
+            try:
+                yield self._db
+            except sqlite3.IntegrityError:
+                raise
+            except sqlite3.DatabaseError as error:
+                raise store_error(error, self.path, doing) from error
 
     def close(self) -> None:
         with self._lock:
@@ -124,17 +140,21 @@ class ChatStore:
                 self._db.execute("BEGIN IMMEDIATE")
                 yield self._db
                 self._db.execute("COMMIT")
-            except sqlite3.OperationalError as error:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise UserDataError(
-                    f"could not save the chat ({error}): if the disk is full, free some space; "
-                    "what you typed is still in the message box"
-                ) from error
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+            except sqlite3.IntegrityError:
+                self._rollback()
                 raise
+            except sqlite3.DatabaseError as error:
+                self._rollback()
+                raise store_error(error, self.path, "could not save the chat") from error
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            # SQLite may have rolled back by itself (after a full disk or an I/O error).
+            with suppress(sqlite3.DatabaseError):
+                self._db.execute("ROLLBACK")
 
     # --- sessions -----------------------------------------------------------------------------
 
@@ -173,15 +193,32 @@ class ChatStore:
         return session
 
     def session(self, session_id: str) -> StoredSession | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        try:
+            with self._reading("could not read the saved chat") as db:
+                row = db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        except StoreError as error:
+            if error.problem != "damaged":
+                raise
+            return next((s for s in self._salvaged_sessions(error) if s.id == session_id), None)
         return None if row is None else _session(row)
 
     def sessions(self) -> list[StoredSession]:
-        """All sessions, most recently used first."""
-        with self._lock:
-            rows = self._db.execute("SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC").fetchall()
+        """All sessions, most recently used first (on a damaged file, those that can be read,
+        with :attr:`damage` set)."""
+        try:
+            with self._reading("could not read the saved chats") as db:
+                rows = db.execute("SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC").fetchall()
+        except StoreError as error:
+            if error.problem != "damaged":
+                raise
+            found = self._salvaged_sessions(error)
+            return sorted(found, key=lambda s: s.updated_at, reverse=True)
         return [_session(row) for row in rows]
+
+    def _salvaged_sessions(self, error: StoreError) -> list[StoredSession]:
+        self.damage = error
+        with self._reading("could not read the saved chats") as db:
+            return [s for s in (_or_none(_session, row) for row in readable_rows(db, "sessions")) if s]
 
     def update_session(
         self,
@@ -311,22 +348,39 @@ class ChatStore:
     def messages(self, session_id: str, *, with_contexts: bool = True) -> list[StoredMessage]:
         """The chat's messages in order; ``with_contexts=False`` skips reading RequestContexts
         (building a prompt needs none, and long chats have many)."""
-        if not with_contexts:
-            with self._lock:
-                rows = self._db.execute(
-                    "SELECT id, session_id, role, content, status, created_at, NULL AS request_context, tool_calls, "
-                    "tool_call_id, error, covers_until FROM messages WHERE session_id = ? ORDER BY id",
-                    (session_id,),
+        columns = (
+            "*"
+            if with_contexts
+            else (
+                "id, session_id, role, content, status, created_at, NULL AS request_context, tool_calls, "
+                "tool_call_id, error, covers_until"
+            )
+        )
+        try:
+            with self._reading("could not read the chat's messages") as db:
+                rows = db.execute(
+                    f"SELECT {columns} FROM messages WHERE session_id = ? ORDER BY id", (session_id,)
                 ).fetchall()
-            return [_message(row) for row in rows]
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,)
-            ).fetchall()
+        except StoreError as error:
+            if error.problem != "damaged":
+                raise
+            # Keep what can be read: the messages outside the damaged part of the file.
+            self.damage = error
+            with self._reading("could not read the chat's messages") as db:
+                found = (
+                    _or_none(_message, row)
+                    for row in readable_rows(db, "messages")
+                    if row["session_id"] == session_id
+                )
+                return [m for m in found if m is not None]
         return [_message(row) for row in rows]
 
     def recover_interrupted(self) -> int:
-        """Mark replies left 'streaming' by a crash or kill as 'partial'; returns how many."""
+        """Mark replies left 'streaming' by a crash or kill as 'partial'; returns how many.
+
+        Raises:
+            StoreError: the database cannot be written (damaged, read-only, locked, disk full).
+        """
         with self._transaction() as db:
             cursor = db.execute("UPDATE messages SET status = 'partial' WHERE status = 'streaming'")
         return cursor.rowcount
@@ -337,8 +391,8 @@ class ChatStore:
         if not words:
             return []
         query = " ".join(f'"{word}"*' for word in words)
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading("could not search the saved chats") as db:
+            rows = db.execute(
                 "SELECT m.id, m.session_id, m.role, s.title, "
                 "snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet "
                 "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
@@ -356,6 +410,14 @@ class ChatStore:
             )
             for row in rows
         ]
+
+
+def _or_none(read: Callable[[sqlite3.Row], _T], row: sqlite3.Row) -> _T | None:
+    """A salvaged row, or None when its stored JSON is damaged too."""
+    try:
+        return read(row)
+    except ValueError:  # pydantic's ValidationError is one
+        return None
 
 
 def _session(row: sqlite3.Row) -> StoredSession:
