@@ -68,6 +68,7 @@ async def _chat(args: argparse.Namespace) -> int:
             if status.state == "failed":
                 print(f"[tools: {status.name} failed: {status.reason}]", file=sys.stderr)
         session = workspace.open_chat(args.session) if args.session else workspace.new_chat()
+        workspace.store.acquire_lease(session.id)  # refused now if another program writes to it
         if args.model:
             session.override_settings(chat={"model": args.model})
         if args.message is not None:
@@ -161,10 +162,14 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                     print(f"{saved.id}  {saved.title or '(untitled)'}")
             elif command == "/resume":
                 try:
-                    session = workspace.open_chat(argument.strip())
+                    resumed = workspace.open_chat(argument.strip())
+                    workspace.store.acquire_lease(resumed.id)  # refused if another program writes to it
                 except ContextDeskError as error:
                     print(f"contextdesk: {error}", file=sys.stderr)
                     continue
+                if resumed.id != session.id:
+                    workspace.store.release_lease(session.id)
+                session = resumed
                 for message in session.history()[-6:]:
                     print(f"{message.role}> {message.content}")
             elif command == "/compact":
@@ -180,6 +185,7 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                     print("assistant> ", end="", flush=True)
                     await answer(session, text_to_send, auto_approve=auto_approve)
             elif command == "/new":
+                workspace.store.release_lease(session.id)
                 session = workspace.new_chat()
                 print("New chat.")
             else:

@@ -2,11 +2,20 @@
 
 Blocking SQLite calls: callers on an event loop or GUI thread run them with ``asyncio.to_thread``.
 A lock serialises use of the one connection; other processes may read through WAL meanwhile.
+
+One program writes to a chat at a time: every write takes or refreshes the chat's lease (a row
+naming the program, its host and pid, and when it last wrote), and a write to a chat whose lease
+another live program holds is refused, naming it. A lease is taken over once its program has
+ended, or after LEASE_STALE_SECONDS without a write; :meth:`ChatStore.close` releases them.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import socket
 import sqlite3
+import sys
 import threading
 import time
 import uuid
@@ -26,6 +35,7 @@ from agent_core.store.db import StoreError, connect, store_error
 from agent_core.store.salvage import readable_rows
 
 __all__ = [
+    "LEASE_STALE_SECONDS",
     "ChatStore",
     "MessageRole",
     "MessageStatus",
@@ -34,6 +44,8 @@ __all__ = [
     "StoredSession",
     "ToolCallRecord",
 ]
+
+logger = logging.getLogger(__name__)
 
 MessageRole = Literal["user", "assistant", "tool", "error", "summary"]
 # streaming: being written now; partial: the reply stopped early (crash, kill, cancel, error).
@@ -92,6 +104,9 @@ class SearchHit:
     snippet: str
 
 
+# A lease not refreshed by a write for this long is taken over even if its program still runs.
+LEASE_STALE_SECONDS = 600.0
+
 _T = TypeVar("_T")
 _CONTEXT = TypeAdapter(RequestContext)
 _ITEMS = TypeAdapter(tuple[SessionItem, ...])
@@ -111,6 +126,9 @@ class ChatStore:
         self._closed = False
         # Set when a read met a damaged part of the file and returned only what it could read.
         self.damage: StoreError | None = None
+        # Who writes through this store, as named to a second writer of the same chat.
+        self.holder = f"{_this_program()} (pid {os.getpid()})"
+        self._host = socket.gethostname()
 
     @contextmanager
     def _reading(self, doing: str) -> Iterator[sqlite3.Connection]:
@@ -125,9 +143,70 @@ class ChatStore:
                 raise store_error(error, self.path, doing) from error
 
     def close(self) -> None:
+        """Release this program's chat leases and close the database."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
+            try:
+                self._db.execute(
+                    "DELETE FROM chat_leases WHERE host = ? AND pid = ?", (self._host, os.getpid())
+                )
+            except sqlite3.DatabaseError as error:  # left behind, they are taken over when stale
+                logger.warning("could not release the chat leases in %s: %s", self.path, error)
             self._db.close()
+
+    # --- one writer per chat ------------------------------------------------------------------
+
+    def acquire_lease(self, session_id: str) -> None:
+        """Become the one program writing to this chat (every write does this too).
+
+        Raises:
+            StoreError: another program is writing to the chat (``problem == "in_use"``).
+        """
+        with self._transaction() as db:
+            self._claim(db, session_id)
+
+    def release_lease(self, session_id: str) -> None:
+        """Let other programs write to this chat (when it is closed here). Never raises: a lease
+        left behind is taken over once stale."""
+        try:
+            with self._transaction() as db:
+                db.execute(
+                    "DELETE FROM chat_leases WHERE session_id = ? AND host = ? AND pid = ?",
+                    (session_id, self._host, os.getpid()),
+                )
+        except UserDataError as error:
+            logger.warning("could not release the lease on chat %s: %s", session_id, error)
+
+    def _claim(self, db: sqlite3.Connection, session_id: str) -> None:
+        """Take or refresh this program's lease on the chat, inside a write transaction."""
+        now = time.time()
+        lease = db.execute("SELECT * FROM chat_leases WHERE session_id = ?", (session_id,)).fetchone()
+        if lease is not None and self._held_by_another(lease, now):
+            ago = max(0, round(now - lease["heartbeat"]))
+            where = "" if lease["host"] == self._host else f" on {lease['host']}"
+            raise StoreError(
+                f"this chat is open for writing in {lease['holder']}{where} (last saved {ago} s ago), "
+                "and only one program may write to a chat at a time: finish or close the chat there "
+                "and try again, or start a new chat meanwhile (reading it, e.g. `contextdesk sessions "
+                "show`, works now)",
+                "in_use",
+            )
+        db.execute(
+            "INSERT INTO chat_leases(session_id, holder, host, pid, heartbeat) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(session_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, "
+            "pid = excluded.pid, heartbeat = excluded.heartbeat",
+            (session_id, self.holder, self._host, os.getpid(), now),
+        )
+
+    def _held_by_another(self, lease: sqlite3.Row, now: float) -> bool:
+        """Whether another live program holds ``lease`` (this process's own stores share it)."""
+        if lease["host"] == self._host and lease["pid"] == os.getpid():
+            return False
+        if now - lease["heartbeat"] > LEASE_STALE_SECONDS:
+            return False
+        return lease["host"] != self._host or _running(lease["pid"])
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -190,6 +269,7 @@ class ChatStore:
                     _OVERRIDES.dump_json(session.overrides).decode(),
                 ),
             )
+            self._claim(db, session.id)
         return session
 
     def session(self, session_id: str) -> StoredSession | None:
@@ -252,10 +332,12 @@ class ChatStore:
             sets.append("attached_resources = ?")
             values.append(_ATTACHED.dump_json(attached_resources).decode())
         with self._transaction() as db:
+            self._claim(db, session_id)
             db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*values, session_id))
 
     def delete_session(self, session_id: str) -> None:
         with self._transaction() as db:
+            self._claim(db, session_id)
             db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
@@ -277,6 +359,7 @@ class ChatStore:
         """Append a message; committed before this returns, so a crash after it loses nothing."""
         now = time.time()
         with self._transaction() as db:
+            self._claim(db, session_id)
             cursor = db.execute(
                 "INSERT INTO messages(session_id, role, content, status, created_at, request_context, tool_calls, "
                 "tool_call_id, error, covers_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -329,6 +412,7 @@ class ChatStore:
             error=message.error if error is None else error,
         )
         with self._transaction() as db:
+            self._claim(db, message.session_id)
             db.execute(
                 "UPDATE messages SET content = ?, status = ?, request_context = ?, tool_calls = ?, error = ? "
                 "WHERE id = ?",
@@ -382,7 +466,18 @@ class ChatStore:
             StoreError: the database cannot be written (damaged, read-only, locked, disk full).
         """
         with self._transaction() as db:
-            cursor = db.execute("UPDATE messages SET status = 'partial' WHERE status = 'streaming'")
+            now = time.time()
+            busy = [
+                lease["session_id"]
+                for lease in db.execute("SELECT * FROM chat_leases")
+                if self._held_by_another(lease, now)
+            ]
+            # A reply another program is streaming right now is not interrupted.
+            cursor = db.execute(
+                "UPDATE messages SET status = 'partial' WHERE status = 'streaming' "
+                f"AND session_id NOT IN ({', '.join('?' for _ in busy)})",
+                busy,
+            )
         return cursor.rowcount
 
     def search(self, text: str, limit: int = 50) -> list[SearchHit]:
@@ -410,6 +505,28 @@ class ChatStore:
             )
             for row in rows
         ]
+
+
+def _this_program() -> str:
+    """What this program is, for a lease's holder: "contextdesk chat", "ContextDesk desktop"..."""
+    name = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "python"
+    if name in ("contextdesk", "main", "__main__", "launcher"):
+        command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+        return f"contextdesk {command}" if command else "ContextDesk desktop"
+    return name
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` on this host still runs (assumed so where that cannot be asked)."""
+    if sys.platform == "win32":
+        return True  # os.kill would end it there; the lease goes stale by time instead
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _or_none(read: Callable[[sqlite3.Row], _T], row: sqlite3.Row) -> _T | None:

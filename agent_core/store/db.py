@@ -102,6 +102,18 @@ def _json_object(raw: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# One writer per chat: the program writing to a chat holds its lease (see ChatStore).
+_M004_CHAT_LEASES = """
+CREATE TABLE chat_leases (
+    session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    holder TEXT NOT NULL,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    heartbeat REAL NOT NULL
+);
+"""
+
+
 Migration = str | Callable[[sqlite3.Connection], None]
 
 # Append only: never edit or reorder a migration that has shipped; add a new one.
@@ -109,12 +121,14 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("initial", _M001_INITIAL),
     ("summaries", _M002_SUMMARIES),
     ("typed_chat_state", _m003_typed_chat_state),
+    ("chat_leases", _M004_CHAT_LEASES),
 )
 
 
 # What went wrong with the database, so that each front end can add its own hint (the desktop:
 # "your message is back in the box").
-StoreProblem = Literal["full", "locked", "read_only", "damaged", "disk", "other"]
+# "in_use": another program is writing to the chat (its lease).
+StoreProblem = Literal["full", "locked", "read_only", "damaged", "disk", "in_use", "other"]
 
 
 class StoreError(UserDataError):

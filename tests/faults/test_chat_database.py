@@ -15,7 +15,7 @@ import pytest
 
 from agent_core.agent.scaffold import create_agent
 from agent_core.paths import user_dirs
-from agent_core.store.chats import ChatStore
+from agent_core.store.chats import LEASE_STALE_SECONDS, ChatStore
 from agent_core.store.db import StoreError
 from tests.support.paths import REPO_ROOT
 
@@ -237,3 +237,127 @@ def test_a_read_only_folder_is_not_called_a_damaged_file(read_only_folder: Path)
     message = str(caught.value)
     assert "not writable" in message and "CONTEXTDESK_HOME" in message
     assert "damaged" not in message and "move it away" not in message and "disk is full" not in message
+
+
+# --- one writer per chat -----------------------------------------------------------------------
+
+HOLDER = """
+import sys
+from pathlib import Path
+from agent_core.store.chats import LEASE_STALE_SECONDS, ChatStore
+store = ChatStore(Path(sys.argv[1]))
+session = store.create_session(title="held")
+store.add_message(session.id, "user", "from the first program")
+reply = store.add_message(session.id, "assistant", "streaming now", status="streaming")
+print(session.id, flush=True)
+for line in sys.stdin:
+    if line.strip() == "release":
+        store.release_lease(session.id)
+    else:
+        store.update_message(reply, content=line.strip())
+    print("done", flush=True)
+store.close()
+"""
+
+
+@pytest.fixture
+def first_writer(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Another process writing to a chat of the user's database; yields it and the chat's id."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(user_dirs().database)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None
+    session_id = process.stdout.readline().strip()
+    assert session_id, "the first writer did not start"
+    yield process, session_id
+    if process.poll() is None:
+        process.kill()
+    process.wait(timeout=30)
+    for stream in (process.stdin, process.stdout):
+        if stream is not None and not stream.closed:
+            stream.close()
+
+
+def test_a_second_program_cannot_write_to_a_chat_another_is_writing(
+    first_writer: tuple[subprocess.Popen[str], str],
+) -> None:
+    process, session_id = first_writer
+    second = ChatStore(user_dirs().database)
+    assert second.recover_interrupted() == 0  # the first program's reply is still streaming
+    with pytest.raises(StoreError) as caught:
+        second.add_message(session_id, "user", "from the second program")
+    assert caught.value.problem == "in_use"
+    assert f"(pid {process.pid})" in str(caught.value) and "start a new chat" in str(caught.value)
+    assert [m.content for m in second.messages(session_id)] == ["from the first program", "streaming now"]
+    assert second.create_session().id != session_id  # other chats are free
+
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("still mine\n")
+    process.stdin.flush()
+    assert process.stdout.readline() == "done\n"
+    process.stdin.close()  # the first program closes its store: the chat is free
+    assert process.wait(timeout=30) == 0
+    second.add_message(session_id, "user", "now mine")
+    assert [m.content for m in second.messages(session_id)] == [
+        "from the first program",
+        "still mine",
+        "now mine",
+    ]
+
+
+def test_a_chat_released_by_a_running_program_can_be_written_by_another(
+    first_writer: tuple[subprocess.Popen[str], str],
+) -> None:
+    process, session_id = first_writer
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("release\n")  # as `/new` in an interactive chat does
+    process.stdin.flush()
+    assert process.stdout.readline() == "done\n"
+    second = ChatStore(user_dirs().database)
+    second.add_message(session_id, "user", "mine now")
+    assert second.messages(session_id)[-1].content == "mine now"
+
+
+def test_the_lease_of_a_killed_program_is_taken_over(
+    first_writer: tuple[subprocess.Popen[str], str],
+) -> None:
+    process, session_id = first_writer
+    process.kill()
+    process.wait(timeout=30)
+    second = ChatStore(user_dirs().database)
+    assert second.recover_interrupted() == 1  # its reply was interrupted
+    second.add_message(session_id, "user", "taken over")
+    assert second.messages(session_id)[-1].content == "taken over"
+
+
+def test_a_lease_not_refreshed_for_long_is_taken_over(
+    first_writer: tuple[subprocess.Popen[str], str],
+) -> None:
+    _, session_id = first_writer
+    db = sqlite3.connect(user_dirs().database)
+    db.execute("UPDATE chat_leases SET heartbeat = heartbeat - ?", (LEASE_STALE_SECONDS + 1,))
+    db.commit()
+    db.close()
+    second = ChatStore(user_dirs().database)
+    second.add_message(session_id, "user", "taken over")
+    assert second.messages(session_id)[-1].content == "taken over"
+
+
+def test_contextdesk_chat_on_a_chat_another_program_writes_names_it(
+    first_writer: tuple[subprocess.Popen[str], str], tmp_path: Path
+) -> None:
+    process, session_id = first_writer
+    agent = scripted_agent(tmp_path)
+    result = contextdesk("chat", "--agent", str(agent), "--session", session_id, "hello")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1
+    assert f"(pid {process.pid})" in result.stderr and "one program may write" in result.stderr
+    assert [m.content for m in ChatStore(user_dirs().database).messages(session_id)] == [
+        "from the first program",
+        "streaming now",
+    ]
