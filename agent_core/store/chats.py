@@ -31,7 +31,7 @@ from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import UserDataError
 from agent_core.paths import user_dirs
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
-from agent_core.store.db import StoreError, connect, store_error
+from agent_core.store.db import StoreError, connect, process_running, store_error
 from agent_core.store.salvage import readable_rows
 
 __all__ = [
@@ -206,7 +206,7 @@ class ChatStore:
             return False
         if now - lease["heartbeat"] > LEASE_STALE_SECONDS:
             return False
-        return lease["host"] != self._host or _running(lease["pid"])
+        return lease["host"] != self._host or process_running(lease["pid"])
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -514,19 +514,6 @@ def _this_program() -> str:
         command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
         return f"contextdesk {command}" if command else "ContextDesk desktop"
     return name
-
-
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` on this host still runs (assumed so where that cannot be asked)."""
-    if sys.platform == "win32":
-        return True  # os.kill would end it there; the lease goes stale by time instead
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _or_none(read: Callable[[sqlite3.Row], _T], row: sqlite3.Row) -> _T | None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from agent_core.errors import UserDataError
 
-__all__ = ["MIGRATIONS", "StoreError", "StoreProblem", "connect", "migrate", "store_error"]
+__all__ = ["MIGRATIONS", "StoreError", "StoreProblem", "connect", "migrate", "process_running", "store_error"]
 
 logger = logging.getLogger(__name__)
 
@@ -173,6 +175,19 @@ def store_error(error: sqlite3.Error, path: Path, doing: str) -> StoreError:
         "other": "try again; if it keeps happening, run `contextdesk sessions repair`",
     }[problem]
     return StoreError(f"{doing} ({path}: {error}): {fix}", problem)
+
+
+def process_running(pid: int) -> bool:
+    """Whether process ``pid`` on this host still runs (assumed so where that cannot be asked)."""
+    if sys.platform == "win32":
+        return True  # os.kill would end it there; the lease goes stale by time instead
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def connect(path: Path, *, busy_timeout: float = 10.0) -> sqlite3.Connection:

@@ -9,6 +9,8 @@ so it returns every row that is not on a damaged page.
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.errors import UserDataError
-from agent_core.store.db import MIGRATIONS, connect, migrate, store_error
+from agent_core.store.db import MIGRATIONS, connect, migrate, process_running, store_error
 
 __all__ = ["RepairReport", "readable_rows", "repair_database"]
 
@@ -145,6 +147,17 @@ def _with_journals(path: Path) -> list[Path]:
 
 def _refuse_if_in_use(old: sqlite3.Connection, path: Path) -> None:
     """Stop when another program is writing to the database (its work would be lost)."""
+    try:
+        leases = old.execute("SELECT holder, host, pid FROM chat_leases").fetchall()
+    except sqlite3.DatabaseError:
+        leases = []  # an older or damaged file: nothing to learn from it
+    host = socket.gethostname()
+    for lease in leases:
+        if lease["host"] == host and lease["pid"] != os.getpid() and process_running(lease["pid"]):
+            raise UserDataError(
+                f"cannot repair the chat database while {lease['holder']} has a chat open in it: "
+                "close that program (or its chat), then run `contextdesk sessions repair` again"
+            )
     try:
         old.execute("BEGIN IMMEDIATE")
         old.execute("ROLLBACK")

@@ -361,3 +361,15 @@ def test_contextdesk_chat_on_a_chat_another_program_writes_names_it(
         "from the first program",
         "streaming now",
     ]
+
+
+def test_repair_waits_until_no_other_program_has_a_chat_open(
+    first_writer: tuple[subprocess.Popen[str], str],
+) -> None:
+    process, _ = first_writer
+    before = user_dirs().database.read_bytes()
+    result = contextdesk("sessions", "repair")
+    assert result.returncode == 1
+    assert f"(pid {process.pid}) has a chat open" in result.stderr and "close that program" in result.stderr
+    assert user_dirs().database.read_bytes() == before
+    assert not list(user_dirs().database.parent.glob("*.damaged-*"))
