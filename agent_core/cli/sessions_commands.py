@@ -54,6 +54,8 @@ def _session(store: ChatStore, session_id: str) -> StoredSession:
         matches = [s for s in store.sessions() if s.id.startswith(session_id)]
         if len(matches) == 1:
             return matches[0]
+        if store.damage is not None:
+            raise ContextDeskError(f"the saved chat {session_id} cannot be read: {store.damage}")
         raise ContextDeskError(f"no saved chat has the id {session_id}: see `contextdesk sessions list`")
     return session
 

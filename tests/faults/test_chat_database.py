@@ -34,14 +34,14 @@ def contextdesk(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def damage_a_messages_page(path: Path) -> None:
-    """Overwrite one leaf page of the messages table (from the middle) with junk bytes."""
+def damage_a_messages_page(path: Path, table: str = "messages") -> None:
+    """Overwrite one leaf page of ``table`` (from the middle) with junk bytes."""
     db = sqlite3.connect(path)
     page_size = db.execute("PRAGMA page_size").fetchone()[0]
     leaves = [
         row[0]
         for row in db.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY pageno"
+            "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", (table,)
         )
     ]
     db.close()
@@ -156,6 +156,25 @@ def test_repair_of_a_healthy_database_keeps_every_chat() -> None:
     assert result.returncode == 0, result.stderr
     assert "Saved 1 chat(s) and 2 message(s)" in result.stdout and "nothing unreadable" in result.stdout
     assert [m.content for m in ChatStore(path).messages(session.id)] == ["one", "two"]
+
+
+def test_a_damaged_page_of_chats_lists_the_others_and_says_so() -> None:
+    path = user_dirs().database
+    store = ChatStore(path)
+    ids = [store.create_session(title=f"chat {n} " + "title " * 15).id for n in range(200)]
+    store.close()
+    damage_a_messages_page(path, "sessions")
+    result = contextdesk("sessions", "list")
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 1
+    listed = [line.split()[0] for line in result.stdout.splitlines()]
+    assert 100 < len(listed) < 200 and set(listed) < set(ids)
+    assert "damaged" in result.stderr and "contextdesk sessions repair" in result.stderr
+    assert contextdesk("sessions", "show", listed[0]).returncode == 0
+    lost = next(i for i in ids if i not in listed)
+    shown = contextdesk("sessions", "show", lost)
+    assert "Traceback" not in shown.stderr
+    assert shown.returncode == 1 and "cannot be read" in shown.stderr and "sessions repair" in shown.stderr
 
 
 # --- each cause its own advice -----------------------------------------------------------------
