@@ -280,6 +280,15 @@ class ChatSession:
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
+    async def close(self) -> None:
+        """Stop the reply in progress and, once it has saved its last state, let other programs
+        write to this chat."""
+        task = self._task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            task.cancel()
+            await asyncio.wait([task])
+        await asyncio.to_thread(self.store.release_lease, self.id)
+
     async def compact(self) -> StoredMessage | None:
         """Summarize older turns now (``/compact``); None when there is too little to compact.
 

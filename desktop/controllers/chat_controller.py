@@ -135,6 +135,10 @@ class ChatController(QObject):
         if self._busy:
             self.bridge.call_soon(self.session.cancel)
 
+    def close(self) -> None:
+        """The chat's tab closes: stop any reply, then let other programs write to the chat."""
+        self.bridge.submit(self.session.close())  # never raises; this object may be gone by then
+
     def session_context_of_last_reply(self) -> RequestContext | None:
         row = self.conversation.last_context_row()
         return None if row is None else self.conversation.entry(row).context

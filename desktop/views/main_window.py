@@ -284,8 +284,7 @@ class MainWindow(QMainWindow):
     def close_tab(self, index: int) -> None:
         view = self.tabs.widget(index)
         if isinstance(view, ChatView):
-            if view.controller.busy:
-                view.controller.stop()
+            view.controller.close()
             self.drop_tab(view.controller.id)
         if self.tabs.count() == 0:
             self.new_chat()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -340,3 +341,31 @@ def test_slash_ref_to_an_unknown_reference_is_refused_before_anything_is_saved(
     with pytest.raises(ContextDeskError, match=r"no reference named 'nope'.*markdown-cheatsheet"):
         asyncio.run(collect(session, "/ref nope hello"))
     assert store.messages(session.id) == []
+
+
+def test_closing_a_chat_waits_for_its_reply_and_frees_it_for_other_programs(
+    agent: Agent, store: ChatStore
+) -> None:
+    provider = ScriptedProvider()
+    never = asyncio.Event()
+    provider.enqueue_reply(chunks=["Half an ans", never])
+    session = new_session(agent, store, provider)
+
+    async def run() -> list[tuple[str, str]]:
+        started = asyncio.Event()
+
+        async def send() -> None:
+            async for event in session.send("a long question"):
+                if isinstance(event, ReplyDelta):
+                    started.set()
+
+        sending = asyncio.create_task(send())
+        await asyncio.wait_for(started.wait(), timeout=30)
+        await session.close()
+        assert sending.done()
+        with sqlite3.connect(store.path) as db:
+            return list(db.execute("SELECT session_id, holder FROM chat_leases"))
+
+    assert asyncio.run(run()) == []
+    reply = store.messages(session.id)[-1]
+    assert (reply.content, reply.status) == ("Half an ans", "cancelled")
