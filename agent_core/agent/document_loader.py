@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
-from agent_core.agent._text_file import read_text
+from agent_core.agent._text_file import outside_problem, read_text
 from agent_core.agent._yaml_source import (
     YamlDocument,
     YamlSyntaxError,
@@ -47,6 +47,9 @@ def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> d
                         severity="warning",
                     )
                 )
+            continue
+        if escape := outside_problem(path, root):
+            problems.append(escape)
             continue
         item = load_document(path, kind, problems)
         if item is None:

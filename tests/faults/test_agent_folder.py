@@ -1,0 +1,104 @@
+"""Hostile agent folders: an agent folder cloned from someone else is untrusted input.
+
+Every case loads (the agent opens, the valid parts work) and reports what is wrong as a Problem
+with its file and a fix; nothing outside the folder is read, nothing blocks, nothing explodes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_core.agent import load_agent
+from agent_core.agent.schema import InternalServerConfig
+from agent_core.agent.writer import save_agent_config
+from agent_core.errors import AgentFileError
+from agent_core.mcp import McpManager
+
+RULE = "---\ninclude: always\n---\n\nBe kind.\n"
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def agent_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "agent"
+    write(root / "agent.yaml", "name: Cloned\n")
+    write(root / "rules" / "good.md", RULE)
+    return root
+
+
+def described(root: Path, file_name: str) -> list[str]:
+    agent = load_agent(root)
+    return [p.describe(root) for p in agent.problems if p.path.name == file_name]
+
+
+# --- symlinks out of the agent folder ----------------------------------------------------------
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    return write(tmp_path / "home" / "secret.md", "---\ninclude: always\n---\n\nSSH key: hunter2\n")
+
+
+def test_a_reference_linking_outside_the_folder_is_refused_and_reported(
+    agent_dir: Path, secret: Path
+) -> None:
+    (agent_dir / "references").mkdir()
+    (agent_dir / "references" / "leak.md").symlink_to(secret)
+    (agent_dir / "rules" / "leak.md").symlink_to(secret)
+    agent = load_agent(agent_dir)
+    assert "leak" not in agent.references and "leak" not in agent.rules
+    assert "good" in agent.rules
+    shown = [p.describe(agent_dir) for p in agent.problems if p.path.name == "leak.md"]
+    assert len(shown) == 2
+    assert all("outside the agent folder" in s and "copy the file into the agent folder" in s for s in shown)
+    assert all("hunter2" not in item.text for item in [*agent.rules.values(), *agent.references.values()])
+
+
+def test_a_link_inside_the_folder_still_works(agent_dir: Path) -> None:
+    (agent_dir / "rules" / "alias.md").symlink_to(agent_dir / "rules" / "good.md")
+    assert load_agent(agent_dir).rules["alias"].text.strip() == "Be kind."
+
+
+def test_a_linked_folder_outside_is_refused_file_by_file(agent_dir: Path, secret: Path) -> None:
+    (agent_dir / "references").symlink_to(secret.parent, target_is_directory=True)
+    agent = load_agent(agent_dir)
+    assert agent.references == {}
+    assert any("outside the agent folder" in p.message for p in agent.problems)
+
+
+def test_an_agent_yaml_linking_outside_is_not_read_nor_saved_through(agent_dir: Path, tmp_path: Path) -> None:
+    outside = write(tmp_path / "elsewhere.yaml", "name: Elsewhere\nsystemPrompt: private notes\n")
+    (agent_dir / "agent.yaml").unlink()
+    (agent_dir / "agent.yaml").symlink_to(outside)
+    agent = load_agent(agent_dir)
+    assert agent.config.system_prompt == ""
+    assert any(p.path.name == "agent.yaml" and "outside the agent folder" in p.message for p in agent.errors)
+    agent.config.description = "changed"
+    with pytest.raises(AgentFileError, match="outside the agent folder"):
+        save_agent_config(agent)
+    assert outside.read_text(encoding="utf-8") == "name: Elsewhere\nsystemPrompt: private notes\n"
+
+
+@pytest.mark.anyio
+async def test_the_references_server_never_serves_a_file_linked_from_outside(
+    agent_dir: Path, secret: Path
+) -> None:
+    write(agent_dir / "references" / "faq.md", "Ask us.\n")
+    (agent_dir / "references" / "leak.md").symlink_to(secret)
+    agent = load_agent(agent_dir)
+    server = InternalServerConfig(type="internal", tool="references")
+    async with McpManager({"refs": server}, references_source=lambda: agent.references) as manager:
+        listed = await manager.call_tool("refs", "list_references", {})
+        read = await manager.call_tool("refs", "read_reference", {"name": "leak"})
+    assert "leak" not in listed.text
+    assert read.is_error and "hunter2" not in read.text
