@@ -12,10 +12,9 @@ from pathlib import Path
 
 from agent_core.agent._text_file import outside_problem
 from agent_core.agent.agent import AGENT_FILE, Agent
-from agent_core.agent.config_loader import LoadedConfig, load_config
+from agent_core.agent.config_loader import LoadedConfig, fallback_config, load_config
 from agent_core.agent.document_loader import load_documents
 from agent_core.agent.items import Problem
-from agent_core.agent.schema import AgentConfig
 from agent_core.agent.secrets import env_var_name
 from agent_core.errors import AgentFileError
 
@@ -46,7 +45,7 @@ def load_agent(root: Path | str) -> Agent:
     problems: list[Problem] = []
     if escape := outside_problem(agent_file, root):
         problems.append(escape)
-        loaded = LoadedConfig(AgentConfig(name=root.name))
+        loaded = LoadedConfig(fallback_config(root.name))
     else:
         loaded = load_config(agent_file, problems)
     agent = Agent(

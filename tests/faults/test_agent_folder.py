@@ -6,13 +6,15 @@ with its file and a fix; nothing outside the folder is read, nothing blocks, not
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from agent_core.agent import load_agent
-from agent_core.agent.schema import InternalServerConfig
+from agent_core.agent.schema import InternalServerConfig, ToolPermissionPolicy
 from agent_core.agent.writer import save_agent_config
+from agent_core.cli.main import main
 from agent_core.errors import AgentFileError
 from agent_core.mcp import McpManager
 
@@ -102,3 +104,79 @@ async def test_the_references_server_never_serves_a_file_linked_from_outside(
         read = await manager.call_tool("refs", "read_reference", {"name": "leak"})
     assert "leak" not in listed.text
     assert read.is_error and "hunter2" not in read.text
+
+
+# --- settings that govern permissions fail closed ----------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["Ask", "allways", "'yes'", "[ask]", "3"])
+def test_an_invalid_tool_permission_asks_before_every_tool_call(agent_dir: Path, value: str) -> None:
+    write(agent_dir / "agent.yaml", f"name: Cloned\nchat:\n  temperature: 0.2\n  toolPermission: {value}\n")
+    agent = load_agent(agent_dir)
+    assert agent.config.chat.tool_permission is ToolPermissionPolicy.ASK
+    assert agent.config.chat.temperature == 0.2
+    shown = described(agent_dir, "agent.yaml")
+    assert len(shown) == 1
+    assert "agent.yaml:4: error: chat.toolPermission" in shown[0] and "asks for approval" in shown[0]
+    assert "write one of tool, ask, allow" in shown[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["name: Broken\nchat:\n model: x:y\n  toolPermission: allow\n", "name: [unclosed\n", "chat: ask\n"],
+)
+def test_an_agent_yaml_that_cannot_be_read_asks_before_every_tool_call(agent_dir: Path, text: str) -> None:
+    write(agent_dir / "agent.yaml", text)
+    agent = load_agent(agent_dir)
+    assert agent.errors
+    assert agent.config.chat.tool_permission is ToolPermissionPolicy.ASK
+
+
+def test_an_invalid_permission_required_requires_approval(agent_dir: Path) -> None:
+    write(
+        agent_dir / "agent.yaml",
+        "name: Cloned\n"
+        "mcpServers:\n"
+        "  files:\n"
+        "    command: files-server\n"
+        "    toolDefaults:\n"
+        "      permissionRequired: nope\n"
+        "    tools:\n"
+        "      delete:\n"
+        "        permissionRequired: 'false'\n"
+        "      read:\n"
+        "        permissionRequired: false\n",
+    )
+    agent = load_agent(agent_dir)
+    server = agent.config.mcp_servers["files"]
+    assert server.tool_defaults.permission_required is True
+    assert server.tools["delete"].permission_required is True
+    assert server.tools["read"].permission_required is False
+    shown = described(agent_dir, "agent.yaml")
+    assert [s.split(": error: ")[0] for s in shown] == ["agent.yaml:6", "agent.yaml:9"]
+    assert all("approval is required until it is fixed" in s and "true or false" in s for s in shown)
+    # Nothing is written back: the file keeps what the user wrote.
+    before = (agent_dir / "agent.yaml").read_bytes()
+    save_agent_config(agent)
+    assert (agent_dir / "agent.yaml").read_bytes() == before
+
+
+def test_contextdesk_chat_prints_the_agent_problems_before_chatting(
+    agent_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write(tmp_path / "script.json", json.dumps({"steps": [{"reply": "Hello."}]}))
+    write(
+        agent_dir / "agent.yaml",
+        "name: Cloned\n"
+        "chat:\n"
+        "  model: scripted:demo\n"
+        "  toolPermission: Ask\n"
+        f"providers:\n  scripted:\n    options:\n      script: {script}\n",
+    )
+    code = main(["chat", "--agent", str(agent_dir), "hi"])
+    captured = capsys.readouterr()
+    assert code == 0 and captured.out.strip() == "Hello."
+    lines = captured.err.splitlines()
+    assert lines[0].startswith("contextdesk: agent.yaml:4: error: chat.toolPermission: 'Ask'")
+    assert "Fix: write one of tool, ask, allow" in lines[0]
+    assert "agent check" in lines[1]
