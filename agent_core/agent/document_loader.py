@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
-from agent_core.agent._text_file import outside_problem, read_text
+from agent_core.agent._text_file import MAX_FILE_BYTES, outside_problem, read_text
 from agent_core.agent._yaml_source import (
     YamlDocument,
     YamlSyntaxError,
@@ -24,7 +24,7 @@ from agent_core.agent.schema import ItemFrontmatter
 __all__ = ["ITEM_SUFFIX", "MAX_ITEM_BYTES", "load_document", "load_documents"]
 
 ITEM_SUFFIX = ".md"
-MAX_ITEM_BYTES = 5 * 1024 * 1024
+MAX_ITEM_BYTES = MAX_FILE_BYTES
 
 
 def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> dict[str, DocumentItem]:
@@ -77,24 +77,7 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
             Problem(path, f"file name: {problem}", f"rename the file to {suggest_name(name)}{ITEM_SUFFIX}")
         )
         return None
-    try:
-        if path.stat().st_size > MAX_ITEM_BYTES:
-            problems.append(
-                Problem(
-                    path,
-                    f"the file is larger than {MAX_ITEM_BYTES // (1024 * 1024)} MB",
-                    f"split it into several {kind}s",
-                )
-            )
-            return None
-    except OSError as error:
-        problems.append(
-            Problem(
-                path, f"cannot read the file: {error.strerror}", "check that it exists and you may read it"
-            )
-        )
-        return None
-    text = read_text(path, problems)
+    text = read_text(path, problems, too_large_fix=f"split it into several {kind}s")
     if text is None:
         return None
     try:

@@ -36,7 +36,7 @@ def load_agent(root: Path | str) -> Agent:
             f"or create an agent there with `contextdesk agent new {root}`"
         )
     agent_file = root / AGENT_FILE
-    if not agent_file.is_file():
+    if not agent_file.exists():  # a folder or pipe named agent.yaml is a Problem, below
         raise AgentFileError(
             f"{root} has no {AGENT_FILE}, so it is not a ContextDesk agent: "
             f"create one with `contextdesk agent new {root}`, or import an existing setup "

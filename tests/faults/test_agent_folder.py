@@ -7,17 +7,23 @@ with its file and a fix; nothing outside the folder is read, nothing blocks, not
 from __future__ import annotations
 
 import json
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from agent_core.agent import load_agent
+from agent_core.agent.document_loader import MAX_ITEM_BYTES
 from agent_core.agent.schema import InternalServerConfig, ToolPermissionPolicy
 from agent_core.agent.writer import save_agent_config
 from agent_core.cli.main import main
-from agent_core.errors import AgentFileError
+from agent_core.errors import AgentFileError, ContextDeskError
 from agent_core.mcp import McpManager
 
+T = TypeVar("T")
 RULE = "---\ninclude: always\n---\n\nBe kind.\n"
 
 
@@ -180,3 +186,59 @@ def test_contextdesk_chat_prints_the_agent_problems_before_chatting(
     assert lines[0].startswith("contextdesk: agent.yaml:4: error: chat.toolPermission: 'Ask'")
     assert "Fix: write one of tool, ask, allow" in lines[0]
     assert "agent check" in lines[1]
+
+
+# --- files that are not ordinary files -----------------------------------------------------------
+
+
+def bounded(function: Callable[[], T], timeout: float = 20.0) -> T:
+    """``function()`` run in a thread, failing the test (not hanging it) when it does not return."""
+    done = threading.Event()
+    outcome: list[T] = []
+    failure: list[ContextDeskError] = []
+
+    def run() -> None:
+        try:
+            outcome.append(function())
+        except ContextDeskError as error:  # handed to the test, which re-raises it
+            failure.append(error)
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert done.wait(timeout), f"{function} did not return within {timeout} s"
+    if failure:
+        raise failure[0]
+    assert outcome, "it failed in its thread (see the warning above)"
+    return outcome[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_among_the_rules_is_reported_not_read(agent_dir: Path) -> None:
+    os.mkfifo(agent_dir / "rules" / "pipe.md")
+    agent = bounded(lambda: load_agent(agent_dir))
+    assert "pipe" not in agent.rules and "good" in agent.rules
+    [shown] = [p.describe(agent_dir) for p in agent.problems if p.path.name == "pipe.md"]
+    assert "rules/pipe.md: error: is a named pipe, not an ordinary file" in shown
+    assert "replace it with an ordinary text file" in shown
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_as_agent_yaml_is_reported_and_never_saved_over(agent_dir: Path) -> None:
+    (agent_dir / "agent.yaml").unlink()
+    os.mkfifo(agent_dir / "agent.yaml")
+    agent = bounded(lambda: load_agent(agent_dir))
+    assert any(p.path.name == "agent.yaml" and "named pipe" in p.message for p in agent.errors)
+    assert "good" in agent.rules
+    agent.config.description = "changed"
+    with pytest.raises(AgentFileError, match="named pipe"):
+        bounded(lambda: save_agent_config(agent))
+
+
+def test_a_reference_larger_than_the_cap_is_reported(agent_dir: Path) -> None:
+    write(agent_dir / "references" / "huge.md", b"x" * (MAX_ITEM_BYTES + 1))
+    write(agent_dir / "references" / "edge.md", b"y" * MAX_ITEM_BYTES)
+    agent = load_agent(agent_dir)
+    assert "huge" not in agent.references and len(agent.references["edge"].text) == MAX_ITEM_BYTES
+    [shown] = described(agent_dir, "huge.md")
+    assert "larger than 5 MB" in shown and "split it into several references" in shown
