@@ -39,6 +39,7 @@ __all__ = ["LoadedConfig", "fallback_config", "load_config", "normalize_server_b
 
 _SERVER_ADAPTER: TypeAdapter[McpServerConfig] = TypeAdapter(McpServerConfig)
 ModelT = TypeVar("ModelT", bound=BaseModel)
+_FIX_YAML = "fix the YAML at that line (indentation and ':' after each key are the usual causes)"
 _POLICIES = frozenset(policy.value for policy in ToolPermissionPolicy)
 
 
@@ -64,8 +65,7 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
             Problem(
                 path,
                 str(error),
-                "fix the YAML at that line (indentation and ':' after each key are the usual causes); "
-                "default settings are used until then",
+                f"{error.fix or _FIX_YAML}; default settings are used until then",
                 line=error.line,
             )
         )

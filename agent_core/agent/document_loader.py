@@ -102,7 +102,9 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
             document = parse_yaml(parts.header, first_line=parts.header_first_line)
         except YamlSyntaxError as error:
             problems.append(
-                Problem(path, f"header: {error}", "fix the YAML between the '---' lines", error.line)
+                Problem(
+                    path, f"header: {error}", error.fix or "fix the YAML between the '---' lines", error.line
+                )
             )
             return None
         if document.data is not None and not isinstance(document.data, Mapping):

@@ -242,3 +242,60 @@ def test_a_reference_larger_than_the_cap_is_reported(agent_dir: Path) -> None:
     assert "huge" not in agent.references and len(agent.references["edge"].text) == MAX_ITEM_BYTES
     [shown] = described(agent_dir, "huge.md")
     assert "larger than 5 MB" in shown and "split it into several references" in shown
+
+
+# --- YAML aliases that expand without end ------------------------------------------------------
+
+BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]\n"
+    for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+def test_a_billion_laughs_agent_yaml_is_refused_before_anything_expands_it(agent_dir: Path) -> None:
+    assert len(BILLION_LAUGHS) < 1000  # 10**9 values once expanded
+    write(agent_dir / "agent.yaml", "name: Laughs\n" + BILLION_LAUGHS)
+    agent = bounded(lambda: load_agent(agent_dir))
+    [problem] = [p for p in agent.errors if p.path.name == "agent.yaml"]
+    assert "aliases (*name) expand to more than 100,000 values, the limit" in problem.message
+    assert "write the values out" in problem.fix
+    assert agent.config.name == "agent"  # the fallback, as for any YAML error
+    assert agent.config.chat.tool_permission is ToolPermissionPolicy.ASK
+    assert "good" in agent.rules
+
+
+def test_a_billion_laughs_rule_header_is_refused(agent_dir: Path) -> None:
+    write(agent_dir / "rules" / "laughs.md", f"---\n{BILLION_LAUGHS}---\n\nHa.\n")
+    agent = bounded(lambda: load_agent(agent_dir))
+    assert "laughs" not in agent.rules and "good" in agent.rules
+    [shown] = described(agent_dir, "laughs.md")
+    assert "expand to more than 100,000 values" in shown
+
+
+def test_an_alias_inside_its_own_anchor_is_refused(agent_dir: Path) -> None:
+    write(agent_dir / "agent.yaml", "name: Loop\ndescription: &d [*d]\n")
+    agent = bounded(lambda: load_agent(agent_dir))
+    assert any("refers to the anchor it is inside" in p.message for p in agent.errors)
+
+
+def test_saving_over_a_billion_laughs_agent_yaml_is_refused(agent_dir: Path) -> None:
+    write(agent_dir / "agent.yaml", "name: Laughs\n" + BILLION_LAUGHS)
+    agent = bounded(lambda: load_agent(agent_dir))
+    agent.config.description = "changed"
+    with pytest.raises(AgentFileError):
+        bounded(lambda: save_agent_config(agent))
+    assert (agent_dir / "agent.yaml").read_text(encoding="utf-8") == "name: Laughs\n" + BILLION_LAUGHS
+
+
+def test_ordinary_anchors_and_aliases_still_load(agent_dir: Path) -> None:
+    write(
+        agent_dir / "agent.yaml",
+        "name: Anchors\n"
+        "mcpServers:\n"
+        "  one: &server\n"
+        "    command: run-server\n"
+        "    toolDefaults: {permissionRequired: true}\n"
+        "  two: *server\n",
+    )
+    agent = load_agent(agent_dir)
+    assert agent.errors == [] and set(agent.config.mcp_servers) == {"one", "two"}
