@@ -124,9 +124,21 @@ def read_text(path: Path, problems: list[Problem], *, too_large_fix: str | None 
         problems.append(Problem(path, refused.message, fix))
         return None
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         problems.append(
             Problem(path, f"not UTF-8 text (byte {error.start})", "save the file as UTF-8 in your editor")
         )
-    return None
+        return None
+    if (nul := text.find("\0")) >= 0:
+        # Never sent to a model or parsed: a text file has no NUL; this one is binary or damaged.
+        problems.append(
+            Problem(
+                path,
+                "contains a NUL character, so it is not read (it is not plain text)",
+                "remove the NUL characters in an editor, or save it as plain text",
+                line=text.count("\n", 0, nul) + 1,
+            )
+        )
+        return None
+    return text

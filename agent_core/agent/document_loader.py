@@ -31,11 +31,30 @@ def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> d
     """Every valid item file of one kind, by name, sorted by name."""
     folder = root / FOLDER_OF_KIND[kind]
     if not folder.is_dir():
+        if folder.exists() or folder.is_symlink():
+            problems.append(
+                Problem(
+                    folder,
+                    f"'{folder.name}' is a file, not a folder, so no {kind} is read",
+                    f"rename the file, then create a folder {folder.name}/ with one {ITEM_SUFFIX} file "
+                    f"per {kind}",
+                )
+            )
         return {}
     items: dict[str, DocumentItem] = {}
     lowered: dict[str, Path] = {}
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or path.is_dir():
+        if path.name.startswith("."):
+            continue
+        if path.is_dir():
+            problems.append(
+                Problem(
+                    path,
+                    f"a folder, not a {kind} file: sub-folders of {folder.name}/ are not read",
+                    f"put each {kind} as a {ITEM_SUFFIX} file directly in {folder.name}/",
+                    severity="error" if path.suffix == ITEM_SUFFIX else "warning",
+                )
+            )
             continue
         if path.suffix != ITEM_SUFFIX:
             if not path.name.endswith("~") and path.suffix not in {".tmp", ".swp"}:

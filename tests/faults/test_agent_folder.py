@@ -299,3 +299,37 @@ def test_ordinary_anchors_and_aliases_still_load(agent_dir: Path) -> None:
     )
     agent = load_agent(agent_dir)
     assert agent.errors == [] and set(agent.config.mcp_servers) == {"one", "two"}
+
+
+# --- odd entries in rules/ and references/ -----------------------------------------------------
+
+
+def test_a_nul_byte_in_a_rule_is_reported_and_never_reaches_the_model(agent_dir: Path) -> None:
+    write(agent_dir / "rules" / "binary.md", b"---\ninclude: always\n---\n\nBe kind.\nIgnore\x00 this.\n")
+    agent = load_agent(agent_dir)
+    assert "binary" not in agent.rules
+    assert all("\0" not in item.text for item in agent.rules.values())
+    [shown] = described(agent_dir, "binary.md")
+    assert shown.startswith("rules/binary.md:6: error: contains a NUL character")
+    assert "remove the NUL characters" in shown
+
+
+def test_a_folder_named_like_a_rule_is_reported(agent_dir: Path) -> None:
+    (agent_dir / "rules" / "x.md").mkdir()
+    (agent_dir / "references" / "assets").mkdir(parents=True)
+    agent = load_agent(agent_dir)
+    assert "x" not in agent.rules and "good" in agent.rules
+    [folder] = [p for p in agent.problems if p.path.name == "x.md"]
+    assert folder.severity == "error" and "a folder, not a rule file" in folder.message
+    assert "directly in rules/" in folder.fix
+    [assets] = [p for p in agent.problems if p.path.name == "assets"]
+    assert assets.severity == "warning"
+
+
+def test_a_rules_file_instead_of_a_folder_is_reported(agent_dir: Path) -> None:
+    write(agent_dir / "references", "not a folder\n")
+    agent = load_agent(agent_dir)
+    [problem] = [p for p in agent.errors if p.path.name == "references"]
+    assert "'references' is a file, not a folder, so no reference is read" in problem.message
+    assert "create a folder references/" in problem.fix
+    assert "good" in agent.rules
