@@ -30,6 +30,7 @@ from ruamel.yaml.scalarstring import (
     SingleQuotedScalarString,
 )
 
+from agent_core.agent._text_file import FileRefused, read_bytes
 from agent_core.agent._yaml_source import YamlSyntaxError, parse_yaml
 from agent_core.errors import AgentFileError
 
@@ -60,9 +61,9 @@ def read_text_for_edit(path: Path) -> str:
         AgentFileError: the file cannot be read or is not UTF-8 (with the line of the first bad byte).
     """
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise refuse(path, None, f"cannot read it ({error.strerror})") from error
+        data = read_bytes(path)
+    except FileRefused as error:
+        raise refuse(path, None, f"{error.message} ({error.fix})") from error
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

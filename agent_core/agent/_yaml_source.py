@@ -10,18 +10,31 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["YamlDocument", "YamlSyntaxError", "close_match", "describe_validation_error", "parse_yaml"]
+__all__ = [
+    "MAX_EXPANDED_NODES",
+    "YamlDocument",
+    "YamlSyntaxError",
+    "close_match",
+    "describe_validation_error",
+    "parse_yaml",
+]
 
 # libyaml's loader is ~10x faster (an agent's front matter is parsed at every start); same results.
 _SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class YamlSyntaxError(ValueError):
-    """Text that is not YAML, with the 1-based line of the fault when known."""
+# Aliases let a few hundred bytes stand for billions of values ("billion laughs"); anything that
+# walks the data (duplicate keys, validation, saving) would expand them. An agent file has hundreds.
+MAX_EXPANDED_NODES = 100_000
 
-    def __init__(self, message: str, line: int | None) -> None:
+
+class YamlSyntaxError(ValueError):
+    """Text that is not YAML, with the 1-based line of the fault when known, and a fix if specific."""
+
+    def __init__(self, message: str, line: int | None, fix: str | None = None) -> None:
         super().__init__(message)
         self.line = line
+        self.fix = fix
 
 
 @dataclass(frozen=True)
@@ -59,7 +72,12 @@ def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
     """
     try:
         root = yaml.compose(text, Loader=_SAFE_LOADER)
+        _check_expansion(root, first_line)  # before anything walks the data
         data = yaml.load(text, Loader=_SAFE_LOADER)  # a safe loader: no arbitrary objects
+    except RecursionError as error:
+        raise YamlSyntaxError(
+            "the YAML is nested too deeply to read", None, "flatten the nesting to a few levels"
+        ) from error
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = None if mark is None else mark.line + first_line
@@ -68,6 +86,55 @@ def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
     except yaml.YAMLError as error:
         raise YamlSyntaxError(f"invalid YAML: {error}", None) from error
     return YamlDocument(data=data, root=root, first_line=first_line)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_expansion(root: yaml.Node | None, first_line: int) -> None:
+    """Refuse a node graph whose aliases expand past ``MAX_EXPANDED_NODES``, or refer to themselves.
+
+    Counts each shared node once per use without expanding anything: linear in the file's size.
+
+    Raises:
+        YamlSyntaxError: the aliases expand too far, or an anchor contains an alias to itself.
+    """
+    if root is None:
+        return
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # the nodes being counted: an alias back to one is a cycle
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            open_nodes.discard(key)
+            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            if total > MAX_EXPANDED_NODES:
+                raise YamlSyntaxError(
+                    f"its aliases (*name) expand to more than {MAX_EXPANDED_NODES:,} values, the limit, "
+                    "so it is not read",
+                    node.start_mark.line + first_line,
+                    "write the values out instead of repeating aliases of aliases",
+                )
+            sizes[key] = total
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise YamlSyntaxError(
+                "an alias (*name) refers to the anchor it is inside, so the value never ends",
+                node.start_mark.line + first_line,
+                "remove the alias or point it at another anchor",
+            )
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
 
 
 def _child(node: yaml.Node | None, part: str | int) -> tuple[yaml.Node, yaml.Node] | None:

@@ -32,12 +32,15 @@ from agent_core.agent.schema import (
     McpServerConfig,
     ProviderConfig,
     SelectionConfig,
+    ToolPermissionPolicy,
 )
 
-__all__ = ["LoadedConfig", "load_config", "normalize_server_block"]
+__all__ = ["LoadedConfig", "fallback_config", "load_config", "normalize_server_block"]
 
 _SERVER_ADAPTER: TypeAdapter[McpServerConfig] = TypeAdapter(McpServerConfig)
 ModelT = TypeVar("ModelT", bound=BaseModel)
+_FIX_YAML = "fix the YAML at that line (indentation and ':' after each key are the usual causes)"
+_POLICIES = frozenset(policy.value for policy in ToolPermissionPolicy)
 
 
 @dataclass
@@ -54,7 +57,7 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
     fallback_name = path.parent.name
     text = read_text(path, problems)
     if text is None:
-        return LoadedConfig(AgentConfig(name=fallback_name))
+        return LoadedConfig(fallback_config(fallback_name))
     try:
         document = parse_yaml(text)
     except YamlSyntaxError as error:
@@ -62,12 +65,11 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
             Problem(
                 path,
                 str(error),
-                "fix the YAML at that line (indentation and ':' after each key are the usual causes); "
-                "default settings are used until then",
+                f"{error.fix or _FIX_YAML}; default settings are used until then",
                 line=error.line,
             )
         )
-        return LoadedConfig(AgentConfig(name=fallback_name))
+        return LoadedConfig(fallback_config(fallback_name))
     for key, line in document.duplicate_keys():
         problems.append(
             Problem(path, f"'{key}' is given twice; the last one wins", "remove one of them", line, "warning")
@@ -79,7 +81,7 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
         problems.append(
             Problem(path, "agent.yaml must be a mapping of settings", "start from `contextdesk agent new`", 1)
         )
-        return LoadedConfig(AgentConfig(name=fallback_name))
+        return LoadedConfig(fallback_config(fallback_name))
 
     known = {f.alias or n: n for n, f in AgentConfig.model_fields.items()}
     values: dict[str, Any] = {}
@@ -126,7 +128,7 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
             )
     # Assign only what the file gives, so a save writes back no more than the user wrote.
     if "chat" in values:
-        config.chat = _lenient(ChatDefaults, values["chat"], document, path, ["chat"], problems)
+        config.chat = _chat_defaults(values["chat"], document, path, problems)
     if "context" in values:
         config.context = _lenient(ContextConfig, values["context"], document, path, ["context"], problems)
     if "selection" in values:
@@ -164,7 +166,8 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
             )
             unparsed_servers[server_name] = block
             continue
-        server = _strict_server(normalize_server_block(block), document, path, location, problems)
+        checked = _permissions_fail_closed(normalize_server_block(block), document, path, location, problems)
+        server = _strict_server(checked, document, path, location, problems)
         if server is None:
             unparsed_servers[server_name] = block
         else:
@@ -172,6 +175,77 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
     if "mcp_servers" in values:
         config.mcp_servers = servers
     return LoadedConfig(config, unparsed_providers, unparsed_servers)
+
+
+def fallback_config(name: str) -> AgentConfig:
+    """The settings used when agent.yaml cannot be read: defaults, but asking before every tool call.
+
+    Settings that govern permissions fail closed: what the file said about them is unknown.
+    """
+    config = AgentConfig(name=name)
+    config.chat.tool_permission = ToolPermissionPolicy.ASK
+    return config
+
+
+def _chat_defaults(data: Any, document: YamlDocument, path: Path, problems: list[Problem]) -> ChatDefaults:
+    """The chat section, where an unusable ``toolPermission`` becomes ``ask``, never the default."""
+    if not isinstance(data, Mapping):
+        chat = _lenient(ChatDefaults, data, document, path, ["chat"], problems)
+        if data is not None:  # what it says about permissions is unknown
+            chat.tool_permission = ToolPermissionPolicy.ASK
+        return chat
+    data = dict(data)
+    invalid: list[Any] = []
+    for key in ("toolPermission", "tool_permission"):
+        if key in data and not (isinstance(data[key], str) and data[key] in _POLICIES):
+            invalid.append(data.pop(key))
+    chat = _lenient(ChatDefaults, data, document, path, ["chat"], problems)
+    for value in invalid:
+        chat.tool_permission = ToolPermissionPolicy.ASK
+        problems.append(
+            Problem(
+                path,
+                f"chat.toolPermission: {value!r} is not one of tool, ask, allow, so every tool call "
+                "asks for approval until it is fixed",
+                "write one of tool, ask, allow (in lower case)",
+                document.line_of(["chat", "toolPermission"]),
+            )
+        )
+    return chat
+
+
+def _permissions_fail_closed(
+    block: Any, document: YamlDocument, path: Path, location: Sequence[str], problems: list[Problem]
+) -> Any:
+    """``block`` with each ``permissionRequired`` that is not true or false replaced by true."""
+    if not isinstance(block, Mapping):
+        return block
+    block = dict(block)
+    places: list[tuple[list[str], Any]] = []
+    if isinstance(block.get("toolDefaults"), Mapping):
+        block["toolDefaults"] = dict(block["toolDefaults"])
+        places.append((["toolDefaults"], block["toolDefaults"]))
+    if isinstance(block.get("tools"), Mapping):
+        block["tools"] = {str(name): settings for name, settings in block["tools"].items()}
+        for name, settings in block["tools"].items():
+            if isinstance(settings, Mapping):
+                block["tools"][name] = dict(settings)
+                places.append((["tools", name], block["tools"][name]))
+    for where, settings in places:
+        for key in ("permissionRequired", "permission_required"):
+            if key in settings and not isinstance(settings[key], bool):
+                loc = [*location, *where, key]
+                problems.append(
+                    Problem(
+                        path,
+                        f"{'.'.join(loc)}: must be true or false (got {settings[key]!r}); approval is "
+                        "required until it is fixed",
+                        "write true or false",
+                        document.line_of(loc),
+                    )
+                )
+                settings[key] = True
+    return block
 
 
 def normalize_server_block(block: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
-from agent_core.agent._text_file import read_text
+from agent_core.agent._text_file import MAX_FILE_BYTES, outside_problem, read_text
 from agent_core.agent._yaml_source import (
     YamlDocument,
     YamlSyntaxError,
@@ -24,18 +24,37 @@ from agent_core.agent.schema import ItemFrontmatter
 __all__ = ["ITEM_SUFFIX", "MAX_ITEM_BYTES", "load_document", "load_documents"]
 
 ITEM_SUFFIX = ".md"
-MAX_ITEM_BYTES = 5 * 1024 * 1024
+MAX_ITEM_BYTES = MAX_FILE_BYTES
 
 
 def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> dict[str, DocumentItem]:
     """Every valid item file of one kind, by name, sorted by name."""
     folder = root / FOLDER_OF_KIND[kind]
     if not folder.is_dir():
+        if folder.exists() or folder.is_symlink():
+            problems.append(
+                Problem(
+                    folder,
+                    f"'{folder.name}' is a file, not a folder, so no {kind} is read",
+                    f"rename the file, then create a folder {folder.name}/ with one {ITEM_SUFFIX} file "
+                    f"per {kind}",
+                )
+            )
         return {}
     items: dict[str, DocumentItem] = {}
     lowered: dict[str, Path] = {}
     for path in sorted(folder.iterdir()):
-        if path.name.startswith(".") or path.is_dir():
+        if path.name.startswith("."):
+            continue
+        if path.is_dir():
+            problems.append(
+                Problem(
+                    path,
+                    f"a folder, not a {kind} file: sub-folders of {folder.name}/ are not read",
+                    f"put each {kind} as a {ITEM_SUFFIX} file directly in {folder.name}/",
+                    severity="error" if path.suffix == ITEM_SUFFIX else "warning",
+                )
+            )
             continue
         if path.suffix != ITEM_SUFFIX:
             if not path.name.endswith("~") and path.suffix not in {".tmp", ".swp"}:
@@ -47,6 +66,9 @@ def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> d
                         severity="warning",
                     )
                 )
+            continue
+        if escape := outside_problem(path, root):
+            problems.append(escape)
             continue
         item = load_document(path, kind, problems)
         if item is None:
@@ -74,24 +96,7 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
             Problem(path, f"file name: {problem}", f"rename the file to {suggest_name(name)}{ITEM_SUFFIX}")
         )
         return None
-    try:
-        if path.stat().st_size > MAX_ITEM_BYTES:
-            problems.append(
-                Problem(
-                    path,
-                    f"the file is larger than {MAX_ITEM_BYTES // (1024 * 1024)} MB",
-                    f"split it into several {kind}s",
-                )
-            )
-            return None
-    except OSError as error:
-        problems.append(
-            Problem(
-                path, f"cannot read the file: {error.strerror}", "check that it exists and you may read it"
-            )
-        )
-        return None
-    text = read_text(path, problems)
+    text = read_text(path, problems, too_large_fix=f"split it into several {kind}s")
     if text is None:
         return None
     try:
@@ -116,7 +121,9 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
             document = parse_yaml(parts.header, first_line=parts.header_first_line)
         except YamlSyntaxError as error:
             problems.append(
-                Problem(path, f"header: {error}", "fix the YAML between the '---' lines", error.line)
+                Problem(
+                    path, f"header: {error}", error.fix or "fix the YAML between the '---' lines", error.line
+                )
             )
             return None
         if document.data is not None and not isinstance(document.data, Mapping):

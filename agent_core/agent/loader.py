@@ -10,8 +10,9 @@ import logging
 import os
 from pathlib import Path
 
+from agent_core.agent._text_file import outside_problem
 from agent_core.agent.agent import AGENT_FILE, Agent
-from agent_core.agent.config_loader import load_config
+from agent_core.agent.config_loader import LoadedConfig, fallback_config, load_config
 from agent_core.agent.document_loader import load_documents
 from agent_core.agent.items import Problem
 from agent_core.agent.secrets import env_var_name
@@ -35,14 +36,18 @@ def load_agent(root: Path | str) -> Agent:
             f"or create an agent there with `contextdesk agent new {root}`"
         )
     agent_file = root / AGENT_FILE
-    if not agent_file.is_file():
+    if not agent_file.exists():  # a folder or pipe named agent.yaml is a Problem, below
         raise AgentFileError(
             f"{root} has no {AGENT_FILE}, so it is not a ContextDesk agent: "
             f"create one with `contextdesk agent new {root}`, or import an existing setup "
             f"with `contextdesk agent import SRC {root}`"
         )
     problems: list[Problem] = []
-    loaded = load_config(agent_file, problems)
+    if escape := outside_problem(agent_file, root):
+        problems.append(escape)
+        loaded = LoadedConfig(fallback_config(root.name))
+    else:
+        loaded = load_config(agent_file, problems)
     agent = Agent(
         root=root,
         config=loaded.config,

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from agent_core.agent._frontmatter import FrontmatterError, join_frontmatter, split_frontmatter, split_raw
+from agent_core.agent._text_file import outside_problem
 from agent_core.agent._yaml_edit import EditableYaml, read_text_for_edit, refuse
 from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.config_diff import setting_edits
@@ -84,6 +85,7 @@ def save_agent_config(agent: Agent) -> None:
             path, render_agent_config(agent.config, agent.unparsed_providers, agent.unparsed_servers)
         )
     else:
+        _refuse_outside(path, agent.root)
         document = EditableYaml(read_text_for_edit(path), path)
         before = agent.saved_config or load_config(path, []).config
         for edit in setting_edits(before, agent.config):
@@ -113,7 +115,13 @@ def check_agent_file_saveable(root: Path) -> None:
     """
     path = root / AGENT_FILE
     if path.exists():
+        _refuse_outside(path, root)
         EditableYaml(read_text_for_edit(path), path)
+
+
+def _refuse_outside(path: Path, root: Path) -> None:
+    if escape := outside_problem(path, root):
+        raise refuse(path, None, f"{escape.message}. Fix: {escape.fix}")
 
 
 def document_path(root: Path, kind: DocumentKind, name: str) -> Path:

@@ -63,6 +63,7 @@ def run_chat(args: argparse.Namespace) -> int:
 
 async def _chat(args: argparse.Namespace) -> int:
     workspace = Workspace.open(args.agent)
+    show_agent_problems(workspace)
     try:
         for status in await workspace.start_tools():
             if status.state == "failed":
@@ -76,6 +77,19 @@ async def _chat(args: argparse.Namespace) -> int:
         return await _interactive(workspace, session, auto_approve=args.yes)
     finally:
         await workspace.aclose()
+
+
+def show_agent_problems(workspace: Workspace) -> None:
+    """Every problem of the agent's files, one line each on stderr, before the chat starts."""
+    agent = workspace.agent
+    for problem in agent.problems:
+        print(f"contextdesk: {problem.describe(agent.root)}", file=sys.stderr)
+    if agent.problems:
+        print(
+            f"contextdesk: {len(agent.problems)} problem(s) in {agent.root}; "
+            f"`contextdesk agent check {agent.root}` lists them again",
+            file=sys.stderr,
+        )
 
 
 async def answer(session: ChatSession, text: str, *, auto_approve: bool, out: TextIO | None = None) -> bool:

@@ -288,8 +288,11 @@ def _map_settings(settings: Mapping[str, Any], imported: ImportedAgent) -> None:
         elif key == "toolPermission":
             if value in _TOOL_PERMISSION:
                 imported.chat["tool_permission"] = _TOOL_PERMISSION[value]
-            else:
-                report.warnings.append(f"settings.toolPermission: {value!r} unknown; 'tool' used")
+            else:  # fail closed: an unknown permission setting asks before every tool call
+                imported.chat["tool_permission"] = "ask"
+                report.warnings.append(
+                    f"settings.toolPermission: {value!r} unknown; 'ask' (approve every tool call) used"
+                )
         else:
             report.skipped.append(f"settings.{key}")
 

@@ -221,3 +221,11 @@ def test_each_source_is_read_by_the_first_importer_that_detects_it(fixtures_dir:
     assert list(read_source(servers_yaml).mcp_servers) == ["time"]
     shutil.copy(fixtures_dir / "importers" / "tsagent-agent.yaml", project / "tsagent.yaml")
     assert read_source(project).report.source_format == "TsAgent agent (.yaml)"
+
+
+def test_an_unknown_tsagent_tool_permission_imports_as_ask(tmp_path: Path) -> None:
+    source = tmp_path / "tsagent.yaml"
+    source.write_text("metadata:\n  name: Odd\nsettings:\n  toolPermission: Never\n", encoding="utf-8")
+    report = import_source(source, tmp_path / "odd")
+    assert load_agent(tmp_path / "odd").config.chat.tool_permission is ToolPermissionPolicy.ASK
+    assert any("'Never' unknown; 'ask'" in line for line in report.warnings)
