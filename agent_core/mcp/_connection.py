@@ -43,7 +43,13 @@ from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
-from agent_core.mcp.errors import McpServerError, McpServerNotReadyError, closed_message, explain_failure
+from agent_core.mcp.errors import (
+    McpServerError,
+    McpServerNotReadyError,
+    closed_message,
+    explain_failure,
+    leaf_errors,
+)
 from agent_core.mcp.settings import effective_tool_settings
 from agent_core.mcp.types import (
     PromptArgument,
@@ -76,6 +82,12 @@ _SERVER_ERRORS = (
     anyio.BrokenResourceError,
     anyio.ClosedResourceError,
 )
+
+
+def _is_server_failure(error: BaseException) -> bool:
+    """Whether ``error`` (or every error in its groups) means the server failed, not ContextDesk."""
+    leaves = [leaf for leaf in leaf_errors(error) if not isinstance(leaf, asyncio.CancelledError)]
+    return bool(leaves) and all(isinstance(leaf, _SERVER_ERRORS) for leaf in leaves)
 
 
 class ServerConnection:
@@ -228,10 +240,17 @@ class ServerConnection:
             if not self._stopping:
                 self._set_state(ServerState.FAILED, f"MCP server '{self.name}' was cancelled while starting.")
             raise
-        except _SERVER_ERRORS as error:
-            await self._fail(error)
         except Exception as error:  # top-level handler of the server's task
-            logger.exception("MCP server %s failed", self.name)
+            # The status reason says what went wrong; the traceback is for --verbose only. The SDK
+            # wraps a server's failure in (nested) exception groups of its task groups.
+            logger.debug("MCP server %s failed", self.name, exc_info=True)
+            if not _is_server_failure(error):
+                logger.error(
+                    "MCP server %s failed unexpectedly (%s: %s); run with --verbose for details",
+                    self.name,
+                    type(error).__name__,
+                    error,
+                )
             await self._fail(error)
         finally:
             self._client = None

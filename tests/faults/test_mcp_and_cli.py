@@ -1,0 +1,123 @@
+"""Faults at the edges of the command line and of MCP servers: a reader that goes away, servers
+that die or refuse, hostile paths given to the workspace tools, floods of stderr.
+
+The commands run as real processes (the way a user meets them), so what reaches the terminal is
+exactly what is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_core.agent.schema import InternalServerConfig
+from agent_core.mcp import McpManager
+from tests.support.mcp_servers import free_port
+from tests.support.paths import FIXTURES, REPO_ROOT
+
+EXIT_DURING_INITIALIZE = FIXTURES / "mcp" / "exit_during_initialize.py"
+
+
+def contextdesk(*args: str, stdout: int | None = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    """Run ``contextdesk ARGS`` as its own process with this checkout first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "desktop.launcher", *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+def contextdesk_into_closed_pipe(*args: str) -> subprocess.CompletedProcess[str]:
+    """``contextdesk ARGS | head -0``, deterministically: the pipe's reader is gone before it starts."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return contextdesk(*args, stdout=write_end)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("sessions", "list", "--json"), 141),  # 128 + SIGPIPE, as a shell reports it
+        (("--help",), 0),  # argparse drops what it cannot print itself
+    ],
+)
+def test_a_reader_that_goes_away_ends_the_command_quietly(args: tuple[str, ...], code: int) -> None:
+    finished = contextdesk_into_closed_pipe(*args)
+    assert (finished.returncode, finished.stderr) == (code, "")
+
+
+def test_a_server_that_exits_during_initialize_or_refuses_gives_one_clear_message(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    port = free_port()  # nothing listens there
+    (agent / "agent.yaml").write_text(
+        "name: Faults\n"
+        "mcpServers:\n"
+        f"  dying:\n    command: {json.dumps(sys.executable)}\n"
+        f"    args: [{json.dumps(str(EXIT_DURING_INITIALIZE))}]\n"
+        f"  refused:\n    type: streamable-http\n    url: http://127.0.0.1:{port}/mcp\n"
+        f"  refused-sse:\n    type: sse\n    url: http://127.0.0.1:{port}/sse\n"
+    )
+    finished = contextdesk("mcp", "ping", str(agent))
+    assert finished.returncode == 1
+    assert "Traceback" not in finished.stderr and "Traceback" not in finished.stdout
+    assert finished.stderr == ""
+    lines = finished.stdout.splitlines()
+    assert lines[0].startswith("dying: failed: MCP server 'dying' exited unexpectedly. Fix: run ")
+    assert lines[1:3] == [
+        "Last lines it wrote to stderr:",
+        "  | exit_during_initialize: no licence key found, giving up",
+    ]
+    assert lines[3] == (
+        f"refused: failed: MCP server 'refused': cannot connect to http://127.0.0.1:{port}/mcp "
+        "(connection refused). Fix: start the server, or check the host and port in `url`."
+    )
+    assert lines[4].startswith("refused-sse: failed: MCP server 'refused-sse': cannot connect to")
+    assert len(lines) == 5
+
+    verbose = contextdesk("--verbose", "mcp", "ping", str(agent), "dying")
+    assert "Traceback" in verbose.stderr  # the details are there for whoever asks for them
+
+
+@pytest.mark.anyio
+async def test_hostile_paths_to_the_workspace_tools_get_errors_that_say_what_to_do(tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    root.mkdir()
+    (root / "notes.md").write_text("notes\n")
+    config = InternalServerConfig(type="internal", tool="workspace", options={"root": str(root)})
+    async with McpManager({"ws": config}) as manager:
+
+        async def error_of(tool: str, **arguments: object) -> str:
+            result = await manager.call_tool("ws", tool, arguments)
+            assert result.is_error, result.text
+            reason = result.text.removeprefix(f"Error executing tool {tool}: ")  # the SDK's prefix
+            assert reason.strip() and reason != result.text.strip()
+            return reason
+
+        nul = await error_of("read_file", path="notes.md\0.txt")
+        assert nul.startswith("'notes.md\\x00.txt' contains a NUL character") and "list_files" in nul
+        assert "control characters" in await error_of("read_file", path="notes\n.md")
+        long_name = await error_of("read_file", path="a" * 300)
+        assert "longer than 255 bytes" in long_name and "(300 characters)" in long_name
+        assert "longer than 255 bytes" in await error_of("search_files", query="x", path="é" * 200)
+        long_path = await error_of("list_files", path="/".join(["abcdefgh"] * 200))
+        assert "at most 1024" in long_path
+        # Within the limits but longer than the system's own: the system's reason, not a bare failure.
+        deep = await error_of("read_file", path="/".join(["d" * 200] * 5))
+        assert deep.startswith("'") and ("cannot be read" in deep or "is not a file" in deep)
+        result = await manager.call_tool("ws", "read_file", {"path": "notes.md"})
+        assert (result.text, result.is_error) == ("notes\n", False)
