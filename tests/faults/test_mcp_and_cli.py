@@ -7,6 +7,7 @@ exactly what is asserted.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -15,12 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.agent.schema import InternalServerConfig
-from agent_core.mcp import McpManager
+from agent_core.agent.schema import InternalServerConfig, StdioServerConfig
+from agent_core.mcp import McpManager, ServerState
+from agent_core.mcp._logs import MAX_LINE_BYTES, MAX_LINE_CHARS, LogBuffer, StderrCapture
 from tests.support.mcp_servers import free_port
 from tests.support.paths import FIXTURES, REPO_ROOT
 
 EXIT_DURING_INITIALIZE = FIXTURES / "mcp" / "exit_during_initialize.py"
+STDERR_FLOOD = FIXTURES / "mcp" / "stderr_flood.py"
+FLOOD_MEGABYTES = 50
 
 
 def contextdesk(*args: str, stdout: int | None = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
@@ -121,3 +125,36 @@ async def test_hostile_paths_to_the_workspace_tools_get_errors_that_say_what_to_
         assert deep.startswith("'") and ("cannot be read" in deep or "is not a file" in deep)
         result = await manager.call_tool("ws", "read_file", {"path": "notes.md"})
         assert (result.text, result.is_error) == ("notes\n", False)
+
+
+def test_a_stderr_flood_without_newlines_keeps_only_a_marked_tail() -> None:
+    buffer = LogBuffer()
+    capture = StderrCapture(buffer, "flood")
+    process = subprocess.Popen(  # the server serves stdin, which ends at once: it floods and exits
+        [sys.executable, str(STDERR_FLOOD), "--megabytes", str(FLOOD_MEGABYTES)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=capture.writer,
+    )
+    capture.close_writer()
+    assert process.wait(timeout=60) == 0
+    assert asyncio.run(capture.wait_drained(timeout=60))
+
+    assert capture.held_bytes == 0 and buffer.held_chars() <= 200 * MAX_LINE_CHARS
+    flood = next(line for line in buffer.tail(200) if "FLOOD-END" in line)
+    assert len(flood) <= MAX_LINE_CHARS
+    cut = int(flood.removeprefix("[").split(" ", 1)[0])
+    assert flood.startswith(f"[{cut} bytes cut from this line] ...xxx")
+    assert FLOOD_MEGABYTES * 2**20 - MAX_LINE_BYTES <= cut < FLOOD_MEGABYTES * 2**20
+
+
+@pytest.mark.anyio
+async def test_a_server_that_floods_stderr_still_starts_and_serves() -> None:
+    config = StdioServerConfig(
+        command=sys.executable, args=[str(STDERR_FLOOD), "--megabytes", str(FLOOD_MEGABYTES)]
+    )
+    async with McpManager({"flood": config}) as manager:
+        assert manager.status("flood").state is ServerState.READY
+        assert [tool.name for tool in manager.tools()] == ["echo"]
+        result = await manager.call_tool("flood", "echo", {"text": "still here"})
+        assert (result.text, result.is_error) == ("still here", False)
