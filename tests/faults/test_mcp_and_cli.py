@@ -16,9 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.agent.schema import InternalServerConfig, StdioServerConfig
+from agent_core.agent import load_agent
+from agent_core.agent.importers import import_source
+from agent_core.agent.schema import (
+    InternalServerConfig,
+    SseServerConfig,
+    StdioServerConfig,
+    StreamableHttpServerConfig,
+)
+from agent_core.agent.secrets import MissingSecretError
 from agent_core.mcp import McpManager, ServerState
 from agent_core.mcp._logs import MAX_LINE_BYTES, MAX_LINE_CHARS, LogBuffer, StderrCapture
+from agent_core.mcp._transports import stdio_parameters
 from tests.support.mcp_servers import free_port
 from tests.support.paths import FIXTURES, REPO_ROOT
 
@@ -158,3 +167,93 @@ async def test_a_server_that_floods_stderr_still_starts_and_serves() -> None:
         assert [tool.name for tool in manager.tools()] == ["echo"]
         result = await manager.call_tool("flood", "echo", {"text": "still here"})
         assert (result.text, result.is_error) == ("still here", False)
+
+
+SECRETS_IN_ARGS = FIXTURES / "importers" / "mcp-secrets-in-args.json"
+LITERALS = (
+    "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+    "sk-proj-Abc123Def456Ghi789Jkl0",
+    "xoxb-2048-4096-AbCdEfGhIjKl",
+    "hunter2",
+    "correct horse battery staple",
+    "abc123secret",
+    "s3cr3t-pw",
+    "t0k3n",
+    "zz9",
+)
+
+
+def test_import_moves_secrets_in_args_and_urls_to_environment_variables(tmp_path: Path) -> None:
+    target = tmp_path / "imported"
+    report = import_source(SECRETS_IN_ARGS, target)
+    written = (target / "agent.yaml").read_text(encoding="utf-8")
+    for literal in LITERALS:
+        assert literal not in written, literal
+    agent = load_agent(target)
+    assert agent.errors == []
+    servers = agent.config.mcp_servers
+
+    def args(name: str) -> list[str]:
+        config = servers[name]
+        assert isinstance(config, StdioServerConfig)
+        return config.args
+
+    def url(name: str) -> str:
+        config = servers[name]
+        assert isinstance(config, SseServerConfig | StreamableHttpServerConfig)
+        return config.url
+
+    assert args("github")[-2:] == ["--token", "env://GITHUB_TOKEN"]
+    assert args("openai-tools") == ["openai-mcp", "--api-key=${OPENAI_TOOLS_API_KEY}", "--model", "gpt-4o"]
+    assert args("slack") == ["slack-mcp.js", "env://SLACK_TOKEN", "--channel", "general"]
+    assert args("postgres")[-1] == "postgresql://admin:${POSTGRES_PASSWORD}@db.internal:5432/app"
+    assert args("db-cli") == [
+        "--password",
+        "env://DB_CLI_PASSWORD",
+        "--user",
+        "admin",
+        "--secret=${DB_SECRET}",
+    ]
+    assert url("search") == "https://search.example.com/mcp?api_key=${SEARCH_API_KEY}&region=eu"
+    assert url("intranet") == (
+        "https://bob:${INTRANET_PASSWORD}@intranet.example.com/sse"
+        "?token=${INTRANET_TOKEN}&access_token=${INTRANET_ACCESS_TOKEN}"
+    )
+    assert args("plain") == ["server.py", "--port", "8080", "--key-file", "keys/id.pem"]
+
+    told = "\n".join(report.lines())
+    for variable in (
+        "GITHUB_TOKEN",
+        "OPENAI_TOOLS_API_KEY",
+        "SLACK_TOKEN",
+        "POSTGRES_PASSWORD",
+        "DB_CLI_PASSWORD",
+        "SEARCH_API_KEY",
+        "INTRANET_PASSWORD",
+        "INTRANET_TOKEN",
+        "INTRANET_ACCESS_TOKEN",
+    ):
+        assert f"Set {variable} in your environment" in told, variable
+    assert "DB_SECRET in your" not in told  # already a reference: nothing moved
+
+    # The references are resolved when the server starts, from the environment.
+    environ = {"GITHUB_TOKEN": "ghp_from_env", "POSTGRES_PASSWORD": "pw"}
+    github = servers["github"]
+    assert isinstance(github, StdioServerConfig)
+    assert stdio_parameters("github", github, environ).args[-1] == "ghp_from_env"
+    postgres = servers["postgres"]
+    assert isinstance(postgres, StdioServerConfig)
+    assert (
+        stdio_parameters("postgres", postgres, environ).args[-1]
+        == "postgresql://admin:pw@db.internal:5432/app"
+    )
+    with pytest.raises(MissingSecretError, match="SLACK_TOKEN"):
+        stdio_parameters("slack", servers["slack"], environ)  # type: ignore[arg-type]
+
+
+def test_copy_secrets_keeps_secrets_in_args_and_urls(tmp_path: Path) -> None:
+    target = tmp_path / "imported"
+    import_source(SECRETS_IN_ARGS, target, copy_secrets=True)
+    written = (target / "agent.yaml").read_text(encoding="utf-8")
+    for literal in LITERALS:
+        assert literal in written, literal
