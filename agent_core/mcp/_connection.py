@@ -70,6 +70,10 @@ logger = logging.getLogger(__name__)
 StatusListener = Callable[[ServerStatus], None]
 T = TypeVar("T")
 
+# Tools one server may contribute: each is a candidate that per-message selection embeds and ranks,
+# so a server offering 10,000 would make the first selection take minutes. The rest are left out,
+# visibly (the server's status says so).
+MAX_TOOLS_PER_SERVER = 1000
 STOP_GRACE_SECONDS = 10.0  # the SDK bounds a stdio shutdown at a few seconds; this is the backstop
 # Errors that mean "this server failed", as opposed to a bug in ContextDesk.
 _SERVER_ERRORS = (
@@ -225,9 +229,9 @@ class ServerConnection:
                         client.protocol_version,
                         client.instructions,
                     )
-                    self._tools = tools
+                    self._tools = tools[:MAX_TOOLS_PER_SERVER]
                     self._client = client
-                    self._set_state(ServerState.READY)
+                    self._set_state(ServerState.READY, self._too_many_tools(len(tools)))
                     self._settled.set()
                     await self._wake.wait()
                     self._client = None
@@ -257,6 +261,15 @@ class ServerConnection:
             if self._stderr is not None:
                 self._stderr.close_writer()
             self._settled.set()
+
+    def _too_many_tools(self, offered: int) -> str | None:
+        if offered <= MAX_TOOLS_PER_SERVER:
+            return None
+        return (
+            f"MCP server '{self.name}' offers {offered} tools; only the first {MAX_TOOLS_PER_SERVER} are "
+            f"used and {offered - MAX_TOOLS_PER_SERVER} are left out. Fix: configure the server to offer "
+            "fewer tools (most servers have an option to enable only some), or split it into several servers."
+        )
 
     async def _fail(self, error: BaseException) -> None:
         if self._stopping:

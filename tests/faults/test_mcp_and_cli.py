@@ -26,14 +26,16 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.secrets import MissingSecretError
 from agent_core.mcp import McpManager, ServerState
+from agent_core.mcp._connection import MAX_TOOLS_PER_SERVER
 from agent_core.mcp._logs import MAX_LINE_BYTES, MAX_LINE_CHARS, LogBuffer, StderrCapture
 from agent_core.mcp._transports import stdio_parameters
-from tests.support.mcp_servers import free_port
+from tests.support.mcp_servers import DEMO_SERVER, free_port
 from tests.support.paths import FIXTURES, REPO_ROOT
 
 EXIT_DURING_INITIALIZE = FIXTURES / "mcp" / "exit_during_initialize.py"
 STDERR_FLOOD = FIXTURES / "mcp" / "stderr_flood.py"
 FLOOD_MEGABYTES = 50
+DEMO_TOOLS = 6  # the demo server's own tools, before --extra-tools
 
 
 def contextdesk(*args: str, stdout: int | None = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
@@ -257,3 +259,26 @@ def test_copy_secrets_keeps_secrets_in_args_and_urls(tmp_path: Path) -> None:
     written = (target / "agent.yaml").read_text(encoding="utf-8")
     for literal in LITERALS:
         assert literal in written, literal
+
+
+def test_a_server_with_too_many_tools_contributes_the_first_thousand_and_says_so(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "agent.yaml").write_text(
+        "name: Many\n"
+        "mcpServers:\n"
+        f"  many:\n    command: {json.dumps(sys.executable)}\n"
+        f"    args: [{json.dumps(str(DEMO_SERVER))}, --extra-tools, '1100']\n"
+        "    startTimeoutSeconds: 120\n"
+    )
+    finished = contextdesk("agent", "show", str(agent), "--json")
+    assert finished.returncode == 0, finished.stderr
+    (server,) = json.loads(finished.stdout)["mcpServers"]
+    assert len(server["availableTools"]) == MAX_TOOLS_PER_SERVER
+    assert server["status"]["state"] == "ready"
+    assert server["status"]["reason"].startswith(
+        f"MCP server 'many' offers {1100 + DEMO_TOOLS} tools; only the first 1000 are used and "
+        f"{1100 + DEMO_TOOLS - 1000} are left out. Fix: "
+    )
+    shown = contextdesk("agent", "show", str(agent)).stdout
+    assert "    ready (demo 1.2.3), 1000 tools\n    warning: MCP server 'many' offers" in shown
