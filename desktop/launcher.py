@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from agent_core.cli.main import build_parser, configure_logging, run_command
+from agent_core.cli.main import build_parser, configure_logging, quiet_on_broken_pipe, run_command
 
 __all__ = ["main", "start_desktop"]
 
@@ -37,6 +37,10 @@ def start_desktop() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``contextdesk`` console script."""
     argv = sys.argv[1:] if argv is None else argv
+    return quiet_on_broken_pipe(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str]) -> int:
     if not argv:
         configure_logging(verbose=False)
         return start_desktop()

@@ -259,6 +259,8 @@ def _print_server_status(server: dict[str, Any]) -> None:
     identity = " ".join(part for part in (status["serverName"], status["serverVersion"]) if part)
     tools = server.get("availableTools", [])
     print(f"    ready ({identity}), {len(tools)} tools")
+    if status.get("reason"):  # a warning, such as tools left out
+        print(f"    warning: {status['reason']}")
     for tool in tools:
         description = tool["description"].strip().splitlines()[0] if tool["description"].strip() else ""
         print(f"      {tool['name']:<28} {tool['include']:<7} {tool['permission']:<6} {description[:70]}")

@@ -15,13 +15,23 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agent_core import __version__
 from agent_core.errors import ContextDeskError
 
-__all__ = ["build_parser", "configure_logging", "main", "run_command"]
+__all__ = [
+    "BROKEN_PIPE_EXIT",
+    "build_parser",
+    "configure_logging",
+    "main",
+    "quiet_on_broken_pipe",
+    "run_command",
+]
+
+BROKEN_PIPE_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a program whose reader went away
 
 COMMAND_MODULES = {
     "agent": "agent_core.cli.agent_commands",
@@ -65,9 +75,39 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
 
 
+def quiet_on_broken_pipe(run: Callable[[], int]) -> int:
+    """``run()``, ending quietly with exit code 141 when standard output's reader goes away.
+
+    ``contextdesk sessions list --json | head -1``: ``head`` exits after one line and the next
+    write (or the final flush) raises BrokenPipeError. Python's documented recipe: point standard
+    output at devnull so the flush at exit cannot fail again, and exit without a traceback.
+    """
+    try:
+        try:
+            return run()
+        finally:
+            sys.stdout.flush()  # inside the try: a broken pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        _discard_stdout()
+        return BROKEN_PIPE_EXIT
+
+
+def _discard_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # standard output is no real file (captured in tests)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line alone (no desktop): run the command in ``argv``, or print the help."""
     argv = sys.argv[1:] if argv is None else argv
+    return quiet_on_broken_pipe(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     configure_logging(verbose=args.verbose)

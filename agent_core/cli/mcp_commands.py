@@ -56,7 +56,7 @@ def _check_server(agent: Agent, server: str) -> None:
 
 
 def run_call(args: argparse.Namespace) -> int:
-    from agent_core.mcp import McpManager
+    from agent_core.mcp import McpManager, ServerState
 
     agent = load_agent(args.dir)
     _check_server(agent, args.server)
@@ -73,7 +73,7 @@ def run_call(args: argparse.Namespace) -> int:
         servers = {args.server: agent.config.mcp_servers[args.server]}
         async with McpManager(servers, references_source=lambda: agent.references) as manager:
             status = manager.status(args.server)
-            if status.reason:
+            if status.state is not ServerState.READY and status.reason:
                 raise ContextDeskError(status.reason)
             return await manager.call_tool(args.server, args.tool, arguments)
 

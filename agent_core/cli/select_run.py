@@ -85,6 +85,8 @@ async def _tools(args: argparse.Namespace, agent: Agent) -> Sequence[ToolDescrip
     for status in statuses:
         if status.state == "failed":
             print(f"contextdesk: tools of {status.name} left out: {status.reason}", file=sys.stderr)
+        elif status.reason:  # ready, with a warning (some tools left out)
+            print(f"contextdesk: {status.reason}", file=sys.stderr)
     return tools
 
 

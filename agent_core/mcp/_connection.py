@@ -43,7 +43,13 @@ from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
-from agent_core.mcp.errors import McpServerError, McpServerNotReadyError, closed_message, explain_failure
+from agent_core.mcp.errors import (
+    McpServerError,
+    McpServerNotReadyError,
+    closed_message,
+    explain_failure,
+    leaf_errors,
+)
 from agent_core.mcp.settings import effective_tool_settings
 from agent_core.mcp.types import (
     PromptArgument,
@@ -64,6 +70,10 @@ logger = logging.getLogger(__name__)
 StatusListener = Callable[[ServerStatus], None]
 T = TypeVar("T")
 
+# Tools one server may contribute: each is a candidate that per-message selection embeds and ranks,
+# so a server offering 10,000 would make the first selection take minutes. The rest are left out,
+# visibly (the server's status says so).
+MAX_TOOLS_PER_SERVER = 1000
 STOP_GRACE_SECONDS = 10.0  # the SDK bounds a stdio shutdown at a few seconds; this is the backstop
 # Errors that mean "this server failed", as opposed to a bug in ContextDesk.
 _SERVER_ERRORS = (
@@ -76,6 +86,12 @@ _SERVER_ERRORS = (
     anyio.BrokenResourceError,
     anyio.ClosedResourceError,
 )
+
+
+def _is_server_failure(error: BaseException) -> bool:
+    """Whether ``error`` (or every error in its groups) means the server failed, not ContextDesk."""
+    leaves = [leaf for leaf in leaf_errors(error) if not isinstance(leaf, asyncio.CancelledError)]
+    return bool(leaves) and all(isinstance(leaf, _SERVER_ERRORS) for leaf in leaves)
 
 
 class ServerConnection:
@@ -213,9 +229,9 @@ class ServerConnection:
                         client.protocol_version,
                         client.instructions,
                     )
-                    self._tools = tools
+                    self._tools = tools[:MAX_TOOLS_PER_SERVER]
                     self._client = client
-                    self._set_state(ServerState.READY)
+                    self._set_state(ServerState.READY, self._too_many_tools(len(tools)))
                     self._settled.set()
                     await self._wake.wait()
                     self._client = None
@@ -228,16 +244,32 @@ class ServerConnection:
             if not self._stopping:
                 self._set_state(ServerState.FAILED, f"MCP server '{self.name}' was cancelled while starting.")
             raise
-        except _SERVER_ERRORS as error:
-            await self._fail(error)
         except Exception as error:  # top-level handler of the server's task
-            logger.exception("MCP server %s failed", self.name)
+            # The status reason says what went wrong; the traceback is for --verbose only. The SDK
+            # wraps a server's failure in (nested) exception groups of its task groups.
+            logger.debug("MCP server %s failed", self.name, exc_info=True)
+            if not _is_server_failure(error):
+                logger.error(
+                    "MCP server %s failed unexpectedly (%s: %s); run with --verbose for details",
+                    self.name,
+                    type(error).__name__,
+                    error,
+                )
             await self._fail(error)
         finally:
             self._client = None
             if self._stderr is not None:
                 self._stderr.close_writer()
             self._settled.set()
+
+    def _too_many_tools(self, offered: int) -> str | None:
+        if offered <= MAX_TOOLS_PER_SERVER:
+            return None
+        return (
+            f"MCP server '{self.name}' offers {offered} tools; only the first {MAX_TOOLS_PER_SERVER} are "
+            f"used and {offered - MAX_TOOLS_PER_SERVER} are left out. Fix: configure the server to offer "
+            "fewer tools (most servers have an option to enable only some), or split it into several servers."
+        )
 
     async def _fail(self, error: BaseException) -> None:
         if self._stopping:

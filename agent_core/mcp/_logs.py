@@ -1,4 +1,9 @@
-"""The last lines a server wrote: its stderr, read from a pipe by a thread into a ring buffer."""
+"""The last lines a server wrote: its stderr, read from a pipe by a thread into a ring buffer.
+
+Memory is bounded whatever the server writes: the pipe is read in chunks, a line longer than
+MAX_LINE_CHARS keeps only its end (a marker says how much was cut), even when the server never
+writes a newline at all, and the buffer keeps the last ``max_lines`` lines.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ __all__ = ["LogBuffer", "StderrCapture"]
 logger = logging.getLogger(__name__)
 
 MAX_LINE_CHARS = 2000
+MAX_LINE_BYTES = 4 * MAX_LINE_CHARS  # what is kept of a line while it is read (UTF-8: <= 4 bytes a character)
+CHUNK_BYTES = 64 * 1024
 
 
 class LogBuffer:
@@ -35,6 +42,58 @@ class LogBuffer:
         with self._lock:
             self._lines.clear()
 
+    def held_chars(self) -> int:
+        """How many characters the buffer holds now (at most ``max_lines`` * MAX_LINE_CHARS)."""
+        with self._lock:
+            return sum(len(line) for line in self._lines)
+
+
+class _LineAssembler:
+    """Bytes in, lines out; of a line longer than ``limit`` bytes only the last ``limit`` are kept."""
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
+        self._limit = limit
+        self._pending = bytearray()
+        self._cut = 0
+
+    @property
+    def held_bytes(self) -> int:
+        return len(self._pending)
+
+    def feed(self, data: bytes) -> list[str]:
+        lines: list[str] = []
+        start = 0
+        while (end := data.find(b"\n", start)) != -1:
+            self._add(data[start:end])
+            lines.append(self._take())
+            start = end + 1
+        self._add(data[start:])
+        return lines
+
+    def finish(self) -> list[str]:
+        """The last line, when the stream ended without a newline."""
+        return [self._take()] if self._pending or self._cut else []
+
+    def _add(self, part: bytes) -> None:
+        if len(part) >= self._limit:
+            self._cut += len(self._pending) + len(part) - self._limit
+            self._pending = bytearray(part[-self._limit :])
+            return
+        self._pending += part
+        excess = len(self._pending) - self._limit
+        if excess > 0:
+            del self._pending[:excess]
+            self._cut += excess
+
+    def _take(self) -> str:
+        text = self._pending.decode("utf-8", errors="replace").rstrip("\r")
+        if self._cut:
+            marker = f"[{self._cut} bytes cut from this line] ..."
+            text = marker + text[-(MAX_LINE_CHARS - len(marker)) :]
+        self._pending = bytearray()
+        self._cut = 0
+        return text
+
 
 class StderrCapture:
     """A pipe to give a child process as its stderr; every line it writes lands in ``buffer``.
@@ -50,17 +109,29 @@ class StderrCapture:
         self.writer: TextIO = os.fdopen(write_fd, "w", encoding="utf-8")
         self._buffer = buffer
         self._server = server
+        self._lines = _LineAssembler()
         self._thread = threading.Thread(
             target=self._read, args=(read_fd,), name=f"mcp-stderr-{server}", daemon=True
         )
         self._thread.start()
 
+    @property
+    def held_bytes(self) -> int:
+        """What is held of the line being read (bounded by MAX_LINE_BYTES, newline or not)."""
+        return self._lines.held_bytes
+
     def _read(self, read_fd: int) -> None:
-        with os.fdopen(read_fd, "rb") as pipe:
-            for raw in pipe:
-                line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-                logger.debug("%s stderr: %s", self._server, line)
-                self._buffer.append(line)
+        try:
+            while data := os.read(read_fd, CHUNK_BYTES):
+                self._keep(self._lines.feed(data))
+        finally:
+            os.close(read_fd)
+            self._keep(self._lines.finish())
+
+    def _keep(self, lines: list[str]) -> None:
+        for line in lines:
+            logger.debug("%s stderr: %s", self._server, line)
+            self._buffer.append(line)
 
     def close_writer(self) -> None:
         if not self.writer.closed:

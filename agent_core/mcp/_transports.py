@@ -93,7 +93,16 @@ def stdio_parameters(
                 server,
                 f"MCP server '{server}': the folder {cwd} in `cwd` does not exist. Fix: create it or fix `cwd`.",
             )
-    return StdioServerParameters(command=config.command, args=list(config.args), env=env or None, cwd=cwd)
+    args = [
+        _resolve(arg, what=f"MCP server '{server}': argument {number}", environ=environ)
+        for number, arg in enumerate(config.args, start=1)
+    ]
+    return StdioServerParameters(command=config.command, args=args, env=env or None, cwd=cwd)
+
+
+def _resolve(value: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
+    """``env://VAR`` (the whole value) and ``${VAR}`` (anywhere in it) replaced by the variables."""
+    return expand_template(resolve_secret(value, what=what, environ=environ), what=what, environ=environ)
 
 
 class _ObservedReadStream:
@@ -229,6 +238,7 @@ def http_transport(server: str, config: SseServerConfig | StreamableHttpServerCo
         MissingSecretError: a header names an environment variable that is not set.
     """
     headers = resolve_headers(server, config.headers)
+    url = _resolve(config.url, what=f"MCP server '{server}': url")
     return _HttpTransport(
-        config.url, headers, sse=config.type == "sse", timeout=min(config.start_timeout_seconds, 30.0)
+        url, headers, sse=config.type == "sse", timeout=min(config.start_timeout_seconds, 30.0)
     )

@@ -49,7 +49,7 @@ class ServerStatus:
     name: str
     transport: str
     state: ServerState
-    reason: str | None = None  # why it failed, and how to fix it
+    reason: str | None = None  # why it failed, and how to fix it; for a ready server, a warning
     server_name: str | None = None  # as the server reports itself
     server_version: str | None = None
     protocol_version: str | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent_core.agent.importers._arg_secrets import secret_args, secret_url
 from agent_core.agent.importers._common import (
     ImportReport,
     env_variable_for,
@@ -64,7 +65,9 @@ def convert_server(
             return None
         out["command"] = str(block["command"])
         if block.get("args"):
-            out["args"] = [str(arg) for arg in block["args"]]
+            out["args"] = secret_args(
+                name, [str(arg) for arg in block["args"]], report, copy_secrets=copy_secrets
+            )
         if block.get("env"):
             out["env"] = _secret_map(block["env"], name, "env", report, copy_secrets)
         if block.get("cwd"):
@@ -75,7 +78,7 @@ def convert_server(
         if not block.get("url"):
             report.skipped.append(f"MCP server '{raw_name}': {transport} server without a url")
             return None
-        out["url"] = str(block["url"])
+        out["url"] = secret_url(name, str(block["url"]), report, copy_secrets=copy_secrets)
         if block.get("headers"):
             out["headers"] = _secret_map(block["headers"], name, "header", report, copy_secrets)
     if block.get("disabled") is True:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterator, Mapping
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -27,6 +28,50 @@ MAX_SEARCH_FILE_BYTES = 1_000_000
 MAX_LISTED = 500
 MAX_MATCHES = 100
 MAX_SEARCHED_FILES = 2_000
+MAX_PATH_CHARS = 1024  # far beyond any real relative path; most systems stop at 4096 bytes
+MAX_NAME_BYTES = 255  # one file or folder name, in UTF-8: the limit of every common file system
+
+
+def _shown(path: str) -> str:
+    """``path`` as quoted in an error: control characters escaped, long paths shortened."""
+    text = path.encode("unicode_escape").decode("ascii") if not path.isprintable() else path
+    return text if len(text) <= 80 else f"{text[:60]}...{text[-15:]} ({len(path)} characters)"
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror.lower()
+    return str(error) or type(error).__name__
+
+
+def check_path_text(path: str) -> None:
+    """Refuse a path no file can have, with a message the model (and the user) can act on.
+
+    Raises:
+        ToolError: the path holds a NUL or another control character, is longer than
+            MAX_PATH_CHARS, or has a name longer than MAX_NAME_BYTES.
+    """
+    if "\0" in path:
+        raise ToolError(
+            f"'{_shown(path)}' contains a NUL character, which no file name can have. "
+            "Give the path as plain text relative to the workspace (list_files shows the names)."
+        )
+    if any(unicodedata.category(character) == "Cc" for character in path):
+        raise ToolError(
+            f"'{_shown(path)}' contains control characters (such as a line break). "
+            "Give the path as plain text relative to the workspace (list_files shows the names)."
+        )
+    if len(path) > MAX_PATH_CHARS:
+        raise ToolError(
+            f"The path is {len(path)} characters long; a workspace path can have at most {MAX_PATH_CHARS}. "
+            "Give a shorter path relative to the workspace (list_files shows the names)."
+        )
+    for name in path.replace("\\", "/").split("/"):
+        if len(name.encode("utf-8", errors="surrogatepass")) > MAX_NAME_BYTES:
+            raise ToolError(
+                f"The name '{_shown(name)}' in the path is longer than {MAX_NAME_BYTES} bytes, which no "
+                "file or folder name can be. Give an existing name (list_files shows the names)."
+            )
 
 
 class Workspace:
@@ -53,10 +98,14 @@ class Workspace:
                 or names a hidden file while hidden files are off.
         """
         root = self._real_root()
+        check_path_text(relative)
         candidate = Path(relative.strip() or ".").expanduser()
         if not candidate.is_absolute():
             candidate = root / candidate
-        real = candidate.resolve()
+        try:
+            real = candidate.resolve()
+        except (OSError, RuntimeError) as error:  # a symlink loop, an unreadable folder
+            raise ToolError(f"'{_shown(relative)}' cannot be used: {_reason(error)}.") from error
         if not real.is_relative_to(root):
             raise ToolError(
                 f"'{relative}' is outside the workspace folder; only files under {root} can be used."
@@ -144,6 +193,14 @@ class Workspace:
         return "\n".join(matches) if matches else f"No matches for '{query}'."
 
 
+def _explained(path: str, run: Callable[[], str]) -> str:
+    """``run()``, with a file system error turned into a message saying which path and why."""
+    try:
+        return run()
+    except OSError as error:
+        raise ToolError(f"'{_shown(path)}' cannot be read: {_reason(error)}.") from error
+
+
 def current_time(timezone: str = "") -> str:
     """The date and time now, in ``timezone`` (IANA name) or the computer's own."""
     if timezone.strip():
@@ -208,17 +265,17 @@ def build_workspace_server(context: BuiltinContext, options: Mapping[str, Option
         "workspace ('.' for its top); pattern: a glob like *.md; recursive: include subfolders."
     )
     def list_files(path: str = ".", pattern: str = "*", recursive: bool = False) -> str:
-        return workspace.list_files(path, pattern, recursive)
+        return _explained(path, lambda: workspace.list_files(path, pattern, recursive))
 
     @server.tool(description="Read a text file of the workspace folder. path: relative to the workspace.")
     def read_file(path: str) -> str:
-        return workspace.read_file(path)
+        return _explained(path, lambda: workspace.read_file(path))
 
     @server.tool(
         description="Search the text files of the workspace for lines containing some text (case-insensitive). "
         "Returns file:line: text for each match."
     )
     def search_files(query: str, path: str = ".", pattern: str = "*") -> str:
-        return workspace.search_files(query, path, pattern)
+        return _explained(path, lambda: workspace.search_files(query, path, pattern))
 
     return server
