@@ -19,7 +19,6 @@ from functools import partial
 from typing import Any, TypeVar
 
 import anyio
-import httpx2
 import mcp_types
 from mcp import Client
 from mcp.client import Transport
@@ -27,7 +26,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import ValidationError
 
 from agent_core import __version__
 from agent_core.agent.schema import (
@@ -37,18 +35,18 @@ from agent_core.agent.schema import (
     StdioServerConfig,
     StreamableHttpServerConfig,
 )
-from agent_core.errors import ContextDeskError
 from agent_core.mcp._content import content_part, prompt_message, resource_part
 from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
 from agent_core.mcp.errors import (
+    SERVER_ERRORS,
     McpServerError,
     McpServerNotReadyError,
     closed_message,
     explain_failure,
-    leaf_errors,
+    is_server_failure,
 )
 from agent_core.mcp.settings import effective_tool_settings
 from agent_core.mcp.types import (
@@ -75,23 +73,6 @@ T = TypeVar("T")
 # visibly (the server's status says so).
 MAX_TOOLS_PER_SERVER = 1000
 STOP_GRACE_SECONDS = 10.0  # the SDK bounds a stdio shutdown at a few seconds; this is the backstop
-# Errors that mean "this server failed", as opposed to a bug in ContextDesk.
-_SERVER_ERRORS = (
-    OSError,
-    TimeoutError,
-    MCPError,
-    ValidationError,
-    httpx2.HTTPError,
-    ContextDeskError,
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-)
-
-
-def _is_server_failure(error: BaseException) -> bool:
-    """Whether ``error`` (or every error in its groups) means the server failed, not ContextDesk."""
-    leaves = [leaf for leaf in leaf_errors(error) if not isinstance(leaf, asyncio.CancelledError)]
-    return bool(leaves) and all(isinstance(leaf, _SERVER_ERRORS) for leaf in leaves)
 
 
 class ServerConnection:
@@ -248,7 +229,7 @@ class ServerConnection:
             # The status reason says what went wrong; the traceback is for --verbose only. The SDK
             # wraps a server's failure in (nested) exception groups of its task groups.
             logger.debug("MCP server %s failed", self.name, exc_info=True)
-            if not _is_server_failure(error):
+            if not is_server_failure(error):
                 logger.error(
                     "MCP server %s failed unexpectedly (%s: %s); run with --verbose for details",
                     self.name,
@@ -379,7 +360,7 @@ class ServerConnection:
         try:
             async with asyncio.timeout(self.config.call_timeout_seconds):
                 return await send(client)
-        except _SERVER_ERRORS as error:
+        except SERVER_ERRORS as error:
             raise McpServerError(self.name, await self._explain_request_error(what, error)) from error
 
     async def _explain_request_error(self, what: str, error: BaseException) -> str:

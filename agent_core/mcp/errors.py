@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import shlex
 import socket
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
 
+import anyio
 import httpx2
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -24,10 +26,12 @@ from agent_core.agent.secrets import MissingSecretError
 from agent_core.errors import ContextDeskError
 
 __all__ = [
+    "SERVER_ERRORS",
     "McpServerError",
     "McpServerNotReadyError",
     "UnknownServerError",
     "explain_failure",
+    "is_server_failure",
     "missing_command_fix",
 ]
 
@@ -211,3 +215,22 @@ def closed_message(
             f"{where} closed the connection to {config.url}. Fix: check that it is running, then restart it."
         )
     return _with_log(message, log_tail)
+
+
+# Errors that mean "this server failed", as opposed to a bug in ContextDesk.
+SERVER_ERRORS = (
+    OSError,
+    TimeoutError,
+    MCPError,
+    ValidationError,
+    httpx2.HTTPError,
+    ContextDeskError,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+)
+
+
+def is_server_failure(error: BaseException) -> bool:
+    """Whether ``error`` (or every error in its groups) means the server failed, not ContextDesk."""
+    leaves = [leaf for leaf in leaf_errors(error) if not isinstance(leaf, asyncio.CancelledError)]
+    return bool(leaves) and all(isinstance(leaf, SERVER_ERRORS) for leaf in leaves)

@@ -15,15 +15,14 @@ import logging
 import os
 import socket
 import sqlite3
-import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -31,11 +30,23 @@ from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import UserDataError
 from agent_core.paths import user_dirs
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
-from agent_core.store.db import StoreError, connect, process_running, store_error
+from agent_core.store.db import StoreError, connect, store_error
+from agent_core.store.leases import LEASE_STALE_SECONDS, claim, held_by_another, this_program
+from agent_core.store.records import (
+    Approval,
+    MessageRole,
+    MessageStatus,
+    SearchHit,
+    StoredMessage,
+    StoredSession,
+    ToolCallRecord,
+)
 from agent_core.store.salvage import readable_rows
 
+# The records are re-exported: they are what the store reads and writes.
 __all__ = [
     "LEASE_STALE_SECONDS",
+    "Approval",
     "ChatStore",
     "MessageRole",
     "MessageStatus",
@@ -47,65 +58,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-MessageRole = Literal["user", "assistant", "tool", "error", "summary"]
-# streaming: being written now; partial: the reply stopped early (crash, kill, cancel, error).
-MessageStatus = Literal["complete", "streaming", "partial", "cancelled", "error"]
-Approval = Literal["auto", "allowed_once", "allowed_for_chat", "denied"]
-
-
-@dataclass(frozen=True)
-class ToolCallRecord:
-    id: str
-    server: str
-    tool: str
-    arguments: Mapping[str, Any]
-    result: str = ""
-    is_error: bool = False
-    elapsed_seconds: float | None = None
-    approval: Approval | None = None
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    id: int
-    session_id: str
-    role: MessageRole
-    content: str
-    status: MessageStatus
-    created_at: float
-    request_context: RequestContext | None = None
-    tool_calls: tuple[ToolCallRecord, ...] = ()
-    tool_call_id: str | None = None
-    error: str | None = None
-    covers_until: int | None = None  # summaries: the last message id they stand for
-
-
-@dataclass(frozen=True)
-class StoredSession:
-    id: str
-    title: str
-    agent_path: str
-    created_at: float
-    updated_at: float
-    context_items: tuple[SessionItem, ...] = ()
-    # Items the user removed; always-mode tools that appear later stay out of this chat.
-    excluded_items: tuple[ItemRef, ...] = ()
-    overrides: ChatOverrides = field(default_factory=ChatOverrides)
-    allowed_tools: tuple[ItemRef, ...] = ()  # tools the user allowed for the rest of this chat
-    attached_resources: tuple[AttachedResource, ...] = ()
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    session_id: str
-    session_title: str
-    message_id: int
-    role: MessageRole
-    snippet: str
-
-
-# A lease not refreshed by a write for this long is taken over even if its program still runs.
-LEASE_STALE_SECONDS = 600.0
 
 _T = TypeVar("_T")
 _CONTEXT = TypeAdapter(RequestContext)
@@ -127,7 +79,7 @@ class ChatStore:
         # Set when a read met a damaged part of the file and returned only what it could read.
         self.damage: StoreError | None = None
         # Who writes through this store, as named to a second writer of the same chat.
-        self.holder = f"{_this_program()} (pid {os.getpid()})"
+        self.holder = f"{this_program()} (pid {os.getpid()})"
         self._host = socket.gethostname()
 
     @contextmanager
@@ -165,7 +117,7 @@ class ChatStore:
             StoreError: another program is writing to the chat (``problem == "in_use"``).
         """
         with self._transaction() as db:
-            self._claim(db, session_id)
+            claim(db, session_id, self.holder, self._host)
 
     def release_lease(self, session_id: str) -> None:
         """Let other programs write to this chat (when it is closed here). Never raises: a lease
@@ -178,35 +130,6 @@ class ChatStore:
                 )
         except UserDataError as error:
             logger.warning("could not release the lease on chat %s: %s", session_id, error)
-
-    def _claim(self, db: sqlite3.Connection, session_id: str) -> None:
-        """Take or refresh this program's lease on the chat, inside a write transaction."""
-        now = time.time()
-        lease = db.execute("SELECT * FROM chat_leases WHERE session_id = ?", (session_id,)).fetchone()
-        if lease is not None and self._held_by_another(lease, now):
-            ago = max(0, round(now - lease["heartbeat"]))
-            where = "" if lease["host"] == self._host else f" on {lease['host']}"
-            raise StoreError(
-                f"this chat is open for writing in {lease['holder']}{where} (last saved {ago} s ago), "
-                "and only one program may write to a chat at a time: finish or close the chat there "
-                "and try again, or start a new chat meanwhile (reading it, e.g. `contextdesk sessions "
-                "show`, works now)",
-                "in_use",
-            )
-        db.execute(
-            "INSERT INTO chat_leases(session_id, holder, host, pid, heartbeat) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(session_id) DO UPDATE SET holder = excluded.holder, host = excluded.host, "
-            "pid = excluded.pid, heartbeat = excluded.heartbeat",
-            (session_id, self.holder, self._host, os.getpid(), now),
-        )
-
-    def _held_by_another(self, lease: sqlite3.Row, now: float) -> bool:
-        """Whether another live program holds ``lease`` (this process's own stores share it)."""
-        if lease["host"] == self._host and lease["pid"] == os.getpid():
-            return False
-        if now - lease["heartbeat"] > LEASE_STALE_SECONDS:
-            return False
-        return lease["host"] != self._host or process_running(lease["pid"])
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -269,7 +192,7 @@ class ChatStore:
                     _OVERRIDES.dump_json(session.overrides).decode(),
                 ),
             )
-            self._claim(db, session.id)
+            claim(db, session.id, self.holder, self._host)
         return session
 
     def session(self, session_id: str) -> StoredSession | None:
@@ -332,12 +255,12 @@ class ChatStore:
             sets.append("attached_resources = ?")
             values.append(_ATTACHED.dump_json(attached_resources).decode())
         with self._transaction() as db:
-            self._claim(db, session_id)
+            claim(db, session_id, self.holder, self._host)
             db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*values, session_id))
 
     def delete_session(self, session_id: str) -> None:
         with self._transaction() as db:
-            self._claim(db, session_id)
+            claim(db, session_id, self.holder, self._host)
             db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
@@ -359,7 +282,7 @@ class ChatStore:
         """Append a message; committed before this returns, so a crash after it loses nothing."""
         now = time.time()
         with self._transaction() as db:
-            self._claim(db, session_id)
+            claim(db, session_id, self.holder, self._host)
             cursor = db.execute(
                 "INSERT INTO messages(session_id, role, content, status, created_at, request_context, tool_calls, "
                 "tool_call_id, error, covers_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -412,7 +335,7 @@ class ChatStore:
             error=message.error if error is None else error,
         )
         with self._transaction() as db:
-            self._claim(db, message.session_id)
+            claim(db, message.session_id, self.holder, self._host)
             db.execute(
                 "UPDATE messages SET content = ?, status = ?, request_context = ?, tool_calls = ?, error = ? "
                 "WHERE id = ?",
@@ -470,7 +393,7 @@ class ChatStore:
             busy = [
                 lease["session_id"]
                 for lease in db.execute("SELECT * FROM chat_leases")
-                if self._held_by_another(lease, now)
+                if held_by_another(lease, self._host, now)
             ]
             # A reply another program is streaming right now is not interrupted.
             cursor = db.execute(
@@ -505,15 +428,6 @@ class ChatStore:
             )
             for row in rows
         ]
-
-
-def _this_program() -> str:
-    """What this program is, for a lease's holder: "contextdesk chat", "ContextDesk desktop"..."""
-    name = Path(sys.argv[0]).stem if sys.argv and sys.argv[0] else "python"
-    if name in ("contextdesk", "main", "__main__", "launcher"):
-        command = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
-        return f"contextdesk {command}" if command else "ContextDesk desktop"
-    return name
 
 
 def _or_none(read: Callable[[sqlite3.Row], _T], row: sqlite3.Row) -> _T | None:

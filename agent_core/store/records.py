@@ -1,0 +1,79 @@
+"""What the chat store reads and writes: sessions, messages, tool calls and search hits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent_core.context.items import ItemRef, RequestContext, SessionItem
+from agent_core.store.chat_state import AttachedResource, ChatOverrides
+
+__all__ = [
+    "Approval",
+    "MessageRole",
+    "MessageStatus",
+    "SearchHit",
+    "StoredMessage",
+    "StoredSession",
+    "ToolCallRecord",
+]
+
+MessageRole = Literal["user", "assistant", "tool", "error", "summary"]
+# streaming: being written now; partial: the reply stopped early (crash, kill, cancel, error).
+MessageStatus = Literal["complete", "streaming", "partial", "cancelled", "error"]
+Approval = Literal["auto", "allowed_once", "allowed_for_chat", "denied"]
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    id: str
+    server: str
+    tool: str
+    arguments: Mapping[str, Any]
+    result: str = ""
+    is_error: bool = False
+    elapsed_seconds: float | None = None
+    approval: Approval | None = None
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: int
+    session_id: str
+    role: MessageRole
+    content: str
+    status: MessageStatus
+    created_at: float
+    request_context: RequestContext | None = None
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+    tool_call_id: str | None = None
+    error: str | None = None
+    covers_until: int | None = None  # summaries: the last message id they stand for
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    id: str
+    title: str
+    agent_path: str
+    created_at: float
+    updated_at: float
+    context_items: tuple[SessionItem, ...] = ()
+    # Items the user removed; always-mode tools that appear later stay out of this chat.
+    excluded_items: tuple[ItemRef, ...] = ()
+    overrides: ChatOverrides = field(default_factory=ChatOverrides)
+    allowed_tools: tuple[ItemRef, ...] = ()  # tools the user allowed for the rest of this chat
+    attached_resources: tuple[AttachedResource, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    session_id: str
+    session_title: str
+    message_id: int
+    role: MessageRole
+    snippet: str
+
+
+# A lease not refreshed by a write for this long is taken over even if its program still runs.
