@@ -6,6 +6,8 @@ and ranks with either the anchor design's rules or ContextDesk's hybrid (dense +
 
 from __future__ import annotations
 
+from indexer._lexical import Bm25
+from indexer._lexical import tokenize as lexical_tokens
 from indexer.backends import EmbeddingBackend, onnx_backend, sentence_transformers_backend
 from indexer.cache import EmbeddingCache
 from indexer.chunking import chunk_text
@@ -21,6 +23,7 @@ from indexer.ranking import Reason, SelectionSettings, Strategy
 
 __all__ = [
     "BackendUnavailableError",
+    "Bm25",
     "Document",
     "EmbeddingBackend",
     "EmbeddingCache",
@@ -36,6 +39,7 @@ __all__ = [
     "Strategy",
     "Timings",
     "chunk_text",
+    "lexical_tokens",
     "onnx_backend",
     "render_parameters",
     "sentence_transformers_backend",

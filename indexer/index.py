@@ -346,6 +346,22 @@ class Indexer:
             keep = {h for s in self._snapshots for h in s.chunk_hashes}
             self._vectors = {h: v for h, v in self._vectors.items() if h in keep}
 
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        """Unit vectors for ``texts``, one row each, through the same caches as documents (memory,
+        then disk, then the model). Blocks while the model loads.
+
+        Raises:
+            IndexerError: the model failed to load or to embed.
+        """
+        backend = self._require_backend()
+        text_list = list(texts)
+        hashes = [text_hash(t) for t in text_list]
+        vectors, _, _ = self._vectors_for(backend, text_list, hashes)
+        matrix = np.empty((len(text_list), backend.dimension), dtype=np.float32)
+        for row, h in enumerate(hashes):
+            matrix[row] = vectors[h]
+        return matrix
+
     # -- selection -----------------------------------------------------------------------------
 
     def select(

@@ -18,6 +18,7 @@ __all__ = [
     "SERVER_MODELS",
     "AgentConfig",
     "ChatDefaults",
+    "MemoryConfig",
     "ContextConfig",
     "IncludeMode",
     "InternalServerConfig",
@@ -94,6 +95,28 @@ class SelectionConfig(FileModel):
         description="models that cannot choose tools (local): call the best-matching tool when it scores "
         "at least this; above 1.4 never",
     )
+
+
+class MemoryConfig(FileModel):
+    """Long-term memories (docs/memory.md); every setting can be overridden per chat."""
+
+    enabled: bool = Field(default=True, description="recall and save memories in this agent's chats")
+    extraction: Literal["off", "rules", "model"] = Field(
+        default="off",
+        description="automatic proposals from the user's messages: off; rules (offline patterns); model "
+        "(the chat's model, when it is capable; rules otherwise)",
+    )
+    auto_accept: bool = Field(
+        default=False, description="memories from the model or the extractor are saved without asking"
+    )
+    max_tokens: int = Field(default=600, ge=0, le=20_000, description="recalled memories, at most")
+    max_recalled: int = Field(default=8, ge=0, le=100)
+    min_relevance: float = Field(
+        default=0.35, ge=0.0, le=1.0, description="a memory must match the message this well to be recalled"
+    )
+    short_ttl_days: int = Field(default=30, ge=1, le=3650, description="short-tier memories expire unused")
+    cap_per_scope: int = Field(default=2000, ge=10, le=100_000, description="active memories kept per scope")
+    default_scope: Literal["agent", "global"] = "agent"
 
 
 class ContextConfig(FileModel):
@@ -198,6 +221,7 @@ class AgentConfig(FileModel):
     chat: ChatDefaults = Field(default_factory=ChatDefaults)
     selection: SelectionConfig = Field(default_factory=SelectionConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
 

@@ -39,6 +39,7 @@ COMMAND_MODULES = {
     "select": "agent_core.cli.select_command",
     "chat": "agent_core.cli.chat_command",
     "sessions": "agent_core.cli.sessions_commands",
+    "memory": "agent_core.cli.memory_commands",
 }
 
 

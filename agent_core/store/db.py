@@ -116,6 +116,48 @@ CREATE TABLE chat_leases (
 """
 
 
+# Long-term memories (agent_core.memory) and the append-only history of every change to them.
+_M005_MEMORIES = """
+CREATE TABLE memories (
+    id TEXT PRIMARY KEY,
+    text TEXT NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'fact',
+    scope TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    status TEXT NOT NULL,
+    importance INTEGER NOT NULL DEFAULT 3,
+    agent TEXT NOT NULL DEFAULT '',
+    session_id TEXT,
+    source_session TEXT,
+    source_message INTEGER,
+    speaker TEXT NOT NULL DEFAULT 'user',
+    quote TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    last_used_at REAL,
+    use_count INTEGER NOT NULL DEFAULT 0,
+    seen_count INTEGER NOT NULL DEFAULT 1,
+    expires_at REAL,
+    superseded_by TEXT,
+    supersedes TEXT,
+    embedding_model TEXT,
+    embedding BLOB
+);
+CREATE INDEX memories_by_owner ON memories(agent, scope, status);
+CREATE TABLE memory_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    at REAL NOT NULL,
+    old_text TEXT,
+    new_text TEXT,
+    detail TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX memory_events_by_memory ON memory_events(memory_id, id);
+"""
+
+
 Migration = str | Callable[[sqlite3.Connection], None]
 
 # Append only: never edit or reorder a migration that has shipped; add a new one.
@@ -124,6 +166,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("summaries", _M002_SUMMARIES),
     ("typed_chat_state", _m003_typed_chat_state),
     ("chat_leases", _M004_CHAT_LEASES),
+    ("memories", _M005_MEMORIES),
 )
 
 

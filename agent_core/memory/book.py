@@ -1,0 +1,539 @@
+"""One agent's memories: writing them with consent, provenance and history; duplicates merged,
+conflicts offered as superseding; the lifecycle (expiry, pruning, restoring).
+
+Every write goes through :meth:`MemoryBook.add` or one of the small verbs below it, and each is
+one transaction with its history event.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from agent_core.agent.schema import MemoryConfig
+from agent_core.errors import ContextDeskError
+from agent_core.memory.conflicts import judge
+from agent_core.memory.index import MemoryIndex, Neighbour
+from agent_core.memory.records import Actor, Memory, MemoryEvent, Provenance, Scope, Status, Tier
+from agent_core.memory.sensitive import find_sensitive
+from agent_core.memory.store import MemoryFilter, MemoryStore, StoredVector
+
+__all__ = [
+    "MAX_MEMORY_CHARS",
+    "Embedder",
+    "MemoryBook",
+    "MemoryDraft",
+    "MemoryInputError",
+    "WriteOutcome",
+]
+
+MAX_MEMORY_CHARS = 2000
+_KIND = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+DAY = 86400.0
+PURGE_AFTER_DAYS = 90  # forgotten, expired and rejected memories are deleted for good after this
+
+
+class MemoryInputError(ContextDeskError):
+    """A memory could not be written or found; the message says why and what to do."""
+
+
+class Embedder(Protocol):
+    """What memories need of the indexer: unit vectors, and which model made them."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+
+@dataclass(frozen=True)
+class MemoryDraft:
+    """A memory to write, before duplicates and conflicts are looked for."""
+
+    text: str
+    kind: str = "fact"
+    scope: Scope = "agent"
+    tier: Tier = "long"
+    importance: int = 3
+    expires_at: float | None = None
+    provenance: Provenance = field(default_factory=Provenance)
+    session_id: str | None = None  # the chat, for chat-scoped and working memories
+    id: str | None = None  # kept when given (imports), else made up
+    created_at: float | None = None
+
+
+Action = Literal["added", "proposed", "merged", "superseded", "conflict", "blocked"]
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    """What :meth:`MemoryBook.add` did.
+
+    added / proposed: a new memory. merged: the same fact was there (``memory`` is that one,
+    counted once more). superseded: the new memory replaced ``other``. conflict: the new memory
+    was saved as a proposal that would supersede ``other`` once accepted. blocked: nothing saved
+    (``warnings`` says why).
+    """
+
+    action: Action
+    memory: Memory | None
+    other: Memory | None = None
+    warnings: tuple[str, ...] = ()
+    reason: str = ""
+
+
+OnConflict = Literal["supersede", "propose", "keep_both"]
+
+
+class MemoryBook:
+    """The memories an agent (folder ``agent``) can see, and every way to change them."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        embedder: Embedder,
+        agent: str,
+        config: MemoryConfig | None = None,
+        *,
+        clock: object = None,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.agent = agent
+        self.config = config or MemoryConfig()
+        self._now = clock if callable(clock) else time.time
+        self._index: MemoryIndex | None = None
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def index(self) -> MemoryIndex:
+        if self._index is None:
+            self._index = MemoryIndex(self.store, self.agent, self.embedder.model_id)
+            self._embed_missing(self._index)
+        return self._index
+
+    def get(self, memory_id: str) -> Memory:
+        memory = self.store.get(memory_id)
+        if memory is None or not self._visible(memory):
+            raise MemoryInputError(
+                f"No memory {memory_id!r} for this agent: `contextdesk memory list --all` shows their ids."
+            )
+        return memory
+
+    def find(
+        self,
+        *,
+        statuses: Sequence[Status] | None = ("active", "proposed"),
+        scopes: Sequence[Scope] | None = None,
+        text: str = "",
+        session_id: str | None = None,
+        every_chat: bool = True,
+    ) -> list[Memory]:
+        return self.store.find(
+            MemoryFilter(
+                agent=self.agent,
+                session_id=session_id,
+                statuses=frozenset(statuses) if statuses is not None else None,
+                scopes=frozenset(scopes) if scopes is not None else None,
+                text=text,
+                include_other_chats=every_chat,
+            )
+        )
+
+    def history(self, memory_id: str) -> list[MemoryEvent]:
+        self.get(memory_id)
+        return self.store.history(memory_id)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def add(
+        self,
+        draft: MemoryDraft,
+        actor: Actor = "user",
+        *,
+        status: Literal["active", "proposed"] = "active",
+        on_conflict: OnConflict = "supersede",
+        supersedes: str | None = None,
+    ) -> WriteOutcome:
+        """Write ``draft`` unless it is already known; see :class:`WriteOutcome` for what happens.
+
+        Sensitive data (``sensitive.py``) is never saved unless the user typed it (then a warning
+        comes back). ``supersedes`` names a memory the new one replaces, whatever they say.
+
+        Raises:
+            MemoryInputError: the text, kind, importance or scope is not valid, or ``supersedes`` is unknown.
+            StoreError: the database could not be written.
+        """
+        text = _clean_text(draft.text)
+        draft = replace(draft, text=text, kind=_clean_kind(draft.kind))
+        _check(draft)
+        found = find_sensitive(text)
+        warnings = tuple(f"it looks like it holds {match}" for match in found)
+        if found and actor != "user":
+            return WriteOutcome(
+                "blocked", None, warnings=warnings, reason="sensitive data is never saved automatically"
+            )
+        vector = self._vector(text)
+        index = self.index
+        if supersedes is None:
+            for neighbour in self._neighbours(index, vector, draft):
+                verdict = judge(
+                    text,
+                    neighbour.memory.text,
+                    neighbour.similarity,
+                    same_kind=self._same_kind(neighbour.memory.kind, draft.kind),
+                )
+                if verdict.relation == "duplicate":
+                    merged = self._merge(neighbour.memory, draft, actor, verdict.reason)
+                    return WriteOutcome("merged", merged, warnings=warnings, reason=verdict.reason)
+                if verdict.relation == "conflict" and on_conflict != "keep_both":
+                    if on_conflict == "supersede" and status == "active":
+                        new = self._insert(draft, actor, "active", vector, None)
+                        self._supersede(neighbour.memory, new, actor, verdict.reason)
+                        return WriteOutcome("superseded", new, neighbour.memory, warnings, verdict.reason)
+                    new = self._insert(draft, actor, "proposed", vector, neighbour.memory.id)
+                    return WriteOutcome("conflict", new, neighbour.memory, warnings, verdict.reason)
+        else:
+            old = self.get(supersedes)
+            if status == "active":
+                new = self._insert(draft, actor, "active", vector, None)
+                self._supersede(old, new, actor, "named as superseded")
+                return WriteOutcome("superseded", new, old, warnings, "named as superseded")
+            new = self._insert(draft, actor, "proposed", vector, old.id)
+            return WriteOutcome("conflict", new, old, warnings, "named as superseded")
+        new = self._insert(draft, actor, status, vector, None)
+        return WriteOutcome("added" if status == "active" else "proposed", new, warnings=warnings)
+
+    def insert_as_is(self, draft: MemoryDraft, status: Status, actor: Actor) -> Memory:
+        """Write ``draft`` with ``status`` without looking for duplicates (restoring an export)."""
+        text = _clean_text(draft.text)
+        draft = replace(draft, text=text, kind=_clean_kind(draft.kind))
+        _check(draft)
+        return self._insert(draft, actor, status, self._vector(text), None)
+
+    def accept(self, memory_id: str, actor: Actor = "user") -> Memory:
+        """A proposal becomes active (and supersedes the memory it conflicted with, if any)."""
+        memory = self.get(memory_id)
+        if memory.status != "proposed":
+            raise MemoryInputError(f"Memory {memory_id} is {memory.status}, not proposed: nothing to accept.")
+        accepted = replace(memory, status="active", supersedes=None, updated_at=self._now())
+        old = self.store.get(memory.supersedes) if memory.supersedes else None
+        with self.store.write() as writes:
+            writes.update(accepted, self._event(accepted, "accepted", actor))
+            if old is not None and old.status == "active":
+                superseded = replace(
+                    old, status="superseded", superseded_by=accepted.id, updated_at=self._now()
+                )
+                writes.update(
+                    superseded, self._event(superseded, "superseded", actor, detail=f"by {accepted.id}")
+                )
+                self.index.put(superseded, None)
+        self.index.put(accepted, None)
+        return accepted
+
+    def reject(self, memory_id: str, actor: Actor = "user") -> Memory:
+        memory = self.get(memory_id)
+        if memory.status != "proposed":
+            raise MemoryInputError(f"Memory {memory_id} is {memory.status}, not proposed: forget it instead.")
+        return self._set(memory, "rejected", actor, status="rejected", supersedes=None)
+
+    def edit(self, memory_id: str, text: str, actor: Actor = "user") -> Memory:
+        """New words for a memory (its history keeps the old ones)."""
+        memory = self.get(memory_id)
+        text = _clean_text(text)
+        _check(replace(_draft_of(memory), text=text))
+        vector = self._vector(text)
+        edited = replace(memory, text=text, updated_at=self._now())
+        with self.store.write() as writes:
+            writes.update(
+                edited, self._event(edited, "edited", actor, old_text=memory.text, new_text=text), vector
+            )
+        self.index.put(edited, vector)
+        return edited
+
+    def set_details(
+        self,
+        memory_id: str,
+        *,
+        kind: str | None = None,
+        importance: int | None = None,
+        scope: Scope | None = None,
+        expires_at: float | None = None,
+        actor: Actor = "user",
+    ) -> Memory:
+        memory = self.get(memory_id)
+        changed = replace(
+            memory,
+            kind=_clean_kind(kind) if kind is not None else memory.kind,
+            importance=importance if importance is not None else memory.importance,
+            scope=scope or memory.scope,
+            expires_at=expires_at if expires_at is not None else memory.expires_at,
+        )
+        _check(_draft_of(changed))
+        detail = ", ".join(
+            f"{name} {getattr(memory, name)} → {getattr(changed, name)}"
+            for name in ("kind", "importance", "scope", "expires_at")
+            if getattr(memory, name) != getattr(changed, name)
+        )
+        return self._set(changed, "changed", actor, detail=detail)
+
+    def pin(self, memory_id: str, pinned: bool = True, actor: Actor = "user") -> Memory:
+        """Pinned memories are recalled in every request and never expire."""
+        memory = self.get(memory_id)
+        tier: Tier = "pinned" if pinned else ("long" if memory.tier == "pinned" else memory.tier)
+        return self._set(memory, "pinned" if pinned else "unpinned", actor, tier=tier)
+
+    def forget(self, memory_id: str, actor: Actor = "user", *, detail: str = "") -> Memory:
+        """Gone from the next request; kept in the Forgotten list until purged (or restored)."""
+        memory = self.get(memory_id)
+        return self._set(memory, "forgotten", actor, status="forgotten", detail=detail)
+
+    def restore(self, memory_id: str, actor: Actor = "user") -> Memory:
+        """A forgotten, expired, rejected or superseded memory becomes active again."""
+        memory = self.get(memory_id)
+        if memory.status in ("active", "proposed"):
+            raise MemoryInputError(f"Memory {memory_id} is {memory.status}: nothing to restore.")
+        restored = self._set(memory, "restored", actor, status="active", superseded_by=None)
+        if memory.expires_at is not None and memory.expires_at <= self._now():
+            restored = self._set(restored, "changed", actor, expires_at=None, detail="expiry removed")
+        return restored
+
+    def delete_all(self) -> int:
+        """Delete every memory of this agent (its agent- and chat-scoped ones) for good."""
+        doomed = [m.id for m in self.find(statuses=None, scopes=("agent", "chat"))]
+        with self.store.write("could not delete the memories") as writes:
+            for memory_id in doomed:
+                writes.delete(memory_id)
+        self._index = None
+        return len(doomed)
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def expire(self) -> list[Memory]:
+        """Active memories past their expiry date, or short-tier ones unused for shortTtlDays,
+        become expired (hidden, never recalled; purged later)."""
+        now = self._now()
+        ttl = self.config.short_ttl_days * DAY
+        due = [
+            m
+            for m in self.find(statuses=("active", "proposed"))
+            if m.tier != "pinned"
+            and (
+                (m.expires_at is not None and m.expires_at <= now)
+                or (m.tier == "short" and (m.last_used_at or m.created_at) + ttl <= now)
+            )
+        ]
+        return [self._set(m, "expired", "system", status="expired") for m in due]
+
+    def prune(self) -> list[Memory]:
+        """Past capPerScope active memories in a scope, the least important and least recently
+        used go to the Forgotten list (restorable)."""
+        now = self._now()
+        pruned: list[Memory] = []
+        for scope in ("global", "agent", "chat"):
+            active = [m for m in self.find(statuses=("active",), scopes=(scope,)) if m.tier != "pinned"]
+            excess = len(active) - self.config.cap_per_scope
+            if excess <= 0:
+                continue
+            active.sort(key=lambda m: m.importance * _recency(m, now))
+            for memory in active[:excess]:
+                pruned.append(
+                    self.forget(
+                        memory.id, "system", detail=f"pruned: over the cap of {self.config.cap_per_scope}"
+                    )
+                )
+        return pruned
+
+    def purge(self) -> int:
+        """Delete for good what has been forgotten, expired or rejected for PURGE_AFTER_DAYS."""
+        limit = self._now() - PURGE_AFTER_DAYS * DAY
+        doomed = [
+            m.id for m in self.find(statuses=("forgotten", "expired", "rejected")) if m.updated_at <= limit
+        ]
+        with self.store.write("could not purge old memories") as writes:
+            for memory_id in doomed:
+                writes.delete(memory_id)
+        return len(doomed)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _visible(self, memory: Memory) -> bool:
+        return memory.scope == "global" or memory.agent == self.agent
+
+    def _vector(self, text: str) -> StoredVector:
+        return StoredVector(
+            self.embedder.model_id, np.asarray(self.embedder.embed([text])[0], dtype=np.float32)
+        )
+
+    def _embed_missing(self, index: MemoryIndex) -> None:
+        missing = index.missing_vectors()
+        if not missing:
+            return
+        vectors = self.embedder.embed([m.text for m in missing])
+        with self.store.write("could not save the memories' embeddings") as writes:
+            for memory, row in zip(missing, vectors, strict=True):
+                writes.update(
+                    memory,
+                    self._event(memory, "embedded", "system"),
+                    StoredVector(self.embedder.model_id, row),
+                )
+
+    def _neighbours(self, index: MemoryIndex, vector: StoredVector, draft: MemoryDraft) -> list[Neighbour]:
+        """Memories the draft could duplicate or contradict: same owner scope, most alike first."""
+
+        def same_owner(m: Memory) -> bool:
+            if draft.scope == "chat":
+                return m.scope == "chat" and m.session_id == draft.session_id
+            return m.scope == draft.scope
+
+        return [n for n in index.nearest(vector.vector, 8) if same_owner(n.memory)][:5]
+
+    @staticmethod
+    def _same_kind(a: str, b: str) -> bool:
+        return a == b or "fact" in (a, b)
+
+    def _insert(
+        self, draft: MemoryDraft, actor: Actor, status: Status, vector: StoredVector, supersedes: str | None
+    ) -> Memory:
+        now = self._now()
+        memory_id = draft.id or f"m-{uuid.uuid4().hex[:12]}"
+        if self.store.get(memory_id) is not None:
+            raise MemoryInputError(
+                f"A memory with id {memory_id!r} already exists: give another id, or leave it out."
+            )
+        created = draft.created_at if draft.created_at is not None else now
+        memory = Memory(
+            id=memory_id,
+            text=draft.text,
+            kind=draft.kind,
+            scope=draft.scope,
+            tier=draft.tier,
+            status=status,
+            importance=draft.importance,
+            agent="" if draft.scope == "global" else self.agent,
+            session_id=draft.session_id if draft.scope == "chat" or draft.tier == "working" else None,
+            provenance=draft.provenance,
+            created_at=created,
+            updated_at=max(created, now) if draft.created_at is None else created,
+            expires_at=draft.expires_at,
+            supersedes=supersedes,
+        )
+        detail = f"would supersede {supersedes}" if supersedes else ""
+        with self.store.write() as writes:
+            writes.insert(
+                memory,
+                vector,
+                self._event(
+                    memory,
+                    "created" if status == "active" else "proposed",
+                    actor,
+                    new_text=memory.text,
+                    detail=detail,
+                ),
+            )
+        self.index.put(memory, vector)
+        return memory
+
+    def _merge(self, memory: Memory, draft: MemoryDraft, actor: Actor, reason: str) -> Memory:
+        merged = replace(
+            memory,
+            seen_count=memory.seen_count + 1,
+            importance=max(memory.importance, draft.importance),
+            updated_at=self._now(),
+        )
+        quote = draft.provenance.quote or draft.text
+        source = (
+            f" (chat {draft.provenance.session_id}, message {draft.provenance.message_id})"
+            if draft.provenance.session_id
+            else ""
+        )
+        with self.store.write() as writes:
+            writes.update(
+                merged,
+                self._event(
+                    merged,
+                    "merged",
+                    actor,
+                    new_text=draft.text,
+                    detail=f"said again{source}: {quote!r}; {reason}",
+                ),
+            )
+        self.index.put(merged, None)
+        return merged
+
+    def _supersede(self, old: Memory, new: Memory, actor: Actor, reason: str) -> None:
+        superseded = replace(old, status="superseded", superseded_by=new.id, updated_at=self._now())
+        with self.store.write() as writes:
+            writes.update(
+                superseded, self._event(superseded, "superseded", actor, detail=f"by {new.id}: {reason}")
+            )
+        self.index.put(superseded, None)
+
+    def _set(
+        self, memory: Memory, event: str, actor: Actor, *, detail: str = "", **changes: object
+    ) -> Memory:
+        changed = replace(memory, updated_at=self._now(), **changes)  # type: ignore[arg-type]
+        with self.store.write() as writes:
+            writes.update(changed, self._event(changed, event, actor, detail=detail))
+        self.index.put(changed, None)
+        return changed
+
+    def _event(
+        self,
+        memory: Memory,
+        event: str,
+        actor: Actor,
+        *,
+        old_text: str | None = None,
+        new_text: str | None = None,
+        detail: str = "",
+    ) -> MemoryEvent:
+        return MemoryEvent(memory.id, event, actor, self._now(), old_text, new_text, detail)
+
+
+def _recency(memory: Memory, now: float) -> float:
+    """1 just used, halving every 30 days unused."""
+    last = memory.last_used_at or memory.created_at
+    return float(0.5 ** (max(0.0, now - last) / (30 * DAY)))
+
+
+def _clean_text(text: str) -> str:
+    return " ".join(text.replace("\x00", " ").split())
+
+
+def _clean_kind(kind: str) -> str:
+    return kind.strip().lower().replace(" ", "-")
+
+
+def _draft_of(memory: Memory) -> MemoryDraft:
+    return MemoryDraft(
+        memory.text, memory.kind, memory.scope, memory.tier, memory.importance, memory.expires_at
+    )
+
+
+def _check(draft: MemoryDraft) -> None:
+    if not draft.text:
+        raise MemoryInputError("A memory needs some text.")
+    if len(draft.text) > MAX_MEMORY_CHARS:
+        raise MemoryInputError(
+            f"A memory is at most {MAX_MEMORY_CHARS} characters ({len(draft.text)} given): keep one fact per "
+            "memory, or add a long text as a reference instead."
+        )
+    if not _KIND.match(draft.kind):
+        raise MemoryInputError(
+            f"Kind {draft.kind!r} is not valid: use a short word like fact, preference, person, project."
+        )
+    if not 1 <= draft.importance <= 5:
+        raise MemoryInputError(f"Importance is 1 to 5 ({draft.importance} given).")
+    if draft.scope not in ("global", "agent", "chat"):
+        raise MemoryInputError(f"Scope {draft.scope!r} is not one of global, agent, chat.")
+    if draft.tier not in ("pinned", "long", "short", "working"):
+        raise MemoryInputError(f"Tier {draft.tier!r} is not one of pinned, long, short, working.")

@@ -1,0 +1,162 @@
+"""Which memories one message recalls, and why: relevance (the hybrid of the selector: cosine
+plus a lexical bonus), recency and importance; near-duplicates dropped; pinned memories always
+in; a token budget. Superseded, expired, rejected, forgotten and proposed memories never are."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from agent_core.agent.schema import MemoryConfig
+from agent_core.memory.index import MemoryIndex
+from agent_core.memory.records import Memory
+from indexer import lexical_tokens
+
+__all__ = ["Recall", "Recalled", "recall"]
+
+Vector = npt.NDArray[np.float32]
+
+LEXICAL_WEIGHT = 0.3  # as the hybrid selector: a whole-query keyword match adds this to the cosine
+RELEVANCE_SHARE, RECENCY_SHARE, IMPORTANCE_SHARE = 0.6, 0.25, 0.15
+NEAR_DUPLICATE = 0.9  # cosine between two recalled memories above which the second adds nothing
+NEAR_MISS_MARGIN = 0.12  # memories this far under minRelevance are shown as near misses
+NEAR_MISSES_KEPT = 5
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class Recalled:
+    memory: Memory
+    relevance: float  # 0..1+, the hybrid score against the message
+    score: float  # relevance, recency and importance together
+    reason: str  # "matched 'database' 0.81 · used 3 days ago · importance 4"
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Recall:
+    recalled: tuple[Recalled, ...]
+    near_misses: tuple[Recalled, ...]
+    elapsed_ms: float
+
+
+def recall(
+    index: MemoryIndex,
+    message: str,
+    query_vector: Vector,
+    config: MemoryConfig,
+    *,
+    session_id: str | None,
+    excluded: Collection[str] = (),
+    count_tokens: Callable[[str], int] = lambda text: max(1, math.ceil(len(text) / 4)),
+    now: float | None = None,
+) -> Recall:
+    """The memories ``message`` recalls in chat ``session_id`` (``excluded``: ids turned off for it)."""
+    started = time.perf_counter()
+    now = time.time() if now is None else now
+    memories, matrix, lexical = index.snapshot_for(message)
+    if not memories or config.max_recalled == 0 or config.max_tokens == 0:
+        return Recall((), (), (time.perf_counter() - started) * 1000)
+    cosines = matrix @ np.asarray(query_vector, dtype=np.float32)
+    relevance = cosines + LEXICAL_WEIGHT * lexical
+    eligible = [
+        i
+        for i, m in enumerate(memories)
+        if m.status == "active"
+        and m.id not in excluded
+        and (m.expires_at is None or m.expires_at > now)
+        and ((m.scope != "chat" and m.tier != "working") or m.session_id == session_id)
+    ]
+    query_words = set(lexical_tokens(message))
+
+    def scored(i: int) -> Recalled:
+        m = memories[i]
+        recency = 0.995 ** (max(0.0, now - (m.last_used_at or m.created_at)) / HOUR)
+        total = (
+            RELEVANCE_SHARE * min(1.0, float(relevance[i]))
+            + RECENCY_SHARE * recency
+            + IMPORTANCE_SHARE * (m.importance - 1) / 4
+        )
+        return Recalled(
+            m,
+            float(relevance[i]),
+            total,
+            _reason(m, float(relevance[i]), query_words, now),
+            count_tokens(m.text),
+        )
+
+    pinned = [scored(i) for i in eligible if memories[i].tier == "pinned"]
+    matching = sorted(
+        (
+            scored(i)
+            for i in eligible
+            if memories[i].tier != "pinned" and relevance[i] >= config.min_relevance
+        ),
+        key=lambda r: -r.score,
+    )
+    chosen: list[Recalled] = []
+    chosen_rows: list[int] = []
+    misses: list[Recalled] = []
+    tokens = 0
+    position = {m.id: i for i, m in enumerate(memories)}
+    for candidate in [*pinned, *matching]:
+        row = position[candidate.memory.id]
+        duplicate = any(float(matrix[row] @ matrix[other]) >= NEAR_DUPLICATE for other in chosen_rows)
+        if duplicate:
+            continue
+        fits = tokens + candidate.tokens <= config.max_tokens and len(chosen) < config.max_recalled
+        if candidate.memory.tier == "pinned" or fits:
+            chosen.append(candidate)
+            chosen_rows.append(row)
+            tokens += candidate.tokens
+        else:
+            misses.append(_missed(candidate, "over the memory budget (memory.maxTokens / maxRecalled)"))
+    below = sorted(
+        (
+            scored(i)
+            for i in eligible
+            if memories[i].tier != "pinned"
+            and config.min_relevance - NEAR_MISS_MARGIN <= relevance[i] < config.min_relevance
+        ),
+        key=lambda r: -r.relevance,
+    )
+    misses += [
+        _missed(r, f"matched {r.relevance:.2f}, under memory.minRelevance {config.min_relevance:.2f}")
+        for r in below
+    ]
+    return Recall(tuple(chosen), tuple(misses[:NEAR_MISSES_KEPT]), (time.perf_counter() - started) * 1000)
+
+
+def _missed(recalled: Recalled, why: str) -> Recalled:
+    return Recalled(recalled.memory, recalled.relevance, recalled.score, why, recalled.tokens)
+
+
+def _reason(memory: Memory, relevance: float, query_words: set[str], now: float) -> str:
+    if memory.tier == "pinned":
+        head = "pinned"
+    else:
+        shared = [w for w in lexical_tokens(memory.text) if w in query_words]
+        words = ", ".join(f"'{w}'" for w in dict.fromkeys(shared) if w)
+        head = f"matched {words} {relevance:.2f}" if words else f"close in meaning {relevance:.2f}"
+    used = (
+        f"used {_ago(now - memory.last_used_at)}"
+        if memory.last_used_at
+        else f"saved {_ago(now - memory.created_at)}"
+    )
+    return f"{head} · {used} · importance {memory.importance}"
+
+
+def _ago(seconds: float) -> str:
+    days = seconds / 86400
+    if days < 1:
+        return "today"
+    if days < 2:
+        return "yesterday"
+    if days < 60:
+        return f"{int(days)} days ago"
+    return f"{int(days / 30)} months ago"
