@@ -73,8 +73,14 @@ def register(subparsers: Any) -> None:
     command("reject", "reject a proposed memory", run_reject, with_id=True)
     command("pin", "recall a memory in every request", run_pin, with_id=True)
     command("unpin", "recall a pinned memory only when it matches", run_unpin, with_id=True)
-    edit = command("edit", "new words for a memory (the history keeps the old ones)", run_edit, with_id=True)
-    edit.add_argument("text")
+    edit = command(
+        "edit", "new words or details for a memory (the history keeps the old ones)", run_edit, with_id=True
+    )
+    edit.add_argument("text", nargs="?", help="the new words (omit to change only details)")
+    edit.add_argument("--kind")
+    edit.add_argument("--importance", type=int)
+    edit.add_argument("--scope", choices=("agent", "global"))
+    edit.add_argument("--expires", help="YYYY-MM-DD")
 
     export = command("export", "write the memories as JSON lines (re-importable)", run_export)
     export.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
@@ -270,7 +276,23 @@ def run_unpin(args: argparse.Namespace) -> int:
 
 
 def run_edit(args: argparse.Namespace) -> int:
-    return _verb(args, "edit", "Edited", text=args.text)
+    from agent_core.memory.jsonl import parse_time
+
+    try:
+        expires = parse_time(args.expires) if args.expires else None
+    except ValueError as error:
+        raise ContextDeskError(f"--expires: {error}") from None
+    details = {"kind": args.kind, "importance": args.importance, "scope": args.scope, "expires_at": expires}
+    if args.text is None and all(value is None for value in details.values()):
+        raise ContextDeskError(
+            "Give the new words, or at least one of --kind, --importance, --scope, --expires."
+        )
+    with _book(args) as book:
+        memory = book.edit(args.id, args.text) if args.text is not None else book.get(args.id)
+        if any(value is not None for value in details.values()):
+            memory = book.set_details(args.id, **details)
+    _print(args, _line(memory), f"Edited {memory.id}: {memory.text}")
+    return 0
 
 
 def run_export(args: argparse.Namespace) -> int:

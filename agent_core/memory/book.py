@@ -37,7 +37,9 @@ __all__ = [
 MAX_MEMORY_CHARS = 2000
 _KIND = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 DAY = 86400.0
-PURGE_AFTER_DAYS = 90  # forgotten, expired and rejected memories are deleted for good after this
+PURGE_AFTER_DAYS = 90
+NEIGHBOURS_BY_MEANING = 8  # memories a new one is compared with: the closest in meaning...
+NEIGHBOURS_BY_WORDS = 5  # ...and those sharing its rarest words  # forgotten, expired and rejected memories are deleted for good after this
 
 
 class MemoryInputError(ContextDeskError):
@@ -182,42 +184,41 @@ class MemoryBook:
                 "blocked", None, warnings=warnings, reason="sensitive data is never saved automatically"
             )
         vector = self._vector(text)
-        index = self.index
-        if supersedes is None:
-            for neighbour in self._neighbours(index, vector, draft):
-                verdict = judge(
+        if supersedes is not None:
+            old, reason = self.get(supersedes), "named as superseded"
+        else:
+            verdicts = [
+                (neighbour, judge(
                     text,
                     neighbour.memory.text,
                     neighbour.similarity,
                     same_kind=self._same_kind(neighbour.memory.kind, draft.kind),
-                )
-                if verdict.relation == "duplicate":
-                    merged = self._merge(neighbour.memory, draft, actor, verdict.reason)
-                    return WriteOutcome("merged", merged, warnings=warnings, reason=verdict.reason)
-                if verdict.relation == "conflict" and on_conflict != "keep_both":
-                    if on_conflict == "supersede" and status == "active":
-                        new = self._insert(draft, actor, "active", vector, None)
-                        self._supersede(neighbour.memory, new, actor, verdict.reason)
-                        return WriteOutcome("superseded", new, neighbour.memory, warnings, verdict.reason)
-                    new = self._insert(draft, actor, "proposed", vector, neighbour.memory.id)
-                    return WriteOutcome("conflict", new, neighbour.memory, warnings, verdict.reason)
-        else:
-            old = self.get(supersedes)
-            if status == "active":
-                new = self._insert(draft, actor, "active", vector, None)
-                self._supersede(old, new, actor, "named as superseded")
-                return WriteOutcome("superseded", new, old, warnings, "named as superseded")
-            new = self._insert(draft, actor, "proposed", vector, old.id)
-            return WriteOutcome("conflict", new, old, warnings, "named as superseded")
-        new = self._insert(draft, actor, status, vector, None)
-        return WriteOutcome("added" if status == "active" else "proposed", new, warnings=warnings)
+                    value_similarity=self._value_similarity,
+                ))
+                for neighbour in self._neighbours(self.index, vector, draft)
+            ]  # fmt: skip
+            duplicate = next((n for n, v in verdicts if v.relation == "duplicate"), None)
+            if duplicate is not None:
+                reason = next(v.reason for n, v in verdicts if n is duplicate)
+                merged = self._merge(duplicate.memory, draft, actor, reason)
+                return WriteOutcome("merged", merged, warnings=warnings, reason=reason)
+            conflict = next(((n, v) for n, v in verdicts if v.relation == "conflict"), None)
+            if conflict is None or on_conflict == "keep_both":
+                new = self._insert(draft, actor, status, vector)
+                return WriteOutcome("added" if status == "active" else "proposed", new, warnings=warnings)
+            old, reason = conflict[0].memory, conflict[1].reason
+        if status == "active" and on_conflict != "propose":
+            new = self._insert(draft, actor, "active", vector, superseding=(old, reason))
+            return WriteOutcome("superseded", new, old, warnings, reason)
+        new = self._insert(draft, actor, "proposed", vector, proposed_over=old.id)
+        return WriteOutcome("conflict", new, old, warnings, reason)
 
     def insert_as_is(self, draft: MemoryDraft, status: Status, actor: Actor) -> Memory:
         """Write ``draft`` with ``status`` without looking for duplicates (restoring an export)."""
         text = _clean_text(draft.text)
         draft = replace(draft, text=text, kind=_clean_kind(draft.kind))
         _check(draft)
-        return self._insert(draft, actor, status, self._vector(text), None)
+        return self._insert(draft, actor, status, self._vector(text))
 
     def accept(self, memory_id: str, actor: Actor = "user") -> Memory:
         """A proposal becomes active (and supersedes the memory it conflicted with, if any)."""
@@ -387,22 +388,45 @@ class MemoryBook:
                 )
 
     def _neighbours(self, index: MemoryIndex, vector: StoredVector, draft: MemoryDraft) -> list[Neighbour]:
-        """Memories the draft could duplicate or contradict: same owner scope, most alike first."""
+        """Memories the draft could duplicate or contradict, in the same owner scope: the closest
+        in meaning, and those sharing its rarest words (a change of value is often far in meaning:
+        "our database is MySQL 8" / "we moved to PostgreSQL 16")."""
+        memories, matrix, lexical = index.snapshot_for(draft.text)
+        if not memories:
+            return []
 
         def same_owner(m: Memory) -> bool:
             if draft.scope == "chat":
                 return m.scope == "chat" and m.session_id == draft.session_id
             return m.scope == draft.scope
 
-        return [n for n in index.nearest(vector.vector, 8) if same_owner(n.memory)][:5]
+        similarities = matrix @ vector.vector
+        by_meaning = [int(i) for i in np.argsort(-similarities)[:NEIGHBOURS_BY_MEANING]]
+        by_words = [int(i) for i in np.argsort(-lexical)[:NEIGHBOURS_BY_WORDS] if lexical[int(i)] > 0]
+        rows = list(dict.fromkeys([*by_meaning, *by_words]))
+        found = [Neighbour(memories[i], float(similarities[i])) for i in rows if same_owner(memories[i])]
+        return sorted(found, key=lambda n: -n.similarity)
+
+    def _value_similarity(self, a: str, b: str) -> float:
+        vectors = self.embedder.embed([a, b])
+        return float(vectors[0] @ vectors[1])
 
     @staticmethod
     def _same_kind(a: str, b: str) -> bool:
         return a == b or "fact" in (a, b)
 
     def _insert(
-        self, draft: MemoryDraft, actor: Actor, status: Status, vector: StoredVector, supersedes: str | None
+        self,
+        draft: MemoryDraft,
+        actor: Actor,
+        status: Status,
+        vector: StoredVector,
+        *,
+        superseding: tuple[Memory, str] | None = None,
+        proposed_over: str | None = None,
     ) -> Memory:
+        """Write a new memory; with ``superseding`` (old memory, reason) the old one is marked
+        superseded in the same transaction, so no crash leaves both active."""
         now = self._now()
         memory_id = draft.id or f"m-{uuid.uuid4().hex[:12]}"
         if self.store.get(memory_id) is not None:
@@ -422,24 +446,24 @@ class MemoryBook:
             session_id=draft.session_id if draft.scope == "chat" or draft.tier == "working" else None,
             provenance=draft.provenance,
             created_at=created,
-            updated_at=max(created, now) if draft.created_at is None else created,
+            updated_at=created if draft.created_at is not None else now,
             expires_at=draft.expires_at,
-            supersedes=supersedes,
+            supersedes=proposed_over,
         )
-        detail = f"would supersede {supersedes}" if supersedes else ""
+        event = "created" if status == "active" else "proposed" if status == "proposed" else "imported"
+        detail = f"would supersede {proposed_over}" if proposed_over else ""
+        old: Memory | None = None
         with self.store.write() as writes:
             writes.insert(
-                memory,
-                vector,
-                self._event(
-                    memory,
-                    "created" if status == "active" else "proposed",
-                    actor,
-                    new_text=memory.text,
-                    detail=detail,
-                ),
+                memory, vector, self._event(memory, event, actor, new_text=memory.text, detail=detail)
             )
+            if superseding is not None:
+                previous, reason = superseding
+                old = replace(previous, status="superseded", superseded_by=memory.id, updated_at=now)
+                writes.update(old, self._event(old, "superseded", actor, detail=f"by {memory.id}: {reason}"))
         self.index.put(memory, vector)
+        if old is not None:
+            self.index.put(old, None)
         return memory
 
     def _merge(self, memory: Memory, draft: MemoryDraft, actor: Actor, reason: str) -> Memory:
@@ -468,14 +492,6 @@ class MemoryBook:
             )
         self.index.put(merged, None)
         return merged
-
-    def _supersede(self, old: Memory, new: Memory, actor: Actor, reason: str) -> None:
-        superseded = replace(old, status="superseded", superseded_by=new.id, updated_at=self._now())
-        with self.store.write() as writes:
-            writes.update(
-                superseded, self._event(superseded, "superseded", actor, detail=f"by {new.id}: {reason}")
-            )
-        self.index.put(superseded, None)
 
     def _set(
         self, memory: Memory, event: str, actor: Actor, *, detail: str = "", **changes: object

@@ -14,6 +14,7 @@ Offline and deterministic, from the two texts and their embeddings' cosine simil
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,17 +26,17 @@ Relation = Literal["duplicate", "conflict", "distinct"]
 
 # Cosine at or above which two memories with the same values are one fact said twice.
 DUPLICATE_SIMILARITY = 0.9
-# Close enough in meaning to be about the same slot; below it two memories are unrelated.
-SLOT_SIMILARITY = 0.55
+# Close enough in meaning, with a word in common, to be about the same slot.
+SLOT_SIMILARITY = 0.45
 # With an explicit change marker ("we moved to...", "now", "no longer") a looser match will do.
-CHANGED_SLOT_SIMILARITY = 0.42
+CHANGED_SLOT_SIMILARITY = 0.3
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_CHANGE = re.compile(
-    r"\b(?:moved|switched|migrated|changed|replaced|upgraded|downgraded|now|no longer|anymore|"
-    r"any more|new|instead|from now on|these days|nowadays|not .* any ?more|left|quit|joined)\b",
-    re.IGNORECASE,
+_CHANGE_WORDS = (
+    "moved|switched|migrated|changed|replaced|upgraded|downgraded|now|no longer|anymore|any more|new|"
+    "instead|from now on|these days|nowadays|left|quit|joined|started|became|renamed"
 )
+_CHANGE = re.compile(rf"\b(?:{_CHANGE_WORDS})\b", re.IGNORECASE)
 # Statements that add to what is known rather than replace it.
 _ADDITIVE = re.compile(
     r"\b(?:like|likes|love|loves|enjoy|enjoys|also|too|as well|another|speak|speaks|know|knows|"
@@ -72,7 +73,6 @@ _RELATIONS = frozenset(
         "niece",
         "nephew",
         "boss",
-        "manager",
         "teammate",
         "neighbour",
         "neighbor",
@@ -83,7 +83,8 @@ _RELATIONS = frozenset(
         "cat",
     ]
 )
-_FUNCTION_WORDS = frozenset(
+# Words that carry neither the slot nor the value: grammar, time, and the change markers themselves.
+_NOISE = frozenset(
     [
         "my",
         "our",
@@ -115,11 +116,43 @@ _FUNCTION_WORDS = frozenset(
         "will",
         "would",
         "should",
-        "use",
-        "uses",
-        "using",
+        "just",
+        "really",
+        "currently",
+        "still",
+        "last",
+        "month",
+        "week",
+        "year",
+        "ago",
+        "today",
+        "yesterday",
+        "recently",
+        "since",
+        "then",
+        "move",
+        "switch",
+        "migrate",
+        "change",
+        "replace",
+        "upgrade",
+        "downgrade",
+        "now",
+        "longer",
+        "anymore",
+        "new",
+        "instead",
+        "left",
+        "quit",
+        "join",
+        "start",
+        "became",
+        "rename",
+        "day",
     ]
 )
+
+ValueSimilarity = Callable[[str, str], float]
 
 
 @dataclass(frozen=True)
@@ -128,36 +161,58 @@ class Verdict:
     reason: str  # in words for the user ("same fact", "another value for the same thing"...)
 
 
-def _content(text: str) -> set[str]:
-    return {t for t in lexical_tokens(text) if t not in _FUNCTION_WORDS}
+def _words(text: str) -> list[str]:
+    return [t for t in lexical_tokens(text) if t not in _NOISE]
 
 
 def _normal(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
-def judge(new: str, old: str, similarity: float, *, same_kind: bool = True) -> Verdict:
-    """How ``new`` relates to ``old``, given their embeddings' cosine ``similarity``."""
+def judge(
+    new: str,
+    old: str,
+    similarity: float,
+    *,
+    same_kind: bool = True,
+    value_similarity: ValueSimilarity | None = None,
+) -> Verdict:
+    """How ``new`` relates to ``old``, given their embeddings' cosine ``similarity``.
+
+    ``value_similarity`` compares the words only one of them has ("MySQL 8" / "PostgreSQL 16"): a
+    change of value keeps the kind of thing ("two databases"), a different fact does not.
+    """
     if _normal(new) == _normal(old):
         return Verdict("duplicate", "the same words")
     new_numbers, old_numbers = set(_NUMBER.findall(new)), set(_NUMBER.findall(old))
-    new_words, old_words = _content(new), _content(old)
-    only_new, only_old = new_words - old_words, old_words - new_words
-    if new_numbers == old_numbers and (
+    new_words, old_words = _words(new), _words(old)
+    only_new = [w for w in dict.fromkeys(new_words) if w not in old_words and not w.isdigit()]
+    only_old = [w for w in dict.fromkeys(old_words) if w not in new_words and not w.isdigit()]
+    shared = set(new_words) & set(old_words)
+    numbers_differ = new_numbers != old_numbers
+    if not numbers_differ and (
         similarity >= DUPLICATE_SIMILARITY or (not only_new and not only_old and similarity >= 0.8)
     ):
         return Verdict("duplicate", f"the same fact ({similarity:.2f} alike)")
     changed = bool(_CHANGE.search(new))
-    threshold = CHANGED_SLOT_SIMILARITY if changed else SLOT_SIMILARITY
     if not same_kind and not changed:
         return Verdict("distinct", "a different kind of memory")
-    if similarity < threshold:
-        return Verdict("distinct", f"about something else ({similarity:.2f} alike)")
-    if (only_new | only_old) and (only_new | only_old) <= _RELATIONS and new_numbers == old_numbers:
+    if (set(only_new) | set(only_old)) and set(only_new) | set(only_old) <= _RELATIONS and not numbers_differ:
         return Verdict("distinct", "about another person")
-    if not changed and (_ADDITIVE.search(new) and _ADDITIVE.search(old)):
+    if not changed and _ADDITIVE.search(new) and _ADDITIVE.search(old):
         return Verdict("distinct", "adds to the other rather than replacing it")
-    if not (only_new or new_numbers - old_numbers) or not (only_old or old_numbers - new_numbers):
+    if not only_new and not only_old:
+        if numbers_differ and similarity >= 0.6:
+            return Verdict("conflict", "another number for the same thing")
+        return Verdict("distinct", "one adds detail to the other")
+    if not only_new or not only_old:
         # One says everything the other does and more: a refinement, kept beside it.
         return Verdict("distinct", "one adds detail to the other")
-    return Verdict("conflict", f"another value for the same thing ({similarity:.2f} alike)")
+    values = value_similarity(" ".join(only_new), " ".join(only_old)) if value_similarity else 0.0
+    if shared and similarity >= SLOT_SIMILARITY and values >= 0.25:
+        return Verdict("conflict", f"another value for {', '.join(sorted(shared))} ({similarity:.2f} alike)")
+    if changed and similarity >= CHANGED_SLOT_SIMILARITY and (shared or values >= 0.35):
+        return Verdict("conflict", f"a change of the same thing ({similarity:.2f} alike)")
+    if changed and values >= 0.45 and similarity >= 0.25:
+        return Verdict("conflict", f"a change of the same kind of thing ({values:.2f} alike)")
+    return Verdict("distinct", f"about something else ({similarity:.2f} alike)")

@@ -7,7 +7,7 @@ program wrote to the database. Similarity over 10k memories is one matrix-vector
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,23 +109,6 @@ class MemoryIndex:
             if self._bm25 is None:
                 self._bm25 = Bm25([m.text for m in self._memories])
             return list(self._memories), self._matrix, self._bm25.scores(query)
-
-    def nearest(self, vector: Vector, count: int = 5, among: Sequence[str] | None = None) -> list[Neighbour]:
-        """The ``count`` memories most similar to ``vector`` (optionally only the ids ``among``)."""
-        memories, matrix = self.snapshot()
-        if not memories:
-            return []
-        similarities = matrix @ np.asarray(vector, dtype=np.float32)
-        allowed = set(among) if among is not None else None
-        order = np.argsort(-similarities)
-        out: list[Neighbour] = []
-        for i in order:
-            memory = memories[int(i)]
-            if allowed is None or memory.id in allowed:
-                out.append(Neighbour(memory, float(similarities[int(i)])))
-                if len(out) == count:
-                    break
-        return out
 
     def __iter__(self) -> Iterator[Memory]:
         return iter(self.snapshot()[0])

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 __all__ = [
-    "RECALLABLE",
     "SCOPES",
     "STATUSES",
     "TIERS",
@@ -36,7 +35,6 @@ Speaker = Literal["user", "assistant", "tool", "import"]
 SCOPES: tuple[str, ...] = get_args(Scope)
 TIERS: tuple[str, ...] = get_args(Tier)
 STATUSES: tuple[str, ...] = get_args(Status)
-RECALLABLE: frozenset[str] = frozenset({"active"})
 
 
 @dataclass(frozen=True)
@@ -69,10 +67,6 @@ class Memory:
     superseded_by: str | None = None
     supersedes: str | None = None  # a proposal that, once accepted, supersedes this memory
     seen_count: int = 1  # how many times the same fact was given (duplicates merge into one)
-
-    @property
-    def recallable(self) -> bool:
-        return self.status in RECALLABLE
 
 
 @dataclass(frozen=True)

@@ -369,7 +369,8 @@ class LocalLlamaProvider(Provider):
         except ValueError as error:
             raise _request_error(error) from error
         return _Done(
-            reason, TokenUsage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=None)
+            reason,
+            TokenUsage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=None),
         )
 
     def _generate_tool_call(self, llama: Llama, request: ChatRequest, put: Callable[[_Item], None]) -> _Done:
