@@ -391,7 +391,8 @@ class MemoryBook:
         """Memories the draft could duplicate or contradict, in the same owner scope: the closest
         in meaning, and those sharing its rarest words (a change of value is often far in meaning:
         "our database is MySQL 8" / "we moved to PostgreSQL 16")."""
-        memories, matrix, lexical = index.snapshot_for(draft.text)
+        match = index.match(draft.text, vector.vector, keep_vectors_from=np.inf)
+        memories, similarities, lexical = match.memories, match.cosines, match.lexical
         if not memories:
             return []
 
@@ -400,7 +401,6 @@ class MemoryBook:
                 return m.scope == "chat" and m.session_id == draft.session_id
             return m.scope == draft.scope
 
-        similarities = matrix @ vector.vector
         by_meaning = [int(i) for i in np.argsort(-similarities)[:NEIGHBOURS_BY_MEANING]]
         by_words = [int(i) for i in np.argsort(-lexical)[:NEIGHBOURS_BY_WORDS] if lexical[int(i)] > 0]
         rows = list(dict.fromkeys([*by_meaning, *by_words]))

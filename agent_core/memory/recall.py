@@ -59,81 +59,56 @@ def recall(
     """The memories ``message`` recalls in chat ``session_id`` (``excluded``: ids turned off for it)."""
     started = time.perf_counter()
     now = time.time() if now is None else now
-    memories, matrix, lexical = index.snapshot_for(message)
-    if not memories or config.max_recalled == 0 or config.max_tokens == 0:
+    if config.max_recalled == 0 or config.max_tokens == 0:
+        return Recall((), (), 0.0)
+    floor = config.min_relevance - NEAR_MISS_MARGIN
+    match = index.match(message, query_vector, keep_vectors_from=floor)
+    memories, fields = match.memories, match.fields
+    if not memories:
         return Recall((), (), (time.perf_counter() - started) * 1000)
-    cosines = matrix @ np.asarray(query_vector, dtype=np.float32)
-    relevance = cosines + LEXICAL_WEIGHT * lexical
-    eligible = [
-        i
-        for i, m in enumerate(memories)
-        if m.status == "active"
-        and m.id not in excluded
-        and (m.expires_at is None or m.expires_at > now)
-        and ((m.scope != "chat" and m.tier != "working") or m.session_id == session_id)
-    ]
+    relevance = match.cosines + LEXICAL_WEIGHT * match.lexical
+    eligible = fields.active & (fields.expires > now) & (~fields.chat_only | (fields.session == session_id))
+    if excluded:
+        eligible &= np.fromiter((m.id not in excluded for m in memories), bool, len(memories))
+    recency = 0.995 ** (np.maximum(0.0, now - fields.last_seen) / HOUR)
+    total = (
+        RELEVANCE_SHARE * np.minimum(1.0, relevance)
+        + RECENCY_SHARE * recency
+        + IMPORTANCE_SHARE * (fields.importance - 1) / 4
+    )
     query_words = set(lexical_tokens(message))
 
-    def scored(i: int) -> Recalled:
+    def scored(i: int, why: str | None = None) -> Recalled:
         m = memories[i]
-        recency = 0.995 ** (max(0.0, now - (m.last_used_at or m.created_at)) / HOUR)
-        total = (
-            RELEVANCE_SHARE * min(1.0, float(relevance[i]))
-            + RECENCY_SHARE * recency
-            + IMPORTANCE_SHARE * (m.importance - 1) / 4
-        )
-        return Recalled(
-            m,
-            float(relevance[i]),
-            total,
-            _reason(m, float(relevance[i]), query_words, now),
-            count_tokens(m.text),
-        )
+        reason = why or _reason(m, float(relevance[i]), query_words, now)
+        return Recalled(m, float(relevance[i]), float(total[i]), reason, count_tokens(m.text))
 
-    pinned = [scored(i) for i in eligible if memories[i].tier == "pinned"]
-    matching = sorted(
-        (
-            scored(i)
-            for i in eligible
-            if memories[i].tier != "pinned" and relevance[i] >= config.min_relevance
-        ),
-        key=lambda r: -r.score,
-    )
+    pinned = np.flatnonzero(eligible & fields.pinned)
+    matching = np.flatnonzero(eligible & ~fields.pinned & (relevance >= config.min_relevance))
+    matching = matching[np.argsort(-total[matching], kind="stable")]
     chosen: list[Recalled] = []
     chosen_rows: list[int] = []
     misses: list[Recalled] = []
     tokens = 0
-    position = {m.id: i for i, m in enumerate(memories)}
-    for candidate in [*pinned, *matching]:
-        row = position[candidate.memory.id]
-        duplicate = any(float(matrix[row] @ matrix[other]) >= NEAR_DUPLICATE for other in chosen_rows)
-        if duplicate:
+    for row in [*pinned.tolist(), *matching.tolist()]:
+        vector = match.vectors[row]
+        if any(float(vector @ match.vectors[other]) >= NEAR_DUPLICATE for other in chosen_rows):
             continue
+        candidate = scored(row)
         fits = tokens + candidate.tokens <= config.max_tokens and len(chosen) < config.max_recalled
-        if candidate.memory.tier == "pinned" or fits:
+        if fields.pinned[row] or fits:
             chosen.append(candidate)
             chosen_rows.append(row)
             tokens += candidate.tokens
-        else:
-            misses.append(_missed(candidate, "over the memory budget (memory.maxTokens / maxRecalled)"))
-    below = sorted(
-        (
-            scored(i)
-            for i in eligible
-            if memories[i].tier != "pinned"
-            and config.min_relevance - NEAR_MISS_MARGIN <= relevance[i] < config.min_relevance
-        ),
-        key=lambda r: -r.relevance,
+        elif len(misses) < NEAR_MISSES_KEPT:
+            misses.append(scored(row, "over the memory budget (memory.maxTokens / maxRecalled)"))
+    below = np.flatnonzero(
+        eligible & ~fields.pinned & (relevance >= floor) & (relevance < config.min_relevance)
     )
-    misses += [
-        _missed(r, f"matched {r.relevance:.2f}, under memory.minRelevance {config.min_relevance:.2f}")
-        for r in below
-    ]
-    return Recall(tuple(chosen), tuple(misses[:NEAR_MISSES_KEPT]), (time.perf_counter() - started) * 1000)
-
-
-def _missed(recalled: Recalled, why: str) -> Recalled:
-    return Recalled(recalled.memory, recalled.relevance, recalled.score, why, recalled.tokens)
+    for row in below[np.argsort(-relevance[below], kind="stable")][: NEAR_MISSES_KEPT - len(misses)].tolist():
+        why = f"matched {relevance[row]:.2f}, under memory.minRelevance {config.min_relevance:.2f}"
+        misses.append(scored(row, why))
+    return Recall(tuple(chosen), tuple(misses), (time.perf_counter() - started) * 1000)
 
 
 def _reason(memory: Memory, relevance: float, query_words: set[str], now: float) -> str:
