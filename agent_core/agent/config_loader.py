@@ -30,6 +30,7 @@ from agent_core.agent.schema import (
     ChatDefaults,
     ContextConfig,
     McpServerConfig,
+    MemoryConfig,
     ProviderConfig,
     SelectionConfig,
     ToolPermissionPolicy,
@@ -135,6 +136,8 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
         config.selection = _lenient(
             SelectionConfig, values["selection"], document, path, ["selection"], problems
         )
+    if "memory" in values:
+        config.memory = _lenient(MemoryConfig, values["memory"], document, path, ["memory"], problems)
 
     providers: dict[str, ProviderConfig] = {}
     unparsed_providers: dict[str, Any] = {}

@@ -118,6 +118,16 @@ class MemoryConfig(FileModel):
     cap_per_scope: int = Field(default=2000, ge=10, le=100_000, description="active memories kept per scope")
     default_scope: Literal["agent", "global"] = "agent"
 
+    @field_validator("extraction", mode="before")
+    @classmethod
+    def _yaml_off(cls, value: object) -> object:
+        # YAML reads a bare `off` as false (and `on` as true): take them as the words meant.
+        if value is False:
+            return "off"
+        if value is True:
+            return "rules"
+        return value
+
 
 class ContextConfig(FileModel):
     """Context-window management; every limit can be overridden per chat."""

@@ -142,3 +142,17 @@ def test_errors_say_what_to_do(agent_dir: Path, tmp_path: Path, capsys: pytest.C
     assert code != 0 and "--yes" in err
     code, _, err = run(capsys, "memory", "import", "--agent", str(agent_dir), str(tmp_path))
     assert code != 0 and "folder" in err
+
+
+def test_memory_settings_read_from_agent_yaml_as_written(agent_dir: Path) -> None:
+    from agent_core.agent.loader import load_agent
+
+    agent_file = agent_dir / "agent.yaml"
+    agent_file.write_text(
+        agent_file.read_text() + "memory:\n  extraction: off\n  autoAccept: true\n  maxTokens: 300\n"
+    )
+    agent = load_agent(agent_dir)
+    assert agent.errors == []
+    assert (agent.config.memory.extraction, agent.config.memory.auto_accept, agent.config.memory.max_tokens) == (
+        "off", True, 300,
+    )  # fmt: skip
