@@ -11,6 +11,7 @@ __all__ = [
     "ProviderRateLimitError",
     "ProviderRequestError",
     "ProviderUnavailableError",
+    "ReplyLimitError",
     "UserDataError",
 ]
 
@@ -64,6 +65,11 @@ class ProviderUnavailableError(ProviderError):
 
 class ProviderRequestError(ProviderError):
     """The provider rejected the request itself (HTTP 400/404/422: unknown model, too long...)."""
+
+
+class ReplyLimitError(ProviderError):
+    """A reply went past a limit of the chat (its deadline, or far past maxOutputTokens) and was
+    stopped; what arrived before is kept."""
 
 
 class SelectionUnavailableError(ContextDeskError):

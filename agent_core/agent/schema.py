@@ -73,6 +73,9 @@ class ChatDefaults(FileModel):
     max_output_tokens: int = Field(default=1000, ge=1, le=1_000_000)
     temperature: float = Field(default=0.5, ge=0.0, le=2.0)
     top_p: float = Field(default=0.9, gt=0.0, le=1.0)
+    reply_timeout_seconds: float = Field(
+        default=600, ge=1, le=86_400, description="a model turn that streams longer than this is stopped"
+    )
     tool_permission: ToolPermissionPolicy = ToolPermissionPolicy.TOOL
 
 

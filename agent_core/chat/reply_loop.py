@@ -31,7 +31,7 @@ from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.tool_calls import ToolCaller, pending_record
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, TokenUsage
-from agent_core.errors import ProviderError, UserDataError
+from agent_core.errors import ProviderError, ReplyLimitError, UserDataError
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
@@ -53,6 +53,11 @@ logger = logging.getLogger(__name__)
 Streamer = Callable[[Provider, ChatRequest], AsyncIterator[StreamEvent]]
 
 SAVE_PARTIAL_EVERY_SECONDS = 0.5
+# A reply is cut at this many characters per token of maxOutputTokens: a token is a few
+# characters even in scripts with long words, so a provider sending more ignores the limit (a
+# hostile or broken server streaming megabytes) and what it sends is not kept whole.
+CHARACTERS_PER_TOKEN_CAP = 16
+MIN_REPLY_CAP = 65_536
 
 
 @dataclass(frozen=True)
@@ -132,8 +137,17 @@ class ReplyLoop:
                     tools=[b.spec for b in prompt.tools],
                     call_tool=prompt.tools[0].spec.name if request.routed and prompt.tools else None,
                 )
-                async for event in self.streamer(model.provider, chat_request):
+                cap = max(MIN_REPLY_CAP, CHARACTERS_PER_TOKEN_CAP * generation.max_output_tokens)
+                async for event in _within_deadline(
+                    self.streamer(model.provider, chat_request), settings.chat.reply_timeout_seconds
+                ):
                     if isinstance(event, TextDelta):
+                        if len(content) + len(event.text) > cap:
+                            content += event.text[: cap - len(content)]
+                            raise ReplyLimitError(
+                                f"Cut at {cap:,} characters: the provider sent far more than maxOutputTokens "
+                                f"({generation.max_output_tokens:,}) allows. The text up to there is kept."
+                            )
                         content += event.text
                         # Saved before it is shown, so what the user saw survives a crash.
                         if time.monotonic() - last_save >= SAVE_PARTIAL_EVERY_SECONDS:
@@ -207,6 +221,33 @@ class ReplyLoop:
             request_context=context,
             error=error,
         )
+
+
+async def _within_deadline(events: AsyncIterator[StreamEvent], seconds: float) -> AsyncIterator[StreamEvent]:
+    """``events`` until ``seconds`` have passed, then the stream is closed (which cancels its HTTP
+    response or stops the local model) and ReplyLimitError says why. Each wait is bounded, not the
+    consumer's time between events."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    try:
+        while True:
+            remaining = deadline - loop.time()
+            try:
+                if remaining <= 0:
+                    raise TimeoutError
+                event = await asyncio.wait_for(anext(events), remaining)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise ReplyLimitError(
+                    f"Stopped: the reply took longer than {seconds:g} s (replyTimeoutSeconds). The text "
+                    "so far is kept; raise replyTimeoutSeconds in the chat settings for long answers."
+                ) from None
+            yield event
+    finally:
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def _turn_messages(

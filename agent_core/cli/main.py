@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 
 from agent_core import __version__
 from agent_core.errors import ContextDeskError
+from agent_core.redaction import RedactingFilter
 
 __all__ = [
     "BROKEN_PIPE_EXIT",
@@ -124,6 +125,8 @@ def configure_logging(*, verbose: bool) -> None:
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactingFilter())
 
 
 if __name__ == "__main__":

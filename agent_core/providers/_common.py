@@ -147,3 +147,35 @@ def dropped_error(label: str) -> ProviderUnavailableError:
     return ProviderUnavailableError(
         f"The connection to {label} dropped before the reply was complete. Try again."
     )
+
+
+# A tool call's arguments are JSON for one call; a provider streaming more than this is broken or
+# hostile, and keeping it would grow without bound.
+MAX_TOOL_ARGUMENT_CHARS = 1_000_000
+
+
+def check_argument_size(label: str, size: int) -> None:
+    """Raise when a tool call's streamed arguments pass MAX_TOOL_ARGUMENT_CHARS."""
+    if size > MAX_TOOL_ARGUMENT_CHARS:
+        raise ProviderRequestError(
+            f"{label} sent a tool call whose arguments pass {MAX_TOOL_ARGUMENT_CHARS:,} characters, so it was "
+            "stopped. Try again; if it keeps happening, ask for smaller steps or use another model."
+        )
+
+
+def malformed_error(label: str, error: Exception) -> ProviderRequestError:
+    """A stream event that is not what the API promises (not JSON, or not the expected shape)."""
+    detail = str(error)[:120]
+    return ProviderRequestError(
+        f"{label} sent a malformed stream event ({detail}). The reply so far is kept. Try again; if it keeps "
+        "happening, the server does not fully speak this provider's API: check its version or the base URL."
+    )
+
+
+def not_a_stream_error(label: str, content_type: str) -> ProviderRequestError:
+    """HTTP 200 whose body is not an event stream: usually a base URL that points at a web page."""
+    kind = content_type.split(";")[0].strip() or "no content type"
+    return ProviderRequestError(
+        f"{label} answered HTTP 200 but not with an event stream ({kind}): check the base URL in Providers; "
+        "it should be the server's OpenAI-compatible API root, which often ends in /v1."
+    )

@@ -12,6 +12,7 @@ Usage: ``input_tokens`` counts all input tokens, cached or not (Anthropic's ``in
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,9 +21,11 @@ from typing import Any
 from agent_core.errors import ProviderConfigError, ProviderError
 from agent_core.providers._common import (
     aclosing_iter,
+    check_argument_size,
     connection_error,
     dropped_error,
     error_for_status,
+    malformed_error,
     parse_retry_after,
     parse_tool_arguments,
     timeout_error,
@@ -74,6 +77,7 @@ class _PartialToolUse:
     id: str
     name: str
     json_parts: list[str] = field(default_factory=list)
+    size: int = 0
 
 
 class AnthropicProvider(Provider):
@@ -142,7 +146,10 @@ class AnthropicProvider(Provider):
                         if delta.type == "text_delta" and delta.text:
                             yield TextDelta(delta.text)
                         elif delta.type == "input_json_delta" and event.index in tool_uses:
-                            tool_uses[event.index].json_parts.append(delta.partial_json)
+                            partial_use = tool_uses[event.index]
+                            partial_use.json_parts.append(delta.partial_json)
+                            partial_use.size += len(delta.partial_json)
+                            check_argument_size(self.label, partial_use.size)
                     elif kind == "content_block_stop" and event.index in tool_uses:
                         partial = tool_uses.pop(event.index)
                         arguments = parse_tool_arguments("".join(partial.json_parts))
@@ -162,6 +169,8 @@ class AnthropicProvider(Provider):
             ) from error
         except httpx2.TransportError as error:
             raise dropped_error(self.label) from error
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise malformed_error(self.label, error) from error
         if not stopped:
             raise dropped_error(self.label)
         yield UsageEvent(

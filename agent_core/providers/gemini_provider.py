@@ -9,17 +9,21 @@ Gemini caches prompt prefixes implicitly, so cache breakpoints are not sent.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+import pydantic
+
 from agent_core.errors import ProviderConfigError, ProviderError
 from agent_core.providers._common import (
     connection_error,
     dropped_error,
     error_for_status,
+    malformed_error,
     parse_retry_after,
     timeout_error,
 )
@@ -138,6 +142,8 @@ class GeminiProvider(Provider):
             raise connection_error(self.label, str(error)) from error
         except (httpx.TransportError, httpx2.TransportError) as error:
             raise dropped_error(self.label) from error
+        except (json.JSONDecodeError, UnicodeDecodeError, pydantic.ValidationError) as error:
+            raise malformed_error(self.label, error) from error
         if finish is None:
             raise dropped_error(self.label)
         if usage is not None:

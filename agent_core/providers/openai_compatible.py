@@ -22,9 +22,12 @@ from urllib.parse import urlparse
 from agent_core.errors import ProviderConfigError, ProviderError, ProviderUnavailableError
 from agent_core.providers._common import (
     aclosing_iter,
+    check_argument_size,
     connection_error,
     dropped_error,
     error_for_status,
+    malformed_error,
+    not_a_stream_error,
     parse_retry_after,
     parse_tool_arguments,
     timeout_error,
@@ -46,6 +49,7 @@ from agent_core.providers.base import (
     UsageEvent,
 )
 from agent_core.providers.registry import RegisterProvider
+from agent_core.redaction import redact_url
 
 if TYPE_CHECKING:
     import openai
@@ -68,6 +72,7 @@ class _PartialCall:
     id: str | None = None
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+    size: int = 0
 
 
 class OpenAICompatibleProvider(Provider):
@@ -87,7 +92,7 @@ class OpenAICompatibleProvider(Provider):
         """How messages name this provider."""
         if self.is_openai:
             return "OpenAI"
-        return f"{self.settings.provider_id} at {self.settings.base_url}"
+        return f"{self.settings.provider_id} at {redact_url(self.settings.base_url or '')}"
 
     def _key_hint(self) -> str:
         if self.is_openai:
@@ -133,12 +138,15 @@ class OpenAICompatibleProvider(Provider):
         finish: FinishReason | None = None
         usage: TokenUsage | None = None
         called_tools = False
-        responded = False
+        responded = received = False
+        content_type = ""
         try:
             chunks = await client.chat.completions.create(**params)
             responded = True
+            content_type = chunks.response.headers.get("content-type", "")
             async with aclosing_iter(_closing(chunks)) as chunk_iter:
                 async for chunk in chunk_iter:
+                    received = True
                     if chunk.usage is not None:
                         details = chunk.usage.prompt_tokens_details
                         usage = TokenUsage(
@@ -158,6 +166,8 @@ class OpenAICompatibleProvider(Provider):
                         if fragment.function is not None:
                             partial.name += fragment.function.name or ""
                             partial.arguments.append(fragment.function.arguments or "")
+                            partial.size += len(fragment.function.arguments or "")
+                            check_argument_size(self.label, partial.size)
                     if choice.finish_reason is not None:
                         finish = _FINISH_REASONS.get(choice.finish_reason, "stop")
                         for call in _complete_calls(calls):
@@ -175,7 +185,11 @@ class OpenAICompatibleProvider(Provider):
             ) from error
         except httpx2.TransportError as error:
             raise dropped_error(self.label) from error
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise malformed_error(self.label, error) from error
         if finish is None:
+            if responded and not received and "event-stream" not in content_type:
+                raise not_a_stream_error(self.label, content_type)
             # The body ended without a finish reason: the connection closed early.
             raise dropped_error(self.label)
         if usage is not None:

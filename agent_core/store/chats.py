@@ -29,6 +29,7 @@ from pydantic import TypeAdapter
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import UserDataError
 from agent_core.paths import user_dirs
+from agent_core.redaction import redact_credentials
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
 from agent_core.store.db import StoreError, connect, store_error
 from agent_core.store.leases import LEASE_STALE_SECONDS, claim, held_by_another, this_program
@@ -279,8 +280,12 @@ class ChatStore:
         error: str | None = None,
         covers_until: int | None = None,
     ) -> StoredMessage:
-        """Append a message; committed before this returns, so a crash after it loses nothing."""
+        """Append a message; committed before this returns, so a crash after it loses nothing.
+        Credentials quoted in an error (a provider URL's password, a key) are hidden before saving."""
         now = time.time()
+        error = None if error is None else redact_credentials(error)
+        if role == "error":
+            content = redact_credentials(content)
         with self._transaction() as db:
             claim(db, session_id, self.holder, self._host)
             cursor = db.execute(
@@ -332,7 +337,7 @@ class ChatStore:
             status=message.status if status is None else status,
             request_context=message.request_context if request_context is None else request_context,
             tool_calls=message.tool_calls if tool_calls is None else tool_calls,
-            error=message.error if error is None else error,
+            error=message.error if error is None else redact_credentials(error),
         )
         with self._transaction() as db:
             claim(db, message.session_id, self.holder, self._host)

@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 
 from agent_core.budget.manifest_rows import manifest_rows
 from agent_core.context.items import ContextManifest, RequestContext
+from agent_core.redaction import redact_credentials
 from agent_core.store.chats import StoredMessage, StoredSession
 
 __all__ = ["describe_context", "describe_manifest", "export_json", "export_markdown"]
@@ -56,6 +57,11 @@ def _session_v1(session: StoredSession) -> dict[str, Any]:
 
 def _message_v1(message: StoredMessage) -> dict[str, Any]:
     data: dict[str, Any] = _MESSAGE.dump_python(message, mode="json")
+    # Chats saved before errors were redacted may still quote a credential: never export it.
+    if data.get("error"):
+        data["error"] = redact_credentials(data["error"])
+    if message.role == "error":
+        data["content"] = redact_credentials(data["content"])
     if message.request_context is not None:
         del data["request_context"]["notes"]
         data["request_context"]["extras"] = dict(message.request_context.notes.topics())
@@ -79,7 +85,8 @@ def export_markdown(session: StoredSession, messages: list[StoredMessage]) -> st
             "tool": "Tool",
         }[message.role]
         status = "" if message.status == "complete" else f" ({message.status})"
-        lines += [f"## {heading}{status}", "", message.content.strip() or "_(no text)_", ""]
+        text = redact_credentials(message.content) if message.role == "error" else message.content
+        lines += [f"## {heading}{status}", "", text.strip() or "_(no text)_", ""]
         for call in message.tool_calls:
             outcome = "error" if call.is_error else "result"
             elapsed = "" if call.elapsed_seconds is None else f", {call.elapsed_seconds:.2f} s"
@@ -99,7 +106,7 @@ def export_markdown(session: StoredSession, messages: list[StoredMessage]) -> st
                 "",
             ]
         if message.error and message.error != message.content:
-            lines += [f"> Error: {message.error}", ""]
+            lines += [f"> Error: {redact_credentials(message.error)}", ""]
         if message.request_context is not None:
             lines += [
                 "<details><summary>Context used</summary>",

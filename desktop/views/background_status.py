@@ -129,9 +129,7 @@ class BackgroundWork(QObject):
             self.indexing.index(workspace, self.host.tools.tools())
 
     def _indexed(self, done: IndexingDone) -> None:
-        self.index_status.finish(
-            f"Agent items indexed ({done.embedded} new chunks, {done.seconds:.1f} s)"
-        )
+        self.index_status.finish(f"Agent items indexed ({done.embedded} new chunks, {done.seconds:.1f} s)")
 
     # --- local model --------------------------------------------------------------------------
 

@@ -72,6 +72,11 @@ class SettingsPanel(QWidget):
         self.top_p = _double(0.01, 1.0, 0.05)
         self.max_output_tokens = _int(1, 1_000_000)
         self.max_chat_turns = _int(1, 200)
+        self.reply_timeout = _int(1, 86_400)
+        self.reply_timeout.setSuffix(" s")
+        self.reply_timeout.setToolTip(
+            "A model reply still streaming after this long is stopped; its text is kept"
+        )
         self.tool_permission = QComboBox()
         for value, label in (
             ("tool", "Each tool's setting"),
@@ -83,6 +88,7 @@ class SettingsPanel(QWidget):
         chat.addRow("Top P", self.top_p)
         chat.addRow("Max output tokens", self.max_output_tokens)
         chat.addRow("Max turns", self.max_chat_turns)
+        chat.addRow("Reply timeout", self.reply_timeout)
         chat.addRow("Tool permission", self.tool_permission)
         layout.addWidget(chat_box)
 
@@ -160,6 +166,7 @@ class SettingsPanel(QWidget):
         for ibox in (
             self.max_output_tokens,
             self.max_chat_turns,
+            self.reply_timeout,
             self.top_k,
             self.top_n,
             self.window_tokens,
@@ -198,6 +205,7 @@ class SettingsPanel(QWidget):
         self.top_p.setValue(settings.top_p)
         self.max_output_tokens.setValue(settings.max_output_tokens)
         self.max_chat_turns.setValue(settings.max_chat_turns)
+        self.reply_timeout.setValue(round(settings.reply_timeout_seconds))
         self.tool_permission.setCurrentIndex(
             max(0, self.tool_permission.findData(settings.tool_permission.value))
         )
@@ -227,6 +235,7 @@ class SettingsPanel(QWidget):
             "top_p": round(self.top_p.value(), 2),
             "max_output_tokens": self.max_output_tokens.value(),
             "max_chat_turns": self.max_chat_turns.value(),
+            "reply_timeout_seconds": self.reply_timeout.value(),
             "tool_permission": self.tool_permission.currentData(),
         }
         selection = {

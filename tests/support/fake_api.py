@@ -26,6 +26,8 @@ class Reply:
     sse_events: list[bytes] | None = None
     drop_after: int | None = None  # close the connection mid-body after this many events
     hang: bool = False  # never answer (until the server stops): a timeout
+    raw_body: bytes | None = None  # sent as is with content_type (a web page where an API should be)
+    content_type: str = "application/json"
 
 
 @dataclass
@@ -88,9 +90,11 @@ class FakeApi:
             handler.close_connection = True
             return
         if reply.sse_events is None:
-            data = json.dumps(reply.json_body).encode("utf-8")
+            data = (
+                reply.raw_body if reply.raw_body is not None else json.dumps(reply.json_body).encode("utf-8")
+            )
             handler.send_response(reply.status)
-            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Type", reply.content_type)
             handler.send_header("Content-Length", str(len(data)))
             for name, value in reply.headers.items():
                 handler.send_header(name, value)
