@@ -8,6 +8,7 @@ from typing import Any
 
 from agent_core.agent.items import DocumentItem, DocumentKind, Problem
 from agent_core.agent.schema import AgentConfig
+from agent_core.errors import AgentFileError
 
 __all__ = ["AGENT_FILE", "Agent"]
 
@@ -29,6 +30,24 @@ class Agent:
     # The settings as agent.yaml held them when loaded (or last saved): a save writes only what
     # differs from them, so whatever else is in the file stays as the user wrote it.
     saved_config: AgentConfig | None = field(default=None, repr=False, compare=False)
+    # Set when agent.yaml could not be read at all: ``config`` is then a fallback, and chatting is
+    # refused rather than done with a model and servers the user did not choose.
+    unreadable_config: Problem | None = None
+
+    def refuse_unreadable_config(self) -> None:
+        """Raise when agent.yaml could not be read: settings that were never read are not guessed.
+
+        Raises:
+            AgentFileError: naming the file, the line and the fix.
+        """
+        problem = self.unreadable_config
+        if problem is None:
+            return
+        raise AgentFileError(
+            f"{problem.location()}: {problem.message}. Fix the file (or run `contextdesk agent check "
+            f"{self.root}` for details); ContextDesk will not guess the model and servers from a file it "
+            "could not read."
+        )
 
     @property
     def name(self) -> str:

@@ -51,6 +51,8 @@ class LoadedConfig:
     config: AgentConfig
     unparsed_providers: dict[str, Any] = field(default_factory=dict)
     unparsed_servers: dict[str, Any] = field(default_factory=dict)
+    # Why the file could not be read at all (``config`` is then the fallback, not the user's).
+    unreadable: Problem | None = None
 
 
 def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
@@ -58,7 +60,7 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
     fallback_name = path.parent.name
     text = read_text(path, problems)
     if text is None:
-        return LoadedConfig(fallback_config(fallback_name))
+        return LoadedConfig(fallback_config(fallback_name), unreadable=problems[-1] if problems else None)
     try:
         document = parse_yaml(text)
     except YamlSyntaxError as error:
@@ -70,7 +72,7 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
                 line=error.line,
             )
         )
-        return LoadedConfig(fallback_config(fallback_name))
+        return LoadedConfig(fallback_config(fallback_name), unreadable=problems[-1])
     for key, line in document.duplicate_keys():
         problems.append(
             Problem(path, f"'{key}' is given twice; the last one wins", "remove one of them", line, "warning")
@@ -82,7 +84,7 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
         problems.append(
             Problem(path, "agent.yaml must be a mapping of settings", "start from `contextdesk agent new`", 1)
         )
-        return LoadedConfig(fallback_config(fallback_name))
+        return LoadedConfig(fallback_config(fallback_name), unreadable=problems[-1])
 
     known = {f.alias or n: n for n, f in AgentConfig.model_fields.items()}
     values: dict[str, Any] = {}

@@ -45,7 +45,7 @@ def load_agent(root: Path | str) -> Agent:
     problems: list[Problem] = []
     if escape := outside_problem(agent_file, root):
         problems.append(escape)
-        loaded = LoadedConfig(fallback_config(root.name))
+        loaded = LoadedConfig(fallback_config(root.name), unreadable=escape)
     else:
         loaded = load_config(agent_file, problems)
     agent = Agent(
@@ -55,6 +55,7 @@ def load_agent(root: Path | str) -> Agent:
         unparsed_providers=loaded.unparsed_providers,
         unparsed_servers=loaded.unparsed_servers,
         saved_config=loaded.config.model_copy(deep=True),
+        unreadable_config=loaded.unreadable,
     )
     for kind in ("rule", "reference"):
         agent.documents(kind).update(load_documents(root, kind, problems))

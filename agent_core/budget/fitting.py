@@ -67,6 +67,31 @@ class Limits:
         return self.window.tokens - self.reply_reserve
 
 
+_KIND_NAMES = {
+    "rule": "rules",
+    "selected_rule": "rules",
+    "reference": "references",
+    "selected_reference": "references",
+    "tool": "tool definitions",
+    "memory": "memories",
+}
+
+
+def _largest_share(parts: Sequence[ManifestPart]) -> str:
+    """The biggest cost in words: items of one kind counted together (a hundred small rules
+    outweigh one tool), with its largest item named."""
+    groups: dict[str, list[ManifestPart]] = {}
+    for part in parts:
+        groups.setdefault(_KIND_NAMES.get(part.kind, part.kind.replace("_", " ")), []).append(part)
+    name, members = max(groups.items(), key=lambda group: sum(part.tokens for part in group[1]))
+    total = sum(part.tokens for part in members)
+    if len(members) == 1:
+        only = members[0]
+        return f"{name} {only.name!r} ({total:,} tokens)" if only.name else f"the {name} ({total:,} tokens)"
+    biggest = max(members, key=lambda part: part.tokens)
+    return f"the {name}: {len(members)} of them, {total:,} tokens (the largest {biggest.name!r}, {biggest.tokens:,})"
+
+
 def fit_request(
     draft: Draft, counter: TokenCounter, limits: Limits
 ) -> tuple[tuple[ChatMessage, ...], ContextManifest]:
@@ -94,12 +119,11 @@ def fit_request(
         parts.append(ManifestPart("current_turns", counter.messages(turns), detail=f"{len(turns)} messages"))
     fixed = sum(part.tokens for part in parts)
     if fixed > limits.budget:
-        largest = max(parts, key=lambda part: part.tokens)
         raise ContextOverflowError(
             f"this request needs {fixed:,} tokens before any history, but the model's window leaves "
             f"{limits.budget:,} ({limits.window.tokens:,} minus {limits.reply_reserve:,} for the reply). "
-            f"The largest part is {largest.kind.replace('_', ' ')} {largest.name!r} ({largest.tokens:,} tokens): "
-            "remove items from the chat, shorten the message, or choose a model with a larger window"
+            f"The largest part is {_largest_share(parts)}: remove items from the chat, shorten the message, "
+            "or choose a model with a larger window"
         )
 
     kept, dropped = _newest_history_that_fits(history, limits.budget - fixed, counter)

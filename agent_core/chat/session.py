@@ -212,8 +212,10 @@ class ChatSession:
 
         Raises:
             ContextDeskError: ``/ref NAME`` names no reference (nothing is saved or sent).
+            AgentFileError: the agent's agent.yaml could not be read (nothing is saved or sent).
             UserDataError: the message could not be saved (nothing was sent to the model).
         """
+        self.agent.refuse_unreadable_config()
         self._task = asyncio.current_task()
         one_turn = self._one_turn_reference(text)
         history = self.store.messages(self.id, with_contexts=False)

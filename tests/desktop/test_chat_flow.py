@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from desktop.app import DesktopApp
+from desktop.app import DesktopApp, create_app
 from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
 
@@ -120,3 +121,21 @@ def test_a_provider_error_shows_on_the_reply_and_keeps_the_chat_usable(
         lambda: idle(desktop) and view.conversation.widgets()[-1].entry.text == "Now it works.",
         timeout=WAIT_MS,
     )
+
+
+def test_an_agent_whose_agent_yaml_cannot_be_read_does_not_chat(qtbot: QtBot, agent_dir: Path) -> None:
+    (agent_dir / "agent.yaml").write_text("name: Work\nchat:\n  model: openai:gpt-4o\n temperature: 0.2\n")
+    create_app()
+    app = DesktopApp()
+    app.start(agent_dir)
+    try:
+        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+        send(qtbot, app, "hello")
+        view = app.window.current_view()
+        assert view is not None
+        qtbot.waitUntil(lambda: view.inline_error.isVisible(), timeout=WAIT_MS)
+        assert "agent.yaml:4" in view.inline_error.text() and "will not guess" in view.inline_error.text()
+        assert view.composer.toPlainText() == "hello"
+        assert view.controller.session.history() == []
+    finally:
+        app.close()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +22,7 @@ from agent_core.agent.document_loader import MAX_ITEM_BYTES
 from agent_core.agent.schema import InternalServerConfig, ToolPermissionPolicy
 from agent_core.agent.writer import save_agent_config
 from agent_core.cli.main import main
+from agent_core.store.chats import ChatStore
 from agent_core.errors import AgentFileError, ContextDeskError
 from agent_core.mcp import McpManager
 
@@ -188,6 +191,25 @@ def test_contextdesk_chat_prints_the_agent_problems_before_chatting(
     assert "agent check" in lines[1]
 
 
+def test_contextdesk_chat_refuses_an_agent_whose_agent_yaml_cannot_be_read(
+    agent_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One space too few: the campaign's case. Without the file, ContextDesk cannot know the model
+    # (a cloud model here) or the MCP servers, so it must not answer with the local model instead.
+    write(
+        agent_dir / "agent.yaml",
+        "name: Work\nchat:\n  model: openai:gpt-4o-mini\n temperature: 0.2\nmcpServers:\n  git: {command: git-mcp}\n",
+    )
+    code = main(["chat", "--agent", str(agent_dir), "hi"])
+    captured = capsys.readouterr()
+    assert code != 0 and captured.out == ""
+    assert "agent.yaml:4" in captured.err and "will not guess the model and servers" in captured.err
+    assert "Traceback" not in captured.err
+    store = ChatStore()
+    assert all(store.messages(s.id) == [] for s in store.sessions())
+    store.close()
+
+
 # --- files that are not ordinary files -----------------------------------------------------------
 
 
@@ -333,3 +355,26 @@ def test_a_rules_file_instead_of_a_folder_is_reported(agent_dir: Path) -> None:
     assert "'references' is a file, not a folder, so no reference is read" in problem.message
     assert "create a folder references/" in problem.fix
     assert "good" in agent.rules
+
+
+def test_importing_a_named_pipe_says_so_instead_of_hanging(tmp_path: Path) -> None:
+    pipe = tmp_path / "mcp.json"
+    os.mkfifo(pipe)
+    cursor_project = tmp_path / "project"
+    (cursor_project / ".cursor" / "rules").mkdir(parents=True)
+    (cursor_project / ".cursor" / "rules" / "style.mdc").write_text(
+        "---\ndescription: style\n---\nBe terse.\n"
+    )
+    os.mkfifo(cursor_project / ".cursor" / "rules" / "stuck.mdc")
+    for source, expected in ((pipe, "named pipe"), (cursor_project, "imported")):
+        result = subprocess.run(
+            [sys.executable, "-m", "agent_core.cli.main", "agent", "import", str(source), str(tmp_path / f"out-{source.name}")],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert "Traceback" not in result.stderr
+        if expected == "named pipe":
+            assert result.returncode != 0 and "named pipe" in result.stderr
+        else:
+            assert result.returncode == 0, result.stderr
+            assert "stuck" in result.stdout + result.stderr and "named pipe" in result.stdout + result.stderr
+            assert (tmp_path / f"out-{source.name}" / "rules" / "style.md").exists()

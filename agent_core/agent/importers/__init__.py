@@ -67,8 +67,12 @@ def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
         AgentImportError: no importer recognises the source, or it cannot be read.
     """
     source = source.expanduser()
-    if not source.is_dir() and not source.is_file():
+    if not source.exists():
         raise AgentImportError(f"{source} does not exist: check the path")
+    if not source.is_dir() and not source.is_file():
+        raise AgentImportError(
+            f"{source} is not an ordinary file or folder (a named pipe or a device): import a file or a folder"
+        )
     importers = [importer for _, importer in IMPORTERS.plugins()]
     for importer in importers:
         if importer.detects(source):

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 import yaml
 
+from agent_core.agent._text_file import FileRefused, read_bytes
 from agent_core.agent.items import DocumentItem, DocumentKind
 from agent_core.agent.names import name_problem, suggest_name
 from agent_core.agent.schema import IncludeMode
@@ -64,11 +65,28 @@ def read_structured_file(path: Path) -> Any:
     Raises:
         AgentImportError: the file cannot be read or parsed.
     """
+    text = read_import_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
         return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, yaml.YAMLError) as error:
+    except (json.JSONDecodeError, yaml.YAMLError) as error:
         raise AgentImportError(f"cannot read {path} ({error}): check the file") from error
+
+
+def read_import_text(path: Path) -> str:
+    """The UTF-8 text of a file to import: an ordinary file of at most 5 MB (a named pipe or a
+    device would block the import forever; a huge file would fill memory).
+
+    Raises:
+        AgentImportError: the file is not an ordinary file, too large, unreadable or not UTF-8.
+    """
+    try:
+        return read_bytes(path).decode("utf-8")
+    except FileRefused as error:
+        raise AgentImportError(f"cannot import {path}: {error.message}; {error.fix}") from error
+    except UnicodeDecodeError as error:
+        raise AgentImportError(
+            f"cannot import {path}: it is not UTF-8 text (byte {error.start}); save it as UTF-8"
+        ) from error
 
 
 @dataclass

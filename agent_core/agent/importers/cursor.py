@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
-from agent_core.agent.importers._common import AgentImportError, ImportedAgent, Importer, ImportReport
+from agent_core.agent.importers._common import (
+    AgentImportError,
+    ImportedAgent,
+    Importer,
+    ImportReport,
+    read_import_text,
+)
 from agent_core.agent.schema import IncludeMode
 from agent_core.plugins import Register
 
@@ -63,7 +69,7 @@ def import_cursor_rules(source: Path) -> ImportedAgent:
             description="Project rules from .cursorrules",
             priority_level=100,
             include=IncludeMode.ALWAYS,
-            text=legacy.read_text(encoding="utf-8"),
+            text=read_import_text(legacy),
         )
         imported.report.created.append("rule 'cursorrules' (always) from .cursorrules")
     return imported
@@ -74,8 +80,8 @@ def _import_rule(file: Path, folder: Path, imported: ImportedAgent) -> None:
     relative = file.relative_to(folder).with_suffix("")
     raw_name = "-".join(relative.parts)
     try:
-        parts = split_frontmatter(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, FrontmatterError) as error:
+        parts = split_frontmatter(read_import_text(file))
+    except (AgentImportError, FrontmatterError) as error:
         report.skipped.append(f"{relative}.mdc: {error}")
         return
     # Cursor's header is not strict YAML (`globs: *.ts` is an alias error in YAML): read key: value lines.

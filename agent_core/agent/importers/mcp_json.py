@@ -12,6 +12,7 @@ from agent_core.agent.importers._common import (
     ImportedAgent,
     Importer,
     ImportReport,
+    read_import_text,
     read_structured_file,
 )
 from agent_core.agent.importers._servers import convert_server
@@ -82,7 +83,7 @@ def import_mcp_json(path: Path, *, copy_secrets: bool = False) -> ImportedAgent:
         AgentImportError: the file is not JSON or has no ``mcpServers`` (or ``servers``) object.
     """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_import_text(path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise AgentImportError(f"cannot read {path} as JSON ({error}): check the file") from error
     return servers_from_mcp_json(data, source=str(path), copy_secrets=copy_secrets)

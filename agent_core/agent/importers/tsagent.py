@@ -14,6 +14,7 @@ from agent_core.agent.importers._common import (
     ImportedAgent,
     Importer,
     ImportReport,
+    read_import_text,
     read_structured_file,
     secret_value,
 )
@@ -112,7 +113,7 @@ def import_tsagent_yaml(path: Path, *, copy_secrets: bool = False) -> ImportedAg
         AgentImportError: the file is not a TsAgent YAML agent.
     """
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_import_text(path))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise AgentImportError(
             f"cannot read {path} as YAML ({error}): check that it is a TsAgent agent file"
@@ -156,7 +157,7 @@ def import_tsagent_legacy(folder: Path, *, copy_secrets: bool = False) -> Import
     """
     config_path = folder / "tsagent.json"
     try:
-        data = json.loads(config_path.read_text(encoding="utf-8"))
+        data = json.loads(read_import_text(config_path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise AgentImportError(
             f"cannot read {config_path} ({error}): check that it is a TsAgent agent folder"
@@ -167,7 +168,7 @@ def import_tsagent_legacy(folder: Path, *, copy_secrets: bool = False) -> Import
     _map_config(data, imported, copy_secrets)
     prompt = folder / "prompt.md"
     if prompt.is_file():
-        imported.system_prompt = prompt.read_text(encoding="utf-8")
+        imported.system_prompt = read_import_text(prompt)
     elif isinstance(data.get("systemPrompt"), str):
         imported.system_prompt = data["systemPrompt"]
     for kind, sub in (("rule", "rules"), ("reference", "refs")):
@@ -201,9 +202,9 @@ def _add_item(imported: ImportedAgent, kind: str, entry: Mapping[str, Any], text
 
 def _split_json_header(file: Path, report: ImportReport) -> tuple[dict[str, Any] | None, str]:
     try:
-        text = file.read_text(encoding="utf-8").replace("\r\n", "\n")
-    except (OSError, UnicodeDecodeError) as error:
-        report.skipped.append(f"{file.name}: cannot read ({error})")
+        text = read_import_text(file).replace("\r\n", "\n")
+    except AgentImportError as error:
+        report.skipped.append(f"{file.name}: {error}")
         return None, ""
     if not text.startswith("---\n"):
         report.skipped.append(f"{file.name}: no '---' header")

@@ -119,7 +119,7 @@ def test_history_keeps_the_newest_whole_units_that_fit() -> None:
 
 def test_what_cannot_be_trimmed_must_fit_or_the_request_is_refused_with_the_largest_part() -> None:
     big_user = "word " * 1000
-    with pytest.raises(ContextOverflowError, match="largest part is message"):
+    with pytest.raises(ContextOverflowError, match="largest part is the message"):
         fit_request(draft([], user=big_user), WORDS, limits(500, reserve=100))
 
 
@@ -148,3 +148,21 @@ def test_window_sizes_come_from_chat_agent_provider_then_the_table() -> None:
         window_for("mystery", chat_override=None, agent_override=None, provider_window=None).source
         == "default"
     )
+
+
+def test_the_overflow_names_many_small_rules_together_not_one_bigger_tool() -> None:
+    # The campaign's case: 10k tokens of always-rules in 100 rules, one 121-token tool.
+    rules = [Block("rule", f'<rule name="r{n}">{"word " * 98}</rule>', f"r{n}") for n in range(100)]
+    tool = ToolSpec("big_tool", "word " * 110, {"type": "object", "properties": {"q": {"type": "string"}}})
+    request = Draft(
+        system=[Block("system_prompt", "You are helpful."), *rules],
+        history=[],
+        user=[Block("message", "hello")],
+        turns=[],
+        tools=[tool],
+    )
+    with pytest.raises(ContextOverflowError) as raised:
+        fit_request(request, WORDS, limits(4000, reserve=100))
+    message = str(raised.value)
+    assert "largest part is the rules: 100 of them, 10,000 tokens (the largest 'r0', 100)" in message
+    assert "big_tool" not in message
