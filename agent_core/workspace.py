@@ -18,6 +18,7 @@ from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.errors import UserDataError
+from agent_core.memory.service import MemoryService
 from agent_core.providers.pool import ProviderPool
 from agent_core.store.chats import ChatStore
 
@@ -54,6 +55,8 @@ class Workspace:
             self.mcp = McpManager(agent.config.mcp_servers, references_source=lambda: self.agent.references)
         self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)
+        # Memories live in the chat database file and share the selector's embedding model.
+        self.memories = MemoryService(self.store.path, self.selector)
 
     async def start_tools(self) -> list[ServerStatus]:
         """Start the agent's MCP servers in parallel; returns when each is ready or has failed."""
@@ -71,7 +74,7 @@ class Workspace:
     @property
     def chat_services(self) -> ChatServices:
         """What every chat of this workspace shares (built anew: the agent's tools can change)."""
-        return ChatServices(self.providers.resolve, self.selector, self.tools)
+        return ChatServices(self.providers.resolve, self.selector, self.tools, memories=self.memories)
 
     def new_chat(self) -> ChatSession:
         return ChatSession.create(self.agent, self.store, self.chat_services)
@@ -85,5 +88,6 @@ class Workspace:
         if self.mcp is not None:
             await self.mcp.aclose()
         await self.providers.aclose()
+        self.memories.close()
         self.selector.indexer.close()
         self.store.close()

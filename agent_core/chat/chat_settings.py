@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from agent_core.agent.schema import AgentConfig, ChatDefaults, ContextConfig, SelectionConfig
+from agent_core.agent.schema import AgentConfig, ChatDefaults, ContextConfig, MemoryConfig, SelectionConfig
 from agent_core.budget.fitting import Limits
 from agent_core.budget.windows import window_for
 from agent_core.chat.prompt import PromptLimits
@@ -28,6 +28,7 @@ class ChatSettings:
     chat: ChatDefaults
     selection: SelectionConfig
     context: ContextConfig
+    memory: MemoryConfig
     window_override: int | None  # the chat's own window, which beats the agent's and the model's
     agent_window: int | None
 
@@ -37,6 +38,7 @@ class ChatSettings:
             chat=_merged(config.chat, overrides.chat),
             selection=_merged(config.selection, overrides.selection),
             context=_merged(config.context, overrides.context),
+            memory=_merged(config.memory, overrides.memory),
             window_override=overrides.context.get("window"),
             agent_window=config.context.window,
         )
@@ -49,6 +51,7 @@ def with_overrides(
     chat: Mapping[str, Any] | None = None,
     selection: Mapping[str, Any] | None = None,
     context: Mapping[str, Any] | None = None,
+    memory: Mapping[str, Any] | None = None,
 ) -> ChatOverrides:
     """``current`` with more overrides (snake_case field names), each validated against the agent's
     settings before anything is kept.
@@ -59,10 +62,14 @@ def with_overrides(
     merged_chat = {**current.chat, **(chat or {})}
     merged_selection = {**current.selection, **(selection or {})}
     merged_context = {**current.context, **(context or {})}
+    merged_memory = {**current.memory, **(memory or {})}
     _merged(config.chat, merged_chat)
     _merged(config.selection, merged_selection)
     _merged(config.context, merged_context)
-    return ChatOverrides(chat=merged_chat, selection=merged_selection, context=merged_context)
+    _merged(config.memory, merged_memory)
+    return ChatOverrides(
+        chat=merged_chat, selection=merged_selection, context=merged_context, memory=merged_memory
+    )
 
 
 def prompt_limits(model: ResolvedModel, settings: ChatSettings) -> PromptLimits:

@@ -10,23 +10,35 @@ Sending a message, what-if and anything else that makes requests use ``build_req
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-from agent_core.agent.schema import SelectionConfig
+from agent_core.agent.schema import MemoryConfig, SelectionConfig
 from agent_core.chat.tool_routing import route_tool
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
 from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.sources import ContextRequest, ContextSource, candidates_from
+from agent_core.memory.service import MemoryService, RecalledMemories
 from agent_core.providers.base import ToolCalling
 
-__all__ = ["BuiltContext", "build_request_context"]
+__all__ = ["BuiltContext", "MemoryRequest", "build_request_context"]
 
 
 @dataclass(frozen=True)
 class BuiltContext:
     context: RequestContext
     tools: Mapping[ItemRef, ToolDescriptor]  # what the prompt may offer (only those in ``context`` are)
+    memory_texts: Mapping[str, str] = field(default_factory=dict)  # recalled memory id -> its text
+
+
+@dataclass(frozen=True)
+class MemoryRequest:
+    """What recalling memories for one request needs from its chat."""
+
+    service: MemoryService
+    config: MemoryConfig
+    session_id: str | None
+    excluded: frozenset[str] = frozenset()  # memory ids turned off for this chat
 
 
 async def build_request_context(
@@ -37,25 +49,41 @@ async def build_request_context(
     model_ref: str,
     tool_calling: ToolCalling,
     sources: Sequence[ContextSource] | None = None,
+    memories: MemoryRequest | None = None,
 ) -> BuiltContext:
     """The RequestContext for ``request``: the chat's items, the agent items selected for the
-    message (with scores and near-misses), and the tools as this model can use them."""
+    message (with scores and near-misses), the memories it recalls (with the reason for each),
+    and the tools as this model can use them."""
     all_tools = request.tools
     usable_tools = all_tools if tool_calling != "none" else ()
     offered = {ItemRef("tool", tool.name, tool.server) for tool in usable_tools}
     chat_items = tuple(
         item
         for item in request.chat_items
-        if item.ref not in request.excluded and (item.ref.type != "tool" or item.ref in offered)
+        if item.ref not in request.excluded
+        and item.ref.type != "memory"  # memories are recalled per message, below
+        and (item.ref.type != "tool" or item.ref in offered)
     )
     request = replace(request, chat_items=chat_items, tools=usable_tools)
     outcome = await _select(request, selector, selection, sources)
+    recalled = RecalledMemories()
+    if memories is not None and selector is not None:
+        excluded = memories.excluded | {ref.name for ref in request.excluded if ref.type == "memory"}
+        recalled = await memories.service.recall(
+            request.agent, request.message, memories.config, session_id=memories.session_id, excluded=excluded
+        )
     context = RequestContext(
-        items=(*(RequestItem(item.ref, item.include_mode) for item in chat_items), *outcome.items),
+        items=(
+            *(RequestItem(item.ref, item.include_mode) for item in chat_items),
+            *outcome.items,
+            *recalled.items,
+        ),
         model=model_ref,
         selection=outcome.run,
-        near_misses=outcome.near_misses,
+        near_misses=(*outcome.near_misses, *recalled.near_misses),
     )
+    if recalled.note:
+        context = replace(context, notes=replace(context.notes, memory=recalled.note))
     descriptors = {ItemRef("tool", t.name, t.server): t for t in usable_tools}
     if not usable_tools and all_tools:
         note = f"{model_ref} cannot call tools, so none were offered"
@@ -64,7 +92,7 @@ async def build_request_context(
         context = await route_tool(
             selector, request.message, request.previous_message, context, descriptors, selection
         )
-    return BuiltContext(context, descriptors)
+    return BuiltContext(context, descriptors, recalled.texts)
 
 
 async def _select(

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from agent_core.context.items import RequestContext
 from agent_core.errors import ProviderError
+from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "ChatEvent",
     "Compacted",
     "ContextBuilt",
+    "MemoriesWritten",
     "ReplyDelta",
     "ReplyFinished",
     "RetryScheduled",
@@ -42,6 +44,16 @@ class ApprovalDecision(StrEnum):
 class UserMessageSaved:
     message: StoredMessage
     type: Literal["user_message_saved"] = "user_message_saved"
+
+
+@dataclass(frozen=True)
+class MemoriesWritten:
+    """Memories a message wrote or proposed, and ``notes`` on ones not saved (sensitive data).
+    Proposals wait for the user's Accept (or ``memory.autoAccept``)."""
+
+    outcomes: tuple[WriteOutcome, ...]
+    notes: tuple[str, ...] = ()
+    type: Literal["memories_written"] = "memories_written"
 
 
 @dataclass(frozen=True)
@@ -137,6 +149,7 @@ class ReplyFinished:
 
 ChatEvent = (
     UserMessageSaved
+    | MemoriesWritten
     | ContextBuilt
     | Compacted
     | ReplyDelta

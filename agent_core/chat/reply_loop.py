@@ -9,7 +9,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
@@ -72,6 +72,7 @@ class ReplyRequest:
     # The model must call the one tool left in ``context`` on its first turn and is offered
     # none after (see ``tool_routing``).
     routed: bool = False
+    memory_texts: Mapping[str, str] = field(default_factory=dict)  # recalled memory id -> text
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,7 @@ class ReplyLoop:
                     current_turns=turns,
                     attached=self.attached(),
                     summary=summary.content if summary else None,
+                    memories=request.memory_texts,
                 )
                 context = replace(context, manifest=prompt.manifest)
                 message = self.store.add_message(

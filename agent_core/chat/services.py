@@ -9,6 +9,7 @@ from agent_core.chat.reply_loop import Streamer
 from agent_core.chat.resolved_model import ProviderResolver
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
+from agent_core.memory.service import MemoryService
 from agent_core.providers.retry import stream_with_retries
 
 __all__ = ["ChatServices"]
@@ -16,9 +17,10 @@ __all__ = ["ChatServices"]
 
 @dataclass(frozen=True)
 class ChatServices:
-    """Models, selection, tools and streaming."""
+    """Models, selection, tools, streaming and memories."""
 
     resolve_provider: ProviderResolver
     selector: ContextSelector | None = None
     tools: ToolRuntime = field(default_factory=NoTools)
     streamer: Streamer = stream_with_retries
+    memories: MemoryService | None = None  # long-term memories; None: none are recalled

@@ -9,6 +9,7 @@ settings. ``send`` stores the user's message before anything else, so nothing ty
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import replace
@@ -19,9 +20,10 @@ from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
-from agent_core.chat.context_builder import build_request_context
-from agent_core.chat.events import ChatEvent, ContextBuilt, UserMessageSaved
+from agent_core.chat.context_builder import MemoryRequest, build_request_context
+from agent_core.chat.events import ChatEvent, ContextBuilt, MemoriesWritten, UserMessageSaved
 from agent_core.chat.history import last_user_text, title_from
+from agent_core.chat.memory_writes import MemoryWrites, propose_from_message, remember_typed
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.services import ChatServices
@@ -31,9 +33,14 @@ from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.context.session_context import effective_session_items, initial_session_items, mentioned_items
 from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError
+from agent_core.memory.book import WriteOutcome
+from agent_core.memory.service import MemoryService
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
+from indexer import IndexerError
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ChatSession"]
 
@@ -126,6 +133,7 @@ class ChatSession:
         chat: Mapping[str, Any] | None = None,
         selection: Mapping[str, Any] | None = None,
         context: Mapping[str, Any] | None = None,
+        memory: Mapping[str, Any] | None = None,
     ) -> None:
         """Change settings for this chat only (snake_case field names).
 
@@ -133,7 +141,12 @@ class ChatSession:
             pydantic.ValidationError: a value is out of range (nothing is changed).
         """
         overrides = with_overrides(
-            self.agent.config, self._record.overrides, chat=chat, selection=selection, context=context
+            self.agent.config,
+            self._record.overrides,
+            chat=chat,
+            selection=selection,
+            context=context,
+            memory=memory,
         )
         self._save_record(overrides=overrides)
 
@@ -223,6 +236,9 @@ class ChatSession:
         if not self._record.title:
             self.rename(title_from(text))
         yield UserMessageSaved(user_message)
+        written = await self._memories_from(text, user_message.id)
+        if written.outcomes or written.notes:
+            yield MemoriesWritten(written.outcomes, written.notes)
 
         mentioned, _unknown = mentioned_items(text, self.agent)
         for ref in mentioned:
@@ -245,8 +261,12 @@ class ChatSession:
             selection=settings.selection,
             model_ref=settings.chat.model,
             tool_calling=tool_calling,
+            memories=self.memory_request(settings),
         )
         yield ContextBuilt(built.context)
+        if self.services.memories is not None:
+            recalled = [item.ref.name for item in built.context.of_type("memory")]
+            await asyncio.to_thread(self.services.memories.mark_used, recalled)
 
         reply = ReplyRequest(
             text=text,
@@ -255,9 +275,60 @@ class ChatSession:
             tools=built.tools,
             user_message_id=user_message.id,
             routed=tool_calling == "routed",
+            memory_texts=built.memory_texts,
         )
         async for event in self._reply_loop(settings).run(reply):
             yield event
+
+    async def _memories_from(self, text: str, message_id: int) -> MemoryWrites:
+        """Proposals (or saves) from the user's message, per the agent's memory settings; a fault
+        here never stops the message (it is logged and the reply goes on)."""
+        service, config = self.services.memories, self.settings.memory
+        if service is None or not config.enabled:
+            return MemoryWrites()
+        try:
+            book = await asyncio.to_thread(service.book_for, self.agent)
+            return await asyncio.to_thread(
+                propose_from_message, book, config, text, session_id=self.id, message_id=message_id
+            )
+        except (ContextDeskError, IndexerError) as error:
+            logger.warning("could not propose memories from the message: %s", error)
+            return MemoryWrites(notes=(f"No memory was proposed: {error}",))
+
+    async def remember(self, text: str) -> WriteOutcome:
+        """``/remember TEXT``: save the user's own words as a memory of this agent, at once.
+
+        Raises:
+            ContextDeskError: memories are off for this chat, or the text is not a valid memory.
+        """
+        service = self._memory_service()
+        book = await asyncio.to_thread(service.book_for, self.agent)
+        return await asyncio.to_thread(remember_typed, book, text, self.id)
+
+    async def decide_memory(self, memory_id: str, accept: bool) -> None:
+        """Accept or reject a proposed memory (from this chat's Accept / Reject)."""
+        book = await asyncio.to_thread(self._memory_service().book_for, self.agent)
+        await asyncio.to_thread(book.accept if accept else book.reject, memory_id)
+
+    def _memory_service(self) -> MemoryService:
+        service = self.services.memories
+        if service is None or not self.settings.memory.enabled:
+            raise ContextDeskError(
+                "Memories are off for this chat: turn them on in the chat settings or the agent's memory.enabled."
+            )
+        return service
+
+    def memory_request(self, settings: ChatSettings | None = None) -> MemoryRequest | None:
+        """What recall needs for this chat, or None when memories are off or not available."""
+        settings = settings or self.settings
+        if self.services.memories is None or not settings.memory.enabled:
+            return None
+        return MemoryRequest(
+            self.services.memories,
+            settings.memory,
+            self.id,
+            frozenset(ref.name for ref in self._record.excluded_items if ref.type == "memory"),
+        )
 
     def _reply_loop(self, settings: ChatSettings) -> ReplyLoop:
         caller = ToolCaller(

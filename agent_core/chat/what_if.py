@@ -48,7 +48,7 @@ async def what_if(
     kept = [
         SessionItem(i.ref, "always" if i.include_mode == "always" else "manual")
         for i in original.items
-        if i.include_mode != "agent"
+        if i.include_mode != "agent" and i.ref.type != "memory"  # memories are recalled again
     ]
     kept += [SessionItem(ref, "manual") for ref in added if all(item.ref != ref for item in kept)]
     config = SelectionConfig.model_validate({**chat.selection_settings.model_dump(), **(selection or {})})
@@ -78,6 +78,7 @@ async def what_if(
         selection=config,
         model_ref=original.model,
         tool_calling=tool_calling,
+        memories=chat.memory_request(),
     )
     context = built.context
     if model is None:
@@ -94,6 +95,7 @@ async def what_if(
             limits=prompt_limits(model, chat.settings),
             attached=chat.attached_resources(),
             summary=summary.content if summary else None,
+            memories=built.memory_texts,
         )
     except (ProviderError, ContextOverflowError) as error:
         return replace(context, notes=replace(context.notes, budget=str(error)))

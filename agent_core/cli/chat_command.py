@@ -15,12 +15,14 @@ from agent_core.chat.events import (
     ApprovalRequest,
     ChatEvent,
     ContextBuilt,
+    MemoriesWritten,
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
     ToolCallFinished,
     ToolCallStarted,
 )
+from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
 from agent_core.errors import ContextDeskError
 from agent_core.store.export import describe_context
@@ -37,6 +39,7 @@ HELP = """Commands:
   /attach S URI   attach resource URI of server S to this chat as a reference
   /prompts        prompts the MCP servers offer
   /prompt S NAME [key=value ...]   show server S's prompt NAME and offer to send it
+  /remember TEXT  save TEXT as a long-term memory of this agent (see `contextdesk memory`)
   /new            start a new chat
   /exit           leave (Ctrl-D works too)"""
 
@@ -98,8 +101,26 @@ async def answer(session: ChatSession, text: str, *, auto_approve: bool, out: Te
     ok = True
     async with aclosing(session.send(text)) as events:
         async for event in events:
+            if isinstance(event, MemoriesWritten):
+                await _show_memories(session, event, accept=auto_approve)
+                continue
             ok = await _show(event, out, auto_approve=auto_approve) and ok
     return ok
+
+
+async def _show_memories(session: ChatSession, event: MemoriesWritten, *, accept: bool) -> None:
+    """Saved and proposed memories, one line each on stderr; with ``--yes`` proposals are accepted
+    (the user said yes to every question)."""
+    if accept:
+        for outcome in event.outcomes:
+            if outcome.memory is not None and outcome.memory.status == "proposed":
+                await session.decide_memory(outcome.memory.id, accept=True)
+                print(f"[memory saved {outcome.memory.id}: {outcome.memory.text}]", file=sys.stderr)
+        event = MemoriesWritten(
+            tuple(o for o in event.outcomes if o.memory is None or o.memory.status != "proposed"), event.notes
+        )
+    for line in memory_notices(event, session.agent.root):
+        print(f"[{line}]", file=sys.stderr)
 
 
 async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
@@ -198,6 +219,20 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                 if text_to_send:
                     print("assistant> ", end="", flush=True)
                     await answer(session, text_to_send, auto_approve=auto_approve)
+            elif command == "/remember":
+                try:
+                    outcome = await session.remember(argument)
+                except ContextDeskError as error:
+                    print(f"contextdesk: {error}", file=sys.stderr)
+                    continue
+                for warning in outcome.warnings:
+                    print(f"Warning: {warning}; saved because you typed it.", file=sys.stderr)
+                remembered = outcome.memory
+                print(
+                    f"Remembered ({outcome.action}) {remembered.id}: {remembered.text}"
+                    if remembered
+                    else outcome.reason
+                )
             elif command == "/new":
                 workspace.store.release_lease(session.id)
                 session = workspace.new_chat()

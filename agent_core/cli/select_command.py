@@ -38,6 +38,7 @@ def register(subparsers: Any) -> None:
         "servers it does not configure",
     )
     parser.add_argument("--no-tools", action="store_true", help="leave tools out (do not start MCP servers)")
+    parser.add_argument("--no-memory", action="store_true", help="leave long-term memories out")
     parser.add_argument(
         "--server-timeout", type=float, default=20.0, help="seconds to wait for each MCP server (default 20)"
     )

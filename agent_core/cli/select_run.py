@@ -21,6 +21,8 @@ from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.session_context import agent_candidates
 from agent_core.errors import ContextDeskError
+from agent_core.memory.service import MemoryService, RecalledMemories
+from agent_core.paths import user_dirs
 
 __all__ = ["CatalogueTool", "load_tool_catalogue", "run_select"]
 
@@ -94,29 +96,61 @@ async def _run(
     args: argparse.Namespace, agent: Agent, config: SelectionConfig, selector: ContextSelector
 ) -> int:
     candidates = agent_candidates(agent, (), await _tools(args, agent))
-    if args.batch:
-        for line in _batch_lines(args.batch):
-            outcome = await selector.select(line.message, candidates, config, line.previous)
-            _fail_if_unusable(outcome)
-            print(json.dumps({"id": line.id, **outcome_json(outcome)}, ensure_ascii=False), flush=True)
+    memories = None
+    if not getattr(args, "no_memory", False) and agent.config.memory.enabled:
+        memories = MemoryService(user_dirs().database, selector)
+    try:
+
+        async def recall(message: str) -> RecalledMemories:
+            if memories is None:
+                return RecalledMemories()
+            recalled = await memories.recall(agent, message, agent.config.memory, session_id=None)
+            if recalled.note:
+                print(f"contextdesk: {recalled.note}", file=sys.stderr)
+            return recalled
+
+        if args.batch:
+            for line in _batch_lines(args.batch):
+                outcome = await selector.select(line.message, candidates, config, line.previous)
+                _fail_if_unusable(outcome)
+                data = outcome_json(outcome, await recall(line.message))
+                print(json.dumps({"id": line.id, **data}, ensure_ascii=False), flush=True)
+            return 0
+        outcome = await selector.select(args.message, candidates, config, args.previous)
+        _fail_if_unusable(outcome)
+        recalled = await recall(args.message)
+        if args.json:
+            print(json.dumps(outcome_json(outcome, recalled), indent=2, ensure_ascii=False))
+        else:
+            _print_outcome(outcome, len(candidates), recalled)
         return 0
-    outcome = await selector.select(args.message, candidates, config, args.previous)
-    _fail_if_unusable(outcome)
-    if args.json:
-        print(json.dumps(outcome_json(outcome), indent=2, ensure_ascii=False))
-    else:
-        _print_outcome(outcome, len(candidates))
-    return 0
+    finally:
+        if memories is not None:
+            memories.close()
 
 
-def outcome_json(outcome: SelectionOutcome) -> dict[str, Any]:
+def outcome_json(outcome: SelectionOutcome, recalled: RecalledMemories | None = None) -> dict[str, Any]:
+    """Selected items and near misses; recalled memories come as ``{"type": "memory", "name": ID,
+    "score", "text", "reason"}`` in both lists."""
+    recalled = recalled or RecalledMemories()
     return {
-        "selected": [{**_ref_json(item.ref), "score": item.score} for item in outcome.items],
-        "near_misses": [
-            {**_ref_json(miss.ref), "score": miss.score, "reason": miss.reason}
-            for miss in outcome.near_misses
+        "selected": [
+            *({**_ref_json(item.ref), "score": item.score} for item in outcome.items),
+            *(
+                {"type": "memory", "name": item.ref.name, "score": item.score,
+                 "text": recalled.texts.get(item.ref.name, ""), "reason": item.reason}
+                for item in recalled.items
+            ),
         ],
-    }
+        "near_misses": [
+            *({**_ref_json(miss.ref), "score": miss.score, "reason": miss.reason} for miss in outcome.near_misses),
+            *(
+                {"type": "memory", "name": miss.ref.name, "score": miss.score,
+                 "text": recalled.texts.get(miss.ref.name, ""), "reason": miss.reason}
+                for miss in recalled.near_misses
+            ),
+        ],
+    }  # fmt: skip
 
 
 def load_tool_catalogue(path: Path, agent: Agent) -> list[_Tool]:
@@ -198,7 +232,7 @@ def _ref_json(ref: ItemRef) -> dict[str, Any]:
     return data
 
 
-def _print_outcome(outcome: SelectionOutcome, candidates: int) -> None:
+def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: RecalledMemories) -> None:
     run = outcome.run
     print(
         f"{candidates} agent-mode candidates; strategy {run.strategy}, topK {run.top_k}, topN {run.top_n}, "
@@ -212,4 +246,14 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int) -> None:
         for miss in outcome.near_misses:
             print(
                 f"  {miss.score:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} {miss.reason.replace('_', ' ')}"
+            )
+    if recalled.items or recalled.near_misses:
+        print("\nMemories recalled:" if recalled.items else "\nMemories recalled: none")
+        for item in recalled.items:
+            print(
+                f"  {item.score or 0:.2f}  {item.ref.name:<16} {recalled.texts.get(item.ref.name, '')}  ({item.reason})"
+            )
+        for miss in recalled.near_misses:
+            print(
+                f"  {miss.score:.2f}  {miss.ref.name:<16} {recalled.texts.get(miss.ref.name, '')}  (not recalled: {miss.reason})"
             )

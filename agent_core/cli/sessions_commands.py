@@ -11,8 +11,9 @@ from typing import Any
 
 from agent_core.atomic import atomic_write_text
 from agent_core.errors import ContextDeskError
+from agent_core.memory.store import MemoryStore
 from agent_core.paths import user_dirs
-from agent_core.store.chats import ChatStore, StoredSession
+from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
 from agent_core.store.export import describe_context, export_json, export_markdown
 from agent_core.store.salvage import repair_database
 
@@ -94,7 +95,9 @@ def run_show(args: argparse.Namespace) -> int:
     store = ChatStore()
     session = _session(store, args.id)
     print(f"{session.title or '(untitled)'}  ({session.id})")
-    for message in store.messages(session.id):
+    messages = store.messages(session.id)
+    texts = _memory_texts(store, messages)
+    for message in messages:
         status = "" if message.status == "complete" else f" [{message.status}]"
         print(f"\n{message.role}{status}> {message.content}")
         for call in message.tool_calls:
@@ -102,15 +105,37 @@ def run_show(args: argparse.Namespace) -> int:
                 f"  tool {call.server}.{call.tool} -> {'error: ' if call.is_error else ''}{call.result[:200]}"
             )
         if message.request_context is not None and message.role == "assistant":
-            print("  " + "\n  ".join(line for line in describe_context(message.request_context) if line))
+            lines = describe_context(message.request_context, texts)
+            print("  " + "\n  ".join(line for line in lines if line))
     return _damage_notice(store)
+
+
+def _memory_texts(store: ChatStore, messages: list[StoredMessage]) -> dict[str, str]:
+    """The words of the memories these replies recalled, from the same database."""
+    ids = list(
+        dict.fromkeys(
+            item.ref.name
+            for m in messages
+            if m.request_context is not None
+            for item in m.request_context.of_type("memory")
+        )
+    )
+    if not ids:
+        return {}
+    memories = MemoryStore(store.path)
+    try:
+        return memories.texts(ids)
+    finally:
+        memories.close()
 
 
 def run_export(args: argparse.Namespace) -> int:
     store = ChatStore()
     session = _session(store, args.id)
     messages = store.messages(session.id)
-    text = export_json(session, messages) if args.format == "json" else export_markdown(session, messages)
+    texts = _memory_texts(store, messages)
+    export = export_json if args.format == "json" else export_markdown
+    text = export(session, messages, texts)
     if args.output:
         atomic_write_text(args.output, text)
         print(f"Wrote {args.output}", file=sys.stderr)

@@ -24,7 +24,7 @@ __all__ = [
     "TrimAction",
 ]
 
-ItemType = Literal["rule", "reference", "tool"]
+ItemType = Literal["rule", "reference", "tool", "memory"]
 SessionMode = Literal["always", "manual"]
 RequestMode = Literal["always", "manual", "agent"]
 SelectionStatus = Literal["ok", "no_candidates", "model_loading", "failed", "disabled"]
@@ -58,6 +58,9 @@ class RequestItem:
     ref: ItemRef
     include_mode: RequestMode
     score: float | None = None  # similarity, for agent-selected items
+    reason: str = (
+        ""  # why a recalled memory is in ("matched 'database' 0.81 · used 3 days ago · importance 4")
+    )
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ PartKind = Literal[
     "history",
     "selected_rule",
     "selected_reference",
+    "memory",
     "message",
     "current_turns",
     "framing",
@@ -158,6 +162,7 @@ class ContextNotes:
     tools: str = ""  # the model cannot call tools, so none were offered
     tool_routing: str = ""  # which tool was routed to a model that cannot choose tools, and why
     budget: str = ""  # why token counts are missing (what-if with an unusable model)
+    memory: str = ""  # why no memories were recalled when memory is on (the embedding model is not ready)
 
     def topics(self) -> list[tuple[str, str]]:
         """The notes that say something, as (topic, text), in a fixed order."""

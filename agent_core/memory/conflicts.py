@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from indexer import lexical_tokens
-
 __all__ = ["Relation", "Verdict", "judge"]
 
 Relation = Literal["duplicate", "conflict", "distinct"]
@@ -152,6 +150,54 @@ _NOISE = frozenset(
     ]
 )
 
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "i",
+        "i'm",
+        "i've",
+        "it's",
+        "of",
+        "or",
+        "so",
+        "the",
+        "their",
+        "them",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "very",
+        "was",
+        "we're",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+        "you",
+        "your",
+    ]
+)
+
 ValueSimilarity = Callable[[str, str], float]
 
 
@@ -161,12 +207,42 @@ class Verdict:
     reason: str  # in words for the user ("same fact", "another value for the same thing"...)
 
 
+_WORD = re.compile(r"[^\W_]+(?:[.'][^\W_]+)*")
+
+
 def _words(text: str) -> list[str]:
-    return [t for t in lexical_tokens(text) if t not in _NOISE]
+    """Content words, whole (not split at camelCase as the lexical index does: "MySQL" and
+    "PostgreSQL" are two values, not both "sql"), lower-cased, plurals folded."""
+    words = []
+    for word in _WORD.findall(text.lower()):
+        if word in _NOISE or word in _STOP or (len(word) < 2 and not word.isdigit()):
+            continue
+        if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        words.append(word)
+    return words
 
 
 def _normal(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
+
+
+# Verbs name the slot, not the value: "I live in Berlin" / "I moved to Lisbon" compare Berlin, Lisbon.
+_SLOT_VERBS = frozenset(
+    ["use", "live", "work", "prefer", "like", "go", "run", "deploy", "call", "named", "called"]
+)
+
+
+def _value_alikeness(only_new: list[str], only_old: list[str], alike: ValueSimilarity) -> float:
+    """How alike the words only one memory has are: the best of the two phrases and of word pairs
+    (a change of value keeps the kind of thing: two databases, two cities, two editors)."""
+    new = [w for w in only_new if w not in _SLOT_VERBS] or only_new
+    old = [w for w in only_old if w not in _SLOT_VERBS] or only_old
+    best = alike(" ".join(new), " ".join(old))
+    for a in new[:3]:
+        for b in old[:3]:
+            best = max(best, alike(a, b))
+    return best
 
 
 def judge(
@@ -201,14 +277,12 @@ def judge(
         return Verdict("distinct", "about another person")
     if not changed and _ADDITIVE.search(new) and _ADDITIVE.search(old):
         return Verdict("distinct", "adds to the other rather than replacing it")
-    if not only_new and not only_old:
-        if numbers_differ and similarity >= 0.6:
-            return Verdict("conflict", "another number for the same thing")
-        return Verdict("distinct", "one adds detail to the other")
+    if numbers_differ and shared and similarity >= 0.5 and (not only_new or not only_old or changed):
+        return Verdict("conflict", f"another number for {', '.join(sorted(shared))}")
     if not only_new or not only_old:
         # One says everything the other does and more: a refinement, kept beside it.
         return Verdict("distinct", "one adds detail to the other")
-    values = value_similarity(" ".join(only_new), " ".join(only_old)) if value_similarity else 0.0
+    values = _value_alikeness(only_new, only_old, value_similarity) if value_similarity else 0.0
     if shared and similarity >= SLOT_SIMILARITY and values >= 0.25:
         return Verdict("conflict", f"another value for {', '.join(sorted(shared))} ({similarity:.2f} alike)")
     if changed and similarity >= CHANGED_SLOT_SIMILARITY and (shared or values >= 0.35):

@@ -214,6 +214,15 @@ class MemoryStore:
             for r in rows
         ]
 
+    def texts(self, memory_ids: Sequence[str]) -> dict[str, str]:
+        """The current text of each memory that is still kept (forgotten ones too, until purged)."""
+        found: dict[str, str] = {}
+        for memory_id in memory_ids:
+            rows = self._query("SELECT text FROM memories WHERE id=?", (memory_id,))
+            if rows:
+                found[memory_id] = rows[0]["text"]
+        return found
+
     def ids(self) -> set[str]:
         return {row[0] for row in self._query("SELECT id FROM memories", ())}
 

@@ -22,6 +22,7 @@ class ChatOverrides:
     chat: Mapping[str, Any] = field(default_factory=dict)  # ChatDefaults fields
     selection: Mapping[str, Any] = field(default_factory=dict)  # SelectionConfig fields
     context: Mapping[str, Any] = field(default_factory=dict)  # ContextConfig fields
+    memory: Mapping[str, Any] = field(default_factory=dict)  # MemoryConfig fields
 
 
 @dataclass(frozen=True)

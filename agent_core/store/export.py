@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -19,13 +20,19 @@ _MESSAGE = TypeAdapter(StoredMessage)
 _SESSION = TypeAdapter(StoredSession)
 
 
-def export_json(session: StoredSession, messages: list[StoredMessage]) -> str:
+def export_json(
+    session: StoredSession, messages: list[StoredMessage], memory_texts: Mapping[str, str] | None = None
+) -> str:
+    """The chat as JSON; ``memory_texts`` (id -> text) adds the recalled memories' words."""
     data: dict[str, Any] = {
         "format": "contextdesk-chat",
         "version": 1,
         "session": _session_v1(session),
         "messages": [_message_v1(m) for m in messages],
     }
+    recalled = _recalled_ids(messages)
+    if recalled:
+        data["memories"] = {i: (memory_texts or {}).get(i, FORGOTTEN) for i in recalled}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -63,12 +70,30 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
     if message.role == "error":
         data["content"] = redact_credentials(data["content"])
     if message.request_context is not None:
+        for item in data["request_context"]["items"]:
+            if not item.get("reason"):
+                del item["reason"]  # only recalled memories have one; other items keep the v1 shape
         del data["request_context"]["notes"]
         data["request_context"]["extras"] = dict(message.request_context.notes.topics())
     return data
 
 
-def export_markdown(session: StoredSession, messages: list[StoredMessage]) -> str:
+FORGOTTEN = "(no longer kept: forgotten or deleted)"
+
+
+def _recalled_ids(messages: list[StoredMessage]) -> list[str]:
+    ids = [
+        item.ref.name
+        for m in messages
+        if m.request_context is not None
+        for item in m.request_context.of_type("memory")
+    ]
+    return list(dict.fromkeys(ids))
+
+
+def export_markdown(
+    session: StoredSession, messages: list[StoredMessage], memory_texts: Mapping[str, str] | None = None
+) -> str:
     lines = [
         f"# {session.title or 'Untitled chat'}",
         "",
@@ -111,15 +136,16 @@ def export_markdown(session: StoredSession, messages: list[StoredMessage]) -> st
             lines += [
                 "<details><summary>Context used</summary>",
                 "",
-                *describe_context(message.request_context),
+                *describe_context(message.request_context, memory_texts),
                 "</details>",
                 "",
             ]
     return "\n".join(lines)
 
 
-def describe_context(context: RequestContext) -> list[str]:
-    """A RequestContext as Markdown lines: items by column, near-misses, settings and usage."""
+def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | None = None) -> list[str]:
+    """A RequestContext as Markdown lines: items by column, recalled memories with the reason,
+    near-misses, settings and usage."""
     lines = []
     for title, kind in (("Rules", "rule"), ("References", "reference"), ("Tools", "tool")):
         items = context.of_type(kind)  # type: ignore[arg-type]
@@ -127,6 +153,14 @@ def describe_context(context: RequestContext) -> list[str]:
             f"**{title}**: "
             + (", ".join(_item(i.ref.label(), i.include_mode, i.score) for i in items) or "none")
         )
+        lines.append("")
+    memories = context.of_type("memory")
+    if memories:
+        lines.append("**Memories**:")
+        for item in memories:
+            text = (memory_texts or {}).get(item.ref.name, FORGOTTEN if memory_texts is not None else "")
+            words = f" “{text}”" if text else ""
+            lines.append(f"- `{item.ref.name}`{words} ({item.include_mode}: {item.reason})")
         lines.append("")
     if context.near_misses:
         misses = ", ".join(f"{m.ref.label()} ({m.score:.2f}, {m.reason})" for m in context.near_misses)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from agent_core.agent.agent import Agent
-from agent_core.chat.events import ApprovalDecision, ChatEvent, Compacted, UserMessageSaved
+from agent_core.chat.events import ApprovalDecision, ChatEvent, Compacted, MemoriesWritten, UserMessageSaved
+from agent_core.chat.memory_writes import memory_notices
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCalling
@@ -159,6 +160,10 @@ class ChatController(QObject):
             self.items_changed.emit()  # @mentions may have added items
         if isinstance(event, Compacted):
             self.conversation.add_summary(event.message, automatic=event.automatic)
+            return
+        if isinstance(event, MemoriesWritten):
+            for line in memory_notices(event, self.session.agent.root):
+                self.conversation.add_notice(line)
             return
         self.conversation.apply(event)
 

@@ -22,9 +22,9 @@ from agent_core.agent.document_loader import MAX_ITEM_BYTES
 from agent_core.agent.schema import InternalServerConfig, ToolPermissionPolicy
 from agent_core.agent.writer import save_agent_config
 from agent_core.cli.main import main
-from agent_core.store.chats import ChatStore
 from agent_core.errors import AgentFileError, ContextDeskError
 from agent_core.mcp import McpManager
+from agent_core.store.chats import ChatStore
 
 T = TypeVar("T")
 RULE = "---\ninclude: always\n---\n\nBe kind.\n"

@@ -156,3 +156,35 @@ def test_memory_settings_read_from_agent_yaml_as_written(agent_dir: Path) -> Non
     assert (agent.config.memory.extraction, agent.config.memory.auto_accept, agent.config.memory.max_tokens) == (
         "off", True, 300,
     )  # fmt: skip
+
+
+def test_select_lists_recalled_and_near_miss_memories(
+    agent_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(capsys, "memory", "add", "--agent", str(agent_dir), "--json", "my cat is called Miso")
+    cat = json.loads(out)["memory"]["id"]
+    run(capsys, "memory", "add", "--agent", str(agent_dir), "our database is PostgreSQL 16")
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(
+        '{"id": 1, "message": "what is my cat called?"}\n{"id": 2, "message": "capital of France?"}\n'
+    )
+
+    code, out, _ = run(capsys, "select", "--agent", str(agent_dir), "--no-tools", "--batch", str(batch))
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 0
+    [memory] = [s for s in first["selected"] if s["type"] == "memory"]
+    assert (memory["name"], memory["text"]) == (cat, "my cat is called Miso")
+    assert memory["score"] > 0.5 and memory["reason"].startswith("matched 'cat'")
+    assert not [s for s in second["selected"] if s["type"] == "memory"]
+
+    code, out, _ = run(
+        capsys,
+        "select",
+        "--agent",
+        str(agent_dir),
+        "--no-tools",
+        "--no-memory",
+        "--json",
+        "what is my cat called?",
+    )
+    assert code == 0 and not [s for s in json.loads(out)["selected"] if s["type"] == "memory"]

@@ -1,0 +1,90 @@
+"""Memories written from a chat, always with consent and provenance: ``/remember TEXT`` (the user's
+own words, saved at once), an explicit "remember that …" at the start of a message, and, when the
+agent turns extraction on, facts the offline extractor finds in the user's message. Those last two
+are proposals (accepted by the user, or at once with ``memory.autoAccept``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agent_core.agent.schema import MemoryConfig
+from agent_core.chat.events import MemoriesWritten
+from agent_core.memory.book import MemoryBook, MemoryDraft, WriteOutcome
+from agent_core.memory.extraction_rules import explicit_request, extract_memories
+from agent_core.memory.records import Provenance
+
+__all__ = ["MemoryWrites", "memory_notices", "propose_from_message", "remember_typed"]
+
+
+@dataclass(frozen=True)
+class MemoryWrites:
+    """What a message wrote: outcomes (proposed, saved, merged…) and notes on what was not saved."""
+
+    outcomes: tuple[WriteOutcome, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def remember_typed(book: MemoryBook, text: str, session_id: str | None) -> WriteOutcome:
+    """``/remember TEXT``: the user's own words, saved active (a sensitive one with a warning).
+
+    Raises:
+        MemoryInputError: the text is empty or too long.
+    """
+    draft = MemoryDraft(
+        text,
+        scope=book.config.default_scope,
+        provenance=Provenance(session_id, None, "user", text),
+    )
+    return book.add(draft, "user")
+
+
+def propose_from_message(
+    book: MemoryBook, config: MemoryConfig, text: str, *, session_id: str | None, message_id: int | None
+) -> MemoryWrites:
+    """Proposals from the user's message ``text`` (explicit requests always; other facts when
+    ``memory.extraction`` is on), written through the book with their provenance."""
+    explicit = explicit_request(text)
+    proposals = [explicit] if explicit is not None else []
+    if not proposals and config.extraction != "off":
+        proposals = extract_memories(text)
+    outcomes: list[WriteOutcome] = []
+    notes: list[str] = []
+    status: Literal["active", "proposed"] = "active" if config.auto_accept else "proposed"
+    for proposal in proposals:
+        draft = MemoryDraft(
+            proposal.text,
+            kind=proposal.kind,
+            scope=config.default_scope,
+            importance=proposal.importance,
+            provenance=Provenance(session_id, message_id, "user", proposal.quote),
+        )
+        outcome = book.add(draft, "extractor", status=status, on_conflict="propose")
+        if outcome.action == "blocked":
+            notes.append(
+                f"A memory was not saved: {'; '.join(outcome.warnings)} (never saved automatically)."
+            )
+        else:
+            outcomes.append(outcome)
+    return MemoryWrites(tuple(outcomes), tuple(notes))
+
+
+def memory_notices(event: MemoriesWritten, agent_root: Path) -> list[str]:
+    """One line per memory a message wrote or proposed, and per one not saved, for a chat view."""
+    lines = []
+    for outcome in event.outcomes:
+        memory = outcome.memory
+        if memory is None:
+            continue
+        if memory.status == "proposed":
+            replaces = f", replacing “{outcome.other.text}”" if outcome.other else ""
+            lines.append(
+                f"Memory proposed: “{memory.text}”{replaces}. Accept it with "
+                f"`contextdesk memory accept --agent {agent_root} {memory.id}`."
+            )
+        elif outcome.action == "merged":
+            lines.append(f"Already remembered: “{memory.text}”.")
+        else:
+            lines.append(f"Remembered: “{memory.text}”.")
+    return [*lines, *event.notes]

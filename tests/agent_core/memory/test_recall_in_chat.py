@@ -1,0 +1,162 @@
+"""Memories in requests: recalled per message through the chat's selection, visible in the
+RequestContext (with the reason), in the manifest, and in what the model receives."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_core.agent import load_agent
+from agent_core.agent.agent import Agent
+from agent_core.agent.scaffold import create_agent
+from agent_core.chat.events import ReplyFinished
+from agent_core.chat.services import ChatServices
+from agent_core.chat.session import ChatSession
+from agent_core.context.items import ItemRef, RequestContext
+from agent_core.context.selection import ContextSelector
+from agent_core.memory.book import MemoryBook, MemoryDraft
+from agent_core.memory.service import MemoryService
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.store.chats import ChatStore
+from agent_core.store.export import export_json, export_markdown
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def selector(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ContextSelector]:
+    shared = ContextSelector(cache_dir=tmp_path_factory.mktemp("embeddings"))
+    yield shared
+    shared.indexer.close()
+
+
+@pytest.fixture
+def agent(tmp_path: Path) -> Agent:
+    root = tmp_path / "agent"
+    create_agent(root)
+    return load_agent(root)
+
+
+class Chat:
+    def __init__(self, agent: Agent, tmp_path: Path, selector: ContextSelector) -> None:
+        self.store = ChatStore(tmp_path / "chats.sqlite3")
+        self.memories = MemoryService(self.store.path, selector)
+        self.provider = ScriptedProvider()
+        self.session = ChatSession.create(
+            agent,
+            self.store,
+            ChatServices(
+                resolve_provider=lambda model: (self.provider, "demo"),
+                selector=selector,
+                memories=self.memories,
+            ),
+        )
+        self.book: MemoryBook = self.memories.book_for(agent)
+
+    def send(self, text: str) -> RequestContext:
+        self.provider.enqueue_reply("ok")
+
+        async def run() -> RequestContext:
+            context = None
+            async for event in self.session.send(text):
+                if isinstance(event, ReplyFinished):
+                    context = event.message.request_context
+            assert context is not None
+            return context
+
+        return asyncio.run(asyncio.wait_for(run(), timeout=60))
+
+    def store_texts(self, ids: list[str]) -> dict[str, str]:
+        return self.book.store.texts(ids)
+
+    def prompt_text(self) -> str:
+        return "\n".join(m.content for m in self.provider.requests[-1].messages)
+
+
+@pytest.fixture
+def chat(agent: Agent, tmp_path: Path, selector: ContextSelector) -> Iterator[Chat]:
+    opened = Chat(agent, tmp_path, selector)
+    yield opened
+    opened.memories.close()
+    opened.store.close()
+
+
+def memory_ids(context: RequestContext) -> list[str]:
+    return [item.ref.name for item in context.of_type("memory")]
+
+
+def test_a_recalled_memory_is_in_the_context_the_manifest_and_the_prompt(chat: Chat) -> None:
+    cat = chat.book.add(MemoryDraft("my cat is called Miso")).memory
+    chat.book.add(MemoryDraft("our database is PostgreSQL 16"))
+
+    context = chat.send("what is my cat called?")
+
+    [item] = context.of_type("memory")
+    assert item.ref == ItemRef("memory", cat.id) and item.include_mode == "agent"
+    assert item.reason.startswith("matched 'cat', 'call'") and item.score is not None
+    assert context.manifest is not None
+    assert [p.name for p in context.manifest.parts if p.kind == "memory"] == [cat.id]
+    assert "<memory>my cat is called Miso</memory>" in chat.prompt_text()
+    assert "PostgreSQL" not in chat.prompt_text()
+    assert chat.book.get(cat.id).use_count == 1
+
+
+def test_forgotten_superseded_and_proposed_memories_never_reach_a_request(chat: Chat) -> None:
+    cat = chat.book.add(MemoryDraft("my cat is called Miso")).memory
+    assert memory_ids(chat.send("what is my cat called?")) == [cat.id]
+    chat.book.forget(cat.id)
+    assert memory_ids(chat.send("what is my cat called again?")) == []
+    old = chat.book.add(MemoryDraft("our database is MySQL 8")).memory
+    new = chat.book.add(MemoryDraft("our database is now PostgreSQL 16")).memory
+    chat.book.add(MemoryDraft("the database backups run at 2am"), "model", status="proposed")
+    recalled = memory_ids(chat.send("which database do we use?"))
+    assert new.id in recalled and old.id not in recalled and len(recalled) == 1
+
+
+def test_pinned_memories_come_in_every_request_as_always(chat: Chat) -> None:
+    rule = chat.book.add(MemoryDraft("answer in British English")).memory
+    chat.book.pin(rule.id)
+    context = chat.send("what is the capital of France?")
+    assert [(i.ref.name, i.include_mode) for i in context.of_type("memory")] == [(rule.id, "always")]
+
+
+def test_not_for_this_chat_and_memory_off_leave_memories_out(chat: Chat) -> None:
+    cat = chat.book.add(MemoryDraft("my cat is called Miso")).memory
+    first = chat.session
+    chat.session.remove_item(ItemRef("memory", cat.id))
+    assert memory_ids(chat.send("what is my cat called?")) == []
+
+    chat.session = ChatSession.create(first.agent, chat.store, first.services)
+    assert memory_ids(chat.send("what is my cat called?")) == [cat.id]  # another chat still recalls it
+    chat.session.override_settings(memory={"enabled": False})
+    assert memory_ids(chat.send("what is my cat called?")) == []
+
+
+def test_what_if_shows_the_request_without_a_memory(chat: Chat) -> None:
+    cat = chat.book.add(MemoryDraft("my cat is called Miso")).memory
+    chat.send("what is my cat called?")
+    reply = chat.store.messages(chat.session.id)[-1]
+    without = asyncio.run(chat.session.what_if(reply, exclude=[ItemRef("memory", cat.id)]))
+    again = asyncio.run(chat.session.what_if(reply))
+    assert memory_ids(without) == [] and memory_ids(again) == [cat.id]
+
+
+def test_exports_name_the_recalled_memories_with_their_reason(chat: Chat) -> None:
+    chat.book.add(MemoryDraft("my cat is called Miso"))
+    chat.send("what is my cat called?")
+    session = chat.store.session(chat.session.id)
+    assert session is not None
+    messages = chat.store.messages(session.id)
+    [memory] = chat.book.find()
+    texts = chat.store_texts([memory.id])
+    as_json = json.loads(export_json(session, messages, texts))
+    assert as_json["memories"] == {memory.id: "my cat is called Miso"}
+    assert "matched 'cat'" in as_json["messages"][-1]["request_context"]["items"][-1]["reason"]
+    markdown = export_markdown(session, messages, texts)
+    assert f"- `{memory.id}` “my cat is called Miso” (agent: matched 'cat'" in markdown
+    chat.book.delete_all()
+    assert "(no longer kept" in export_markdown(session, messages, chat.store_texts([memory.id]))
