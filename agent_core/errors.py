@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from agent_core.redaction import redact_credentials
+
 __all__ = [
     "AgentFileError",
     "ContextDeskError",
@@ -38,7 +40,8 @@ class ProviderError(ContextDeskError):
     retryable: bool = False
 
     def __init__(self, message: str, *, retry_after: float | None = None, status: int | None = None) -> None:
-        super().__init__(message)
+        # Messages quote URLs and servers' answers: a credential in them goes no further than here.
+        super().__init__(redact_credentials(message))
         self.retry_after = retry_after
         self.status = status
 

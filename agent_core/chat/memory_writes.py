@@ -12,10 +12,10 @@ from typing import Literal
 from agent_core.agent.schema import MemoryConfig
 from agent_core.chat.events import MemoriesWritten
 from agent_core.memory.book import MemoryBook, MemoryDraft, WriteOutcome
-from agent_core.memory.extraction_rules import explicit_request, extract_memories
+from agent_core.memory.extraction_rules import Proposal, explicit_request, extract_memories
 from agent_core.memory.records import Provenance
 
-__all__ = ["MemoryWrites", "memory_notices", "propose_from_message", "remember_typed"]
+__all__ = ["MemoryWrites", "memory_notices", "proposals_in", "propose_from_message", "remember_typed"]
 
 
 @dataclass(frozen=True)
@@ -40,15 +40,24 @@ def remember_typed(book: MemoryBook, text: str, session_id: str | None) -> Write
     return book.add(draft, "user")
 
 
-def propose_from_message(
-    book: MemoryBook, config: MemoryConfig, text: str, *, session_id: str | None, message_id: int | None
-) -> MemoryWrites:
-    """Proposals from the user's message ``text`` (explicit requests always; other facts when
-    ``memory.extraction`` is on), written through the book with their provenance."""
+def proposals_in(text: str, config: MemoryConfig) -> list[Proposal]:
+    """What the user's message ``text`` offers to remember: an explicit request always; other
+    stated facts when ``memory.extraction`` is on. Quick, and needs no model."""
     explicit = explicit_request(text)
-    proposals = [explicit] if explicit is not None else []
-    if not proposals and config.extraction != "off":
-        proposals = extract_memories(text)
+    if explicit is not None:
+        return [explicit]
+    return extract_memories(text) if config.extraction != "off" else []
+
+
+def propose_from_message(
+    book: MemoryBook,
+    config: MemoryConfig,
+    proposals: list[Proposal],
+    *,
+    session_id: str | None,
+    message_id: int | None,
+) -> MemoryWrites:
+    """``proposals`` from one user message, written through the book with their provenance."""
     outcomes: list[WriteOutcome] = []
     notes: list[str] = []
     status: Literal["active", "proposed"] = "active" if config.auto_accept else "proposed"

@@ -23,7 +23,7 @@ from agent_core.chat.compacting import compact_chat
 from agent_core.chat.context_builder import MemoryRequest, build_request_context
 from agent_core.chat.events import ChatEvent, ContextBuilt, MemoriesWritten, UserMessageSaved
 from agent_core.chat.history import last_user_text, title_from
-from agent_core.chat.memory_writes import MemoryWrites, propose_from_message, remember_typed
+from agent_core.chat.memory_writes import MemoryWrites, proposals_in, propose_from_message, remember_typed
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.services import ChatServices
@@ -286,10 +286,13 @@ class ChatSession:
         service, config = self.services.memories, self.settings.memory
         if service is None or not config.enabled:
             return MemoryWrites()
+        proposals = proposals_in(text, config)
+        if not proposals:
+            return MemoryWrites()  # most messages: no model, no database
         try:
             book = await asyncio.to_thread(service.book_for, self.agent)
             return await asyncio.to_thread(
-                propose_from_message, book, config, text, session_id=self.id, message_id=message_id
+                propose_from_message, book, config, proposals, session_id=self.id, message_id=message_id
             )
         except (ContextDeskError, IndexerError) as error:
             logger.warning("could not propose memories from the message: %s", error)
@@ -309,6 +312,19 @@ class ChatSession:
         """Accept or reject a proposed memory (from this chat's Accept / Reject)."""
         book = await asyncio.to_thread(self._memory_service().book_for, self.agent)
         await asyncio.to_thread(book.accept if accept else book.reject, memory_id)
+
+    def memory_texts(self, context: RequestContext) -> dict[str, str]:
+        """The words of the memories ``context`` recalled or left out, as they read now (a few
+        key lookups: quick enough for a dialog to call). Missing ones were forgotten or deleted."""
+        if self.services.memories is None:
+            return {}
+        ids = [i.ref.name for i in context.of_type("memory")]
+        ids += [m.ref.name for m in context.near_misses if m.ref.type == "memory"]
+        try:
+            return self.services.memories.texts(ids)
+        except ContextDeskError as error:
+            logger.warning("could not read the memories of a reply: %s", error)
+            return {}
 
     def _memory_service(self) -> MemoryService:
         service = self.services.memories

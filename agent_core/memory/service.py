@@ -44,7 +44,7 @@ class MemoryService:
         self._selector = selector
         self._store: MemoryStore | None = None
         self._books: dict[str, MemoryBook] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def book_for(self, agent: Agent) -> MemoryBook:
         """The agent's memories; expired ones are marked and old forgotten ones purged on first use.
@@ -58,10 +58,9 @@ class MemoryService:
         with self._lock:
             book = self._books.get(key)
             if book is None:
-                if self._store is None:
-                    self._store = MemoryStore(self._database)
+                store = self._open_store()
                 self._selector.indexer.wait_until_ready()
-                book = MemoryBook(self._store, self._selector.indexer, key, agent.config.memory)
+                book = MemoryBook(store, self._selector.indexer, key, agent.config.memory)
                 book.expire()
                 book.prune()
                 book.purge()
@@ -81,6 +80,12 @@ class MemoryService:
         """The memories ``message`` recalls; never raises for a model or database fault (the note
         says what went wrong)."""
         if not config.enabled:
+            return RecalledMemories()
+        try:
+            anything = await asyncio.to_thread(self._open_store().has_active, str(agent.root), session_id)
+        except ContextDeskError as error:
+            return RecalledMemories(note=f"no memories were recalled: {error}")
+        if not anything:
             return RecalledMemories()
         try:
             ready = await asyncio.to_thread(
@@ -122,6 +127,22 @@ class MemoryService:
         )
         texts = {r.memory.id: r.memory.text for r in (*result.recalled, *result.near_misses)}
         return RecalledMemories(items, misses, texts)
+
+    def texts(self, memory_ids: Collection[str]) -> dict[str, str]:
+        """The current words of these memories (those still kept), by id; no model needed.
+
+        Raises:
+            StoreError: the database cannot be read.
+        """
+        if not memory_ids:
+            return {}
+        return self._open_store().texts(list(memory_ids))
+
+    def _open_store(self) -> MemoryStore:
+        with self._lock:
+            if self._store is None:
+                self._store = MemoryStore(self._database)
+            return self._store
 
     def mark_used(self, memory_ids: Collection[str]) -> None:
         """The memories went into a sent request (recency and use counts; not for what-if)."""

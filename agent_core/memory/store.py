@@ -223,6 +223,12 @@ class MemoryStore:
                 found[memory_id] = rows[0]["text"]
         return found
 
+    def has_active(self, agent: str, session_id: str | None) -> bool:
+        """Whether a chat of ``agent`` has any memory to recall (a quick check before the model
+        is asked for: an agent without memories never waits for it)."""
+        clause, params = _owner_clause(agent, session_id, False)
+        return bool(self._query(f"SELECT 1 FROM memories WHERE {clause} AND status='active' LIMIT 1", params))
+
     def ids(self) -> set[str]:
         return {row[0] for row in self._query("SELECT id FROM memories", ())}
 

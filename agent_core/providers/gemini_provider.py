@@ -142,7 +142,12 @@ class GeminiProvider(Provider):
             raise connection_error(self.label, str(error)) from error
         except (httpx.TransportError, httpx2.TransportError) as error:
             raise dropped_error(self.label) from error
-        except (json.JSONDecodeError, UnicodeDecodeError, pydantic.ValidationError) as error:
+        except (
+            json.JSONDecodeError,
+            UnicodeDecodeError,
+            pydantic.ValidationError,
+            genai.errors.UnknownApiResponseError,
+        ) as error:
             raise malformed_error(self.label, error) from error
         if finish is None:
             raise dropped_error(self.label)

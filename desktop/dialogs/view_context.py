@@ -37,13 +37,25 @@ from desktop.views.item_delegate import ContextItemDelegate
 from desktop.views.token_bar import TokenSummary
 from desktop.views.window_geometry import fit_size
 
-__all__ = ["ContextColumn", "ViewContextDialog", "describe_run", "tools_note"]
+__all__ = ["MEMORY_COLUMN", "ContextColumn", "ViewContextDialog", "describe_run", "tools_note"]
 
 COLUMNS: tuple[tuple[str, ItemType], ...] = (
     ("Rules", "rule"),
     ("References", "reference"),
     ("Tools", "tool"),
 )
+
+# A fourth column, shown when a reply recalled memories or considered some.
+MEMORY_COLUMN: tuple[str, ItemType] = ("Memories", "memory")
+
+
+def _involves_memories(context: RequestContext) -> bool:
+    return (
+        bool(context.of_type("memory"))
+        or any(m.ref.type == "memory" for m in context.near_misses)
+        or bool(context.notes.memory)
+    )
+
 
 STATUS_TEXT = {
     "ok": "",
@@ -106,12 +118,15 @@ class ContextColumn(QWidget):
         tools: Sequence[ToolDescriptor],
         parent: QWidget | None = None,
         attached: Mapping[ItemRef, DocumentItem] | None = None,
+        memories: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(parent)
         palette = colors()
-        self.items_model = ContextItemsModel(request_rows(context, item_type, agent, tools, attached), self)
+        self.items_model = ContextItemsModel(
+            request_rows(context, item_type, agent, tools, attached, memories), self
+        )
         self.misses_model = ContextItemsModel(
-            near_miss_rows(context.near_misses, item_type, agent, tools), self
+            near_miss_rows(context.near_misses, item_type, agent, tools, memories), self
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -123,7 +138,13 @@ class ContextColumn(QWidget):
         self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
         layout.addWidget(self.title)
         # The core's note on this column, e.g. that the model cannot call tools so none were sent.
-        self.note = QLabel(tools_note(context) if item_type == "tool" else "")
+        self.note = QLabel(
+            tools_note(context)
+            if item_type == "tool"
+            else context.notes.memory
+            if item_type == "memory"
+            else ""
+        )
         self.note.setWordWrap(True)
         self.note.setStyleSheet(
             f"background-color: {palette.warning_background}; padding: 6px; border-radius: 6px;"
@@ -163,8 +184,10 @@ class ViewContextDialog(QDialog):
         *,
         on_what_if: Callable[[], None] | None = None,
         attached: Mapping[ItemRef, DocumentItem] | None = None,
+        memories: Mapping[str, str] | None = None,
     ) -> None:
-        """``attached`` are the chat's MCP resources, to describe those the reply used."""
+        """``attached`` are the chat's MCP resources, to describe those the reply used;
+        ``memories`` the words of the memories it recalled (a Memories column shows them)."""
         super().__init__(parent)
         self.context = context
         self.setWindowTitle("View Context")
@@ -216,8 +239,11 @@ class ViewContextDialog(QDialog):
         columns = QHBoxLayout()
         columns.setSpacing(16)
         self.columns: dict[ItemType, ContextColumn] = {}
-        for title, item_type in COLUMNS:
-            column = ContextColumn(title, item_type, context, agent, tools, attached=attached)
+        shown = [*COLUMNS, MEMORY_COLUMN] if _involves_memories(context) else COLUMNS
+        for title, item_type in shown:
+            column = ContextColumn(
+                title, item_type, context, agent, tools, attached=attached, memories=memories
+            )
             self.columns[item_type] = column
             columns.addWidget(column, 1)
         layout.addLayout(columns, 1)

@@ -93,6 +93,7 @@ class ContextRow:
     tokens: int | None = None  # from the request's manifest; None when it has none
     detail: str = ""  # the manifest's detail, e.g. "chunks 2, 5 of 9"
     pinned: bool = False
+    title: str = ""  # shown instead of the name (a memory's words)
 
     @property
     def prefix(self) -> str:
@@ -127,7 +128,11 @@ def _details(
     agent: Agent | None,
     tools: Mapping[ItemRef, ToolDescriptor],
     attached: Mapping[ItemRef, DocumentItem] | None = None,
+    memories: Mapping[str, str] | None = None,
 ) -> tuple[int | None, str, bool]:
+    if ref.type == "memory":
+        text = (memories or {}).get(ref.name)
+        return None, text or "", memories is not None and text is None  # gone: forgotten or deleted
     if ref.type == "tool":
         tool = tools.get(ref)
         return None, (tool.description if tool else ""), False
@@ -153,13 +158,18 @@ def request_rows(
     agent: Agent | None,
     tools: Sequence[ToolDescriptor] = (),
     attached: Mapping[ItemRef, DocumentItem] | None = None,
+    memories: Mapping[str, str] | None = None,
 ) -> list[ContextRow]:
     """What one request used, of one type. Tools from servers that are not running show no
-    description, but are never marked removed (the server may just not have started yet)."""
+    description, but are never marked removed (the server may just not have started yet).
+    A memory shows its words (``memories``: id -> text) and why it was recalled."""
     by_ref = _tool_map(tools)
     rows = []
     for item in context.of_type(item_type):
-        priority, description, removed = _details(item.ref, agent, by_ref, attached)
+        priority, description, removed = _details(item.ref, agent, by_ref, attached, memories)
+        title = ""
+        if item.ref.type == "memory":  # its words as the title, why it was recalled below them
+            title, description = description or "(forgotten)", item.reason
         part = cost_of(context.manifest, item.ref)
         rows.append(
             ContextRow(
@@ -171,21 +181,31 @@ def request_rows(
                 removed,
                 tokens=None if part is None else part.tokens,
                 detail="" if part is None else part.detail,
+                title=title,
             )
         )
     return rows
 
 
 def near_miss_rows(
-    misses: Iterable[NearMiss], item_type: ItemType, agent: Agent | None, tools: Sequence[ToolDescriptor] = ()
+    misses: Iterable[NearMiss],
+    item_type: ItemType,
+    agent: Agent | None,
+    tools: Sequence[ToolDescriptor] = (),
+    memories: Mapping[str, str] | None = None,
 ) -> list[ContextRow]:
     by_ref = _tool_map(tools)
     rows = []
     for miss in misses:
         if miss.ref.type != item_type:
             continue
-        priority, description, removed = _details(miss.ref, agent, by_ref)
-        rows.append(ContextRow(miss.ref, None, miss.score, priority, description, removed, miss.reason))
+        priority, description, removed = _details(miss.ref, agent, by_ref, memories=memories)
+        title = ""
+        if miss.ref.type == "memory":
+            title, description = description or "(forgotten)", ""
+        rows.append(
+            ContextRow(miss.ref, None, miss.score, priority, description, removed, miss.reason, title=title)
+        )
     return rows
 
 
@@ -232,7 +252,7 @@ class ContextItemsModel(RowTableModel[ContextRow]):
             if column == Column.PREFIX:
                 return row.prefix
             if column == Column.NAME:
-                return row.ref.name
+                return row.title or row.ref.name
             if column == Column.MODE:
                 return MODE_LABELS.get(row.mode or "", "")
             if column == Column.SCORE:
@@ -251,7 +271,7 @@ class ContextItemsModel(RowTableModel[ContextRow]):
             Role.REMOVED: row.removed,
             Role.SORT_KEY: row.sort_key,
             Role.REASON: reason_text(row.reason) if row.reason else "",
-            Role.NAME: row.ref.name,
+            Role.NAME: row.title or row.ref.name,
             Role.TOKENS: row.tokens,
             Role.DETAIL: row.detail,
             Role.PINNED: row.pinned,

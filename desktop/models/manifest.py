@@ -63,6 +63,7 @@ GROUPS: tuple[Group, ...] = (
     Group("rules", "Rules", ("rule", "selected_rule"), "#2563eb"),
     Group("references", "References", ("reference", "selected_reference"), "#16a34a"),
     Group("tools", "Tools", ("tool",), "#d97706"),
+    Group("memories", "Memories", ("memory",), "#0d9488"),
     Group("history", "History", ("history", "current_turns"), "#7c3aed"),
     Group("summary", "Summary", ("summary",), "#db2777"),
     Group("message", "Message", ("message",), "#0891b2"),
@@ -96,6 +97,7 @@ def cost_of(manifest: ContextManifest | None, ref: ItemRef) -> ManifestPart | No
         "rule": ("rule", "selected_rule"),
         "reference": ("reference", "selected_reference"),
         "tool": ("tool",),
+        "memory": ("memory",),
     }
     name = _part_name(ref)
     for part in manifest.parts:

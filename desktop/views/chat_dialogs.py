@@ -53,8 +53,15 @@ class ChatDialogs:
 
             on_what_if = what_if
         attached = controller.session.attached_resources() if controller is not None else None
+        memories = controller.session.memory_texts(context) if controller is not None else None
         dialog = ViewContextDialog(
-            context, agent, window.host.tools.tools(), window, on_what_if=on_what_if, attached=attached
+            context,
+            agent,
+            window.host.tools.tools(),
+            window,
+            on_what_if=on_what_if,
+            attached=attached,
+            memories=memories,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog

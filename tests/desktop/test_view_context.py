@@ -85,3 +85,31 @@ def test_a_chat_reopened_after_a_restart_keeps_its_replies_and_their_context(
         dialog.close()
     finally:
         second.close()
+
+
+def test_a_recalled_memory_gets_its_own_column_with_its_words_and_reason(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    from agent_core.memory.book import MemoryDraft
+    from tests.support.desktop_driver import idle, scripted, send
+
+    workspace = desktop.host.workspace
+    assert workspace is not None
+    workspace.selector.start_loading()
+    qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
+    book = workspace.memories.book_for(workspace.agent)
+    cat = book.add(MemoryDraft("my cat is called Miso")).memory
+    book.add(MemoryDraft("our database is PostgreSQL 16"))
+    scripted(desktop).enqueue_reply("Your cat is called Miso.")
+    send(qtbot, desktop, "what is my cat called?")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+
+    dialog = open_context(qtbot, desktop)
+    assert "memory" in dialog.columns
+    [row] = dialog.columns["memory"].items_model.rows()
+    assert row.ref.name == cat.id and row.mode == "agent" and not row.removed
+    assert row.title == "my cat is called Miso" and row.description.startswith("matched 'cat'")
+    assert "Memories 5" in " ".join(
+        label.text() for label in dialog.tokens.findChildren(type(dialog.summary))
+    )
+    screenshot(dialog, "view_context_memory")

@@ -92,6 +92,8 @@ def ask_with_selection(qtbot: QtBot, app: DesktopApp) -> None:
     assert workspace is not None
     workspace.selector.start_loading()
     qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
+    # The workspace tools start in the background: wait for them, or the reply may have none.
+    qtbot.waitUntil(lambda: len(app.host.tools.tools()) > 0, timeout=WAIT_MS)
     scripted(app).enqueue_reply("Use snake_case names and type hints.")
     send(qtbot, app, "@ref:release-notes How should I name my Python functions and write code?")
     qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)

@@ -160,3 +160,45 @@ def test_exports_name_the_recalled_memories_with_their_reason(chat: Chat) -> Non
     assert f"- `{memory.id}` “my cat is called Miso” (agent: matched 'cat'" in markdown
     chat.book.delete_all()
     assert "(no longer kept" in export_markdown(session, messages, chat.store_texts([memory.id]))
+
+
+def test_an_agent_without_memories_never_waits_for_the_embedding_model(tmp_path: Path) -> None:
+    import threading
+
+    from indexer import Indexer
+
+    root = tmp_path / "plain"
+    create_agent(root)
+    for item in [*root.glob("rules/*.md"), *root.glob("references/*.md")]:
+        item.unlink()  # nothing for selection to choose either: only memories could need the model
+    agent = load_agent(root)
+
+    never = threading.Event()  # the model never finishes loading
+
+    def stuck_backend() -> object:
+        never.wait()
+        raise AssertionError("unreachable")
+
+    selector = ContextSelector(Indexer(stuck_backend), model_wait_seconds=60)  # type: ignore[arg-type]
+    store = ChatStore(tmp_path / "chats.sqlite3")
+    provider = ScriptedProvider()
+    provider.enqueue_reply("ok")
+    session = ChatSession.create(
+        agent,
+        store,
+        ChatServices(
+            resolve_provider=lambda model: (provider, "demo"),
+            selector=selector,
+            memories=MemoryService(store.path, selector),
+        ),
+    )
+
+    async def run() -> RequestContext | None:
+        async for event in session.send("hello"):
+            if isinstance(event, ReplyFinished):
+                return event.message.request_context
+        return None
+
+    context = asyncio.run(asyncio.wait_for(run(), timeout=10))
+    never.set()
+    assert context is not None and context.of_type("memory") == [] and context.notes.memory == ""
