@@ -18,7 +18,8 @@ from agent_core.context.selection import ContextSelector
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import MemoryBook
 from agent_core.memory.recall import recall
-from agent_core.memory.store import MemoryStore
+from agent_core.memory.records import Memory
+from agent_core.memory.store import MemoryFilter, MemoryStore
 from indexer import IndexerError
 
 __all__ = ["MemoryService", "RecalledMemories"]
@@ -127,6 +128,21 @@ class MemoryService:
         )
         texts = {r.memory.id: r.memory.text for r in (*result.recalled, *result.near_misses)}
         return RecalledMemories(items, misses, texts)
+
+    def find(self, agent: Agent, statuses: Collection[str] | None, text: str = "") -> list[Memory]:
+        """The agent's memories (every scope and chat it can see) with these statuses, newest
+        first; reads the database only, no model.
+
+        Raises:
+            StoreError: the database cannot be read.
+        """
+        where = MemoryFilter(
+            agent=str(agent.root),
+            statuses=frozenset(statuses) if statuses is not None else None,
+            text=text,
+            include_other_chats=True,
+        )
+        return self._open_store().find(where)
 
     def texts(self, memory_ids: Collection[str]) -> dict[str, str]:
         """The current words of these memories (those still kept), by id; no model needed.

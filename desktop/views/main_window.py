@@ -32,6 +32,7 @@ from desktop.views.common import Banner
 from desktop.views.composer import Composer
 from desktop.views.context_panel import ContextPanel
 from desktop.views.main_menus import build_menus
+from desktop.views.memories_panel import MemoriesPanel
 from desktop.views.settings_panel import SettingsPanel
 from desktop.views.window_geometry import place_window
 
@@ -89,6 +90,8 @@ class MainWindow(QMainWindow):
         self.side_tabs.setDocumentMode(True)
         self.side_tabs.addTab(self.context_panel, "Context")
         self.side_tabs.addTab(self.settings_panel, "Chat settings")
+        self.memories_panel = MemoriesPanel()
+        self.side_tabs.addTab(self.memories_panel, "Memories")
 
         centre = QWidget()
         centre_layout = QVBoxLayout(centre)
@@ -161,6 +164,7 @@ class MainWindow(QMainWindow):
 
         self.bridge.call(workspace.store.sessions, on_result=listed, on_error=self.show_error)
         self._load_models(workspace)
+        self.memories_panel.bind(self.bridge, workspace)
         self.background.agent_opened()
         if self._manage_window is not None:
             self._manage_window.bind_workspace(workspace)

@@ -1,0 +1,181 @@
+"""The Memories tab: the open agent's memories, to search, filter, accept, pin, forget and restore.
+Every change runs off the GUI thread; the table refreshes when it is done."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.memory.book import MemoryBook
+from agent_core.memory.records import Memory
+from agent_core.workspace import Workspace
+from desktop.bridge import CoreBridge
+from desktop.models.memories import MemoriesModel, MemoryColumn
+
+__all__ = ["MemoriesPanel"]
+
+FILTERS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
+    ("Active and proposed", ("active", "proposed")),
+    ("Forgotten", ("forgotten",)),
+    ("Superseded and expired", ("superseded", "expired")),
+    ("Rejected", ("rejected",)),
+    ("All", None),
+)
+
+
+class MemoriesPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge: CoreBridge | None = None
+        self.workspace: Workspace | None = None
+        self.model = MemoriesModel(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        filters = QHBoxLayout()
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search memories")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(lambda _text: self.refresh())
+        self.status_filter = QComboBox()
+        for label, _ in FILTERS:
+            self.status_filter.addItem(label)
+        self.status_filter.currentIndexChanged.connect(lambda _index: self.refresh())
+        filters.addWidget(self.search, 1)
+        filters.addWidget(self.status_filter)
+        layout.addLayout(filters)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(MemoryColumn.TEXT, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        layout.addWidget(self.table, 1)
+        buttons = QHBoxLayout()
+        self.accept_button = QPushButton("Accept")
+        self.pin_button = QPushButton("Pin")
+        self.forget_button = QPushButton("Forget")
+        self.restore_button = QPushButton("Restore")
+        self.history_button = QPushButton("History")
+        self.accept_button.clicked.connect(
+            lambda: self._change(lambda book, m: book.accept(m.id), "Accepted")
+        )
+        self.pin_button.clicked.connect(
+            lambda: self._change(lambda book, m: book.pin(m.id, m.tier != "pinned"), "Pinned / unpinned")
+        )
+        self.forget_button.clicked.connect(
+            lambda: self._change(lambda book, m: book.forget(m.id), "Forgotten")
+        )
+        self.restore_button.clicked.connect(
+            lambda: self._change(lambda book, m: book.restore(m.id), "Restored")
+        )
+        self.history_button.clicked.connect(self._show_history)
+        for button in (
+            self.accept_button,
+            self.pin_button,
+            self.forget_button,
+            self.restore_button,
+            self.history_button,
+        ):
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+        self._update_buttons()
+
+    def bind(self, bridge: CoreBridge, workspace: Workspace) -> None:
+        self.bridge, self.workspace = bridge, workspace
+        self.refresh()
+
+    def _book(self) -> MemoryBook:
+        assert self.workspace is not None
+        return self.workspace.memories.book_for(self.workspace.agent)
+
+    def refresh(self) -> None:
+        """Load the memories again (off the GUI thread)."""
+        if self.bridge is None or self.workspace is None:
+            return
+        statuses = FILTERS[self.status_filter.currentIndex()][1]
+        text = self.search.text().strip()
+
+        workspace = self.workspace
+
+        def load() -> list[Memory]:
+            return workspace.memories.find(workspace.agent, statuses, text)
+
+        self.status.setText("Loading memories…" if self.model.rowCount() == 0 else self.status.text())
+        self.bridge.call(load, on_result=self._loaded, on_error=self._failed)
+
+    def _loaded(self, memories: list[Memory]) -> None:
+        self.model.set_memories(memories)
+        if self.status.text() == "Loading memories…":
+            self.status.setText("" if memories else "No memories here. Add one with /remember in a chat.")
+        self._update_buttons()
+
+    def _failed(self, error: BaseException) -> None:
+        self.status.setText(f"Memories could not be read: {error}")
+
+    def selected(self) -> Memory | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.memory_at(rows[0].row()) if rows else None
+
+    def _update_buttons(self) -> None:
+        memory = self.selected()
+        status = memory.status if memory else ""
+        self.accept_button.setEnabled(status == "proposed")
+        self.pin_button.setEnabled(status == "active")
+        self.pin_button.setText("Unpin" if memory is not None and memory.tier == "pinned" else "Pin")
+        self.forget_button.setEnabled(status in ("active", "proposed"))
+        self.restore_button.setEnabled(status in ("forgotten", "expired", "superseded", "rejected"))
+        self.history_button.setEnabled(memory is not None)
+
+    def _change(self, change: Callable[[MemoryBook, Memory], Any], done: str) -> None:
+        memory = self.selected()
+        if memory is None or self.bridge is None:
+            return
+
+        def finished(_result: object) -> None:
+            self.status.setText(f"{done}: {memory.text}")
+            self.refresh()
+
+        self.bridge.call(lambda: change(self._book(), memory), on_result=finished, on_error=self._failed)
+
+    def _show_history(self) -> None:
+        memory = self.selected()
+        if memory is None or self.bridge is None:
+            return
+
+        def show(events: list[Any]) -> None:
+            lines = [
+                f"{event.event} by {event.actor}"
+                + (f": “{event.old_text}” → “{event.new_text}”" if event.old_text else "")
+                + (f" — {event.detail}" if event.detail else "")
+                for event in events
+            ]
+            box = QMessageBox(QMessageBox.Icon.NoIcon, "History of a memory", memory.text, parent=self)
+            box.setInformativeText("\n".join(lines))
+            box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.last_history = box
+            box.open()
+
+        self.bridge.call(lambda: self._book().history(memory.id), on_result=show, on_error=self._failed)

@@ -1,0 +1,83 @@
+"""The Memories tab: the agent's memories listed, filtered, forgotten, restored, pinned, accepted;
+the model alone first, then the panel driven as a user would."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from agent_core.memory.book import MemoryDraft
+from agent_core.memory.records import Memory, Provenance
+from desktop.app import DesktopApp
+from desktop.models.memories import MemoriesModel, MemoryColumn
+from tests.support.desktop_driver import WAIT_MS, screenshot
+
+
+def memory(memory_id: str, text: str, **changes: object) -> Memory:
+    base = Memory(
+        memory_id, text, "fact", "agent", "long", "active", 3, "/a", None, Provenance(quote=text), 1.0, 1.0
+    )
+    return Memory(**{**vars(base), **changes})  # type: ignore[arg-type]
+
+
+def test_the_model_shows_words_status_and_use_without_a_view() -> None:
+    model = MemoriesModel()
+    model.set_memories(
+        [memory("m-1", "my cat is called Miso", tier="pinned"), memory("m-2", "I use vim", status="proposed")]
+    )
+    assert model.rowCount() == 2 and model.columnCount() == 6
+    cell = lambda row, column: model.index(row, column).data()  # noqa: E731
+    assert (
+        cell(0, MemoryColumn.TEXT) == "my cat is called Miso"
+        and cell(0, MemoryColumn.STATUS) == "Active · pinned"
+    )
+    assert cell(1, MemoryColumn.STATUS) == "Proposed" and cell(1, MemoryColumn.USED) == "never"
+    assert model.index(0, 0).data(Qt.ItemDataRole.UserRole) == "m-1"
+    assert model.index(5, 0).data() is None  # out of range: nothing, never an error
+
+
+def test_the_panel_lists_forgets_restores_and_pins(qtbot: QtBot, desktop: DesktopApp) -> None:
+    workspace = desktop.host.workspace
+    assert workspace is not None
+    workspace.selector.start_loading()
+    qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
+    book = workspace.memories.book_for(workspace.agent)
+    cat = book.add(MemoryDraft("my cat is called Miso")).memory
+    book.add(MemoryDraft("I work on the billing service"), "extractor", status="proposed")
+    panel = desktop.window.memories_panel
+    desktop.window.side_tabs.setCurrentWidget(panel)
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=WAIT_MS)
+    screenshot(desktop.window.side_tabs, "memories_panel")
+
+    row = next(r for r in range(2) if panel.model.memory_at(r).id == cat.id)  # type: ignore[union-attr]
+    panel.table.selectRow(row)
+    assert panel.forget_button.isEnabled() and not panel.accept_button.isEnabled()
+    qtbot.mouseClick(panel.forget_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=WAIT_MS)
+    assert book.get(cat.id).status == "forgotten" and "Forgotten" in panel.status.text()
+
+    panel.status_filter.setCurrentIndex(1)  # the Forgotten list
+    qtbot.waitUntil(
+        lambda: panel.model.rowCount() == 1 and panel.model.memory_at(0).id == cat.id, timeout=WAIT_MS
+    )  # type: ignore[union-attr]
+    panel.table.selectRow(0)
+    qtbot.mouseClick(panel.restore_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: book.get(cat.id).status == "active", timeout=WAIT_MS)
+
+    panel.status_filter.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=WAIT_MS)
+    proposed = next(r for r in range(2) if panel.model.memory_at(r).status == "proposed")  # type: ignore[union-attr]
+    panel.table.selectRow(proposed)
+    qtbot.mouseClick(panel.accept_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: all(m.status == "active" for m in book.find()), timeout=WAIT_MS)
+
+    panel.search.setText("Miso")
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=WAIT_MS)
+    panel.table.selectRow(0)
+    qtbot.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: book.get(cat.id).tier == "pinned", timeout=WAIT_MS)
+    qtbot.mouseClick(panel.history_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: getattr(panel, "last_history", None) is not None, timeout=WAIT_MS)
+    assert "forgotten by user" in panel.last_history.informativeText()
+    assert "pinned by user" in panel.last_history.informativeText()
