@@ -48,15 +48,19 @@ class Workspace:
             # Chats can still be read and started; the same error meets the first save that fails.
             logger.warning("could not mark interrupted replies: %s", error)
         self.selector = selector or ContextSelector()
+        # Memories live in the chat database file and share the selector's embedding model.
+        self.memories = MemoryService(self.store.path, self.selector)
         self.mcp: McpManager | None = None
         if tools is None and agent.config.mcp_servers:
             from agent_core.mcp import McpManager
 
-            self.mcp = McpManager(agent.config.mcp_servers, references_source=lambda: self.agent.references)
+            self.mcp = McpManager(
+                agent.config.mcp_servers,
+                references_source=lambda: self.agent.references,
+                memories_source=lambda: self.memories.book_for(self.agent),
+            )
         self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)
-        # Memories live in the chat database file and share the selector's embedding model.
-        self.memories = MemoryService(self.store.path, self.selector)
 
     async def start_tools(self) -> list[ServerStatus]:
         """Start the agent's MCP servers in parallel; returns when each is ready or has failed."""

@@ -9,7 +9,7 @@ from typing import Any, Self, TypeVar
 
 from agent_core.agent.schema import McpServerConfig
 from agent_core.mcp._connection import ServerConnection, StatusListener
-from agent_core.mcp.builtins import BuiltinContext, ReferencesSource
+from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
 from agent_core.mcp.errors import UnknownServerError
 from agent_core.mcp.types import (
     PromptInfo,
@@ -39,9 +39,10 @@ class McpManager:
         servers: Mapping[str, McpServerConfig],
         *,
         references_source: ReferencesSource | None = None,
+        memories_source: MemoriesSource | None = None,
         on_status: StatusListener | None = None,
     ) -> None:
-        context = BuiltinContext(references_source) if references_source else BuiltinContext()
+        context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
         self._connections = {
             name: ServerConnection(name, config, context=context, on_status=on_status)
             for name, config in servers.items()

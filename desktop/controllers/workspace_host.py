@@ -128,6 +128,7 @@ class WorkspaceHost(QObject):
         manager = mcp.McpManager(
             servers,
             references_source=lambda: workspace.agent.references,
+            memories_source=lambda: workspace.memories.book_for(workspace.agent),
             on_status=lambda _status: self._report_servers(),
         )
         self.mcp = manager

@@ -17,11 +17,14 @@ from agent_core.errors import ContextDeskError
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from agent_core.memory.book import MemoryBook
+
 __all__ = [
     "BUILTIN_SERVERS",
     "BuiltinContext",
     "BuiltinOptionError",
     "BuiltinServer",
+    "MemoriesSource",
     "OptionValue",
     "ReferencesSource",
     "builtin_tool_settings",
@@ -29,6 +32,8 @@ __all__ = [
 
 OptionValue = str | int | float | bool
 ReferencesSource = Callable[[], Mapping[str, DocumentItem]]
+# The open agent's memories; blocking (the embedding model may still be loading).
+MemoriesSource = Callable[[], "MemoryBook"]
 
 
 class BuiltinOptionError(ContextDeskError):
@@ -41,9 +46,10 @@ def _no_references() -> Mapping[str, DocumentItem]:
 
 @dataclass(frozen=True)
 class BuiltinContext:
-    """What a built-in server may see of the app: for now, the agent's references."""
+    """What a built-in server may see of the app: the agent's references and memories."""
 
     references: ReferencesSource = _no_references
+    memories: MemoriesSource | None = None  # None where there is no memory store (e.g. `mcp call`)
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,20 @@ def _build_workspace(context: BuiltinContext, options: Mapping[str, OptionValue]
     return build_workspace_server(context, options)
 
 
+def _build_memory(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
+    from agent_core.mcp.builtins.memory import build_memory_server
+
+    return build_memory_server(context, options)
+
+
 BUILTIN_SERVERS: dict[str, BuiltinServer] = {
+    "memory": BuiltinServer(
+        kind="memory",
+        description="remember, search and forget long-term memories (the user approves each call)",
+        build=_build_memory,
+        # Writing or forgetting a memory changes what later chats see: the user is asked each time.
+        tool_defaults=ToolSettings(include=IncludeMode.AGENT, permission_required=True),
+    ),
     "references": BuiltinServer(
         kind="references",
         description="list and read the agent's references on demand",
