@@ -44,6 +44,7 @@ class MemoriesPanel(QWidget):
         self.bridge: CoreBridge | None = None
         self.workspace: Workspace | None = None
         self.model = MemoriesModel(self)
+        self._request = 0  # the newest refresh; older results are dropped
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         filters = QHBoxLayout()
@@ -123,10 +124,19 @@ class MemoriesPanel(QWidget):
             return workspace.memories.find(workspace.agent, statuses, text)
 
         self.status.setText("Loading memories…" if self.model.rowCount() == 0 else self.status.text())
-        self.bridge.call(load, on_result=self._loaded, on_error=self._failed)
+        self._request += 1
+        request = self._request
+        self.bridge.call(load, on_result=lambda found: self._loaded(request, found), on_error=self._failed)
 
-    def _loaded(self, memories: list[Memory]) -> None:
+    def _loaded(self, request: int, memories: list[Memory]) -> None:
+        if request != self._request:
+            return  # a later refresh (another filter or search) is on its way: this one is stale
+        chosen = self.selected()
         self.model.set_memories(memories)
+        if chosen is not None:  # keep the user's place across a refresh
+            row = next((i for i, m in enumerate(memories) if m.id == chosen.id), None)
+            if row is not None:
+                self.table.selectRow(row)
         if self.status.text() == "Loading memories…":
             self.status.setText("" if memories else "No memories here. Add one with /remember in a chat.")
         self._update_buttons()

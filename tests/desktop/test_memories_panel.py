@@ -77,6 +77,13 @@ def test_the_panel_lists_forgets_restores_and_pins(qtbot: QtBot, desktop: Deskto
     panel.table.selectRow(0)
     qtbot.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: book.get(cat.id).tier == "pinned", timeout=WAIT_MS)
+    # The table reloads after a change and keeps the selected memory selected.
+    qtbot.waitUntil(
+        lambda: panel.model.rowCount() == 1 and panel.model.memory_at(0).tier == "pinned",  # type: ignore[union-attr]
+        timeout=WAIT_MS,
+    )
+    assert panel.selected() is not None and panel.selected().id == cat.id  # type: ignore[union-attr]
+    assert panel.pin_button.text() == "Unpin"
     qtbot.mouseClick(panel.history_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: getattr(panel, "last_history", None) is not None, timeout=WAIT_MS)
     assert "forgotten by user" in panel.last_history.informativeText()
