@@ -1,7 +1,7 @@
-"""Memories written from a chat, always with consent and provenance: ``/remember TEXT`` (the user's
-own words, saved at once), an explicit "remember that …" at the start of a message, and, when the
-agent turns extraction on, facts the offline extractor finds in the user's message. Those last two
-are proposals (accepted by the user, or at once with ``memory.autoAccept``)."""
+"""Memories proposed from a user's message, always with consent and provenance: an explicit
+"remember that …" at the start of it, and, when the agent turns extraction on, facts the extractor
+finds in it. They are proposals, accepted by the user (or at once with ``memory.autoAccept``).
+``/remember`` and "Remember this" save at once: see ``chat_memories``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from agent_core.memory.book import MemoryBook, MemoryDraft, WriteOutcome
 from agent_core.memory.extraction_rules import Proposal, explicit_request, extract_memories
 from agent_core.memory.records import Provenance
 
-__all__ = ["MemoryWrites", "memory_notices", "proposals_in", "propose_from_message", "remember_typed"]
+__all__ = ["MemoryWrites", "memory_notices", "proposals_in", "propose_from_message"]
 
 
 @dataclass(frozen=True)
@@ -24,20 +24,6 @@ class MemoryWrites:
 
     outcomes: tuple[WriteOutcome, ...] = ()
     notes: tuple[str, ...] = ()
-
-
-def remember_typed(book: MemoryBook, text: str, session_id: str | None) -> WriteOutcome:
-    """``/remember TEXT``: the user's own words, saved active (a sensitive one with a warning).
-
-    Raises:
-        MemoryInputError: the text is empty or too long.
-    """
-    draft = MemoryDraft(
-        text,
-        scope=book.config.default_scope,
-        provenance=Provenance(session_id, None, "user", text),
-    )
-    return book.add(draft, "user")
 
 
 def proposals_in(text: str, config: MemoryConfig) -> list[Proposal]:

@@ -18,12 +18,13 @@ from typing import Any
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
+from agent_core.chat.chat_memories import ChatMemories
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
 from agent_core.chat.context_builder import MemoryRequest, build_request_context
 from agent_core.chat.events import ChatEvent, ContextBuilt, MemoriesWritten, UserMessageSaved
 from agent_core.chat.history import last_user_text, title_from
-from agent_core.chat.memory_writes import MemoryWrites, proposals_in, propose_from_message, remember_typed
+from agent_core.chat.memory_writes import MemoryWrites, proposals_in, propose_from_message
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.services import ChatServices
@@ -34,7 +35,6 @@ from agent_core.context.session_context import effective_session_items, initial_
 from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import WriteOutcome
-from agent_core.memory.service import MemoryService
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
@@ -58,6 +58,9 @@ class ChatSession:
         self.models = ModelResolver(services.resolve_provider)
         self._record = record
         self._task: asyncio.Task[Any] | None = None
+        self.memories = ChatMemories(
+            services.memories, lambda: self.agent, lambda: self.settings.memory, record.id
+        )
 
     # --- life cycle ---------------------------------------------------------------------------
 
@@ -213,6 +216,10 @@ class ChatSession:
             context_items=items, excluded_items=excluded if ref in excluded else (*excluded, ref)
         )
 
+    def readmit(self, ref: ItemRef) -> None:
+        """Undo leaving ``ref`` out of this chat (e.g. a memory marked "not for this chat")."""
+        self._save_record(excluded_items=tuple(r for r in self._record.excluded_items if r != ref))
+
     def allow_tool_for_chat(self, tool: ItemRef) -> None:
         """Run ``tool`` without asking for the rest of this chat."""
         if tool not in self._record.allowed_tools:
@@ -304,35 +311,22 @@ class ChatSession:
         Raises:
             ContextDeskError: memories are off for this chat, or the text is not a valid memory.
         """
-        service = self._memory_service()
-        book = await asyncio.to_thread(service.book_for, self.agent)
-        return await asyncio.to_thread(remember_typed, book, text, self.id)
+        return await asyncio.to_thread(self.memories.remember, text)
 
     async def decide_memory(self, memory_id: str, accept: bool) -> None:
         """Accept or reject a proposed memory (from this chat's Accept / Reject)."""
-        book = await asyncio.to_thread(self._memory_service().book_for, self.agent)
-        await asyncio.to_thread(book.accept if accept else book.reject, memory_id)
+        await asyncio.to_thread(self.memories.decide, memory_id, accept)
 
     def memory_texts(self, context: RequestContext) -> dict[str, str]:
         """The words of the memories ``context`` recalled or left out, as they read now (a few
         key lookups: quick enough for a dialog to call). Missing ones were forgotten or deleted."""
-        if self.services.memories is None:
-            return {}
         ids = [i.ref.name for i in context.of_type("memory")]
         ids += [m.ref.name for m in context.near_misses if m.ref.type == "memory"]
         try:
-            return self.services.memories.texts(ids)
+            return self.memories.texts(ids)
         except ContextDeskError as error:
             logger.warning("could not read the memories of a reply: %s", error)
             return {}
-
-    def _memory_service(self) -> MemoryService:
-        service = self.services.memories
-        if service is None or not self.settings.memory.enabled:
-            raise ContextDeskError(
-                "Memories are off for this chat: turn them on in the chat settings or the agent's memory.enabled."
-            )
-        return service
 
     def memory_request(self, settings: ChatSettings | None = None) -> MemoryRequest | None:
         """What recall needs for this chat, or None when memories are off or not available."""

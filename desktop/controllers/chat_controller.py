@@ -11,12 +11,12 @@ from PySide6.QtCore import QObject, Signal
 
 from agent_core.agent.agent import Agent
 from agent_core.chat.events import ApprovalDecision, ChatEvent, Compacted, MemoriesWritten, UserMessageSaved
-from agent_core.chat.memory_writes import memory_notices
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge, Generation
+from desktop.controllers.chat_memory_actions import ChatMemoryActions
 from desktop.models.conversation import ConversationModel, Entry
 
 if TYPE_CHECKING:
@@ -56,9 +56,19 @@ class ChatController(QObject):
         self._busy = False
         self._compacting = False
         self._saved_user_message = False
+        self._user_message_id: int | None = None  # the newest message sent, for its memory rows
         self._what_if_generation = Generation()
         self._model_generation = Generation()
         self._tool_calling: ToolCalling = "native"
+        self.memories = ChatMemoryActions(
+            bridge,
+            session.memories,
+            self.conversation,
+            self._message,
+            (session.remove_item, session.readmit),
+            self,
+        )
+        self.memories.error.connect(self.error)
         self.settings_changed.connect(self.check_model)
         self.check_model()
 
@@ -105,6 +115,8 @@ class ChatController(QObject):
             self.conversation.load(messages)
             self.history_loaded.emit()
             self.context_changed.emit()
+            if self.session.memories.available:
+                self.memories.show_open_proposals()
 
         self.bridge.call(self.session.history, on_result=loaded, on_error=self._report)
 
@@ -155,6 +167,7 @@ class ChatController(QObject):
     def _on_event(self, event: ChatEvent) -> None:
         if isinstance(event, UserMessageSaved):
             self._saved_user_message = True
+            self._user_message_id = event.message.id
             self.title_changed.emit(self.session.title)
             self.activity.emit()
             self.items_changed.emit()  # @mentions may have added items
@@ -162,8 +175,11 @@ class ChatController(QObject):
             self.conversation.add_summary(event.message, automatic=event.automatic)
             return
         if isinstance(event, MemoriesWritten):
-            for line in memory_notices(event, self.session.agent.root):
-                self.conversation.add_notice(line)
+            # Under the message they came from (a merged one's provenance may be another chat's).
+            for outcome in event.outcomes:
+                self.conversation.add_memory(outcome, after_message=self._user_message_id)
+            for note in event.notes:
+                self.conversation.add_notice(note)
             return
         self.conversation.apply(event)
 

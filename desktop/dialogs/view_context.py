@@ -1,4 +1,5 @@
-"""View Context: what one reply used, in three read-only columns (Rules | References | Tools).
+"""View Context: what one reply used, in three columns (Rules | References | Tools), and a fourth,
+Memories, when memories were recalled or considered (with Edit / Pin / Forget / Not for this chat).
 
 Beyond the anchor design, each column lists the near-misses (agent items the selector considered
 and left out, with their scores and why), and the top shows the model and selection settings and,
@@ -29,6 +30,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext
+from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
 from desktop.models.manifest import PartsColumn, PartsModel
 from desktop.theme import colors
@@ -119,6 +121,7 @@ class ContextColumn(QWidget):
         parent: QWidget | None = None,
         attached: Mapping[ItemRef, DocumentItem] | None = None,
         memories: Mapping[str, str] | None = None,
+        memory_actions: MemoryActions | None = None,
     ) -> None:
         super().__init__(parent)
         palette = colors()
@@ -165,6 +168,13 @@ class ContextColumn(QWidget):
         layout.addWidget(self.misses_title)
         self.misses_view = _ItemList(self.misses_model, misses=True)
         layout.addWidget(self.misses_view)
+        self.memory_actions: MemoryRowActions | None = None
+        if item_type == "memory" and memory_actions is not None:
+            self.memory_actions = MemoryRowActions(
+                (self.items_view, self.misses_view), (self.items_model, self.misses_model), memory_actions
+            )
+            self.memory_actions.setVisible(self.items_model.rowCount() + self.misses_model.rowCount() > 0)
+            layout.addWidget(self.memory_actions)
         layout.addStretch(1)
         has_misses = self.misses_model.rowCount() > 0
         self.misses_view.setVisible(has_misses)
@@ -185,9 +195,11 @@ class ViewContextDialog(QDialog):
         on_what_if: Callable[[], None] | None = None,
         attached: Mapping[ItemRef, DocumentItem] | None = None,
         memories: Mapping[str, str] | None = None,
+        memory_actions: MemoryActions | None = None,
     ) -> None:
         """``attached`` are the chat's MCP resources, to describe those the reply used;
-        ``memories`` the words of the memories it recalled (a Memories column shows them)."""
+        ``memories`` the words of the memories it recalled (a Memories column shows them), and
+        ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do."""
         super().__init__(parent)
         self.context = context
         self.setWindowTitle("View Context")
@@ -242,7 +254,14 @@ class ViewContextDialog(QDialog):
         shown = [*COLUMNS, MEMORY_COLUMN] if _involves_memories(context) else COLUMNS
         for title, item_type in shown:
             column = ContextColumn(
-                title, item_type, context, agent, tools, attached=attached, memories=memories
+                title,
+                item_type,
+                context,
+                agent,
+                tools,
+                attached=attached,
+                memories=memories,
+                memory_actions=memory_actions,
             )
             self.columns[item_type] = column
             columns.addWidget(column, 1)

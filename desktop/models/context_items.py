@@ -7,7 +7,7 @@ agent as it is now; an item the agent no longer has still shows, by name, marked
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
@@ -243,6 +243,15 @@ class ContextItemsModel(RowTableModel[ContextRow]):
 
     def row_at(self, row: int) -> ContextRow:
         return self._rows[row]
+
+    def update_row(self, ref: ItemRef, **changes: Any) -> bool:
+        """Change the row of ``ref`` (e.g. a memory's words after an edit); False if none."""
+        for number, row in enumerate(self._rows):
+            if row.ref == ref:
+                self._rows[number] = replace(row, **changes)
+                self.dataChanged.emit(self.index(number, 0), self.index(number, self.columnCount() - 1))
+                return True
+        return False
 
     def rows(self) -> list[ContextRow]:
         return list(self._rows)

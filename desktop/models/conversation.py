@@ -29,12 +29,18 @@ from agent_core.chat.events import (
     UserMessageSaved,
 )
 from agent_core.context.items import RequestContext
+from agent_core.memory.book import WriteOutcome
+from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from desktop.models._table import RowListModel
 
-__all__ = ["ConversationModel", "Entry", "EntryKind", "Role"]
+__all__ = ["ConversationModel", "Entry", "EntryKind", "MemoryRowStatus", "Role"]
 
-EntryKind = Literal["user", "assistant", "error", "tool_call", "approval", "notice", "summary"]
+EntryKind = Literal["user", "assistant", "error", "tool_call", "approval", "notice", "summary", "memory"]
+
+# A memory row's status: what the user can still do with it. "proposed": Accept / Edit / Reject;
+# "remembered" (saved, or already known): Forget; the others are final.
+MemoryRowStatus = Literal["proposed", "remembered", "accepted", "rejected", "forgotten", "working"]
 
 
 class Role(IntEnum):
@@ -69,6 +75,9 @@ class Entry:
     covered: int = 0  # summaries: how many messages they stand for
     automatic: bool = False  # summaries: made by auto-compaction
     dimmed: bool = False  # covered by a newer summary: shown, but no longer sent as is
+    memory: Memory | None = None  # memory rows: the memory as it now is
+    replaces: str = ""  # memory rows: the words of the memory a proposal would supersede
+    merged: bool = False  # memory rows: the fact was already known (its count grew)
 
 
 class ConversationModel(RowListModel[Entry]):
@@ -287,6 +296,73 @@ class ConversationModel(RowListModel[Entry]):
 
     def add_notice(self, text: str, status: str = "info") -> None:
         self._append(Entry("notice", text, status=status))
+
+    # --- memories -------------------------------------------------------------------------------
+
+    def add_memory(self, outcome: WriteOutcome, after_message: int | None = None) -> int | None:
+        """A memory a message proposed or saved, as a row: after ``after_message``'s row (and the
+        memory rows already there), else at the end. None when the outcome holds no memory."""
+        memory = outcome.memory
+        if memory is None:
+            return None
+        status: MemoryRowStatus = "proposed" if memory.status == "proposed" else "remembered"
+        replaces = outcome.other.text if outcome.other is not None else ""
+        entry = Entry(
+            "memory",
+            memory.text,
+            status=status,
+            memory=memory,
+            replaces=replaces,
+            merged=outcome.action == "merged",
+        )
+        return self._insert_after_message(entry, after_message)
+
+    def add_open_proposals(self, proposals: list[tuple[Memory, str]]) -> None:
+        """Proposals still waiting for an answer when the chat is reopened, each after the message
+        it came from; ``proposals`` pairs a memory with the words of the one it would replace."""
+        shown = {e.memory.id for e in self._rows if e.memory is not None}
+        for memory, replaces in proposals:
+            if memory.id not in shown:
+                entry = Entry("memory", memory.text, status="proposed", memory=memory, replaces=replaces)
+                self._insert_after_message(entry, memory.provenance.message_id)
+
+    def memory_row(self, memory_id: str) -> int | None:
+        for row, entry in enumerate(self._rows):
+            if entry.kind == "memory" and entry.memory is not None and entry.memory.id == memory_id:
+                return row
+        return None
+
+    def set_memory(self, row: int, status: MemoryRowStatus, memory: Memory | None = None) -> None:
+        """The memory on ``row`` was answered (or an answer is on its way: ``working``)."""
+        entry = self._rows[row]
+        memory = memory or entry.memory
+        self._set(
+            row, replace(entry, status=status, memory=memory, text=memory.text if memory else entry.text)
+        )
+
+    def set_memory_words(self, row: int, memory: Memory) -> None:
+        """The memory on ``row`` changed elsewhere (edited, pinned, forgotten in View Context)."""
+        entry = self._rows[row]
+        status = "forgotten" if memory.status == "forgotten" else entry.status
+        self._set(row, replace(entry, status=status, memory=memory, text=memory.text))
+
+    def _insert_after_message(self, entry: Entry, message_id: int | None) -> int:
+        row = len(self._rows)
+        if message_id is not None:
+            for index, existing in enumerate(self._rows):
+                if existing.message_id == message_id and existing.kind in ("user", "assistant", "error"):
+                    row = index + 1
+                    while row < len(self._rows) and self._rows[row].kind == "memory":
+                        row += 1
+                    break
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._rows.insert(row, entry)
+        self.endInsertRows()
+        if self._open_reply is not None and self._open_reply >= row:
+            self._open_reply += 1
+        if self._turn_row is not None and self._turn_row >= row:
+            self._turn_row += 1
+        return row
 
     # --- helpers ------------------------------------------------------------------------------
 

@@ -42,6 +42,9 @@ class MemoriesModel(RowTableModel[Memory]):
     def set_memories(self, memories: Iterable[Memory]) -> None:
         self._reset_rows(memories)
 
+    def memories(self) -> list[Memory]:
+        return list(self._rows)
+
     def memory_at(self, row: int) -> Memory | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 

@@ -62,6 +62,7 @@ class ChatDialogs:
             on_what_if=on_what_if,
             attached=attached,
             memories=memories,
+            memory_actions=controller.memories if controller is not None else None,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog

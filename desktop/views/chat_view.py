@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (
 from agent_core.agent.items import DocumentKind
 from agent_core.context.items import ItemRef
 from desktop.controllers.chat_controller import ChatController
+from desktop.dialogs.remember import RememberDialog
+from desktop.models.conversation import Entry
 from desktop.theme import colors
 from desktop.views.composer import COMMANDS, Composer
 from desktop.views.conversation_view import ConversationView
@@ -62,6 +64,11 @@ class ChatView(QWidget):
         self.conversation.view_context_requested.connect(self.view_context_requested)
         self.conversation.decision_made.connect(controller.decide)
         self.conversation.summary_edited.connect(controller.edit_summary)
+        self.conversation.memory_accepted.connect(controller.memories.accept)
+        self.conversation.memory_rejected.connect(controller.memories.reject)
+        self.conversation.memory_forgotten.connect(controller.memories.forget_row)
+        self.conversation.remember_requested.connect(self.remember_message)
+        self.last_remember_dialog: RememberDialog | None = None
         layout.addWidget(self.conversation, 1)
 
         self.compact_progress = QWidget()
@@ -192,6 +199,17 @@ class ChatView(QWidget):
     def _on_compacting(self, compacting: bool) -> None:
         self.compact_progress.setVisible(compacting)
         self.send_button.setEnabled(not compacting)
+
+    def remember_message(self, entry: Entry) -> None:
+        """ "Remember this" on a message: the user trims it to the fact, then it is saved."""
+        if entry.message_id is None:
+            return
+        dialog = RememberDialog(entry.text, from_assistant=entry.kind == "assistant", parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        message_id = entry.message_id
+        dialog.remember.connect(lambda text: self.controller.memories.remember_message(message_id, text))
+        self.last_remember_dialog = dialog
+        dialog.open()
 
     def show_error(self, text: str) -> None:
         self.inline_error.setText(text)

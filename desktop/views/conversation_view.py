@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from agent_core.chat.events import ApprovalDecision
 from desktop.models.conversation import ConversationModel, Role
 from desktop.theme import colors
+from desktop.views.memory_chip import MemoryChip
 from desktop.views.message_widgets import (
     ApprovalWidget,
     EntryWidget,
@@ -25,6 +26,10 @@ class ConversationView(QScrollArea):
     view_context_requested = Signal(object)  # Entry of a reply
     decision_made = Signal(int, object)  # row, ApprovalDecision
     summary_edited = Signal(int, str)  # row, new text
+    remember_requested = Signal(object)  # Entry of a message: "Remember this"
+    memory_accepted = Signal(int, object)  # row, the corrected words or None
+    memory_rejected = Signal(int)  # row
+    memory_forgotten = Signal(int)  # row
 
     def __init__(
         self, model: ConversationModel, agent_name: str = "Assistant", parent: QWidget | None = None
@@ -92,9 +97,16 @@ class ConversationView(QScrollArea):
 
     def _insert(self, row: int) -> None:
         entry = self.model.entry(row)
-        widget = widget_for(entry, self.agent_name)
+        widget = MemoryChip(entry) if entry.kind == "memory" else widget_for(entry, self.agent_name)
         if isinstance(widget, MessageWidget):
             widget.view_context_requested.connect(self.view_context_requested)
+            widget.remember_requested.connect(self.remember_requested)
+        if isinstance(widget, MemoryChip):
+            widget.accept_requested.connect(
+                lambda text, w=widget: self._emit_row(w, self.memory_accepted, text)
+            )
+            widget.reject_requested.connect(lambda w=widget: self._emit_row(w, self.memory_rejected))
+            widget.forget_requested.connect(lambda w=widget: self._emit_row(w, self.memory_forgotten))
         if isinstance(widget, ApprovalWidget):
             widget.decided.connect(lambda decision, w=widget: self._decide(w, decision))
         if isinstance(widget, SummaryWidget):
@@ -105,6 +117,10 @@ class ConversationView(QScrollArea):
     def _decide(self, widget: EntryWidget, decision: ApprovalDecision) -> None:
         if widget in self._widgets:
             self.decision_made.emit(self._widgets.index(widget), decision)
+
+    def _emit_row(self, widget: EntryWidget, signal: SignalInstance, *args: object) -> None:
+        if widget in self._widgets:
+            signal.emit(self._widgets.index(widget), *args)
 
     def _edit_summary(self, widget: EntryWidget, text: str) -> None:
         if widget in self._widgets:

@@ -1,5 +1,6 @@
-"""The Memories tab: the open agent's memories, to search, filter, accept, pin, forget and restore.
-Every change runs off the GUI thread; the table refreshes when it is done."""
+"""The Memories tab: the open agent's memories, to search, filter (status, scope, tier), accept,
+reject, edit, pin, forget and restore, with each one's history. Every change runs off the GUI
+thread; the table refreshes when it is done."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.memory.book import MemoryBook
-from agent_core.memory.records import Memory
+from agent_core.memory.records import SCOPES, TIERS, Memory
 from agent_core.workspace import Workspace
 from desktop.bridge import CoreBridge
 from desktop.models.memories import MemoriesModel, MemoryColumn
@@ -56,8 +57,25 @@ class MemoriesPanel(QWidget):
         for label, _ in FILTERS:
             self.status_filter.addItem(label)
         self.status_filter.currentIndexChanged.connect(lambda _index: self.refresh())
-        filters.addWidget(self.search, 1)
-        filters.addWidget(self.status_filter)
+        self.scope_filter = QComboBox()
+        self.tier_filter = QComboBox()
+        for combo, label, values in (
+            (self.scope_filter, "Every scope", SCOPES),
+            (self.tier_filter, "Every tier", TIERS),
+        ):
+            combo.addItem(label, None)
+            for value in values:
+                combo.addItem(value.capitalize(), value)
+            combo.currentIndexChanged.connect(lambda _index: self.refresh())
+        self.scope_filter.setToolTip("Global: every agent; Agent: this agent; Chat: one chat")
+        self.tier_filter.setToolTip(
+            "Pinned: always recalled; Long: kept; Short: expires when unused; Working: one chat"
+        )
+        # Two rows each for the filters and the buttons: the side panel must stay narrow.
+        layout.addWidget(self.search)
+        filters.addWidget(self.status_filter, 1)
+        filters.addWidget(self.scope_filter)
+        filters.addWidget(self.tier_filter)
         layout.addLayout(filters)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -68,10 +86,12 @@ class MemoriesPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(MemoryColumn.TEXT, QHeaderView.ResizeMode.Stretch)
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selected())
         layout.addWidget(self.table, 1)
         buttons = QHBoxLayout()
         self.accept_button = QPushButton("Accept")
+        self.reject_button = QPushButton("Reject")
+        self.edit_button = QPushButton("Edit…")
         self.pin_button = QPushButton("Pin")
         self.forget_button = QPushButton("Forget")
         self.restore_button = QPushButton("Restore")
@@ -79,6 +99,10 @@ class MemoriesPanel(QWidget):
         self.accept_button.clicked.connect(
             lambda: self._change(lambda book, m: book.accept(m.id), "Accepted")
         )
+        self.reject_button.clicked.connect(
+            lambda: self._change(lambda book, m: book.reject(m.id), "Rejected")
+        )
+        self.edit_button.clicked.connect(self._start_editing)
         self.pin_button.clicked.connect(
             lambda: self._change(lambda book, m: book.pin(m.id, m.tier != "pinned"), "Pinned / unpinned")
         )
@@ -89,15 +113,27 @@ class MemoriesPanel(QWidget):
             lambda: self._change(lambda book, m: book.restore(m.id), "Restored")
         )
         self.history_button.clicked.connect(self._show_history)
-        for button in (
-            self.accept_button,
-            self.pin_button,
-            self.forget_button,
-            self.restore_button,
-            self.history_button,
-        ):
+        for button in (self.accept_button, self.reject_button, self.edit_button, self.pin_button):
             buttons.addWidget(button)
+        more_buttons = QHBoxLayout()
+        for button in (self.forget_button, self.restore_button, self.history_button):
+            more_buttons.addWidget(button)
         layout.addLayout(buttons)
+        layout.addLayout(more_buttons)
+        self.editor_row = QWidget()
+        editing = QHBoxLayout(self.editor_row)
+        editing.setContentsMargins(0, 0, 0, 0)
+        self.editor = QLineEdit()
+        self.save_button = QPushButton("Save")
+        self.cancel_button = QPushButton("Cancel")
+        self.save_button.clicked.connect(self._save_edit)
+        self.editor.returnPressed.connect(self._save_edit)
+        self.cancel_button.clicked.connect(self.editor_row.hide)
+        editing.addWidget(self.editor, 1)
+        editing.addWidget(self.save_button)
+        editing.addWidget(self.cancel_button)
+        self.editor_row.hide()
+        layout.addWidget(self.editor_row)
         self.status = QLabel("")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
@@ -117,11 +153,12 @@ class MemoriesPanel(QWidget):
             return
         statuses = FILTERS[self.status_filter.currentIndex()][1]
         text = self.search.text().strip()
-
+        scope, tier = self.scope_filter.currentData(), self.tier_filter.currentData()
         workspace = self.workspace
 
         def load() -> list[Memory]:
-            return workspace.memories.find(workspace.agent, statuses, text)
+            found = workspace.memories.find(workspace.agent, statuses, text)
+            return [m for m in found if scope in (None, m.scope) and tier in (None, m.tier)]
 
         self.status.setText("Loading memories…" if self.model.rowCount() == 0 else self.status.text())
         self._request += 1
@@ -148,15 +185,35 @@ class MemoriesPanel(QWidget):
         rows = self.table.selectionModel().selectedRows()
         return self.model.memory_at(rows[0].row()) if rows else None
 
+    def _on_selected(self) -> None:
+        self.editor_row.hide()
+        self._update_buttons()
+
     def _update_buttons(self) -> None:
         memory = self.selected()
         status = memory.status if memory else ""
         self.accept_button.setEnabled(status == "proposed")
+        self.reject_button.setEnabled(status == "proposed")
+        self.edit_button.setEnabled(status in ("active", "proposed"))
         self.pin_button.setEnabled(status == "active")
         self.pin_button.setText("Unpin" if memory is not None and memory.tier == "pinned" else "Pin")
         self.forget_button.setEnabled(status in ("active", "proposed"))
         self.restore_button.setEnabled(status in ("forgotten", "expired", "superseded", "rejected"))
         self.history_button.setEnabled(memory is not None)
+
+    def _start_editing(self) -> None:
+        memory = self.selected()
+        if memory is not None:
+            self.editor.setText(memory.text)
+            self.editor_row.show()
+            self.editor.setFocus()
+
+    def _save_edit(self) -> None:
+        text = self.editor.text().strip()
+        self.editor_row.hide()
+        memory = self.selected()
+        if memory is not None and text and text != memory.text:
+            self._change(lambda book, m: book.edit(m.id, text), "Saved")
 
     def _change(self, change: Callable[[MemoryBook, Memory], Any], done: str) -> None:
         memory = self.selected()

@@ -80,6 +80,7 @@ class MessageWidget(EntryWidget):
     """A user or assistant message (or an error reply), rendered as markdown."""
 
     view_context_requested = Signal(object)  # Entry (its context and message id)
+    remember_requested = Signal(object)  # Entry: save (part of) this message as a memory
 
     def __init__(self, entry: Entry, agent_name: str = "Assistant", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,6 +107,11 @@ class MessageWidget(EntryWidget):
         self.copy_button.setAutoRaise(True)
         self.copy_button.setToolTip("Copy this message as markdown")
         self.copy_button.clicked.connect(self._copy)
+        self.remember_button = QToolButton()
+        self.remember_button.setText("Remember…")
+        self.remember_button.setAutoRaise(True)
+        self.remember_button.setToolTip("Save a fact from this message as a long-term memory")
+        self.remember_button.clicked.connect(self._remember)
         self.context_button = QPushButton("View Context")
         self.context_button.setToolTip(
             "What this reply used: rules, references and tools (Ctrl+I for the last reply)"
@@ -114,6 +120,7 @@ class MessageWidget(EntryWidget):
         self.context_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.context_button.clicked.connect(self._view_context)
         header.addWidget(self.copy_button)
+        header.addWidget(self.remember_button)
         header.addWidget(self.context_button)
         layout.addLayout(header)
         self.body = MarkdownView()
@@ -132,6 +139,9 @@ class MessageWidget(EntryWidget):
     def set_entry(self, entry: Entry) -> None:
         super().set_entry(entry)
         self.context_button.setVisible(entry.context is not None)
+        self.remember_button.setVisible(
+            entry.kind in ("user", "assistant") and entry.message_id is not None and bool(entry.text.strip())
+        )
         status = STATUS_TEXT.get(entry.status, "")
         self._status.setText(f"· {status}" if status else "")
         error = entry.error if entry.error and entry.error != entry.text else None
@@ -164,6 +174,10 @@ class MessageWidget(EntryWidget):
     def _copy(self) -> None:
         if self.entry is not None:
             QApplication.clipboard().setText(self.entry.text)
+
+    def _remember(self) -> None:
+        if self.entry is not None and self.entry.message_id is not None:
+            self.remember_requested.emit(self.entry)
 
     def _view_context(self) -> None:
         if self.entry is not None and self.entry.context is not None:

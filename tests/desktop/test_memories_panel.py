@@ -88,3 +88,41 @@ def test_the_panel_lists_forgets_restores_and_pins(qtbot: QtBot, desktop: Deskto
     qtbot.waitUntil(lambda: getattr(panel, "last_history", None) is not None, timeout=WAIT_MS)
     assert "forgotten by user" in panel.last_history.informativeText()
     assert "pinned by user" in panel.last_history.informativeText()
+
+
+def test_the_panel_edits_rejects_and_filters_by_scope_and_tier(qtbot: QtBot, desktop: DesktopApp) -> None:
+    workspace = desktop.host.workspace
+    assert workspace is not None
+    workspace.selector.start_loading()
+    qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
+    book = workspace.memories.book_for(workspace.agent)
+    tea = book.add(MemoryDraft("I drink green tea", scope="global")).memory
+    shell = book.add(MemoryDraft("I use fish as my shell", tier="short")).memory
+    guess = book.add(MemoryDraft("I live in Bergen"), "extractor", status="proposed").memory
+    assert tea is not None and shell is not None and guess is not None
+    panel = desktop.window.memories_panel
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 3, timeout=WAIT_MS)
+
+    panel.scope_filter.setCurrentIndex(panel.scope_filter.findData("global"))
+    qtbot.waitUntil(lambda: [m.id for m in panel.model.memories()] == [tea.id], timeout=WAIT_MS)
+    panel.scope_filter.setCurrentIndex(0)
+    panel.tier_filter.setCurrentIndex(panel.tier_filter.findData("short"))
+    qtbot.waitUntil(lambda: [m.id for m in panel.model.memories()] == [shell.id], timeout=WAIT_MS)
+
+    panel.table.selectRow(0)
+    assert panel.edit_button.isEnabled() and not panel.reject_button.isEnabled()
+    qtbot.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
+    assert panel.editor.text() == "I use fish as my shell"
+    panel.editor.setText("I use zsh as my shell")
+    qtbot.keyClick(panel.editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: book.get(shell.id).text == "I use zsh as my shell", timeout=WAIT_MS)
+    assert panel.editor_row.isHidden()
+    assert [e.event for e in book.history(shell.id)][-1] == "edited"
+
+    panel.tier_filter.setCurrentIndex(0)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 3, timeout=WAIT_MS)
+    row = next(r for r in range(3) if panel.model.memory_at(r).id == guess.id)  # type: ignore[union-attr]
+    panel.table.selectRow(row)
+    qtbot.mouseClick(panel.reject_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: book.get(guess.id).status == "rejected", timeout=WAIT_MS)

@@ -210,7 +210,9 @@ def test_a_failed_import_leaves_an_existing_agent_untouched(fixtures_dir: Path, 
     shutil.rmtree(target)
 
 
-def test_each_source_is_read_by_the_first_importer_that_detects_it(fixtures_dir: Path, tmp_path: Path) -> None:
+def test_each_source_is_read_by_the_first_importer_that_detects_it(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
     project = tmp_path / "project"
     shutil.copytree(fixtures_dir / "importers" / "cursor-project", project)
     shutil.copy(fixtures_dir / "importers" / "claude_desktop_config.json", project / "mcp.json")
