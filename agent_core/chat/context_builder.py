@@ -57,6 +57,12 @@ async def build_request_context(
     all_tools = request.tools
     usable_tools = all_tools if tool_calling != "none" else ()
     offered = {ItemRef("tool", tool.name, tool.server) for tool in usable_tools}
+    # Memories the user added to the chat (or a what-if turned on) are recalled whatever they match.
+    forced = {
+        item.ref.name
+        for item in request.chat_items
+        if item.ref.type == "memory" and item.ref not in request.excluded
+    }
     chat_items = tuple(
         item
         for item in request.chat_items
@@ -70,7 +76,12 @@ async def build_request_context(
     if memories is not None and selector is not None:
         excluded = memories.excluded | {ref.name for ref in request.excluded if ref.type == "memory"}
         recalled = await memories.service.recall(
-            request.agent, request.message, memories.config, session_id=memories.session_id, excluded=excluded
+            request.agent,
+            request.message,
+            memories.config,
+            session_id=memories.session_id,
+            excluded=excluded,
+            forced=forced - excluded,
         )
     context = RequestContext(
         items=(

@@ -91,6 +91,8 @@ def mentioned_items(text: str, agent: Agent) -> tuple[list[ItemRef], list[str]]:
 def _exists(ref: ItemRef, agent: Agent, tools: dict[ItemRef, ToolDescriptor]) -> bool:
     if ref.type == "tool":
         return ref in tools
+    if ref.type == "memory":
+        return True  # kept in the memory store: recall skips one forgotten since
     if ref.server is not None:
         return False  # an MCP resource: exists only while attached to the chat
     return agent.document("rule" if ref.type == "rule" else "reference", ref.name) is not None

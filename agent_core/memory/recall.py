@@ -53,10 +53,12 @@ def recall(
     *,
     session_id: str | None,
     excluded: Collection[str] = (),
+    forced: Collection[str] = (),
     count_tokens: Callable[[str], int] = lambda text: max(1, math.ceil(len(text) / 4)),
     now: float | None = None,
 ) -> Recall:
-    """The memories ``message`` recalls in chat ``session_id`` (``excluded``: ids turned off for it)."""
+    """The memories ``message`` recalls in chat ``session_id``: ``excluded`` are ids turned off for
+    it; ``forced`` ids the user added to it (recalled like pinned ones, whatever they match)."""
     started = time.perf_counter()
     now = time.time() if now is None else now
     if config.max_recalled == 0 or config.max_tokens == 0:
@@ -80,31 +82,40 @@ def recall(
 
     def scored(i: int, why: str | None = None) -> Recalled:
         m = memories[i]
+        if why is None and m.id in forced and m.tier != "pinned":
+            why = f"added to this chat by you · {_reason(m, float(relevance[i]), query_words, now)}"
         reason = why or _reason(m, float(relevance[i]), query_words, now)
         return Recalled(m, float(relevance[i]), float(total[i]), reason, count_tokens(m.text))
 
-    pinned = np.flatnonzero(eligible & fields.pinned)
-    matching = np.flatnonzero(eligible & ~fields.pinned & (relevance >= config.min_relevance))
+    always = fields.pinned
+    if forced:
+        always = always | np.fromiter((m.id in forced for m in memories), bool, len(memories))
+    pinned = np.flatnonzero(eligible & always)
+    matching = np.flatnonzero(eligible & ~always & (relevance >= config.min_relevance))
     matching = matching[np.argsort(-total[matching], kind="stable")]
     chosen: list[Recalled] = []
     chosen_rows: list[int] = []
     misses: list[Recalled] = []
     tokens = 0
     for row in [*pinned.tolist(), *matching.tolist()]:
-        vector = match.vectors[row]
-        if any(float(vector @ match.vectors[other]) >= NEAR_DUPLICATE for other in chosen_rows):
+        # Only rows near the query (and pinned ones) carry vectors; a forced one far from it
+        # cannot duplicate those and is kept.
+        vector = match.vectors.get(row)
+        if vector is not None and any(
+            float(vector @ match.vectors[other]) >= NEAR_DUPLICATE
+            for other in chosen_rows
+            if other in match.vectors
+        ):
             continue
         candidate = scored(row)
         fits = tokens + candidate.tokens <= config.max_tokens and len(chosen) < config.max_recalled
-        if fields.pinned[row] or fits:
+        if always[row] or fits:
             chosen.append(candidate)
             chosen_rows.append(row)
             tokens += candidate.tokens
         elif len(misses) < NEAR_MISSES_KEPT:
             misses.append(scored(row, "over the memory budget (memory.maxTokens / maxRecalled)"))
-    below = np.flatnonzero(
-        eligible & ~fields.pinned & (relevance >= floor) & (relevance < config.min_relevance)
-    )
+    below = np.flatnonzero(eligible & ~always & (relevance >= floor) & (relevance < config.min_relevance))
     for row in below[np.argsort(-relevance[below], kind="stable")][: NEAR_MISSES_KEPT - len(misses)].tolist():
         why = f"matched {relevance[row]:.2f}, under memory.minRelevance {config.min_relevance:.2f}"
         misses.append(scored(row, why))

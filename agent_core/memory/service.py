@@ -77,6 +77,7 @@ class MemoryService:
         *,
         session_id: str | None,
         excluded: Collection[str] = (),
+        forced: Collection[str] = (),
     ) -> RecalledMemories:
         """The memories ``message`` recalls; never raises for a model or database fault (the note
         says what went wrong)."""
@@ -97,7 +98,7 @@ class MemoryService:
         if not ready:
             return RecalledMemories(note="no memories were recalled: the embedding model was still loading")
         try:
-            return await asyncio.to_thread(self._recall, agent, message, config, session_id, excluded)
+            return await asyncio.to_thread(self._recall, agent, message, config, session_id, excluded, forced)
         except (ContextDeskError, IndexerError) as error:
             logger.warning("memory recall failed: %s", error)
             return RecalledMemories(note=f"no memories were recalled: {error}")
@@ -109,14 +110,17 @@ class MemoryService:
         config: MemoryConfig,
         session_id: str | None,
         excluded: Collection[str],
+        forced: Collection[str],
     ) -> RecalledMemories:
         book = self.book_for(agent)
         vector = self._selector.indexer.embed([message])[0]
-        result = recall(book.index, message, vector, config, session_id=session_id, excluded=excluded)
+        result = recall(
+            book.index, message, vector, config, session_id=session_id, excluded=excluded, forced=forced
+        )
         items = tuple(
             RequestItem(
                 ItemRef("memory", r.memory.id),
-                "always" if r.memory.tier == "pinned" else "agent",
+                "always" if r.memory.tier == "pinned" else "manual" if r.memory.id in forced else "agent",
                 round(r.relevance, 4),
                 r.reason,
             )

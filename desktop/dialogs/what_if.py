@@ -105,7 +105,7 @@ class WhatIfDialog(QDialog):
         controls.addWidget(selection_box)
         items_box = QGroupBox("Items (uncheck to leave out, check to include)")
         items_layout = QVBoxLayout(items_box)
-        self.items = ToggleItemsModel(original, self)
+        self.items = ToggleItemsModel(original, self, controller.session.memory_texts(original))
         self.items_view = QListView()
         self.items_view.setModel(self.items)
         self.items_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,23 +21,35 @@ class ToggleRow:
     checked: bool
     mode: str | None = None
     score: float | None = None
+    title: str = ""  # a memory's words
 
     @property
     def label(self) -> str:
         how = self.mode.capitalize() if self.mode else "not included"
         score = "" if self.score is None else f" {self.score:.2f}"
-        return f"{self.ref.type}  {self.ref.label()}  ({how}{score})"
+        name = f"“{self.title}”" if self.title else self.ref.label()
+        return f"{self.ref.type}  {name}  ({how}{score})"
 
 
 class ToggleItemsModel(RowListModel[ToggleRow]):
     """Checkable rows; unchecking a used item excludes it, checking a near-miss includes it."""
 
-    def __init__(self, context: RequestContext, parent: Any = None) -> None:
+    def __init__(
+        self, context: RequestContext, parent: Any = None, memory_texts: Mapping[str, str] | None = None
+    ) -> None:
+        """``memory_texts``: the words of the memories in ``context``, by id, to name them by."""
         super().__init__(parent)
-        used = [ToggleRow(i.ref, True, True, i.include_mode, i.score) for i in context.items]
+        texts = memory_texts or {}
+
+        def title(ref: ItemRef) -> str:
+            return texts.get(ref.name, "") if ref.type == "memory" else ""
+
+        used = [ToggleRow(i.ref, True, True, i.include_mode, i.score, title(i.ref)) for i in context.items]
         seen = {row.ref for row in used}
         misses = [
-            ToggleRow(m.ref, False, False, None, m.score) for m in context.near_misses if m.ref not in seen
+            ToggleRow(m.ref, False, False, None, m.score, title(m.ref))
+            for m in context.near_misses
+            if m.ref not in seen
         ]
         self._rows = used + misses
 

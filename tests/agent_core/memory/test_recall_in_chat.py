@@ -145,6 +145,23 @@ def test_what_if_shows_the_request_without_a_memory(chat: Chat) -> None:
     assert memory_ids(without) == [] and memory_ids(again) == [cat.id]
 
 
+def test_what_if_can_turn_on_a_memory_that_was_left_out_and_resending_keeps_it(chat: Chat) -> None:
+    chat.book.add(MemoryDraft("my cat is called Miso"))
+    shell = chat.book.add(MemoryDraft("I use fish as my login shell")).memory
+    chat.send("what is my cat called?")
+    reply = chat.store.messages(chat.session.id)[-1]
+    turned_on = asyncio.run(chat.session.what_if(reply, include=[ItemRef("memory", shell.id)]))
+    on = {i.ref.name: i for i in turned_on.of_type("memory")}
+    assert shell.id in on and on[shell.id].include_mode == "manual"
+    assert on[shell.id].reason.startswith("added to this chat by you")
+    # Applied to the chat (what Resend does), the memory is in every request of this chat...
+    chat.session.add_item(ItemRef("memory", shell.id))
+    assert shell.id in memory_ids(chat.send("what's the weather like in spring?"))
+    # ...until it is left out again; a forgotten one never comes back, added or not.
+    chat.book.forget(shell.id)
+    assert shell.id not in memory_ids(chat.send("what's the weather like in autumn?"))
+
+
 def test_exports_name_the_recalled_memories_with_their_reason(chat: Chat) -> None:
     chat.book.add(MemoryDraft("my cat is called Miso"))
     chat.send("what is my cat called?")

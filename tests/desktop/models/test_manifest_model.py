@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
 from pytestqt.qtbot import QtBot
@@ -170,3 +172,18 @@ def test_resent_text_drops_mentions_of_items_left_out() -> None:
     text = "@ref:guide @rule:style How do I name things? @ref:notes"
     assert without_mentions(text, [GUIDE, STYLE]) == "How do I name things? @ref:notes"
     assert without_mentions("@ref:guidebook hi", [GUIDE]) == "@ref:guidebook hi"
+
+
+def test_memories_to_toggle_are_named_by_their_words() -> None:
+    from agent_core.context.items import NearMiss, RequestItem
+
+    cat, shell = ItemRef("memory", "m-1"), ItemRef("memory", "m-2")
+    context = replace(
+        ORIGINAL,
+        items=(*ORIGINAL.items, RequestItem(cat, "agent", 0.81, "matched 'cat'")),
+        near_misses=(*ORIGINAL.near_misses, NearMiss(shell, 0.22, "under memory.minRelevance")),
+    )
+    model = ToggleItemsModel(context, memory_texts={"m-1": "my cat is called Miso"})
+    labels = [model.index(r).data() for r in range(model.rowCount())]
+    assert "memory  “my cat is called Miso”  (Agent 0.81)" in labels
+    assert "memory  m-2  (not included 0.22)" in labels  # its words are gone: named by id
