@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from agent_core.memory.facets import FacetSpace
 from agent_core.memory.records import Memory
 from agent_core.memory.store import MemoryStore, StoredVector
 from indexer import lexical_tokens
@@ -101,6 +102,8 @@ class IndexMatch:
     lexical: Vector  # BM25, 0..1
     fields: MemoryFields
     vectors: dict[int, Vector]  # copies, for the rows asked for (candidates of a recall)
+    by_facet: Vector | None = None  # relevance through a facet the message needs (0: none)
+    facet_of: npt.NDArray[np.int64] | None = None  # which facet, per row (-1: none)
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,7 @@ class MemoryIndex:
         self._vectors: Vector = np.zeros((0, 0), dtype=np.float32)  # rows beyond len(_memories) are spare
         self._words = _Words()
         self._fields: MemoryFields | None = None  # built on use, dropped by any change
+        self._aboutness: tuple[FacetSpace, Vector] | None = None  # likewise
         self._loaded_version: int | None = None
 
     def _ensure_loaded(self) -> None:
@@ -158,6 +162,7 @@ class MemoryIndex:
         self._vectors = np.zeros((0, 0), dtype=np.float32)
         self._words = _Words()
         self._fields = None
+        self._aboutness = None
         for memory, stored in usable:
             assert stored is not None
             self._append(memory, np.asarray(stored.vector, dtype=np.float32))
@@ -173,6 +178,7 @@ class MemoryIndex:
         with self._lock:
             self._ensure_loaded()
             self._fields = None
+            self._aboutness = None
             position = self._position.get(memory.id)
             if position is not None:
                 self._words.remove(position, self._memories[position].text)
@@ -213,10 +219,18 @@ class MemoryIndex:
         self._memories.pop()
         del self._position[removed.id]
 
-    def match(self, query: str, vector: Vector, *, keep_vectors_from: float = 1.0) -> IndexMatch:
+    def match(
+        self,
+        query: str,
+        vector: Vector,
+        *,
+        keep_vectors_from: float = 1.0,
+        facets: FacetSpace | None = None,
+    ) -> IndexMatch:
         """Every indexed memory scored against ``query`` / ``vector``; the vectors of rows whose
         cosine plus lexical bonus reaches ``keep_vectors_from`` (and of pinned rows) are copied
-        along, for near-duplicate checks among them."""
+        along, for near-duplicate checks among them; with ``facets``, how much each row is
+        about each facet."""
         with self._lock:
             self._ensure_loaded()
             count = len(self._memories)
@@ -225,11 +239,23 @@ class MemoryIndex:
             lexical = self._words.scores(query, count)
             if self._fields is None:
                 self._fields = MemoryFields.of(self._memories)
-            wanted = np.flatnonzero((cosines + lexical >= keep_vectors_from) | self._fields.pinned)
+            keep = (cosines + lexical >= keep_vectors_from) | self._fields.pinned
+            by_facet = facet_of = None
+            if facets is not None:
+                by_facet, facet_of = facets.reach(facets.needs(vector), self._aboutness_of(facets, matrix))
+                keep |= facet_of >= 0
+            wanted = np.flatnonzero(keep)
             return IndexMatch(
                 list(self._memories),
                 cosines,
                 lexical,
                 self._fields,
                 {int(row): matrix[row].copy() for row in wanted},
+                by_facet,
+                facet_of,
             )
+
+    def _aboutness_of(self, facets: FacetSpace, matrix: Vector) -> Vector:
+        if self._aboutness is None or self._aboutness[0] is not facets:
+            self._aboutness = (facets, facets.aboutness(matrix))
+        return self._aboutness[1]

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agent_core.agent.schema import MemoryConfig
+from agent_core.memory.facets import FacetSpace
 from agent_core.memory.index import MemoryIndex
 from agent_core.memory.records import Memory
 from indexer import lexical_tokens
@@ -54,6 +55,7 @@ def recall(
     session_id: str | None,
     excluded: Collection[str] = (),
     forced: Collection[str] = (),
+    facets: FacetSpace | None = None,
     count_tokens: Callable[[str], int] = lambda text: max(1, math.ceil(len(text) / 4)),
     now: float | None = None,
 ) -> Recall:
@@ -64,11 +66,15 @@ def recall(
     if config.max_recalled == 0 or config.max_tokens == 0:
         return Recall((), (), 0.0)
     floor = config.min_relevance - NEAR_MISS_MARGIN
-    match = index.match(message, query_vector, keep_vectors_from=floor)
+    match = index.match(message, query_vector, keep_vectors_from=floor, facets=facets)
     memories, fields = match.memories, match.fields
     if not memories:
         return Recall((), (), (time.perf_counter() - started) * 1000)
     relevance = match.cosines + LEXICAL_WEIGHT * match.lexical
+    needed_facet = np.full(len(memories), -1)
+    if match.by_facet is not None and match.facet_of is not None:
+        needed_facet = np.where(match.by_facet > relevance, match.facet_of, -1)
+        relevance = np.maximum(relevance, match.by_facet)
     eligible = fields.active & (fields.expires > now) & (~fields.chat_only | (fields.session == session_id))
     if excluded:
         eligible &= np.fromiter((m.id not in excluded for m in memories), bool, len(memories))
@@ -82,6 +88,9 @@ def recall(
 
     def scored(i: int, why: str | None = None) -> Recalled:
         m = memories[i]
+        if why is None and needed_facet[i] >= 0 and facets is not None:
+            facet = facets.facets[int(needed_facet[i])].name
+            why = f"needed for {facet} {relevance[i]:.2f} · {_reason(m, float(relevance[i]), query_words, now).split(' · ', 1)[1]}"
         if why is None and m.id in forced and m.tier != "pinned":
             why = f"added to this chat by you · {_reason(m, float(relevance[i]), query_words, now)}"
         reason = why or _reason(m, float(relevance[i]), query_words, now)
@@ -97,7 +106,10 @@ def recall(
     chosen_rows: list[int] = []
     misses: list[Recalled] = []
     tokens = 0
-    for row in [*pinned.tolist(), *matching.tolist()]:
+    for row in [*pinned.tolist(), *matching.tolist()]:  # pinned (and forced) first: all of them go in
+        full = len(chosen) >= config.max_recalled or tokens >= config.max_tokens
+        if full and not always[row] and len(misses) >= NEAR_MISSES_KEPT:
+            break  # the rest could neither be recalled nor shown: reasons are not worth writing
         # Only rows near the query (and pinned ones) carry vectors; a forced one far from it
         # cannot duplicate those and is kept.
         vector = match.vectors.get(row)
@@ -107,12 +119,11 @@ def recall(
             if other in match.vectors
         ):
             continue
-        candidate = scored(row)
-        fits = tokens + candidate.tokens <= config.max_tokens and len(chosen) < config.max_recalled
-        if always[row] or fits:
-            chosen.append(candidate)
+        cost = count_tokens(memories[row].text)
+        if always[row] or (tokens + cost <= config.max_tokens and len(chosen) < config.max_recalled):
+            chosen.append(scored(row))
             chosen_rows.append(row)
-            tokens += candidate.tokens
+            tokens += cost
         elif len(misses) < NEAR_MISSES_KEPT:
             misses.append(scored(row, "over the memory budget (memory.maxTokens / maxRecalled)"))
     below = np.flatnonzero(eligible & ~always & (relevance >= floor) & (relevance < config.min_relevance))

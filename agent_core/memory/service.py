@@ -17,6 +17,7 @@ from agent_core.context.items import ItemRef, NearMiss, RequestItem
 from agent_core.context.selection import ContextSelector
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import MemoryBook
+from agent_core.memory.facets import FacetSpace
 from agent_core.memory.recall import recall
 from agent_core.memory.records import Memory
 from agent_core.memory.store import MemoryFilter, MemoryStore
@@ -115,7 +116,14 @@ class MemoryService:
         book = self.book_for(agent)
         vector = self._selector.indexer.embed([message])[0]
         result = recall(
-            book.index, message, vector, config, session_id=session_id, excluded=excluded, forced=forced
+            book.index,
+            message,
+            vector,
+            config,
+            session_id=session_id,
+            excluded=excluded,
+            forced=forced,
+            facets=FacetSpace.of(self._selector.indexer),
         )
         items = tuple(
             RequestItem(

@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent_core.agent.schema import MemoryConfig
 from agent_core.memory.book import MemoryBook, MemoryDraft
+from agent_core.memory.facets import FacetSpace
 from agent_core.memory.recall import recall
 from agent_core.memory.records import Memory, MemoryEvent, Provenance
 from agent_core.memory.store import MemoryStore, StoredVector
@@ -157,9 +158,10 @@ def main() -> None:
             QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" #{i}") for i in range(args.queries)
         ]
         query_vectors = indexer.embed(queries)
+        facets = FacetSpace.of(indexer)  # embedded once per model, as in the app
         recall_ms = []
         for query, vector in zip(queries, query_vectors, strict=True):
-            result = recall(book.index, query, vector, book.config, session_id=None)
+            result = recall(book.index, query, vector, book.config, session_id=None, facets=facets)
             recall_ms.append(result.elapsed_ms)
 
         new_texts = synthetic(args.memories + args.adds, random.Random(99))[: args.adds]

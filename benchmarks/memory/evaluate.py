@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent_core.agent.schema import MemoryConfig
 from agent_core.memory.book import MemoryBook
+from agent_core.memory.facets import FacetSpace
 from agent_core.memory.importing import import_memories
 from agent_core.memory.jsonl import parse_lines
 from agent_core.memory.recall import recall
@@ -35,11 +36,19 @@ HERE = Path(__file__).resolve().parent
 GOALS = {"recall": 0.85, "precision": 0.60, "nothing needed": 0.75, "stale recalled": 0}
 
 
-def evaluate(split: str, indexer: Indexer, config: MemoryConfig, verbose: bool = False) -> dict[str, float]:
-    memories_file = HERE / f"memories_{split}.jsonl"
+def evaluate(
+    split: str,
+    indexer: Indexer,
+    config: MemoryConfig,
+    verbose: bool = False,
+    *,
+    facets: FacetSpace | None = None,
+    data: Path = HERE,
+) -> dict[str, float]:
+    memories_file = data / f"memories_{split}.jsonl"
     queries = [
         json.loads(line)
-        for line in (HERE / f"queries_{split}.jsonl").read_text().splitlines()
+        for line in (data / f"queries_{split}.jsonl").read_text().splitlines()
         if line.strip()
     ]
     with tempfile.TemporaryDirectory() as home:
@@ -54,7 +63,9 @@ def evaluate(split: str, indexer: Indexer, config: MemoryConfig, verbose: bool =
         misses: Counter[str] = Counter()
         for query in queries:
             vector = indexer.embed([query["query"]])[0]
-            result = recall(book.index, query["query"], vector, config, session_id=None, now=now)
+            result = recall(
+                book.index, query["query"], vector, config, session_id=None, now=now, facets=facets
+            )
             got = [r.memory.id for r in result.recalled]
             stale_hits += sum(1 for i in got if i in stale)
             relevant = set(query["relevant"])
@@ -94,6 +105,8 @@ def main() -> None:
     parser.add_argument("--split", choices=("dev", "holdout", "all"), default="all")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--min-relevance", type=float, help="override memory.minRelevance")
+    parser.add_argument("--no-facets", action="store_true", help="relevance from words and meaning only")
+    parser.add_argument("--data", type=Path, default=HERE, help="the folder of the .jsonl files")
     args = parser.parse_args()
     config = MemoryConfig() if args.min_relevance is None else MemoryConfig(min_relevance=args.min_relevance)
     indexer = Indexer(
@@ -102,7 +115,11 @@ def main() -> None:
     )
     indexer.wait_until_ready()
     splits = ("dev", "holdout") if args.split == "all" else (args.split,)
-    results = {split: evaluate(split, indexer, config, args.verbose) for split in splits}
+    facets = None if args.no_facets else FacetSpace.of(indexer)
+    results = {
+        split: evaluate(split, indexer, config, args.verbose, facets=facets, data=args.data)
+        for split in splits
+    }
     indexer.close()
     print(
         f"Memory recall quality (memory.minRelevance {config.min_relevance}, maxRecalled {config.max_recalled})"

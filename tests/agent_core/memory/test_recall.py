@@ -108,3 +108,32 @@ def test_a_memory_excluded_for_the_chat_is_not_recalled(filled: MemoryBook, embe
         filled.index, "what is my cat called?", vector, MemoryConfig(), session_id=None, excluded={cat.id}
     )
     assert result.recalled == ()
+
+
+def test_a_message_that_needs_a_facet_recalls_the_memories_most_about_it(
+    filled: MemoryBook, embedder: Indexer
+) -> None:
+    from agent_core.memory.facets import FacetSpace
+
+    for text in ["I'm vegetarian but I eat eggs", "I drink my coffee black", "I hate coriander"]:
+        filled.add(MemoryDraft(text, kind="preference"))
+    message = "what should I cook tonight? something quick"
+    vector = embedder.embed([message])[0]
+    facets = FacetSpace.of(embedder)
+    without = recall(filled.index, message, vector, filled.config, session_id=None, now=filled._now())
+    assert "I am allergic to peanuts" not in texts(without)  # no shared words, little shared meaning
+
+    result = recall(
+        filled.index, message, vector, filled.config, session_id=None, now=filled._now(), facets=facets
+    )
+    by_facet = [r for r in result.recalled if r.reason.startswith("needed for what you eat")]
+    assert "I am allergic to peanuts" in [r.memory.text for r in by_facet]
+    assert len(by_facet) <= 2  # only the memories most about the facet, not every food memory
+    assert "my cat is called Miso" not in texts(result)
+    # A message that needs no facet gets nothing through one.
+    joke = "tell me a joke"
+    none = recall(
+        filled.index, joke, embedder.embed([joke])[0], filled.config, session_id=None, now=filled._now(),
+        facets=facets,
+    )  # fmt: skip
+    assert texts(none) == []
