@@ -381,9 +381,10 @@ class ChatController(QObject):
         chat: Mapping[str, Any] | None = None,
         selection: Mapping[str, Any] | None = None,
         context: Mapping[str, Any] | None = None,
+        memory: Mapping[str, Any] | None = None,
     ) -> None:
         def apply() -> None:
-            self.session.override_settings(chat=chat, selection=selection, context=context)
+            self.session.override_settings(chat=chat, selection=selection, context=context, memory=memory)
 
         self.bridge.call(apply, on_result=lambda _: self.settings_changed.emit(), on_error=self._report)
 

@@ -37,7 +37,13 @@ from desktop.views.settings_panel import SettingsPanel
 from desktop.views.window_geometry import place_window
 
 if TYPE_CHECKING:
-    from agent_core.agent.schema import AgentConfig, ChatDefaults, ContextConfig, SelectionConfig
+    from agent_core.agent.schema import (
+        AgentConfig,
+        ChatDefaults,
+        ContextConfig,
+        MemoryConfig,
+        SelectionConfig,
+    )
     from agent_core.chat.session import ChatSession
     from agent_core.store.chats import StoredSession
     from agent_core.workspace import Workspace
@@ -351,13 +357,15 @@ class MainWindow(QMainWindow):
         for view in self.views.values():
             view.composer.set_mentions(mentions)
 
-    def _save_defaults(self, chat: ChatDefaults, selection: SelectionConfig, context: ContextConfig) -> None:
+    def _save_defaults(
+        self, chat: ChatDefaults, selection: SelectionConfig, context: ContextConfig, memory: MemoryConfig
+    ) -> None:
         workspace = self.workspace
         if workspace is None:
             return
 
         def change(config: AgentConfig) -> None:
-            config.chat, config.selection, config.context = chat, selection, context
+            config.chat, config.selection, config.context, config.memory = chat, selection, context, memory
 
         self.bridge.call(
             save_config_change,

@@ -1,5 +1,5 @@
-"""The current chat's settings (model, sampling, turns, selection, context window), with "Save as
-agent default"."""
+"""The current chat's settings (model, sampling, turns, selection, context window, memories), with
+"Save as agent default"."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
+from agent_core.agent.schema import ChatDefaults, ContextConfig, MemoryConfig, SelectionConfig
 from desktop.controllers.chat_controller import ChatController
 from desktop.theme import colors
 
@@ -47,7 +47,8 @@ def _int(minimum: int, maximum: int) -> QSpinBox:
 
 
 class SettingsPanel(QWidget):
-    save_default_requested = Signal(object, object, object)  # ChatDefaults, SelectionConfig, ContextConfig
+    # ChatDefaults, SelectionConfig, ContextConfig, MemoryConfig
+    save_default_requested = Signal(object, object, object, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -145,6 +146,33 @@ class SettingsPanel(QWidget):
         context.addRow("", self.auto_compact)
         layout.addWidget(context_box)
 
+        memory_box = QGroupBox("Memories")
+        memory = QFormLayout(memory_box)
+        self.memory_enabled = QCheckBox("Use memories in this chat")
+        self.memory_enabled.setToolTip("Recall memories for each message, and offer to save new ones")
+        self.extraction = QComboBox()
+        for value, label in (
+            ("off", "Only when I ask"),
+            ("rules", "From my messages (offline)"),
+            ("model", "From my messages (the chat's model)"),
+        ):
+            self.extraction.addItem(label, value)
+        self.extraction.setToolTip(
+            "Propose facts you state in your messages (never the assistant's). 'Only when I ask': "
+            "/remember, Remember…, or 'remember that …'"
+        )
+        self.auto_accept = QCheckBox("Save proposals without asking")
+        self.memory_tokens = _int(0, 20_000)
+        self.memory_tokens.setToolTip("Recalled memories per message, at most (0: none)")
+        self.min_relevance = _double(0.0, 1.0, 0.05)
+        self.min_relevance.setToolTip("How well a memory must match the message to be recalled")
+        memory.addRow("", self.memory_enabled)
+        memory.addRow("Propose", self.extraction)
+        memory.addRow("", self.auto_accept)
+        memory.addRow("Budget (tokens)", self.memory_tokens)
+        memory.addRow("Min relevance", self.min_relevance)
+        layout.addWidget(memory_box)
+
         self.save_default = QPushButton("Save as agent default")
         self.save_default.setToolTip("Write these settings to agent.yaml: new chats start with them")
         self.save_default.clicked.connect(self._save_default)
@@ -161,7 +189,13 @@ class SettingsPanel(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(APPLY_DELAY_MS)
         self._timer.timeout.connect(self.apply)
-        for box in (self.temperature, self.top_p, self.include_score, self.tool_route_score):
+        for box in (
+            self.temperature,
+            self.top_p,
+            self.include_score,
+            self.tool_route_score,
+            self.min_relevance,
+        ):
             box.valueChanged.connect(self._changed)
         for ibox in (
             self.max_output_tokens,
@@ -174,12 +208,16 @@ class SettingsPanel(QWidget):
             self.keep_tool_rounds,
             self.max_tool_result_tokens,
             self.keep_recent_turns,
+            self.memory_tokens,
         ):
             ibox.valueChanged.connect(self._changed)
         self.compact_at.valueChanged.connect(self._changed)
         self.tool_permission.currentIndexChanged.connect(self._changed)
         self.strategy.currentIndexChanged.connect(self._changed)
         self.auto_compact.toggled.connect(self._changed)
+        self.memory_enabled.toggled.connect(self._changed)
+        self.auto_accept.toggled.connect(self._changed)
+        self.extraction.currentIndexChanged.connect(self._changed)
 
     def bind(self, controller: ChatController | None) -> None:
         if self._timer.isActive():
@@ -222,6 +260,12 @@ class SettingsPanel(QWidget):
         self.compact_at.setValue(limits.compact_at)
         self.keep_recent_turns.setValue(limits.keep_recent_turns)
         self.auto_compact.setChecked(limits.auto_compact)
+        memories = session.settings.memory
+        self.memory_enabled.setChecked(memories.enabled)
+        self.extraction.setCurrentIndex(max(0, self.extraction.findData(memories.extraction)))
+        self.auto_accept.setChecked(memories.auto_accept)
+        self.memory_tokens.setValue(memories.max_tokens)
+        self.min_relevance.setValue(memories.min_relevance)
         self._loading = False
 
     def _changed(self, *_: Any) -> None:
@@ -261,11 +305,22 @@ class SettingsPanel(QWidget):
             "auto_compact": self.auto_compact.isChecked(),
         }
 
+    def memory_values(self) -> dict[str, Any]:
+        return {
+            "enabled": self.memory_enabled.isChecked(),
+            "extraction": self.extraction.currentData(),
+            "auto_accept": self.auto_accept.isChecked(),
+            "max_tokens": self.memory_tokens.value(),
+            "min_relevance": round(self.min_relevance.value(), 2),
+        }
+
     def apply(self) -> None:
         if self.controller is None:
             return
         chat, selection = self.values()
-        self.controller.override_settings(chat=chat, selection=selection, context=self.context_values())
+        self.controller.override_settings(
+            chat=chat, selection=selection, context=self.context_values(), memory=self.memory_values()
+        )
         self.note.setText("Applies to this chat from the next message.")
 
     def _save_default(self) -> None:
@@ -282,5 +337,6 @@ class SettingsPanel(QWidget):
         context = ContextConfig.model_validate(
             {**session.context_settings.model_dump(), **self.context_values()}
         )
-        self.save_default_requested.emit(defaults, selection_config, context)
+        memory = MemoryConfig.model_validate({**session.settings.memory.model_dump(), **self.memory_values()})
+        self.save_default_requested.emit(defaults, selection_config, context, memory)
         self.note.setText("Saved to agent.yaml: new chats start with these settings.")

@@ -63,6 +63,26 @@ def test_chat_settings_apply_to_the_chat_and_can_become_the_agent_default(
     assert "toolRouteScore: 0.6" in (agent_dir / "agent.yaml").read_text()
 
 
+def test_memories_can_be_turned_off_and_tuned_for_one_chat_and_saved_for_the_agent(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    settings = desktop.window.settings_panel
+    controller = desktop.window.current_controller()
+    assert controller is not None and controller.session.settings.memory.enabled
+    assert settings.memory_enabled.isChecked() and settings.extraction.currentData() == "off"
+    settings.memory_enabled.setChecked(False)
+    settings.extraction.setCurrentIndex(settings.extraction.findData("rules"))
+    settings.min_relevance.setValue(0.45)
+    settings.apply()
+    qtbot.waitUntil(lambda: not controller.session.settings.memory.enabled, timeout=WAIT_MS)
+    memory = controller.session.settings.memory
+    assert memory.extraction == "rules" and memory.min_relevance == 0.45
+    assert "memory" not in (agent_dir / "agent.yaml").read_text()  # the agent is unchanged...
+    settings.save_default.click()  # ...until saved as its default
+    qtbot.waitUntil(lambda: "minRelevance: 0.45" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    assert "extraction: rules" in (agent_dir / "agent.yaml").read_text()
+
+
 def test_opening_another_agent_switches_the_chats(qtbot: QtBot, desktop: DesktopApp, tmp_path: Path) -> None:
     other = create_agent(tmp_path / "other", name="Other Agent").root
     desktop.window.agents_menu.open_path(other)
