@@ -1,4 +1,5 @@
-"""An agent folder as loaded: its settings, its rules and references, and what was wrong with it."""
+"""An agent folder as loaded: its settings, its rules, references and sub-agents, and what was
+wrong with it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from agent_core.agent.items import DocumentItem, DocumentKind, Problem
 from agent_core.agent.schema import AgentConfig
 from agent_core.errors import AgentFileError
+from agent_core.subagents.definition import Subagent
 
 __all__ = ["AGENT_FILE", "Agent"]
 
@@ -23,6 +25,7 @@ class Agent:
     config: AgentConfig
     rules: dict[str, DocumentItem] = field(default_factory=dict)
     references: dict[str, DocumentItem] = field(default_factory=dict)
+    subagents: dict[str, Subagent] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     # Blocks of agent.yaml that failed validation, kept verbatim so a save does not drop them.
     unparsed_providers: dict[str, Any] = field(default_factory=dict)

@@ -17,6 +17,7 @@ from agent_core.agent.document_loader import load_documents
 from agent_core.agent.items import Problem
 from agent_core.agent.secrets import env_var_name
 from agent_core.errors import AgentFileError
+from agent_core.subagents.loader import load_subagents
 
 __all__ = ["load_agent"]
 
@@ -59,6 +60,7 @@ def load_agent(root: Path | str) -> Agent:
     )
     for kind in ("rule", "reference"):
         agent.documents(kind).update(load_documents(root, kind, problems))
+    agent.subagents.update(load_subagents(root, problems))
     _check_secret_references(agent)
     problems.sort(key=lambda p: (str(p.path), p.line or 0))
     logger.debug(
