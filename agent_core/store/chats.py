@@ -35,6 +35,7 @@ from agent_core.store.db import StoreError, connect, store_error
 from agent_core.store.leases import LEASE_STALE_SECONDS, claim, held_by_another, this_program
 from agent_core.store.records import (
     Approval,
+    ChildLink,
     MessageRole,
     MessageStatus,
     SearchHit,
@@ -49,6 +50,7 @@ __all__ = [
     "LEASE_STALE_SECONDS",
     "Approval",
     "ChatStore",
+    "ChildLink",
     "MessageRole",
     "MessageStatus",
     "SearchHit",
@@ -168,7 +170,9 @@ class ChatStore:
         title: str = "",
         context_items: tuple[SessionItem, ...] = (),
         overrides: ChatOverrides | None = None,
+        parent: ChildLink | None = None,
     ) -> StoredSession:
+        """A new chat; with ``parent``, a sub-agent's chat (not listed among the user's chats)."""
         now = time.time()
         session = StoredSession(
             id=uuid.uuid4().hex,
@@ -178,11 +182,13 @@ class ChatStore:
             updated_at=now,
             context_items=context_items,
             overrides=overrides or ChatOverrides(),
+            parent=parent,
         )
         with self._transaction() as db:
             db.execute(
-                "INSERT INTO sessions(id, title, agent_path, created_at, updated_at, context_items, overrides) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO sessions(id, title, agent_path, created_at, updated_at, context_items, overrides, "
+                "parent_session_id, parent_message_id, parent_call_id, subagent) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session.id,
                     title,
@@ -191,6 +197,10 @@ class ChatStore:
                     now,
                     _ITEMS.dump_json(context_items).decode(),
                     _OVERRIDES.dump_json(session.overrides).decode(),
+                    parent.session_id if parent else None,
+                    parent.message_id if parent else None,
+                    parent.call_id if parent else None,
+                    parent.subagent if parent else None,
                 ),
             )
             claim(db, session.id, self.holder, self._host)
@@ -207,16 +217,26 @@ class ChatStore:
         return None if row is None else _session(row)
 
     def sessions(self) -> list[StoredSession]:
-        """All sessions, most recently used first (on a damaged file, those that can be read,
-        with :attr:`damage` set)."""
+        """The user's chats (not sub-agents' chats), most recently used first (on a damaged
+        file, those that can be read, with :attr:`damage` set)."""
         try:
             with self._reading("could not read the saved chats") as db:
-                rows = db.execute("SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC").fetchall()
+                rows = db.execute(
+                    "SELECT * FROM sessions WHERE parent_session_id IS NULL ORDER BY updated_at DESC, rowid DESC"
+                ).fetchall()
         except StoreError as error:
             if error.problem != "damaged":
                 raise
-            found = self._salvaged_sessions(error)
+            found = [s for s in self._salvaged_sessions(error) if s.parent is None]
             return sorted(found, key=lambda s: s.updated_at, reverse=True)
+        return [_session(row) for row in rows]
+
+    def children(self, session_id: str) -> list[StoredSession]:
+        """The sub-agents' chats a chat started, oldest first."""
+        with self._reading("could not read the sub-agents' chats") as db:
+            rows = db.execute(
+                "SELECT * FROM sessions WHERE parent_session_id = ? ORDER BY created_at, rowid", (session_id,)
+            ).fetchall()
         return [_session(row) for row in rows]
 
     def _salvaged_sessions(self, error: StoreError) -> list[StoredSession]:
@@ -260,10 +280,23 @@ class ChatStore:
             db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*values, session_id))
 
     def delete_session(self, session_id: str) -> None:
+        """Delete a chat with its messages and its sub-agents' chats (theirs too, all the way down)."""
         with self._transaction() as db:
             claim(db, session_id, self.holder, self._host)
-            db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            doomed, frontier = [session_id], [session_id]
+            while frontier:
+                marks = ",".join("?" * len(frontier))
+                frontier = [
+                    row[0]
+                    for row in db.execute(
+                        f"SELECT id FROM sessions WHERE parent_session_id IN ({marks})", frontier
+                    )
+                ]
+                doomed += frontier
+            for doomed_id in reversed(doomed):
+                db.execute("DELETE FROM chat_leases WHERE session_id = ?", (doomed_id,))
+                db.execute("DELETE FROM messages WHERE session_id = ?", (doomed_id,))
+                db.execute("DELETE FROM sessions WHERE id = ?", (doomed_id,))
 
     # --- messages -----------------------------------------------------------------------------
 
@@ -455,6 +488,14 @@ def _session(row: sqlite3.Row) -> StoredSession:
         overrides=_OVERRIDES.validate_json(row["overrides"]),
         allowed_tools=_REFS.validate_json(row["allowed_tools"]),
         attached_resources=_ATTACHED.validate_json(row["attached_resources"]),
+        parent=None
+        if row["parent_session_id"] is None
+        else ChildLink(
+            row["parent_session_id"],
+            row["parent_message_id"],
+            row["parent_call_id"] or "",
+            row["subagent"] or "",
+        ),
     )
 
 

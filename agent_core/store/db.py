@@ -158,6 +158,16 @@ CREATE INDEX memory_events_by_memory ON memory_events(memory_id, id);
 """
 
 
+# Sub-agents' chats: a child chat points at the parent chat, message and tool call that started it.
+_M006_CHILD_CHATS = """
+ALTER TABLE sessions ADD COLUMN parent_session_id TEXT;
+ALTER TABLE sessions ADD COLUMN parent_message_id INTEGER;
+ALTER TABLE sessions ADD COLUMN parent_call_id TEXT;
+ALTER TABLE sessions ADD COLUMN subagent TEXT;
+CREATE INDEX sessions_by_parent ON sessions(parent_session_id);
+"""
+
+
 Migration = str | Callable[[sqlite3.Connection], None]
 
 # Append only: never edit or reorder a migration that has shipped; add a new one.
@@ -167,6 +177,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("typed_chat_state", _m003_typed_chat_state),
     ("chat_leases", _M004_CHAT_LEASES),
     ("memories", _M005_MEMORIES),
+    ("child_chats", _M006_CHILD_CHATS),
 )
 
 

@@ -42,6 +42,8 @@ def _session_v1(session: StoredSession) -> dict[str, Any]:
     data: dict[str, Any] = _SESSION.dump_python(session, mode="json")
     for typed in ("overrides", "allowed_tools", "attached_resources"):
         del data[typed]
+    if data.get("parent") is None:
+        data.pop("parent", None)  # a user's chat: the shape stays as it was
     legacy: dict[str, Any] = {
         key: dict(value)
         for key, value in (

@@ -11,6 +11,7 @@ from agent_core.store.chat_state import AttachedResource, ChatOverrides
 
 __all__ = [
     "Approval",
+    "ChildLink",
     "MessageRole",
     "MessageStatus",
     "SearchHit",
@@ -53,6 +54,16 @@ class StoredMessage:
 
 
 @dataclass(frozen=True)
+class ChildLink:
+    """Where a sub-agent's chat came from: the parent chat, its message and the tool call."""
+
+    session_id: str
+    message_id: int | None
+    call_id: str
+    subagent: str
+
+
+@dataclass(frozen=True)
 class StoredSession:
     id: str
     title: str
@@ -65,6 +76,7 @@ class StoredSession:
     overrides: ChatOverrides = field(default_factory=ChatOverrides)
     allowed_tools: tuple[ItemRef, ...] = ()  # tools the user allowed for the rest of this chat
     attached_resources: tuple[AttachedResource, ...] = ()
+    parent: ChildLink | None = None  # set on a sub-agent's chat
 
 
 @dataclass(frozen=True)

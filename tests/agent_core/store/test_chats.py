@@ -176,3 +176,24 @@ def test_the_database_uses_wal_so_readers_do_not_block_the_writer(store: ChatSto
     store.add_message(session.id, "user", "written while a reader holds a snapshot")
     reader.rollback()
     reader.close()
+
+
+def test_sub_agent_chats_hang_under_their_parent_and_go_with_it(store: ChatStore) -> None:
+    from agent_core.store.chats import ChildLink
+
+    parent = store.create_session(title="parent")
+    question = store.add_message(parent.id, "user", "look it up")
+    child = store.create_session(
+        title="child", parent=ChildLink(parent.id, question.id, "call-1", "researcher")
+    )
+    grandchild = store.create_session(parent=ChildLink(child.id, None, "call-2", "reader"))
+    store.add_message(grandchild.id, "user", "read it")
+    assert [s.id for s in store.sessions()] == [parent.id]  # the user's chats only
+    assert [s.id for s in store.children(parent.id)] == [child.id]
+    reopened = store.session(child.id)
+    assert reopened is not None and reopened.parent == ChildLink(
+        parent.id, question.id, "call-1", "researcher"
+    )
+    store.delete_session(parent.id)
+    assert store.session(child.id) is None and store.session(grandchild.id) is None
+    assert store.messages(grandchild.id) == []
