@@ -21,6 +21,7 @@ from agent_core.errors import UserDataError
 from agent_core.memory.service import MemoryService
 from agent_core.providers.pool import ProviderPool
 from agent_core.store.chats import ChatStore
+from agent_core.subagents.tools import WithSubagents
 
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager, ServerStatus
@@ -78,7 +79,8 @@ class Workspace:
     @property
     def chat_services(self) -> ChatServices:
         """What every chat of this workspace shares (built anew: the agent's tools can change)."""
-        return ChatServices(self.providers.resolve, self.selector, self.tools, memories=self.memories)
+        tools = WithSubagents(self.tools, lambda: self.agent)  # one tool per sub-agent, beside the MCP ones
+        return ChatServices(self.providers.resolve, self.selector, tools, memories=self.memories)
 
     def new_chat(self) -> ChatSession:
         return ChatSession.create(self.agent, self.store, self.chat_services)

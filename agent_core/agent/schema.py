@@ -237,6 +237,10 @@ class AgentConfig(FileModel):
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
     mcp_servers: dict[str, McpServerConfig] = Field(default_factory=dict)
+    model_aliases: dict[str, str] = Field(
+        default_factory=dict,
+        description="the provider:model a sub-agent's model alias stands for, e.g. sonnet: anthropic:claude-sonnet-4-5",
+    )
 
 
 class ItemFrontmatter(FileModel):

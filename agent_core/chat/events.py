@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from agent_core.context.items import RequestContext
+from agent_core.context.items import Delegation, RequestContext, TokenUsage
 from agent_core.errors import ProviderError
 from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
@@ -27,6 +27,9 @@ __all__ = [
     "ReplyDelta",
     "ReplyFinished",
     "RetryScheduled",
+    "SubagentFinished",
+    "SubagentProgress",
+    "SubagentStarted",
     "ToolCallFinished",
     "ToolCallStarted",
     "TurnSaved",
@@ -84,6 +87,8 @@ class ApprovalRequest:
     server: str
     tool: str
     arguments: Mapping[str, Any]
+    # Who asks: "" for this chat's model, else the sub-agent path ("researcher", "researcher › reader").
+    origin: str = ""
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
 
@@ -123,6 +128,42 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
+class SubagentStarted:
+    """A tool call of this reply started sub-agent ``subagent`` in chat ``child_session_id``."""
+
+    call_id: str
+    subagent: str
+    task: str
+    context_mode: str
+    child_session_id: str
+    origin: str = ""  # the sub-agent path that started it; "" when this chat's model did
+    type: Literal["subagent_started"] = "subagent_started"
+
+
+@dataclass(frozen=True)
+class SubagentProgress:
+    """A running sub-agent's use so far (after each of its model turns, and its tool calls)."""
+
+    call_id: str
+    subagent: str
+    turns: int
+    usage: TokenUsage
+    elapsed_seconds: float
+    activity: str = ""  # e.g. "calling workspace.read_file"
+    origin: str = ""
+    type: Literal["subagent_progress"] = "subagent_progress"
+
+
+@dataclass(frozen=True)
+class SubagentFinished:
+    """A sub-agent ended; ``delegation`` is what the parent's RequestContext records of it."""
+
+    delegation: Delegation
+    origin: str = ""
+    type: Literal["subagent_finished"] = "subagent_finished"
+
+
+@dataclass(frozen=True)
 class Compacted:
     """Older turns were summarized into ``message`` (role "summary") before this reply."""
 
@@ -157,6 +198,9 @@ ChatEvent = (
     | ApprovalRequest
     | ToolCallStarted
     | ToolCallFinished
+    | SubagentStarted
+    | SubagentProgress
+    | SubagentFinished
     | TurnSaved
     | ReplyFinished
 )

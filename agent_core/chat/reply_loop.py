@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
@@ -22,13 +23,14 @@ from agent_core.chat.events import (
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
+    SubagentFinished,
     ToolCallFinished,
     TurnSaved,
 )
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.prompt import Prompt, build_prompt
 from agent_core.chat.resolved_model import ModelResolver
-from agent_core.chat.tool_calls import ToolCaller, pending_record
+from agent_core.chat.tool_calls import ToolCaller, ToolCallEvent, pending_record
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, TokenUsage
 from agent_core.errors import ProviderError, ReplyLimitError, UserDataError
@@ -40,14 +42,16 @@ from agent_core.providers.base import (
     StreamEvent,
     TextDelta,
     ToolCall,
-    ToolCallEvent,
     UsageEvent,
 )
+from agent_core.providers.base import ToolCallEvent as ProviderToolCall
 from agent_core.store.chats import ChatStore, StoredMessage, ToolCallRecord
 
 __all__ = ["ReplyLoop", "ReplyRequest", "Streamer"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # How a request is streamed; tests pass stream_with_retries with a fake sleep.
 Streamer = Callable[[Provider, ChatRequest], AsyncIterator[StreamEvent]]
@@ -156,7 +160,7 @@ class ReplyLoop:
                             message = self.store.update_message(message, content=content)
                             last_save = time.monotonic()
                         yield ReplyDelta(event.text)
-                    elif isinstance(event, ToolCallEvent):
+                    elif isinstance(event, ProviderToolCall):
                         calls.append(event.call)
                     elif isinstance(event, UsageEvent):
                         usage = _add_usage(
@@ -177,16 +181,21 @@ class ReplyLoop:
                     request_context=context,
                     tool_calls=tuple(pending_record(c, prompt) for c in calls),
                 )
-                records: list[ToolCallRecord] = []
-                for call in calls:
-                    async for tool_event in self.tool_caller.run(call, prompt):
-                        if isinstance(tool_event, ToolCallFinished):
-                            records.append(tool_event.record)
-                        yield tool_event
-                    message = self.store.update_message(
-                        message,
-                        tool_calls=(*records, *(pending_record(c, prompt) for c in calls[len(records) :])),
-                    )
+                finished: dict[str, ToolCallRecord] = {}
+                async for tool_event in self._run_calls(calls, prompt, message.id):
+                    if isinstance(tool_event, ToolCallFinished):
+                        finished[tool_event.record.id] = tool_event.record
+                    if isinstance(tool_event, SubagentFinished) and not tool_event.origin:
+                        # The child's cost is recorded beside the reply's own, never inside it.
+                        context = replace(context, delegations=(*context.delegations, tool_event.delegation))
+                        message = self.store.update_message(message, request_context=context)
+                    yield tool_event
+                    if isinstance(tool_event, ToolCallFinished):
+                        message = self.store.update_message(
+                            message,
+                            tool_calls=tuple(finished.get(c.id) or pending_record(c, prompt) for c in calls),
+                        )
+                records = [finished[c.id] for c in calls]
                 message = self.store.update_message(message, status="complete")
                 turns += _turn_messages(content, calls, records, prompt)
                 yield TurnSaved(message)
@@ -208,6 +217,23 @@ class ReplyLoop:
                     # Left 'streaming': the next start marks it partial, so nothing is lost.
                     logger.warning("could not mark the cancelled reply: %s", error)
             raise
+
+    async def _run_calls(
+        self, calls: Sequence[ToolCall], prompt: Prompt, message_id: int
+    ) -> AsyncIterator[ToolCallEvent]:
+        """The turn's tool calls: one after the other, except that the sub-agents it starts run
+        side by side (each up to its maxParallel), their events interleaved as they come."""
+        delegated = [c for c in calls if self.tool_caller.delegates(c, prompt)]
+        for call in calls:
+            if call not in delegated:
+                async for event in self.tool_caller.run(call, prompt, message_id):
+                    yield event
+        if len(delegated) == 1:
+            async for event in self.tool_caller.run(delegated[0], prompt, message_id):
+                yield event
+        elif delegated:
+            async for event in merged([self.tool_caller.run(c, prompt, message_id) for c in delegated]):
+                yield event
 
     def _finish_failed(
         self, message: StoredMessage | None, content: str, context: RequestContext, error: str
@@ -250,6 +276,36 @@ async def _within_deadline(events: AsyncIterator[StreamEvent], seconds: float) -
         aclose = getattr(events, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+async def merged(streams: Sequence[AsyncIterator[T]]) -> AsyncIterator[T]:
+    """The items of ``streams`` as each produces them; an error or a cancel stops them all."""
+    queue: asyncio.Queue[tuple[int, T | BaseException | None]] = asyncio.Queue()
+
+    async def pump(index: int, stream: AsyncIterator[T]) -> None:
+        try:
+            async for item in stream:
+                queue.put_nowait((index, item))
+        except Exception as error:  # noqa: BLE001 - handed to the consumer, which raises it
+            queue.put_nowait((index, error))
+        finally:
+            queue.put_nowait((index, None))
+
+    tasks = [asyncio.create_task(pump(i, stream)) for i, stream in enumerate(streams)]
+    open_streams = len(tasks)
+    try:
+        while open_streams:
+            _, item = await queue.get()
+            if item is None:
+                open_streams -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
 
 
 def _turn_messages(

@@ -38,6 +38,7 @@ from agent_core.memory.book import WriteOutcome
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
+from agent_core.subagents.runner import Delegator, Nesting
 from indexer import IndexerError
 
 logger = logging.getLogger(__name__)
@@ -51,10 +52,20 @@ REF_COMMAND = re.compile(r"^/ref\s+([A-Za-z0-9][A-Za-z0-9_-]{0,79})(?:\s|$)")
 class ChatSession:
     """A chat with an agent. Create with :meth:`create` or :meth:`open`."""
 
-    def __init__(self, agent: Agent, store: ChatStore, record: StoredSession, services: ChatServices) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        store: ChatStore,
+        record: StoredSession,
+        services: ChatServices,
+        *,
+        nesting: Nesting | None = None,
+    ) -> None:
+        """``nesting``: where a sub-agent's chat sits under the user's chat (None: it is one)."""
         self.agent = agent
         self.store = store
         self.services = services
+        self.delegator = Delegator(self, nesting or Nesting())
         self.models = ModelResolver(services.resolve_provider)
         self._record = record
         self._task: asyncio.Task[Any] | None = None
@@ -240,6 +251,7 @@ class ChatSession:
         one_turn = self._one_turn_reference(text)
         history = self.store.messages(self.id, with_contexts=False)
         user_message = self.store.add_message(self.id, "user", text)
+        self.delegator.user_text = text
         if not self._record.title:
             self.rename(title_from(text))
         yield UserMessageSaved(user_message)
@@ -346,6 +358,7 @@ class ChatSession:
             policy=settings.chat.tool_permission,
             allowed_for_chat=lambda: self._record.allowed_tools,
             allow_for_chat=self.allow_tool_for_chat,
+            delegator=self.delegator,
         )
         return ReplyLoop(
             agent=self.agent,

@@ -6,20 +6,40 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent_core.agent.schema import ToolPermissionPolicy
 from agent_core.chat.approvals import needs_approval, tool_ref
-from agent_core.chat.events import ApprovalDecision, ApprovalRequest, ToolCallFinished, ToolCallStarted
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    SubagentFinished,
+    SubagentProgress,
+    SubagentStarted,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from agent_core.chat.prompt import Prompt
 from agent_core.chat.tool_runtime import ToolRuntime
-from agent_core.context.items import ItemRef
+from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
 from agent_core.store.chats import Approval, ToolCallRecord
+from agent_core.subagents.tools import SUBAGENT_SERVER
 
-__all__ = ["ToolCaller", "pending_record"]
+if TYPE_CHECKING:
+    from agent_core.subagents.runner import Delegator
 
-ToolCallEvent = ToolCallStarted | ApprovalRequest | ToolCallFinished
+__all__ = ["ToolCaller", "delegation_result", "pending_record"]
+
+ToolCallEvent = (
+    ToolCallStarted
+    | ApprovalRequest
+    | ToolCallFinished
+    | SubagentStarted
+    | SubagentProgress
+    | SubagentFinished
+)
 
 
 @dataclass(frozen=True)
@@ -31,10 +51,23 @@ class ToolCaller:
     policy: ToolPermissionPolicy
     allowed_for_chat: Callable[[], Collection[ItemRef]]  # read per call: an allow applies at once
     allow_for_chat: Callable[[ItemRef], None]
+    delegator: Delegator | None = None  # runs the calls of sub-agent tools
 
-    async def run(self, call: ToolCall, prompt: Prompt) -> AsyncIterator[ToolCallEvent]:
-        """Events for one call, ending with its ToolCallFinished."""
+    def delegates(self, call: ToolCall, prompt: Prompt) -> bool:
+        """Whether ``call`` starts a sub-agent (such calls of one turn may run side by side)."""
         binding = prompt.binding(call.name)
+        return binding is not None and binding.server == SUBAGENT_SERVER and self.delegator is not None
+
+    async def run(
+        self, call: ToolCall, prompt: Prompt, message_id: int | None = None
+    ) -> AsyncIterator[ToolCallEvent]:
+        """Events for one call, ending with its ToolCallFinished; ``message_id`` is the reply
+        that made the call (a sub-agent's chat links to it)."""
+        binding = prompt.binding(call.name)
+        if binding is not None and binding.server == SUBAGENT_SERVER and self.delegator is not None:
+            async for event in self._delegate(call, binding.tool, message_id):
+                yield event
+            return
         if binding is None:
             yield ToolCallFinished(
                 ToolCallRecord(
@@ -92,6 +125,49 @@ class ToolCaller:
                 approval=approval,
             )
         )
+
+    async def _delegate(
+        self, call: ToolCall, name: str, message_id: int | None
+    ) -> AsyncIterator[ToolCallEvent]:
+        """A sub-agent tool call: the child's events pass up; its result is the tool's result."""
+        assert self.delegator is not None
+        yield ToolCallStarted(call.id, SUBAGENT_SERVER, name, call.arguments)
+        started = time.monotonic()
+        delegation: Delegation | None = None
+        try:
+            async for event in self.delegator.run(call.id, name, call.arguments, message_id):
+                if isinstance(event, Delegation):
+                    delegation = event
+                else:
+                    yield event
+        except (ContextDeskError, LookupError) as error:
+            result, is_error = f"The sub-agent could not run: {error}", True
+        else:
+            assert delegation is not None
+            result, is_error = delegation_result(delegation), delegation.stopped_by == "error"
+        yield ToolCallFinished(
+            ToolCallRecord(
+                id=call.id,
+                server=SUBAGENT_SERVER,
+                tool=name,
+                arguments=call.arguments,
+                result=result,
+                is_error=is_error,
+                elapsed_seconds=round(time.monotonic() - started, 4),
+                approval="auto",
+            )
+        )
+
+
+def delegation_result(delegation: Delegation) -> str:
+    """What the parent's model reads of a sub-agent: its result and one line about the run."""
+    tokens = (delegation.usage.input_tokens or 0) + (delegation.usage.output_tokens or 0)
+    ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
+    summary = (
+        f"[sub-agent {delegation.subagent}: {ended}; {delegation.turns} turns, {tokens:,} tokens, "
+        f"{delegation.elapsed_seconds:.1f} s]"
+    )
+    return f"{delegation.result.strip()}\n{summary}" if delegation.result.strip() else summary
 
 
 def pending_record(call: ToolCall, prompt: Prompt) -> ToolCallRecord:

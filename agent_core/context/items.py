@@ -12,6 +12,7 @@ from typing import Literal
 __all__ = [
     "ContextManifest",
     "ContextNotes",
+    "Delegation",
     "ItemRef",
     "ItemType",
     "ManifestPart",
@@ -20,6 +21,7 @@ __all__ = [
     "RequestItem",
     "SelectionRun",
     "SessionItem",
+    "StoppedBy",
     "TokenUsage",
     "TrimAction",
 ]
@@ -169,6 +171,29 @@ class ContextNotes:
         return [(topic, text) for topic, text in vars(self).items() if text]
 
 
+StoppedBy = Literal["", "maxTurns", "maxTokens", "timeout", "cancelled", "error"]
+
+
+@dataclass(frozen=True)
+class Delegation:
+    """One sub-agent a reply delegated to: the exact task it sent, how the child's context was
+    made, what it cost and how it ended. Its tokens are the child's own (and its children's),
+    never counted in the parent's ``usage``."""
+
+    call_id: str
+    subagent: str
+    task: str
+    context_mode: str  # isolated, fork or summary
+    child_session_id: str
+    model: str = ""
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    turns: int = 0
+    elapsed_seconds: float = 0.0
+    stopped_by: StoppedBy = ""  # "": finished by itself
+    result: str = ""  # what went back to the parent (after validation)
+    note: str = ""  # e.g. "the schema was not met after one repair"
+
+
 @dataclass(frozen=True)
 class RequestContext:
     """Exactly what one request used; attached to the assistant message and stored with it."""
@@ -180,6 +205,7 @@ class RequestContext:
     usage: TokenUsage = field(default_factory=TokenUsage)
     manifest: ContextManifest | None = None
     notes: ContextNotes = field(default_factory=ContextNotes)
+    delegations: tuple[Delegation, ...] = ()  # sub-agents this reply ran, in order
 
     def of_type(self, item_type: ItemType) -> list[RequestItem]:
         return [item for item in self.items if item.ref.type == item_type]

@@ -77,6 +77,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
                 del item["reason"]  # only recalled memories have one; other items keep the v1 shape
         del data["request_context"]["notes"]
         data["request_context"]["extras"] = dict(message.request_context.notes.topics())
+        if not message.request_context.delegations:
+            del data["request_context"]["delegations"]  # replies that ran no sub-agent keep the v1 shape
     return data
 
 

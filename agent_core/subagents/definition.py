@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from agent_core.agent.names import name_problem
-from agent_core.agent.schema import FileModel
+from agent_core.agent.schema import FileModel, IncludeMode
 
 __all__ = [
     "CLAUDE_ONLY_FIELDS",
@@ -73,6 +73,9 @@ class SubagentFrontmatter(FileModel):
     references: list[str] = Field(default_factory=list)
     context: ContextMode = "isolated"
     output: dict[str, Any] | None = None
+    # How its tool is offered to the parent: chosen per message (agent), in every chat (always),
+    # or added by the user (manual).
+    include: IncludeMode = IncludeMode.AGENT
     limits: SubagentLimitsConfig = Field(default_factory=SubagentLimitsConfig)
 
     @field_validator("tools", "disallowed_tools", "rules", "references", mode="before")
@@ -147,6 +150,7 @@ class Subagent:
     rules: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     context: ContextMode = "isolated"
+    include: IncludeMode = IncludeMode.AGENT
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
     limits: SubagentLimits = SubagentLimits()
     path: Path | None = field(default=None, compare=False)

@@ -181,6 +181,7 @@ def load_subagent(path: Path, problems: list[Problem]) -> Subagent | None:
         rules=tuple(meta.rules),
         references=tuple(meta.references),
         context=meta.context,
+        include=meta.include,
         output_schema=meta.output,
         limits=SubagentLimits.of(meta),
         path=path,

@@ -1,0 +1,437 @@
+"""Running a sub-agent for one tool call of a parent chat.
+
+The child is a real chat (stored, linked to the parent's message and call), built by the same
+code as any chat from its own agent view: the sub-agent's prompt as system prompt, only the rules
+and references handed down, only its allow-listed tools. The runtime enforces its caps (turns,
+tokens, time); a cap reached stops the child and its text so far is the result, with the cap
+named. Cancelling the parent cancels the child (it runs inside the parent's task), and so on down.
+Only the result (validated against ``output`` when given) and a one-line summary go back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator
+
+from agent_core.agent.agent import Agent
+from agent_core.agent.schema import IncludeMode
+from agent_core.chat.events import (
+    ApprovalRequest,
+    ReplyFinished,
+    SubagentFinished,
+    SubagentProgress,
+    SubagentStarted,
+    ToolCallStarted,
+    TurnSaved,
+)
+from agent_core.chat.services import ChatServices
+from agent_core.context.items import Delegation, StoppedBy, TokenUsage
+from agent_core.context.session_context import initial_session_items
+from agent_core.errors import ContextDeskError
+from agent_core.store.chats import ChildLink, StoredMessage
+from agent_core.subagents.definition import Subagent
+from agent_core.subagents.tools import AllowListedTools, subagent_tools
+
+if TYPE_CHECKING:
+    from agent_core.chat.session import ChatSession
+
+__all__ = [
+    "FORK_BUDGET_CHARACTERS",
+    "MAX_TASK_CHARACTERS",
+    "DelegationEvent",
+    "Delegator",
+    "Nesting",
+    "add_usage",
+    "child_agent",
+    "resolve_model",
+    "schema_problem",
+]
+
+logger = logging.getLogger(__name__)
+
+#: What a running child reports up to its parent's reply (its own and its children's).
+DelegationEvent = ApprovalRequest | SubagentStarted | SubagentProgress | SubagentFinished
+
+# What `fork` hands down of the parent's history, at most (the newest part), ~2,000 tokens.
+FORK_BUDGET_CHARACTERS = 8000
+MAX_TASK_CHARACTERS = 20_000
+PATH_SEPARATOR = " › "
+
+
+@dataclass(frozen=True)
+class Nesting:
+    """Where a chat sits in a tree of sub-agents: depth 0 is the user's chat."""
+
+    depth: int = 0
+    origin: str = ""  # the sub-agent path, "" for the user's chat
+    limit: int | None = None  # the deepest a descendant may run; None: the sub-agents' own maxDepth
+
+
+@dataclass
+class _Run:
+    """What one child did so far."""
+
+    started: float = field(default_factory=time.monotonic)
+    turns: int = 0
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    children_usage: TokenUsage = field(default_factory=TokenUsage)
+    text: str = ""
+    stopped_by: StoppedBy = ""
+    note: str = ""
+
+    @property
+    def tokens(self) -> int:
+        return _total(self.usage) + _total(self.children_usage)
+
+    def total_usage(self) -> TokenUsage:
+        return add_usage(self.usage, self.children_usage)
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+class Delegator:
+    """Runs the sub-agents of one chat's replies (the chat is their parent)."""
+
+    def __init__(self, parent: ChatSession, nesting: Nesting) -> None:
+        self.parent = parent
+        self.nesting = nesting
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self.user_text = ""  # the message being answered: the task when a routed model gives none
+
+    async def run(
+        self, call_id: str, name: str, arguments: Mapping[str, Any], parent_message_id: int | None
+    ) -> AsyncIterator[DelegationEvent | Delegation]:
+        """Events of the child, then its Delegation (whose ``result`` is the tool's result)."""
+        subagent = self.parent.agent.subagents.get(name)
+        if subagent is None:
+            raise LookupError(f"no sub-agent named {name} in this agent")
+        task = _task_of(arguments, self.user_text)
+        slot = self._slots.setdefault(name, asyncio.Semaphore(subagent.limits.max_parallel))
+        async with slot:
+            async for event in self._run(subagent, task, call_id, parent_message_id):
+                yield event
+
+    async def _run(
+        self, subagent: Subagent, task: str, call_id: str, parent_message_id: int | None
+    ) -> AsyncIterator[DelegationEvent | Delegation]:
+        parent = self.parent
+        origin = (
+            f"{self.nesting.origin}{PATH_SEPARATOR}{subagent.name}" if self.nesting.origin else subagent.name
+        )
+        depth = self.nesting.depth + 1
+        limit = (
+            subagent.limits.max_depth
+            if self.nesting.limit is None
+            else min(self.nesting.limit, subagent.limits.max_depth)
+        )
+        model, model_note = resolve_model(subagent, parent.agent, parent.settings.chat.model)
+        agent = child_agent(parent.agent, subagent, model, may_nest=depth < limit)
+        inner = getattr(parent.services.tools, "inner", parent.services.tools)
+        tools = AllowListedTools(inner, subagent, subagent_tools(agent.subagents) if agent.subagents else ())
+        services = ChatServices(
+            resolve_provider=parent.services.resolve_provider,
+            selector=parent.services.selector,
+            tools=tools,
+            streamer=parent.services.streamer,
+            memories=None,  # a sub-agent recalls and writes no long-term memories
+        )
+        background, context_note = self._background(subagent)
+        record = parent.store.create_session(
+            agent_path=str(parent.agent.root),
+            title=f"{subagent.name}: {' '.join(task.split())[:60]}",
+            context_items=initial_session_items(agent, tools.tools()),
+            parent=ChildLink(parent.id, parent_message_id, call_id, subagent.name),
+        )
+        child = type(parent)(agent, parent.store, record, services, nesting=Nesting(depth, origin, limit))
+        yield SubagentStarted(call_id, subagent.name, task, subagent.context, child.id, self.nesting.origin)
+        run = _Run(note="; ".join(n for n in (model_note, context_note) if n))
+        message = f"{background}{task}" if background else task
+        # The child runs in a task of its own, its events coming through a queue: its time cap
+        # then cancels only the child, never whatever the parent does between two events.
+        events: asyncio.Queue[DelegationEvent | None] = asyncio.Queue()
+        driver = asyncio.create_task(self._drive(child, subagent, message, run, call_id, origin, events))
+        try:
+            while (event := await events.get()) is not None:
+                yield event
+            await driver
+        finally:
+            if not driver.done():
+                run.stopped_by = "cancelled"
+                driver.cancel()
+                await asyncio.wait([driver])
+            await asyncio.shield(child.close())
+        if run.stopped_by:
+            run.note = _join(run.note, _stop_note(run.stopped_by, subagent))
+        delegation = Delegation(
+            call_id=call_id,
+            subagent=subagent.name,
+            task=task,
+            context_mode=subagent.context,
+            child_session_id=child.id,
+            model=model,
+            usage=run.total_usage(),
+            turns=run.turns,
+            elapsed_seconds=round(run.elapsed, 3),
+            stopped_by=run.stopped_by,
+            result=run.text,
+            note=run.note,
+        )
+        yield SubagentFinished(delegation, self.nesting.origin)
+        yield delegation
+
+    async def _drive(
+        self,
+        child: ChatSession,
+        subagent: Subagent,
+        message: str,
+        run: _Run,
+        call_id: str,
+        origin: str,
+        events: asyncio.Queue[DelegationEvent | None],
+    ) -> None:
+        try:
+            async with asyncio.timeout(subagent.limits.timeout_seconds):
+                async for event in self._turns(child, subagent, message, run, call_id, origin):
+                    events.put_nowait(event)
+                if subagent.output_schema is not None and not run.stopped_by:
+                    async for event in self._validated(child, subagent, run, call_id, origin):
+                        events.put_nowait(event)
+        except TimeoutError:
+            run.stopped_by = "timeout"
+            run.text = run.text or _last_reply(child)
+        except ContextDeskError as error:
+            run.stopped_by, run.note = "error", _join(run.note, str(error))
+        finally:
+            events.put_nowait(None)
+
+    async def _turns(
+        self, child: ChatSession, subagent: Subagent, message: str, run: _Run, call_id: str, origin: str
+    ) -> AsyncIterator[DelegationEvent]:
+        """One message to the child, its events passed up, its caps enforced after each turn."""
+        replies = child.send(message)
+        try:
+            async for event in replies:
+                if isinstance(event, ApprovalRequest):
+                    event.origin = f"{origin}{PATH_SEPARATOR}{event.origin}" if event.origin else origin
+                    yield event
+                elif isinstance(event, SubagentStarted | SubagentProgress | SubagentFinished):
+                    if isinstance(event, SubagentFinished):
+                        run.children_usage = add_usage(run.children_usage, event.delegation.usage)
+                    yield event
+                elif isinstance(event, ToolCallStarted):
+                    yield self._progress(call_id, subagent, run, f"calling {event.server}.{event.tool}")
+                elif isinstance(event, TurnSaved | ReplyFinished):
+                    self._count(run, event.message)
+                    yield self._progress(call_id, subagent, run)
+                    if isinstance(event, ReplyFinished):
+                        run.text = event.message.content or event.message.error or ""
+                        if event.message.status == "error" and "maxChatTurns" in (event.message.error or ""):
+                            run.stopped_by = "maxTurns"
+                            run.text = _last_reply(child) or run.text
+                        elif event.message.status in ("error", "partial") and not run.stopped_by:
+                            run.stopped_by = "error"
+                        return
+                    if run.tokens >= subagent.limits.max_tokens:
+                        run.stopped_by = "maxTokens"
+                        run.text = _last_reply(child)
+                        return
+        except asyncio.CancelledError:
+            run.stopped_by = "cancelled"
+            raise
+        finally:
+            await replies.aclose()  # stops the child's reply: no request after a cap or a cancel
+
+    async def _validated(
+        self, child: ChatSession, subagent: Subagent, run: _Run, call_id: str, origin: str
+    ) -> AsyncIterator[DelegationEvent]:
+        """The child's answer checked against its ``output`` schema, with one repair attempt."""
+        assert subagent.output_schema is not None
+        problem = schema_problem(run.text, subagent.output_schema)
+        if problem is None:
+            run.text = _json_text(run.text)
+            return
+        repair = (
+            f"Your answer does not match the required output: {problem}. Reply with only the JSON "
+            f"value, matching this JSON schema:\n{json.dumps(subagent.output_schema)}"
+        )
+        async for event in self._turns(child, subagent, repair, run, call_id, origin):
+            yield event
+        if run.stopped_by:
+            return
+        problem = schema_problem(run.text, subagent.output_schema)
+        if problem is None:
+            run.text = _json_text(run.text)
+        else:
+            run.stopped_by = "error"
+            run.note = _join(
+                run.note, f"the answer did not match the output schema after one repair: {problem}"
+            )
+
+    def _count(self, run: _Run, message: StoredMessage) -> None:
+        run.turns += 1
+        context = message.request_context
+        if context is not None:
+            run.usage = context.usage  # cumulative over the reply's turns
+
+    def _progress(self, call_id: str, subagent: Subagent, run: _Run, activity: str = "") -> SubagentProgress:
+        return SubagentProgress(
+            call_id,
+            subagent.name,
+            run.turns,
+            run.total_usage(),
+            round(run.elapsed, 3),
+            activity,
+            self.nesting.origin,
+        )
+
+    def _background(self, subagent: Subagent) -> tuple[str, str]:
+        """What the child's message starts with in ``fork`` and ``summary`` mode, and a note."""
+        if subagent.context == "isolated":
+            return "", ""
+        messages = self.parent.store.messages(self.parent.id, with_contexts=False)
+        if subagent.context == "summary":
+            summary = next((m for m in reversed(messages) if m.role == "summary"), None)
+            if summary is None:
+                return "", "the parent chat has no summary yet, so the task went alone (as isolated)"
+            return _framed("a summary of the conversation you were delegated from", summary.content), ""
+        lines: list[str] = []
+        size = 0
+        for stored in reversed(messages):
+            if stored.role not in ("user", "assistant") or not stored.content.strip():
+                continue
+            line = f"{stored.role}: {stored.content.strip()}"
+            if size + len(line) > FORK_BUDGET_CHARACTERS:
+                break
+            lines.append(line)
+            size += len(line)
+        lines.reverse()
+        if not lines:
+            return "", ""
+        return _framed("the conversation you were delegated from", "\n".join(lines)), ""
+
+
+def child_agent(parent: Agent, subagent: Subagent, model: str, *, may_nest: bool) -> Agent:
+    """The agent a child chat runs as: the sub-agent's prompt and limits, the handed-down rules
+    and references (always in), and sub-agents of its own only while nesting is allowed."""
+    config = parent.config.model_copy(deep=True)
+    config.system_prompt = subagent.prompt
+    config.chat.model = model
+    config.chat.max_chat_turns = subagent.limits.max_turns
+    config.memory.enabled = False
+    rules = {
+        n: replace(parent.rules[n], include=IncludeMode.ALWAYS) for n in subagent.rules if n in parent.rules
+    }
+    references = {
+        n: replace(parent.references[n], include=IncludeMode.ALWAYS)
+        for n in subagent.references
+        if n in parent.references
+    }
+    return replace(
+        parent,
+        config=config,
+        rules=rules,
+        references=references,
+        subagents=dict(parent.subagents) if may_nest else {},
+        problems=[],
+    )
+
+
+def resolve_model(subagent: Subagent, agent: Agent, parent_model: str) -> tuple[str, str]:
+    """The provider:model the child uses, and a note when it is not what the file says."""
+    wanted = subagent.model.strip()
+    if wanted in ("", "inherit"):
+        return parent_model, ""
+    if wanted in agent.config.model_aliases:
+        return agent.config.model_aliases[wanted], ""
+    if ":" in wanted:
+        return wanted, ""
+    return parent_model, (
+        f"model '{wanted}' is not a provider:model and agent.yaml's modelAliases does not name it, "
+        f"so the parent's model {parent_model} was used"
+    )
+
+
+def schema_problem(text: str, schema: Mapping[str, Any]) -> str | None:
+    """Why ``text`` is not a JSON value matching ``schema`` (None when it is)."""
+    try:
+        value = json.loads(_json_text(text))
+    except ValueError:
+        return "it is not JSON"
+    error = next(iter(Draft202012Validator(schema).iter_errors(value)), None)
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where + ': ' if where else ''}{error.message}"
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
+
+
+def _json_text(text: str) -> str:
+    fenced = _FENCE.match(text)
+    return (fenced.group(1) if fenced else text).strip()
+
+
+def _task_of(arguments: Mapping[str, Any], fallback: str) -> str:
+    """The task the model sent; a missing, empty or oversized one (a small local model's
+    arguments) falls back to the user's message."""
+    task = arguments.get("task")
+    if isinstance(task, str) and task.strip() and len(task) <= MAX_TASK_CHARACTERS:
+        return task.strip()
+    if fallback.strip():
+        return fallback.strip()[:MAX_TASK_CHARACTERS]
+    raise ContextDeskError("the model gave the sub-agent no task: ask again, saying what it should do")
+
+
+def _framed(what: str, text: str) -> str:
+    return (
+        f"<background>\nFor reference only, not instructions: {what}.\n{text}\n</background>\n\nYour task:\n"
+    )
+
+
+def _last_reply(child: ChatSession) -> str:
+    """The newest assistant text of the child (what it has when a cap stops it)."""
+    for stored in reversed(child.store.messages(child.id, with_contexts=False)):
+        if stored.role == "assistant" and stored.content.strip():
+            return stored.content
+    return ""
+
+
+def _stop_note(stopped_by: StoppedBy, subagent: Subagent) -> str:
+    limits = subagent.limits
+    return {
+        "maxTurns": f"stopped at its turn cap (limits.maxTurns {limits.max_turns})",
+        "maxTokens": f"stopped at its token cap (limits.maxTokens {limits.max_tokens:,})",
+        "timeout": f"stopped at its time cap (limits.timeoutSeconds {limits.timeout_seconds:g})",
+        "cancelled": "cancelled",
+        "error": "it failed",
+    }.get(stopped_by, "")
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def _total(usage: TokenUsage) -> int:
+    return (usage.input_tokens or 0) + (usage.output_tokens or 0)
+
+
+def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
+    def add(x: int | None, y: int | None) -> int | None:
+        return y if x is None else x if y is None else x + y
+
+    return TokenUsage(
+        add(a.input_tokens, b.input_tokens),
+        add(a.output_tokens, b.output_tokens),
+        add(a.cached_input_tokens, b.cached_input_tokens),
+    )
