@@ -58,6 +58,7 @@ MAX_QUOTE_CHARS = 600
 MAX_MESSAGE_CHARS = 6000
 MAX_PREVIOUS_CHARS = 1000
 MAX_REPLY_TOKENS = 400
+MAX_REPLY_CHARS = 20_000
 EXTRACTION_TIMEOUT_SECONDS = 30.0
 KINDS = ("fact", "preference", "person", "project", "event")
 
@@ -148,19 +149,22 @@ _FENCE = re.compile(r"^```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```$", re.DOTALL
 def read_reply(reply: str, message: str) -> ModelExtraction:
     """The proposals in a model's ``reply`` that pass every check against the user's ``message``."""
     text = reply.strip()
+    if len(text) > MAX_REPLY_CHARS:
+        return ModelExtraction(notes=(_NOT_JSON,))  # not the short answer asked for
     fenced = _FENCE.match(text)
     if fenced is not None:
         text = fenced["body"].strip()
     try:
         parsed = _Reply.model_validate(json.loads(text))
     except (json.JSONDecodeError, ValidationError, RecursionError):
-        return ModelExtraction(
-            notes=(
-                "The model's answer to the memory question was not the JSON asked for: no memory "
-                "was proposed from this message.",
-            )
-        )
+        return ModelExtraction(notes=(_NOT_JSON,))
     return _checked(parsed.memories, message)
+
+
+_NOT_JSON = (
+    "The model's answer to the memory question was not the JSON asked for: no memory was proposed "
+    "from this message."
+)
 
 
 def _checked(candidates: list[_Candidate], message: str) -> ModelExtraction:
@@ -210,14 +214,11 @@ def _check(
     whole = wanted == normalised.strip().rstrip(".!,;:").strip()
     if len(wanted) < MIN_QUOTE_CHARS and not whole:
         return "quote too short"
-    at = normalised.find(wanted)
-    if at < 0:
-        return "quote not in your message"
-    start, end = positions[at], positions[at + len(wanted) - 1] + 1
+    found = _statement_at(wanted, message, normalised, positions)
+    if isinstance(found, str):
+        return found
+    start, end = found
     quote = message[start:end]
-    reason = _not_a_statement(message, start, end)
-    if reason is not None:
-        return reason
     text = " ".join(candidate.text.split())
     secrets = find_sensitive(f"{text}\n{quote}")
     if secrets:
@@ -229,6 +230,21 @@ def _check(
     kind = (candidate.kind or "").strip().lower()
     importance = min(5, max(1, candidate.importance if candidate.importance is not None else 3))
     return Proposal(text, kind if kind in KINDS else kind_of(text), quote, importance=importance)
+
+
+def _statement_at(wanted: str, message: str, normalised: str, positions: list[int]) -> tuple[int, int] | str:
+    """Where in ``message`` the user states the normalised quote ``wanted`` (the first place that
+    is a statement, when it is there more than once), or why it is not a statement of theirs."""
+    reason = "quote not in your message"
+    at = normalised.find(wanted)
+    while at >= 0:
+        start, end = positions[at], positions[at + len(wanted) - 1] + 1
+        why = _not_a_statement(message, start, end)
+        if why is None:
+            return start, end
+        reason = why
+        at = normalised.find(wanted, at + 1)
+    return reason
 
 
 def _not_a_statement(message: str, start: int, end: int) -> str | None:
@@ -245,7 +261,7 @@ def _not_a_statement(message: str, start: int, end: int) -> str | None:
 
 
 # Text the user quotes or pastes: double quotes, code, e-mail style "> " lines.
-_QUOTED = re.compile(r'"[^"\n]*"|“[^”]*”|```.*?(?:```|$)|^>.*$', re.DOTALL | re.MULTILINE)
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”]*”|```[\s\S]*?(?:```|\Z)|^>[^\n]*', re.MULTILINE)
 _QUOTE_CHARS = str.maketrans({"‘": "'", "’": "'", "‛": "'", "′": "'", "“": '"', "”": '"', "„": '"', "″": '"'})
 _DASHES = str.maketrans({"–": "-", "—": "-", "‐": "-", "‑": "-"})
 

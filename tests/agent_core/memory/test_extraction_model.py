@@ -90,6 +90,30 @@ def test_quoted_and_reported_words_are_not_the_users_facts() -> None:
     )
 
 
+def test_pasted_code_and_quoted_lines_are_not_the_users_facts() -> None:
+    message = (
+        "> our database is MySQL 8\nwhy does this fail?\n```\n# we deploy on heroku daily\n```\nI use fly.io"
+    )
+    found = read_reply(
+        answer(
+            {"text": "Our database is MySQL 8", "quote": "our database is MySQL 8"},
+            {"text": "We deploy on Heroku", "quote": "we deploy on heroku daily"},
+            {"text": "I use fly.io", "quote": "I use fly.io"},
+        ),
+        message,
+    )
+    assert [p.quote for p in found.proposals] == ["I use fly.io"]
+    assert found.notes == ("2 memories the model proposed were left out: quoted text (2).",)
+
+
+def test_words_said_twice_are_taken_where_they_are_a_statement() -> None:
+    message = "What if my editor is vim? It is: my editor is vim."
+    found = read_reply(answer({"text": "My editor is vim", "quote": "my editor is vim"}), message)
+    assert [p.quote for p in found.proposals] == ["my editor is vim"] and found.notes == ()
+    found = read_reply(answer({"text": "My editor is vim", "quote": "my editor is vim"}), message[:25])
+    assert found.notes == ("1 memory the model proposed was left out: from a question (1).",)
+
+
 def test_a_short_message_can_be_quoted_whole() -> None:
     found = read_reply(answer({"text": "I am vegan", "quote": "vegan"}), "Vegan.")
     assert [(p.text, p.quote) for p in found.proposals] == [("I am vegan", "Vegan")]
@@ -161,6 +185,7 @@ def test_kinds_importance_length_and_count_are_capped() -> None:
         '[{"text": "I use vim", "quote": "I use vim"}]',
         '{"memories": "I use vim"}',
         "",
+        json.dumps({"memories": [{"text": "I use vim", "quote": "I use vim"}] * 500}),
     ],
 )
 def test_anything_but_the_json_asked_for_gives_no_proposals_and_a_note(reply: str) -> None:
