@@ -22,7 +22,9 @@ from agent_core.memory.extraction_model import (
 )
 from agent_core.providers.base import ProviderSettings, ToolCalling
 from agent_core.providers.local_llama import LocalLlamaProvider
+from agent_core.providers.openai_compatible import OpenAICompatibleProvider
 from agent_core.providers.scripted import ScriptedProvider
+from tests.support.fake_api import FakeApi, Reply
 
 MESSAGE = (
     "btw we moved to  PostgreSQL 16 last month. If I were on AWS I'd use RDS. "
@@ -268,3 +270,46 @@ def test_only_capable_models_are_asked_and_only_when_extraction_is_model() -> No
             return "routed"
 
     assert not asks_model("we deploy on fly.io now", model, Small(), "m")  # cannot choose tools
+
+
+def sse_text(*chunks: str) -> list[bytes]:
+    """An OpenAI-style stream of ``chunks``, then a stop."""
+    events = [
+        {"choices": [{"index": 0, "delta": {"content": chunk}, "finish_reason": None}]} for chunk in chunks
+    ]
+    events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    return [f"data: {json.dumps(event)}\n\n".encode() for event in events] + [b"data: [DONE]\n\n"]
+
+
+def test_through_a_real_openai_compatible_provider_only_the_users_words_are_sent() -> None:
+    api = FakeApi()
+    provider = OpenAICompatibleProvider(
+        ProviderSettings(
+            provider_id="lab", type="openai-compatible", base_url=f"{api.url}/v1", api_key="sk-test"
+        )
+    )
+    reply = answer(
+        {"text": "I prefer tabs over spaces", "quote": "I prefer tabs over spaces", "kind": "preference"}
+    )
+    api.queue(Reply(sse_events=sse_text("```json\n", reply[:20], reply[20:], "\n```")))
+
+    async def run() -> Any:
+        try:
+            return await extract_with_model(
+                provider, "lab-model", "I prefer tabs over spaces, fix my config", "my editor is vim"
+            )
+        finally:
+            await provider.aclose()
+
+    try:
+        found = asyncio.run(run())
+    finally:
+        api.close()
+    assert [(p.text, p.kind, p.quote) for p in found.proposals] == [
+        ("I prefer tabs over spaces", "preference", "I prefer tabs over spaces")
+    ]
+    [sent] = api.requests
+    assert [m["role"] for m in sent.body["messages"]] == ["system", "user"]
+    assert "fix my config" in sent.body["messages"][1]["content"]
+    assert "my editor is vim" in sent.body["messages"][1]["content"]
+    assert sent.body["temperature"] == 0.0 and "tools" not in sent.body
