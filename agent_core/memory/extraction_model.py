@@ -314,11 +314,12 @@ _LEAD_WORDS = frozenset(
 
 
 def _grounded(text: str, message: str) -> bool:
-    """Whether every value ``text`` names (numbers, addresses, capitalised names) is in ``message``."""
+    """Whether every value ``text`` names (numbers, addresses, domains, paths, capitalised names)
+    is in ``message``."""
     folded = _normalised(message)[0]
     for match in _VALUE.finditer(text.translate(_QUOTE_CHARS)):
         word = match.group()
-        is_value = any(c.isdigit() for c in word) or "@" in word or word[0].isupper()
+        is_value = any(c.isdigit() or c in "@./" for c in word) or word[0].isupper()
         if not is_value or word.casefold() in _LEAD_WORDS:
             continue
         if word.casefold().removesuffix("'s") not in folded:

@@ -131,6 +131,14 @@ def test_a_text_naming_values_the_user_never_said_is_replaced_by_the_users_words
         MESSAGE,
     )
     assert [p.text for p in found.proposals] == ["My manager is Dana", "We moved to PostgreSQL 16 last month"]
+    found = read_reply(
+        answer({"text": "We deploy on render.com", "quote": "we deploy on fly.io"}), "we deploy on fly.io"
+    )
+    assert [p.text for p in found.proposals] == ["We deploy on fly.io"]
+    found = read_reply(
+        answer({"text": "We deploy on Fly.io", "quote": "we deploy on fly.io"}), "we deploy on fly.io"
+    )
+    assert [p.text for p in found.proposals] == ["We deploy on Fly.io"]  # the same value, capitalised
 
 
 def test_secrets_are_dropped_with_a_note_that_does_not_repeat_them() -> None:
