@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncGenerator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +25,14 @@ from agent_core.chat.compacting import compact_chat
 from agent_core.chat.context_builder import MemoryRequest, build_request_context
 from agent_core.chat.events import ChatEvent, ContextBuilt, MemoriesWritten, UserMessageSaved
 from agent_core.chat.history import last_user_text, title_from
-from agent_core.chat.memory_writes import MemoryWrites, proposals_in, propose_from_message
+from agent_core.chat.memory_writes import (
+    FoundMemories,
+    MemoryWrites,
+    asks_model,
+    model_proposals,
+    proposals_in,
+    propose_from_message,
+)
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.services import ChatServices
@@ -35,6 +43,8 @@ from agent_core.context.session_context import effective_session_items, initial_
 from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import WriteOutcome
+from agent_core.memory.extraction_rules import Proposal
+from agent_core.memory.records import Actor
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
@@ -239,7 +249,12 @@ class ChatSession:
     # --- answering ----------------------------------------------------------------------------
 
     async def send(self, text: str) -> AsyncGenerator[ChatEvent, None]:
-        """Answer ``text``, yielding events as it goes; ends with a ReplyFinished.
+        """Answer ``text``, yielding events as it goes, up to and including a ReplyFinished.
+
+        With ``memory.extraction: model`` and a capable model, the model is asked for memories in
+        the user's message at the same time as the reply: that never delays the reply, and its
+        MemoriesWritten comes after the ReplyFinished (at most the extraction's timeout later).
+        Cancelling the reply cancels it. Other memory writes come before the reply.
 
         Raises:
             ContextDeskError: ``/ref NAME`` names no reference (nothing is saved or sent).
@@ -255,10 +270,29 @@ class ChatSession:
         if not self._record.title:
             self.rename(title_from(text))
         yield UserMessageSaved(user_message)
-        written = await self._memories_from(text, user_message.id)
-        if written.outcomes or written.notes:
-            yield MemoriesWritten(written.outcomes, written.notes)
+        extraction = self._start_model_extraction(text, last_user_text(history))
+        try:
+            written = await self._memories_from(text, user_message.id, by_model=extraction is not None)
+            if written.outcomes or written.notes:
+                yield MemoriesWritten(written.outcomes, written.notes)
+            async with aclosing(self._answer(text, history, user_message.id, one_turn)) as answer:
+                async for event in answer:
+                    yield event
+            if extraction is not None:
+                found = await extraction
+                written = await self._write_memories(
+                    found.proposals, user_message.id, actor=found.actor, notes=found.notes
+                )
+                if written.outcomes or written.notes:
+                    yield MemoriesWritten(written.outcomes, written.notes)
+        finally:
+            if extraction is not None:
+                extraction.cancel()
 
+    async def _answer(
+        self, text: str, history: list[StoredMessage], user_message_id: int, one_turn: ItemRef | None
+    ) -> AsyncGenerator[ChatEvent, None]:
+        """The request context for ``text`` and the model's reply to it."""
         mentioned, _unknown = mentioned_items(text, self.agent)
         for ref in mentioned:
             self.add_item(ref)
@@ -292,30 +326,65 @@ class ChatSession:
             history=history,
             context=built.context,
             tools=built.tools,
-            user_message_id=user_message.id,
+            user_message_id=user_message_id,
             routed=tool_calling == "routed",
             memory_texts=built.memory_texts,
         )
         async for event in self._reply_loop(settings).run(reply):
             yield event
 
-    async def _memories_from(self, text: str, message_id: int) -> MemoryWrites:
-        """Proposals (or saves) from the user's message, per the agent's memory settings; a fault
-        here never stops the message (it is logged and the reply goes on)."""
+    def _start_model_extraction(self, text: str, previous: str | None) -> asyncio.Task[FoundMemories] | None:
+        """Ask the chat's model for the memories in the user's message, in the background, when
+        the settings say so and the model is capable (see memory_writes.asks_model); else None."""
+        settings = self.settings
+        if self.services.memories is None or settings.memory.extraction != "model":
+            return None
+        try:
+            provider, model_id = self.services.resolve_provider(settings.chat.model)
+        except ContextDeskError:
+            return None  # the reply says what is wrong with the model; the rules stand in
+        if not asks_model(text, settings.memory, provider, model_id):
+            return None
+        return asyncio.create_task(
+            model_proposals(provider, model_id, text, previous), name=f"memory extraction {self.id}"
+        )
+
+    async def _memories_from(self, text: str, message_id: int, *, by_model: bool) -> MemoryWrites:
+        """Proposals (or saves) from the user's message, per the agent's memory settings, except
+        those the model is asked for (``by_model``); a fault here never stops the message (it is
+        logged and the reply goes on)."""
         service, config = self.services.memories, self.settings.memory
         if service is None or not config.enabled:
             return MemoryWrites()
-        proposals = proposals_in(text, config)
-        if not proposals:
-            return MemoryWrites()  # most messages: no model, no database
+        return await self._write_memories(proposals_in(text, config, by_model=by_model), message_id)
+
+    async def _write_memories(
+        self,
+        proposals: Sequence[Proposal],
+        message_id: int,
+        *,
+        actor: Actor = "extractor",
+        notes: tuple[str, ...] = (),
+    ) -> MemoryWrites:
+        """``proposals`` written through the agent's book; ``notes`` come first in what it says."""
+        service, config = self.services.memories, self.settings.memory
+        if not proposals or service is None or not config.enabled:
+            return MemoryWrites(notes=notes)  # most messages: no model, no database
         try:
             book = await asyncio.to_thread(service.book_for, self.agent)
-            return await asyncio.to_thread(
-                propose_from_message, book, config, proposals, session_id=self.id, message_id=message_id
+            written = await asyncio.to_thread(
+                propose_from_message,
+                book,
+                config,
+                proposals,
+                session_id=self.id,
+                message_id=message_id,
+                actor=actor,
             )
         except (ContextDeskError, IndexerError) as error:
             logger.warning("could not propose memories from the message: %s", error)
-            return MemoryWrites(notes=(f"No memory was proposed: {error}",))
+            return MemoryWrites(notes=(*notes, f"No memory was proposed: {error}"))
+        return MemoryWrites(written.outcomes, (*notes, *written.notes))
 
     async def remember(self, text: str) -> WriteOutcome:
         """``/remember TEXT``: save the user's own words as a memory of this agent, at once.

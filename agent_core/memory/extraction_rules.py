@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Proposal", "explicit_request", "extract_memories"]
+__all__ = [
+    "Proposal",
+    "clause_spans",
+    "explicit_request",
+    "extract_memories",
+    "first_person",
+    "kind_of",
+    "why_not_a_fact",
+]
 
 MAX_FACT_CHARS = 300
 
@@ -140,7 +148,7 @@ def explicit_request(message: str) -> Proposal | None:
         return None
     start = message.index(match["fact"].strip())
     quote = message[start : start + len(fact)]
-    return Proposal(_first_person(fact), _kind_of(fact), quote, importance=4, explicit=True)
+    return Proposal(first_person(fact), kind_of(fact), quote, importance=4, explicit=True)
 
 
 def extract_memories(message: str) -> list[Proposal]:
@@ -151,11 +159,8 @@ def extract_memories(message: str) -> list[Proposal]:
     if '"' in message or "“" in message or "```" in message:
         return []  # quoted or pasted text is not the user speaking
     proposals: list[Proposal] = []
-    for start_at, sentence in _clauses(message):
-        stripped = sentence.strip()
-        if not stripped or stripped.endswith("?") or _QUESTION_START.match(stripped):
-            continue
-        if _NOT_A_FACT.search(stripped) or _REPORTED.search(stripped):
+    for start_at, sentence in clause_spans(message):
+        if why_not_a_fact(sentence) is not None:
             continue
         for kind, pattern in _PATTERNS:
             found = pattern.search(sentence)
@@ -165,14 +170,28 @@ def extract_memories(message: str) -> list[Proposal]:
             end = start_at + len(sentence.rstrip().rstrip(".!,").rstrip())
             quote = message[start:end].strip()
             if len(quote.split()) >= 3 and len(quote) <= MAX_FACT_CHARS:
-                hinted = _kind_of(quote)
-                proposals.append(Proposal(_first_person(quote), hinted if hinted != "fact" else kind, quote))
+                hinted = kind_of(quote)
+                proposals.append(Proposal(first_person(quote), hinted if hinted != "fact" else kind, quote))
             break
     return proposals
 
 
-def _clauses(message: str) -> list[tuple[int, str]]:
-    """(offset, text) of each clause of ``message``."""
+def why_not_a_fact(clause: str) -> str | None:
+    """Why ``clause`` (one clause of a message) states no fact of the user's: "a question", "a
+    hypothetical" or "someone else's words"; None when it may state one."""
+    stripped = clause.strip()
+    if stripped.endswith("?") or _QUESTION_START.match(stripped):
+        return "a question"
+    if _NOT_A_FACT.search(stripped):
+        return "a hypothetical"
+    if _REPORTED.search(stripped):
+        return "someone else's words"
+    return None
+
+
+def clause_spans(message: str) -> list[tuple[int, str]]:
+    """(offset, text) of each clause of ``message``: sentences, lines, and the parts a request
+    or a second fact starts."""
     out: list[tuple[int, str]] = []
     start = 0
     for boundary in _CLAUSE_END.finditer(message):
@@ -182,14 +201,15 @@ def _clauses(message: str) -> list[tuple[int, str]]:
     return [(offset, text) for offset, text in out if text.strip()]
 
 
-def _kind_of(text: str) -> str:
+def kind_of(text: str) -> str:
+    """The kind of memory ``text`` reads as (preference, person, project, event), else "fact"."""
     for kind, pattern in _KIND_HINTS:
         if pattern.search(text):
             return kind
     return "fact"
 
 
-def _first_person(fact: str) -> str:
+def first_person(fact: str) -> str:
     """The fact as a sentence: first letter upper case, the user's own words otherwise."""
     fact = " ".join(fact.split())
     if not fact or "@" in fact.split(" ", 1)[0]:

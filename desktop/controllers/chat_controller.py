@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from agent_core.agent.agent import Agent
-from agent_core.chat.events import ApprovalDecision, ChatEvent, Compacted, MemoriesWritten, UserMessageSaved
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ChatEvent,
+    Compacted,
+    ContextBuilt,
+    MemoriesWritten,
+    ReplyFinished,
+    UserMessageSaved,
+)
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCalling
@@ -58,6 +66,7 @@ class ChatController(QObject):
         self._saved_user_message = False
         self._user_message_id: int | None = None  # the newest message sent, for its memory rows
         self._what_if_generation = Generation()
+        self._replies = Generation()  # the newest send: an older one still finishing changes nothing
         self._model_generation = Generation()
         self._tool_calling: ToolCalling = "native"
         self.memories = ChatMemoryActions(
@@ -123,24 +132,42 @@ class ChatController(QObject):
     # --- sending ------------------------------------------------------------------------------
 
     def send(self, text: str) -> bool:
-        """Start answering ``text``; False (and nothing sent) while a reply is still running."""
+        """Start answering ``text``; False (and nothing sent) while a reply is still running.
+
+        The chat is free again at the reply's ReplyFinished: the model may still be looking for
+        memories in the message (``extraction: model``), and its proposals arrive later."""
         if self._busy or self._compacting or not text.strip():
             return False
         self._set_busy(True)
         self._saved_user_message = False
+        token = self._replies.next()
+
+        def on_event(event: ChatEvent) -> None:
+            self._on_event(event)
+            if isinstance(event, ReplyFinished) and self._replies.is_current(token):
+                self._on_done(True)
+
+        def done(completed: bool) -> None:
+            if self._replies.is_current(token) and self._busy:
+                self._on_done(completed)
 
         def failed(error: BaseException) -> None:
+            if not isinstance(error, ContextDeskError):
+                logger.error("sending failed", exc_info=error)
+            message = str(error) if isinstance(error, ContextDeskError) else f"The reply failed: {error!r}"
+            if not self._replies.is_current(token) or not self._busy:
+                self.conversation.add_notice(
+                    message, status="error"
+                )  # after its reply: keep the chat as it is
+                return
             self._set_busy(False)
             self.conversation.mark_stopped()
-            message = str(error) if isinstance(error, ContextDeskError) else f"The reply failed: {error!r}"
             if not self._saved_user_message:
                 self.send_failed.emit(text, message)
             else:
                 self.conversation.add_notice(message, status="error")
-            if not isinstance(error, ContextDeskError):
-                logger.error("sending failed", exc_info=error)
 
-        self.bridge.stream(lambda: self.session.send(text), self._on_event, self._on_done, failed)
+        self.bridge.stream(lambda: self.session.send(text), on_event, done, failed)
         return True
 
     def stop(self) -> None:
@@ -171,6 +198,8 @@ class ChatController(QObject):
             self.title_changed.emit(self.session.title)
             self.activity.emit()
             self.items_changed.emit()  # @mentions may have added items
+        if isinstance(event, ContextBuilt):
+            self.items_changed.emit()  # @mentions in the message are in the chat by now
         if isinstance(event, Compacted):
             self.conversation.add_summary(event.message, automatic=event.automatic)
             return
