@@ -22,19 +22,37 @@ __all__ = ["Relation", "Verdict", "judge"]
 
 Relation = Literal["duplicate", "conflict", "distinct"]
 
-# Cosine at or above which two memories with the same values are one fact said twice.
-DUPLICATE_SIMILARITY = 0.9
-# Close enough in meaning, with a word in common, to be about the same slot.
-SLOT_SIMILARITY = 0.45
-# With an explicit change marker ("we moved to...", "now", "no longer") a looser match will do.
-CHANGED_SLOT_SIMILARITY = 0.3
+# Cosine at or above which two memories with compatible values are one fact said twice.
+DUPLICATE_SIMILARITY = 0.77
+# A change marker ("we moved to...", "now", "no longer") needs at least this much in common...
+CHANGED_SLOT_SIMILARITY = 0.35
+# ...and the values that differ must be of a kind ("MySQL"/"PostgreSQL", "Berlin"/"Lisbon").
+ALIKE_VALUES = 0.45
+# Without a marker, only a near-identical statement with one value swapped is a change.
+SWAPPED_VALUE_SIMILARITY = 0.6
+# Words of the old memory given up in the new one ("not black anymore") need this much in common.
+GIVEN_UP_SIMILARITY = 0.38
+# Two numbers for the same thing (a personal best, a team's size, a version).
+CHANGED_NUMBER_SIMILARITY = 0.55
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+# Words that say the new statement replaces an older one. "new" counts only right before the
+# thing it renews ("my new manager"), handled apart: "every new service" changes nothing.
 _CHANGE_WORDS = (
-    "moved|switched|migrated|changed|replaced|upgraded|downgraded|now|no longer|anymore|any more|new|"
-    "instead|from now on|these days|nowadays|left|quit|joined|started|became|renamed"
+    "moved|switched|migrated|changed|replaced|upgraded|downgraded|bumped|traded|transferred|"
+    "now|no longer|anymore|any more|no more|instead|from now on|these days|nowadays|finally|"
+    "quit|left|became|renamed"
 )
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_WORDS})\b", re.IGNORECASE)
+# What the new statement gives up: "not black anymore", "from Hugo to Astro", "bye Dell".
+_GIVING_UP = re.compile(
+    r"\b(?:not|no|never|(?:switched|moved|migrated|changed|went|away) from|from(?=\s+\S+\s+to\b)|instead of|"
+    r"bye|quit|left|replaced|traded|dropped|ditched|no more|no longer)\s+(?:(?:the|a|an|my|our|his|her|"
+    r"their)\s+)?([\w.'-]+)",
+    re.IGNORECASE,
+)
+# "Lucía's", "Alba's": whose the statement is. Two different owners are two subjects.
+_OWNER = re.compile(r"\b([A-Z][\w-]*)['’]s\b")
 # Statements that add to what is known rather than replace it.
 _ADDITIVE = re.compile(
     r"\b(?:like|likes|love|loves|enjoy|enjoys|also|too|as well|another|speak|speaks|know|knows|"
@@ -215,6 +233,7 @@ def _words(text: str) -> list[str]:
     "PostgreSQL" are two values, not both "sql"), lower-cased, plurals folded."""
     words = []
     for word in _WORD.findall(text.lower()):
+        word = word.removesuffix("'s")
         if word in _NOISE or word in _STOP or (len(word) < 2 and not word.isdigit()):
             continue
         if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
@@ -234,15 +253,46 @@ _SLOT_VERBS = frozenset(
 
 
 def _value_alikeness(only_new: list[str], only_old: list[str], alike: ValueSimilarity) -> float:
-    """How alike the words only one memory has are: the best of the two phrases and of word pairs
-    (a change of value keeps the kind of thing: two databases, two cities, two editors)."""
+    """How alike the words only one memory has are (a change of value keeps the kind of thing:
+    two databases, two cities, two editors). Word pairs count only when each side has a word or
+    two: in longer texts some pair is always alike by chance."""
     new = [w for w in only_new if w not in _SLOT_VERBS] or only_new
     old = [w for w in only_old if w not in _SLOT_VERBS] or only_old
     best = alike(" ".join(new), " ".join(old))
-    for a in new[:3]:
-        for b in old[:3]:
-            best = max(best, alike(a, b))
+    if min(len(new), len(old)) <= 2:
+        for a in new[:8]:
+            for b in old[:8]:
+                best = max(best, alike(a, b))
     return best
+
+
+def _given_up(new: str, old_words: list[str]) -> list[str]:
+    """The old memory's words the new one says are over ("not black anymore", "from Hugo to Astro")."""
+    phrases = " ".join(match.group(1).lower() for match in _GIVING_UP.finditer(new))
+    said = {_stem(w) for w in _words(phrases)}
+    return [
+        w
+        for w in dict.fromkeys(old_words)
+        if _stem(w) in said and not w.isdigit() and w not in _SLOT_VERBS
+    ]
+
+
+def _stem(word: str) -> str:
+    """Crude, for telling "sailing" and "sail", "living" and "lives" are one word."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word.removesuffix("e") if len(word) > 3 else word
+
+
+def _renewed(new: str, shared: set[str]) -> list[str]:
+    """ "my new manager": what the new statement renews of what the old one names."""
+    return sorted(w for w in shared if re.search(rf"\bnew\s+{re.escape(w)}", new, re.IGNORECASE))
+
+
+def _compatible_numbers(new: set[str], old: set[str]) -> bool:
+    return not new or not old or new <= old or old <= new
 
 
 def judge(
@@ -255,8 +305,11 @@ def judge(
 ) -> Verdict:
     """How ``new`` relates to ``old``, given their embeddings' cosine ``similarity``.
 
-    ``value_similarity`` compares the words only one of them has ("MySQL 8" / "PostgreSQL 16"): a
-    change of value keeps the kind of thing ("two databases"), a different fact does not.
+    A conflict needs evidence that one value replaced another: a change marker with values of
+    one kind, words of the old memory given up in the new one, two numbers for the same thing,
+    or one value swapped in an otherwise identical statement. Anything less is two facts: a
+    wrong supersede hides a true memory, a missed one only leaves an old one beside the new.
+    ``value_similarity`` compares the words only one of them has ("MySQL 8" / "PostgreSQL 16").
     """
     if _normal(new) == _normal(old):
         return Verdict("duplicate", "the same words")
@@ -265,28 +318,96 @@ def judge(
     only_new = [w for w in dict.fromkeys(new_words) if w not in old_words and not w.isdigit()]
     only_old = [w for w in dict.fromkeys(old_words) if w not in new_words and not w.isdigit()]
     shared = set(new_words) & set(old_words)
-    numbers_differ = new_numbers != old_numbers
-    if not numbers_differ and (
-        similarity >= DUPLICATE_SIMILARITY or (not only_new and not only_old and similarity >= 0.8)
+    changed = bool(_CHANGE.search(new)) or bool(_renewed(new, shared))
+    # Given up in the new one and not already in the old one ("never tabs" / "no tabs ever").
+    given_up = [w for w in _given_up(new, old_words) if w not in _given_up(old, old_words)]
+    differing = set(only_new) | set(only_old)
+    if differing and differing <= _RELATIONS:
+        return Verdict("distinct", "about another person")
+    owners_new, owners_old = set(_OWNER.findall(new)), set(_OWNER.findall(old))
+    if owners_new and owners_old and not owners_new & owners_old:
+        return Verdict("distinct", f"about {', '.join(sorted(owners_new))}, not {', '.join(sorted(owners_old))}")
+    if given_up and similarity >= GIVEN_UP_SIMILARITY:
+        return Verdict("conflict", f"no longer {', '.join(given_up)}")
+    if (
+        similarity >= (DUPLICATE_SIMILARITY if not changed else 0.8)
+        and _compatible_numbers(new_numbers, old_numbers)
     ):
         return Verdict("duplicate", f"the same fact ({similarity:.2f} alike)")
-    changed = bool(_CHANGE.search(new))
     if not same_kind and not changed:
         return Verdict("distinct", "a different kind of memory")
-    if (set(only_new) | set(only_old)) and set(only_new) | set(only_old) <= _RELATIONS and not numbers_differ:
-        return Verdict("distinct", "about another person")
-    if not changed and _ADDITIVE.search(new) and _ADDITIVE.search(old):
-        return Verdict("distinct", "adds to the other rather than replacing it")
-    if numbers_differ and shared and similarity >= 0.5 and (not only_new or not only_old or changed):
+    additive = bool(_ADDITIVE.search(new) and _ADDITIVE.search(old))
+    values = (
+        _value_alikeness(only_new, only_old, value_similarity)
+        if value_similarity is not None and only_new and only_old
+        else 0.0
+    )
+    subject_new, subject_old = _subject(new), _subject(old)
+    if subject_new and subject_old and subject_new not in old and subject_old not in new:
+        return Verdict("distinct", f"about {subject_new}, not {subject_old}")
+    renewed = _renewed(new, shared)
+    if renewed and similarity >= CHANGED_SLOT_SIMILARITY and len(differing) <= 6:
+        return Verdict("conflict", f"a new {', '.join(renewed)}")
+    # A long pair has many words to match by chance: it must be closer to count as one slot.
+    needed = CHANGED_SLOT_SIMILARITY if len(differing) <= 8 else 0.5
+    if changed and similarity >= needed and values >= ALIKE_VALUES + (0.15 if len(differing) > 5 else 0.0):
+        return Verdict("conflict", f"a change of the same thing ({values:.2f} alike values)")
+    slot = _changed_slot(new, shared)
+    if slot and similarity >= CHANGED_SLOT_SIMILARITY:
+        return Verdict("conflict", f"{slot} changed")
+    if changed and similarity >= 0.5 and shared and 1 <= len(only_new) <= 2 and 1 <= len(only_old) <= 2:
+        return Verdict("conflict", f"{', '.join(sorted(shared))} is now {' '.join(only_new)}")
+    names_new, names_old = _names(new), _names(old)
+    names_differ = bool(names_new and names_old and not names_new & names_old)
+    if (
+        new_numbers
+        and old_numbers
+        and new_numbers != old_numbers
+        and similarity >= CHANGED_NUMBER_SIMILARITY
+        and len(shared) >= 2
+        and not names_differ
+    ):
         return Verdict("conflict", f"another number for {', '.join(sorted(shared))}")
-    if not only_new or not only_old:
-        # One says everything the other does and more: a refinement, kept beside it.
-        return Verdict("distinct", "one adds detail to the other")
-    values = _value_alikeness(only_new, only_old, value_similarity) if value_similarity else 0.0
-    if shared and similarity >= SLOT_SIMILARITY and values >= 0.25:
+    if (
+        not additive
+        and similarity >= SWAPPED_VALUE_SIMILARITY
+        and 1 <= len(only_new) <= 2
+        and 1 <= len(only_old) <= 2
+        and (values >= ALIKE_VALUES or len(shared) >= 2)
+    ):
         return Verdict("conflict", f"another value for {', '.join(sorted(shared))} ({similarity:.2f} alike)")
-    if changed and similarity >= CHANGED_SLOT_SIMILARITY and (shared or values >= 0.35):
-        return Verdict("conflict", f"a change of the same thing ({similarity:.2f} alike)")
-    if changed and values >= 0.45 and similarity >= 0.25:
-        return Verdict("conflict", f"a change of the same kind of thing ({values:.2f} alike)")
+    if additive:
+        return Verdict("distinct", "adds to the other rather than replacing it")
     return Verdict("distinct", f"about something else ({similarity:.2f} alike)")
+
+
+# "we moved the main database to …", "I switched the editor theme to …": the slot between.
+_CHANGED_TO = re.compile(
+    r"\b(?:switched|moved|migrated|changed|upgraded|downgraded|bumped)\s+([^.,;]*?)\s+to\b", re.IGNORECASE
+)
+
+
+def _changed_slot(new: str, shared: set[str]) -> str:
+    """The thing the new statement says was changed, when the old one names it too."""
+    if re.search(r"\bfrom\s+\S+\s+to\b", new, re.IGNORECASE):
+        return ""  # "from X to Y" names the old value: the old memory must hold it (see _given_up)
+    for match in _CHANGED_TO.finditer(new):
+        named = [w for w in _words(match.group(1)) if w in shared]
+        if named:
+            return " ".join(named)
+    return ""
+_LEADING_NAME = re.compile(r"^([A-Z][\w-]+)(?:['’]s)?\b")
+
+
+def _subject(text: str) -> str:
+    """The name a statement starts with ("Alba joined…", "Lucía's school…"), or ""."""
+    found = _LEADING_NAME.match(text.strip())
+    return found.group(1) if found and found.group(1).lower() not in _STOP | {"i", "my", "our", "we"} else ""
+
+
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zà-ÿ]+")
+
+
+def _names(text: str) -> set[str]:
+    """Capitalised words past the start of the text: names of people and places, mostly."""
+    return set(_NAME.findall(text))
