@@ -113,9 +113,9 @@ class MemoryConfig(FileModel):
         default=False, description="memories from the model or the extractor are saved without asking"
     )
     max_tokens: int = Field(default=600, ge=0, le=20_000, description="recalled memories, at most")
-    max_recalled: int = Field(default=8, ge=0, le=100)
+    max_recalled: int = Field(default=5, ge=0, le=100)
     min_relevance: float = Field(
-        default=0.3, ge=0.0, le=1.0, description="a memory must match the message this well to be recalled"
+        default=0.33, ge=0.0, le=1.0, description="a memory must match the message this well to be recalled"
     )
     short_ttl_days: int = Field(default=30, ge=1, le=3650, description="short-tier memories expire unused")
     cap_per_scope: int = Field(default=2000, ge=10, le=100_000, description="active memories kept per scope")

@@ -271,9 +271,7 @@ def _given_up(new: str, old_words: list[str]) -> list[str]:
     phrases = " ".join(match.group(1).lower() for match in _GIVING_UP.finditer(new))
     said = {_stem(w) for w in _words(phrases)}
     return [
-        w
-        for w in dict.fromkeys(old_words)
-        if _stem(w) in said and not w.isdigit() and w not in _SLOT_VERBS
+        w for w in dict.fromkeys(old_words) if _stem(w) in said and not w.isdigit() and w not in _SLOT_VERBS
     ]
 
 
@@ -326,12 +324,13 @@ def judge(
         return Verdict("distinct", "about another person")
     owners_new, owners_old = set(_OWNER.findall(new)), set(_OWNER.findall(old))
     if owners_new and owners_old and not owners_new & owners_old:
-        return Verdict("distinct", f"about {', '.join(sorted(owners_new))}, not {', '.join(sorted(owners_old))}")
+        return Verdict(
+            "distinct", f"about {', '.join(sorted(owners_new))}, not {', '.join(sorted(owners_old))}"
+        )
     if given_up and similarity >= GIVEN_UP_SIMILARITY:
         return Verdict("conflict", f"no longer {', '.join(given_up)}")
-    if (
-        similarity >= (DUPLICATE_SIMILARITY if not changed else 0.8)
-        and _compatible_numbers(new_numbers, old_numbers)
+    if similarity >= (DUPLICATE_SIMILARITY if not changed else 0.8) and _compatible_numbers(
+        new_numbers, old_numbers
     ):
         return Verdict("duplicate", f"the same fact ({similarity:.2f} alike)")
     if not same_kind and not changed:
@@ -396,6 +395,8 @@ def _changed_slot(new: str, shared: set[str]) -> str:
         if named:
             return " ".join(named)
     return ""
+
+
 _LEADING_NAME = re.compile(r"^([A-Z][\w-]+)(?:['’]s)?\b")
 
 
