@@ -59,3 +59,22 @@ def test_a_relevant_memory_that_a_later_one_names_as_superseded_is_reported(
     assert "q3: category none with 1 relevant memories" in text
     assert "q3: id used twice" in text
     assert "category 'chitchat' is not one of" in text
+
+
+def test_extraction_conversations_are_consistent(validate: ModuleType) -> None:
+    problems: list[str] = []
+    validate.check_extraction(problems)
+    assert problems == []
+
+
+def test_the_rule_extractor_meets_the_precision_goal_and_never_misattributes() -> None:
+    path = VALIDATE.with_name("evaluate_extraction.py")
+    spec = importlib.util.spec_from_file_location("memory_benchmark_extraction", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    for split in ("dev", "holdout"):
+        result = module.evaluate(module.load(split))
+        assert result["misattributed"] == 0, split
+        assert result["precision"] >= module.GOAL_PRECISION, (split, result)
