@@ -78,3 +78,9 @@ def test_the_rule_extractor_meets_the_precision_goal_and_never_misattributes() -
         result = module.evaluate(module.load(split))
         assert result["misattributed"] == 0, split
         assert result["precision"] >= module.GOAL_PRECISION, (split, result)
+
+
+def test_conflict_pairs_are_consistent(validate: ModuleType) -> None:
+    problems: list[str] = []
+    validate.check_conflicts(problems)
+    assert problems == []
