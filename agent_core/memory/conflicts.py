@@ -23,11 +23,13 @@ __all__ = ["Relation", "Verdict", "judge"]
 Relation = Literal["duplicate", "conflict", "distinct"]
 
 # Cosine at or above which two memories with compatible values are one fact said twice.
-DUPLICATE_SIMILARITY = 0.77
+DUPLICATE_SIMILARITY = 0.72
 # A change marker ("we moved to...", "now", "no longer") needs at least this much in common...
 CHANGED_SLOT_SIMILARITY = 0.35
 # ...and the values that differ must be of a kind ("MySQL"/"PostgreSQL", "Berlin"/"Lisbon").
 ALIKE_VALUES = 0.45
+# Two single words that differ this little are one thing said two ways ("live"/"based").
+SYNONYMS = 0.7
 # Without a marker, only a near-identical statement with one value swapped is a change.
 SWAPPED_VALUE_SIMILARITY = 0.6
 # Words of the old memory given up in the new one ("not black anymore") need this much in common.
@@ -41,7 +43,7 @@ _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _CHANGE_WORDS = (
     "moved|switched|migrated|changed|replaced|upgraded|downgraded|bumped|traded|transferred|"
     "now|no longer|anymore|any more|no more|instead|from now on|these days|nowadays|finally|"
-    "quit|left|became|renamed"
+    "quit|left|became|renamed|back on|back to|again|went up|went down"
 )
 _CHANGE = re.compile(rf"\b(?:{_CHANGE_WORDS})\b", re.IGNORECASE)
 # What the new statement gives up: "not black anymore", "from Hugo to Astro", "bye Dell".
@@ -56,7 +58,8 @@ _OWNER = re.compile(r"\b([A-Z][\w-]*)['’]s\b")
 # Statements that add to what is known rather than replace it.
 _ADDITIVE = re.compile(
     r"\b(?:like|likes|love|loves|enjoy|enjoys|also|too|as well|another|speak|speaks|know|knows|"
-    r"play|plays|collect|collects|follow|follows|read|reads|watch|watches|visited|have been)\b",
+    r"play|plays|collect|collects|follow|follows|read|reads|watch|watches|visited|have been|"
+    r"learning|learn|learns|studying|study|studies)\b",
     re.IGNORECASE,
 )
 # Who a statement is about: when only these words differ, the memories are about two people.
@@ -284,13 +287,45 @@ def _stem(word: str) -> str:
     return word.removesuffix("e") if len(word) > 3 else word
 
 
+def _qualifiers_differ(new: str, old: str, shared: set[str], only_new: set[str], only_old: set[str]) -> str:
+    """In two short statements, a thing both name qualified differently ("the staging cluster"
+    / "the production cluster", "the Q3 review" / "the Q4 review"): two things, not one changed."""
+    new_words, old_words = _words(new), _words(old)
+    if max(len(new_words), len(old_words)) > 8:
+        return ""
+    for word in sorted(shared):
+        before_new, before_old = _before(new_words, word), _before(old_words, word)
+        if before_new in only_new and before_old in only_old and _stem(before_new) != _stem(before_old):
+            return word
+    return ""
+
+
+def _before(words: list[str], word: str) -> str:
+    """The content word right before ``word`` (not a number, not a shared verb), or ""."""
+    at = words.index(word)
+    if at == 0:
+        return ""
+    previous = words[at - 1]
+    return "" if previous.isdigit() or previous in _SLOT_VERBS or previous in _CHANGE_VERBS else previous
+
+
+_CHANGE_VERBS = frozenset(
+    ["moved", "switched", "migrated", "changed", "cut", "bumped", "upgraded", "got", "hit"]
+)
+
+
 def _renewed(new: str, shared: set[str]) -> list[str]:
     """ "my new manager": what the new statement renews of what the old one names."""
     return sorted(w for w in shared if re.search(rf"\bnew\s+{re.escape(w)}", new, re.IGNORECASE))
 
 
-def _compatible_numbers(new: set[str], old: set[str]) -> bool:
-    return not new or not old or new <= old or old <= new
+def _compatible_numbers(new: set[str], old: set[str], changed: bool, similarity: float) -> bool:
+    """Numbers that can belong to one fact said again: the new one adds none ("birthday is April
+    19" after "13th birthday is 19 April"), or brings some to a nearly identical statement. A
+    merge keeps the old words, so new numbers in a looser match would be lost."""
+    if new <= old:
+        return not changed or new == old
+    return not old and similarity >= 0.85
 
 
 def judge(
@@ -313,8 +348,9 @@ def judge(
         return Verdict("duplicate", "the same words")
     new_numbers, old_numbers = set(_NUMBER.findall(new)), set(_NUMBER.findall(old))
     new_words, old_words = _words(new), _words(old)
-    only_new = [w for w in dict.fromkeys(new_words) if w not in old_words and not w.isdigit()]
-    only_old = [w for w in dict.fromkeys(old_words) if w not in new_words and not w.isdigit()]
+    new_stems, old_stems = {_stem(w) for w in new_words}, {_stem(w) for w in old_words}
+    only_new = [w for w in dict.fromkeys(new_words) if _stem(w) not in old_stems and not w.isdigit()]
+    only_old = [w for w in dict.fromkeys(old_words) if _stem(w) not in new_stems and not w.isdigit()]
     shared = set(new_words) & set(old_words)
     changed = bool(_CHANGE.search(new)) or bool(_renewed(new, shared))
     # Given up in the new one and not already in the old one ("never tabs" / "no tabs ever").
@@ -329,32 +365,48 @@ def judge(
         )
     if given_up and similarity >= GIVEN_UP_SIMILARITY:
         return Verdict("conflict", f"no longer {', '.join(given_up)}")
-    if similarity >= (DUPLICATE_SIMILARITY if not changed else 0.8) and _compatible_numbers(
-        new_numbers, old_numbers
-    ):
-        return Verdict("duplicate", f"the same fact ({similarity:.2f} alike)")
-    if not same_kind and not changed:
-        return Verdict("distinct", "a different kind of memory")
-    additive = bool(_ADDITIVE.search(new) and _ADDITIVE.search(old))
+    renewed = _renewed(new, shared)
+    if renewed and similarity >= CHANGED_SLOT_SIMILARITY and len(differing) <= 6:
+        return Verdict("conflict", f"a new {', '.join(renewed)}")
     values = (
         _value_alikeness(only_new, only_old, value_similarity)
         if value_similarity is not None and only_new and only_old
         else 0.0
     )
-    subject_new, subject_old = _subject(new), _subject(old)
-    if subject_new and subject_old and subject_new not in old and subject_old not in new:
-        return Verdict("distinct", f"about {subject_new}, not {subject_old}")
-    renewed = _renewed(new, shared)
-    if renewed and similarity >= CHANGED_SLOT_SIMILARITY and len(differing) <= 6:
-        return Verdict("conflict", f"a new {', '.join(renewed)}")
     # A long pair has many words to match by chance: it must be closer to count as one slot.
     needed = CHANGED_SLOT_SIMILARITY if len(differing) <= 8 else 0.5
     if changed and similarity >= needed and values >= ALIKE_VALUES + (0.15 if len(differing) > 5 else 0.0):
         return Verdict("conflict", f"a change of the same thing ({values:.2f} alike values)")
+    if changed and similarity >= 0.7 and 1 <= len(only_new) <= 3 and 1 <= len(only_old) <= 3:
+        return Verdict("conflict", f"{', '.join(sorted(shared))} is now {' '.join(only_new)}")
+    additive = bool(_ADDITIVE.search(new) and _ADDITIVE.search(old))
+    swapped_new = [w for w in only_new if w not in _SLOT_VERBS and w != "name"]
+    swapped_old = [w for w in only_old if w not in _SLOT_VERBS and w != "name"]
+    if (
+        len(swapped_new) == len(swapped_old) == 1
+        and len(only_new) == len(only_old) == 1
+        and len(shared) >= 2
+        and similarity >= SWAPPED_VALUE_SIMILARITY
+        and values < SYNONYMS
+        and not additive
+    ):
+        return Verdict("conflict", f"{only_new[0]} instead of {only_old[0]}")
+    if similarity >= DUPLICATE_SIMILARITY and _compatible_numbers(
+        new_numbers, old_numbers, changed, similarity
+    ):
+        return Verdict("duplicate", f"the same fact ({similarity:.2f} alike)")
+    qualified = "" if changed else _qualifiers_differ(new, old, shared, set(only_new), set(only_old))
+    if qualified:
+        return Verdict("distinct", f"two different {qualified}")
+    if not same_kind and not changed:
+        return Verdict("distinct", "a different kind of memory")
+    subject_new, subject_old = _subject(new), _subject(old)
+    if subject_new and subject_old and subject_new not in old and subject_old not in new:
+        return Verdict("distinct", f"about {subject_new}, not {subject_old}")
     slot = _changed_slot(new, shared)
     if slot and similarity >= CHANGED_SLOT_SIMILARITY:
         return Verdict("conflict", f"{slot} changed")
-    if changed and similarity >= 0.5 and shared and 1 <= len(only_new) <= 2 and 1 <= len(only_old) <= 2:
+    if changed and similarity >= 0.5 and shared and 1 <= len(only_new) <= 3 and 1 <= len(only_old) <= 3:
         return Verdict("conflict", f"{', '.join(sorted(shared))} is now {' '.join(only_new)}")
     names_new, names_old = _names(new), _names(old)
     names_differ = bool(names_new and names_old and not names_new & names_old)
@@ -382,7 +434,9 @@ def judge(
 
 # "we moved the main database to …", "I switched the editor theme to …": the slot between.
 _CHANGED_TO = re.compile(
-    r"\b(?:switched|moved|migrated|changed|upgraded|downgraded|bumped)\s+([^.,;]*?)\s+to\b", re.IGNORECASE
+    r"\b(?:switched|moved|migrated|changed|upgraded|downgraded|bumped|cut|reduced|raised|increased|lowered)"
+    r"\s+([^.,;]*?)\s+to\b",
+    re.IGNORECASE,
 )
 
 

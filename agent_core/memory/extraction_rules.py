@@ -35,13 +35,16 @@ class Proposal:
 
 
 # Clauses: sentences end at . ! ? followed by a space (not "fly.io"), line breaks and semicolons;
-# a clause also ends before ", can you…" and "and my/our/I…", so a request after a fact or a
-# second fact is taken apart.
+# a clause also ends before ", can you…", ", how do I…", ", is that…", ", any…" and "and my/our/I…",
+# so a request or question after a fact, or a second fact, is taken apart.
 _CLAUSE_END = re.compile(
     r"(?<=[.!?])\s+|\n+|;\s*|,\s+(?=(?:can|could|would|will|please|pls|so can|and can)\b)|"
+    r",\s+(?=(?:how|what|which|why|where|any|is (?:that|it|this|there)|should I|do you|does)\b)|"
     r"\s+(?:and|but)\s+(?=(?:my|our|I|I'm|we)\b)",
     re.IGNORECASE,
 )
+# Fenced code is the user pasting, not speaking: blanked out (offsets kept) before reading.
+_CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _QUESTION_START = re.compile(
     r"^\s*(?:what|who|whom|whose|where|when|why|how|which|is|are|am|was|were|do|does|did|can|could|"
     r"would|should|will|shall|may|might|have|has|had)\b",
@@ -81,7 +84,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("preference", re.compile(r"\bI(?:'d|\s+would)?\s+(?:really\s+)?(?:prefer|rather)\b", re.IGNORECASE)),
     (
         "preference",
-        re.compile(r"\bI\s+(?:really\s+)?(?:like|love|hate|dislike|enjoy|can't stand)\s+\S", re.IGNORECASE),
+        re.compile(
+            r"\bI\s+(?:really\s+)?(?:don't\s+|do not\s+)?(?:like|love|hate|dislike|enjoy|can't stand)\s+\S",
+            re.IGNORECASE,
+        ),
     ),
     ("fact", re.compile(r"\bI(?:'m|\s+am)\s+(?:allergic|vegetarian|vegan|based|a|an|the)\b", re.IGNORECASE)),
     (
@@ -156,10 +162,11 @@ def extract_memories(message: str) -> list[Proposal]:
     explicit = explicit_request(message)
     if explicit is not None:
         return [explicit]
-    if '"' in message or "“" in message or "```" in message:
-        return []  # quoted or pasted text is not the user speaking
+    if '"' in message or "“" in message:
+        return []  # quoted text is not the user speaking
+    spoken = _CODE_FENCE.sub(lambda code: " " * len(code.group()), message)
     proposals: list[Proposal] = []
-    for start_at, sentence in clause_spans(message):
+    for start_at, sentence in clause_spans(spoken):
         if why_not_a_fact(sentence) is not None:
             continue
         for kind, pattern in _PATTERNS:

@@ -63,3 +63,30 @@ def test_an_explicit_request_is_marked_and_more_important() -> None:
     )
     assert explicit_request("do you remember my cat?") is None
     assert explicit_request("remember what I said?") is None
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("I use Neovim with lazy.nvim, how do I add a plugin?", ["I use Neovim with lazy.nvim"]),
+        ("we deploy on Fridays, is that a bad idea?", ["We deploy on Fridays"]),
+        ("my daughter is 7 and loves horses, any book ideas for her?", ["My daughter is 7 and loves horses"]),
+        ("I don't like long meetings. Draft a short agenda", ["I don't like long meetings"]),
+    ],
+)
+def test_a_fact_before_a_question_or_request_is_taken_apart_from_it(
+    message: str, expected: list[str]
+) -> None:
+    proposals = extract_memories(message)
+    assert [p.text for p in proposals] == expected
+    assert all(p.quote in message for p in proposals)
+
+
+def test_pasted_code_is_not_read_but_the_words_around_it_are() -> None:
+    message = "we run Postgres 15 in prod. why is this slow?\n```sql\n-- our table is huge\nSELECT 1;\n```"
+    proposals = extract_memories(message)
+    assert [(p.text, p.quote) for p in proposals] == [
+        ("We run Postgres 15 in prod", "we run Postgres 15 in prod")
+    ]
+    assert extract_memories("```\nmy cat is called Miso\n```") == []
+    assert extract_memories("look:\n```\nmy cat is called Miso") == []  # an unclosed fence too
