@@ -23,6 +23,7 @@ from agent_core.agent.schema import (
 from agent_core.agent.secrets import env_var_name
 from agent_core.agent.writer import dump_yaml
 from agent_core.errors import AgentFileError
+from agent_core.subagents.definition import Subagent
 
 __all__ = ["register"]
 
@@ -202,6 +203,16 @@ def run_show(args: argparse.Namespace) -> int:
             f"(tools: include {defaults['include']}, permission {'ask' if defaults['permissionRequired'] else 'allow'})"
         )
         _print_server_status(server)
+    if summary["subagents"]:
+        print(f"\nSub-agents ({len(summary['subagents'])})")
+        for sub in summary["subagents"]:
+            tools = "every tool" if sub["tools"] is None else ", ".join(sub["tools"]) or "no tools"
+            limits = sub["limits"]
+            print(
+                f"  {sub['name']:<24} {sub['context']:<8} {sub['model']:<20} {tools}  "
+                f"(turns {limits['maxTurns']}, tokens {limits['maxTokens']:,}, {limits['timeoutSeconds']:g} s)"
+            )
+            print(f"    {sub['description']}")
     if agent.problems:
         print(f"\n{len(agent.problems)} problems; see `contextdesk agent check {args.dir}`")
     return 0
@@ -286,10 +297,35 @@ def agent_summary(agent: Agent) -> dict[str, Any]:
             for provider_id, provider in config.providers.items()
         ],
         "mcpServers": [_server(name, server) for name, server in config.mcp_servers.items()],
+        "subagents": [_subagent(subagent) for subagent in agent.subagents.values()],
         "problems": [
             {"file": str(p.path), "line": p.line, "severity": p.severity, "message": p.message, "fix": p.fix}
             for p in agent.problems
         ],
+    }
+
+
+def _subagent(subagent: Subagent) -> dict[str, Any]:
+    limits = subagent.limits
+    return {
+        "name": subagent.name,
+        "description": subagent.description,
+        "tools": None if subagent.tools is None else list(subagent.tools),
+        "disallowedTools": list(subagent.disallowed_tools),
+        "model": subagent.model,
+        "context": subagent.context,
+        "include": subagent.include.value,
+        "rules": list(subagent.rules),
+        "references": list(subagent.references),
+        "output": subagent.output_schema,
+        "limits": {
+            "maxTurns": limits.max_turns,
+            "maxTokens": limits.max_tokens,
+            "timeoutSeconds": limits.timeout_seconds,
+            "maxDepth": limits.max_depth,
+            "maxParallel": limits.max_parallel,
+        },
+        "path": str(subagent.path) if subagent.path else None,
     }
 
 

@@ -19,6 +19,8 @@ from agent_core.chat.events import (
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
+    SubagentFinished,
+    SubagentStarted,
     ToolCallFinished,
     ToolCallStarted,
 )
@@ -136,7 +138,9 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
     elif isinstance(event, RetryScheduled):
         print(f"\n[{event.error} - retrying in {event.delay:.0f} s]", file=sys.stderr)
     elif isinstance(event, ApprovalRequest):
-        event.decide(ApprovalDecision.ALLOW_ONCE if auto_approve else await _ask_approval(event))
+        event.decide(ApprovalDecision.ALLOW_ONCE if auto_approve else await ask_approval(event))
+    elif isinstance(event, SubagentStarted | SubagentFinished):
+        print(f"\n[{subagent_line(event)}]", file=sys.stderr)
     elif isinstance(event, ToolCallStarted):
         print(
             f"\n→ {event.server}.{event.tool}({json.dumps(dict(event.arguments), ensure_ascii=False)})",
@@ -155,9 +159,25 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
     return True
 
 
-async def _ask_approval(request: ApprovalRequest) -> ApprovalDecision:
+def subagent_line(event: SubagentStarted | SubagentFinished) -> str:
+    """One line on a sub-agent starting or ending, for the terminal."""
+    if isinstance(event, SubagentStarted):
+        path = f"{event.origin} › {event.subagent}" if event.origin else event.subagent
+        return f"sub-agent {path} started ({event.context_mode}): {' '.join(event.task.split())[:120]}"
+    d = event.delegation
+    tokens = (d.usage.input_tokens or 0) + (d.usage.output_tokens or 0)
+    ended = f"stopped: {d.note}" if d.stopped_by else "finished"
+    return (
+        f"sub-agent {d.subagent} {ended}: {d.turns} turns, {tokens:,} tokens, {d.elapsed_seconds:.1f} s; "
+        f"transcript: contextdesk sessions show {d.child_session_id}"
+    )
+
+
+async def ask_approval(request: ApprovalRequest) -> ApprovalDecision:
+    """Ask at the terminal; a sub-agent's request says which sub-agent asks."""
     arguments = json.dumps(dict(request.arguments), ensure_ascii=False)
-    prompt = f"\nAllow {request.server}.{request.tool}({arguments})? [o]nce / for this [c]hat / [d]eny: "
+    who = f"Sub-agent {request.origin} asks: allow" if request.origin else "Allow"
+    prompt = f"\n{who} {request.server}.{request.tool}({arguments})? [o]nce / for this [c]hat / [d]eny: "
     while True:
         try:
             reply = (await asyncio.to_thread(input, prompt)).strip().lower()

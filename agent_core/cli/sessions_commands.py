@@ -50,6 +50,7 @@ def register(subparsers: Any) -> None:
 
 
 def _session(store: ChatStore, session_id: str) -> StoredSession:
+    """A chat by its id or the start of it (a sub-agent's chat only by its whole id)."""
     session = store.session(session_id)
     if session is None:
         matches = [s for s in store.sessions() if s.id.startswith(session_id)]
@@ -94,20 +95,38 @@ def run_list(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     store = ChatStore()
     session = _session(store, args.id)
-    print(f"{session.title or '(untitled)'}  ({session.id})")
+    _show_chat(store, session, "")
+    for child, _messages in descendants(store, session.id):
+        link = child.parent
+        print(f"\n=== sub-agent {link.subagent if link else ''}: {child.title}  ({child.id}) ===")
+        _show_chat(store, child, "  ")
+    return _damage_notice(store)
+
+
+def descendants(store: ChatStore, session_id: str) -> list[tuple[StoredSession, list[StoredMessage]]]:
+    """The sub-agents' chats a chat started, theirs after each, with their messages."""
+    out: list[tuple[StoredSession, list[StoredMessage]]] = []
+    for child in store.children(session_id):
+        out.append((child, store.messages(child.id)))
+        out += descendants(store, child.id)
+    return out
+
+
+def _show_chat(store: ChatStore, session: StoredSession, indent: str) -> None:
+    if not indent:
+        print(f"{session.title or '(untitled)'}  ({session.id})")
     messages = store.messages(session.id)
     texts = _memory_texts(store, messages)
     for message in messages:
         status = "" if message.status == "complete" else f" [{message.status}]"
-        print(f"\n{message.role}{status}> {message.content}")
+        print(f"\n{indent}{message.role}{status}> {message.content}")
         for call in message.tool_calls:
             print(
-                f"  tool {call.server}.{call.tool} -> {'error: ' if call.is_error else ''}{call.result[:200]}"
+                f"{indent}  tool {call.server}.{call.tool} -> {'error: ' if call.is_error else ''}{call.result[:200]}"
             )
         if message.request_context is not None and message.role == "assistant":
             lines = describe_context(message.request_context, texts)
-            print("  " + "\n  ".join(line for line in lines if line))
-    return _damage_notice(store)
+            print(f"{indent}  " + f"\n{indent}  ".join(line for line in lines if line))
 
 
 def _memory_texts(store: ChatStore, messages: list[StoredMessage]) -> dict[str, str]:
@@ -135,7 +154,7 @@ def run_export(args: argparse.Namespace) -> int:
     messages = store.messages(session.id)
     texts = _memory_texts(store, messages)
     export = export_json if args.format == "json" else export_markdown
-    text = export(session, messages, texts)
+    text = export(session, messages, texts, descendants(store, session.id))
     if args.output:
         atomic_write_text(args.output, text)
         print(f"Wrote {args.output}", file=sys.stderr)

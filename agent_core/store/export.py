@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -14,16 +14,23 @@ from agent_core.context.items import ContextManifest, RequestContext
 from agent_core.redaction import redact_credentials
 from agent_core.store.chats import StoredMessage, StoredSession
 
-__all__ = ["describe_context", "describe_manifest", "export_json", "export_markdown"]
+__all__ = ["SubagentChat", "describe_context", "describe_manifest", "export_json", "export_markdown"]
+
+#: A sub-agent's chat for an export: the stored chat and its messages (descendants in any order).
+SubagentChat = tuple[StoredSession, list[StoredMessage]]
 
 _MESSAGE = TypeAdapter(StoredMessage)
 _SESSION = TypeAdapter(StoredSession)
 
 
 def export_json(
-    session: StoredSession, messages: list[StoredMessage], memory_texts: Mapping[str, str] | None = None
+    session: StoredSession,
+    messages: list[StoredMessage],
+    memory_texts: Mapping[str, str] | None = None,
+    subagent_chats: Sequence[SubagentChat] = (),
 ) -> str:
-    """The chat as JSON; ``memory_texts`` (id -> text) adds the recalled memories' words."""
+    """The chat as JSON; ``memory_texts`` (id -> text) adds the recalled memories' words, and
+    ``subagent_chats`` the transcripts of the sub-agents it ran (and theirs)."""
     data: dict[str, Any] = {
         "format": "contextdesk-chat",
         "version": 1,
@@ -33,6 +40,11 @@ def export_json(
     recalled = _recalled_ids(messages)
     if recalled:
         data["memories"] = {i: (memory_texts or {}).get(i, FORGOTTEN) for i in recalled}
+    if subagent_chats:
+        data["subagent_chats"] = [
+            {"session": _session_v1(child), "messages": [_message_v1(m) for m in child_messages]}
+            for child, child_messages in subagent_chats
+        ]
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -96,7 +108,10 @@ def _recalled_ids(messages: list[StoredMessage]) -> list[str]:
 
 
 def export_markdown(
-    session: StoredSession, messages: list[StoredMessage], memory_texts: Mapping[str, str] | None = None
+    session: StoredSession,
+    messages: list[StoredMessage],
+    memory_texts: Mapping[str, str] | None = None,
+    subagent_chats: Sequence[SubagentChat] = (),
 ) -> str:
     lines = [
         f"# {session.title or 'Untitled chat'}",
@@ -104,7 +119,26 @@ def export_markdown(
         f"Agent: `{session.agent_path}`  ",
         f"Started: {_when(session.created_at)}",
         "",
+        *_transcript(messages, memory_texts, "##"),
     ]
+    for child, child_messages in subagent_chats:
+        link = child.parent
+        name = link.subagent if link else "sub-agent"
+        lines += [
+            f"# Sub-agent {name}: {child.title or child.id}",
+            "",
+            f"Chat `{child.id}`, started by tool call `{link.call_id if link else ''}` of chat "
+            f"`{link.session_id if link else ''}`",
+            "",
+            *_transcript(child_messages, memory_texts, "##"),
+        ]
+    return "\n".join(lines)
+
+
+def _transcript(
+    messages: list[StoredMessage], memory_texts: Mapping[str, str] | None, heading_level: str
+) -> list[str]:
+    lines: list[str] = []
     for message in messages:
         heading = {
             "user": "You",
@@ -115,7 +149,7 @@ def export_markdown(
         }[message.role]
         status = "" if message.status == "complete" else f" ({message.status})"
         text = redact_credentials(message.content) if message.role == "error" else message.content
-        lines += [f"## {heading}{status}", "", text.strip() or "_(no text)_", ""]
+        lines += [f"{heading_level} {heading}{status}", "", text.strip() or "_(no text)_", ""]
         for call in message.tool_calls:
             outcome = "error" if call.is_error else "result"
             elapsed = "" if call.elapsed_seconds is None else f", {call.elapsed_seconds:.2f} s"
@@ -144,7 +178,7 @@ def export_markdown(
                 "</details>",
                 "",
             ]
-    return "\n".join(lines)
+    return lines
 
 
 def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | None = None) -> list[str]:
@@ -165,6 +199,16 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
             text = (memory_texts or {}).get(item.ref.name, FORGOTTEN if memory_texts is not None else "")
             words = f" “{text}”" if text else ""
             lines.append(f"- `{item.ref.name}`{words} ({item.include_mode}: {item.reason})")
+        lines.append("")
+    if context.delegations:
+        lines.append("**Sub-agents**:")
+        for d in context.delegations:
+            tokens = (d.usage.input_tokens or 0) + (d.usage.output_tokens or 0)
+            ended = f"stopped: {d.note}" if d.stopped_by else "finished"
+            lines.append(
+                f"- `{d.subagent}` ({d.context_mode}, {d.model}): “{' '.join(d.task.split())}” — {ended}; "
+                f"{d.turns} turns, {tokens:,} tokens, {d.elapsed_seconds:.1f} s; chat `{d.child_session_id}`"
+            )
         lines.append("")
     if context.near_misses:
         misses = ", ".join(f"{m.ref.label()} ({m.score:.2f}, {m.reason})" for m in context.near_misses)
