@@ -36,7 +36,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("subagent", help="run an agent's sub-agents directly")
     commands = parser.add_subparsers(dest="subagent_command", metavar="SUBCOMMAND", required=True)
     run = commands.add_parser("run", help="run one sub-agent on a task and print its result")
-    run.add_argument("--agent", type=Path, default=None, help="the agent folder (default: your default agent)")
+    run.add_argument(
+        "--agent", type=Path, default=None, help="the agent folder (default: your default agent)"
+    )
     run.add_argument("name", help="the sub-agent's name (subagents/NAME.md)")
     run.add_argument("task", help="the task, self-contained: the sub-agent sees nothing else")
     run.add_argument("--json", action="store_true", help="print {result, usage, transcript_id, stopped_by}")
@@ -99,7 +101,9 @@ async def _delegate(workspace: Workspace, name: str, task: str, *, auto_approve:
 
     now = time.time()
     # The run has no parent chat: a stand-in parent, never saved, holds the agent's settings.
-    host = StoredSession(id="", title="", agent_path=str(workspace.agent.root), created_at=now, updated_at=now)
+    host = StoredSession(
+        id="", title="", agent_path=str(workspace.agent.root), created_at=now, updated_at=now
+    )
     parent = ChatSession(workspace.agent, workspace.store, host, workspace.chat_services)
     parent.delegator.user_text = task
     delegation: Delegation | None = None

@@ -1,4 +1,5 @@
-"""Importing existing setups: TsAgent agents, Cursor rules and ``mcpServers`` JSON files.
+"""Importing existing setups: TsAgent agents, Cursor rules, Claude Code sub-agents and
+``mcpServers`` JSON files.
 
 Each format is an :class:`Importer` in the ``importers`` plug-in registry (entry-point group
 ``contextdesk.importers``): a plug-in exposes ``register_importers(register)`` and calls
@@ -31,7 +32,9 @@ from agent_core.agent.schema import (
     SelectionConfig,
 )
 from agent_core.agent.writer import check_agent_file_saveable, document_path, save_agent_config, save_document
+from agent_core.atomic import atomic_write_text
 from agent_core.plugins import PluginRegistry
+from agent_core.subagents.loader import SUBAGENTS_FOLDER
 
 __all__ = [
     "IMPORTERS",
@@ -52,6 +55,7 @@ IMPORTERS: PluginRegistry[Importer] = PluginRegistry(
     builtins=(
         "agent_core.agent.importers.tsagent:register_importers",
         "agent_core.agent.importers.cursor:register_importers",
+        "agent_core.agent.importers.claude_agents:register_importers",
         "agent_core.agent.importers.mcp_json:register_importers",
     ),
 )
@@ -153,6 +157,14 @@ def apply_import(imported: ImportedAgent, target: Path, *, overwrite: bool = Fal
             continue
         save_document(agent.root, document)
         report.created.append(f"{document.kind} '{document.name}' ({document.include.value})")
+    for name, text in imported.subagent_files.items():
+        path = agent.root / SUBAGENTS_FOLDER / f"{name}.md"
+        if path.exists() and not overwrite:
+            report.skipped.append(f"sub-agent '{name}': already in the agent (use --overwrite)")
+            continue
+        path.parent.mkdir(exist_ok=True)
+        atomic_write_text(path, text)
+        report.created.append(f"sub-agent '{name}'")
     save_agent_config(agent)
     return report
 

@@ -119,6 +119,8 @@ class ImportedAgent:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)  # camelCase blocks
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # camelCase blocks
     documents: list[DocumentItem] = field(default_factory=list)
+    # Sub-agent files by name, their text as read (written unchanged to subagents/NAME.md).
+    subagent_files: dict[str, str] = field(default_factory=dict)
 
     def add_document(
         self,
