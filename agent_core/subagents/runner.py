@@ -106,7 +106,18 @@ class Delegator:
         self.parent = parent
         self.nesting = nesting
         self._slots: dict[str, asyncio.Semaphore] = {}
+        self._running: dict[str, asyncio.Task[None]] = {}  # by call id
         self.user_text = ""  # the message being answered: the task when a routed model gives none
+
+    def cancel(self, call_id: str) -> bool:
+        """Stop the child started by ``call_id`` (and its children); its text so far becomes its
+        result, marked cancelled, and the parent's reply goes on. False when it is not running.
+        Call on the event loop's thread."""
+        driver = self._running.get(call_id)
+        if driver is None or driver.done():
+            return False
+        driver.cancel()
+        return True
 
     async def run(
         self, call_id: str, name: str, arguments: Mapping[str, Any], parent_message_id: int | None
@@ -160,11 +171,20 @@ class Delegator:
         # then cancels only the child, never whatever the parent does between two events.
         events: asyncio.Queue[DelegationEvent | None] = asyncio.Queue()
         driver = asyncio.create_task(self._drive(child, subagent, message, run, call_id, origin, events))
+        self._running[call_id] = driver
         try:
             while (event := await events.get()) is not None:
                 yield event
-            await driver
+            try:
+                await driver
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # the parent is being cancelled: so is everything under it
+                run.stopped_by = "cancelled"  # only this child was (Delegator.cancel)
+                run.text = run.text or _last_reply(child)
         finally:
+            self._running.pop(call_id, None)
             if not driver.done():
                 run.stopped_by = "cancelled"
                 driver.cancel()
@@ -247,6 +267,7 @@ class Delegator:
                         return
         except asyncio.CancelledError:
             run.stopped_by = "cancelled"
+            run.text = run.text or _last_reply(child)
             raise
         finally:
             await replies.aclose()  # stops the child's reply: no request after a cap or a cancel

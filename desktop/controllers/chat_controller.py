@@ -17,6 +17,9 @@ from agent_core.chat.events import (
     ContextBuilt,
     MemoriesWritten,
     ReplyFinished,
+    SubagentFinished,
+    SubagentProgress,
+    SubagentStarted,
     UserMessageSaved,
 )
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
@@ -26,6 +29,7 @@ from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.chat_memory_actions import ChatMemoryActions
 from desktop.models.conversation import ConversationModel, Entry
+from desktop.models.subagent_runs import SubagentRunsModel
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
@@ -67,6 +71,7 @@ class ChatController(QObject):
         self._user_message_id: int | None = None  # the newest message sent, for its memory rows
         self._what_if_generation = Generation()
         self._replies = Generation()  # the newest send: an older one still finishing changes nothing
+        self.subagent_runs = SubagentRunsModel(self)  # this chat's sub-agents, live and saved
         self._model_generation = Generation()
         self._tool_calling: ToolCalling = "native"
         self.memories = ChatMemoryActions(
@@ -122,6 +127,7 @@ class ChatController(QObject):
     def load_history(self) -> None:
         def loaded(messages: list[StoredMessage]) -> None:
             self.conversation.load(messages)
+            self.subagent_runs.set_contexts([m.request_context for m in messages if m.request_context])
             self.history_loaded.emit()
             self.context_changed.emit()
             if self.session.memories.available:
@@ -188,6 +194,10 @@ class ChatController(QObject):
         row = self.conversation.last_context_row()
         return None if row is None else self.conversation.entry(row)
 
+    def cancel_subagent(self, call_id: str) -> None:
+        """Stop one running sub-agent (and its own); the reply goes on with what it had."""
+        self.bridge.call_soon(lambda: self.session.delegator.cancel(call_id))
+
     def decide(self, row: int, decision: ApprovalDecision) -> None:
         self.conversation.decide(row, decision)
 
@@ -202,6 +212,11 @@ class ChatController(QObject):
             self.items_changed.emit()  # @mentions in the message are in the chat by now
         if isinstance(event, Compacted):
             self.conversation.add_summary(event.message, automatic=event.automatic)
+            return
+        if isinstance(event, SubagentStarted | SubagentProgress | SubagentFinished):
+            run = self.subagent_runs.apply(event)
+            if run is not None and run.top_level:
+                self.conversation.set_subagent(run)
             return
         if isinstance(event, MemoriesWritten):
             # Under the message they came from (a merged one's provenance may be another chat's).

@@ -31,6 +31,7 @@ from agent_core.agent.items import DocumentItem
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
+from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
 from desktop.models.manifest import PartsColumn, PartsModel
 from desktop.theme import colors
@@ -196,10 +197,12 @@ class ViewContextDialog(QDialog):
         attached: Mapping[ItemRef, DocumentItem] | None = None,
         memories: Mapping[str, str] | None = None,
         memory_actions: MemoryActions | None = None,
+        subagents: SubagentHooks | None = None,
     ) -> None:
         """``attached`` are the chat's MCP resources, to describe those the reply used;
-        ``memories`` the words of the memories it recalled (a Memories column shows them), and
-        ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do."""
+        ``memories`` the words of the memories it recalled (a Memories column shows them),
+        ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do, and
+        ``subagents`` where the sub-agents still running come from and how to open their chats."""
         super().__init__(parent)
         self.context = context
         self.setWindowTitle("View Context")
@@ -266,6 +269,9 @@ class ViewContextDialog(QDialog):
             self.columns[item_type] = column
             columns.addWidget(column, 1)
         layout.addLayout(columns, 1)
+        self.subagents = SubagentSection(context, subagents)
+        self.subagents.setVisible(self.subagents.model.rowCount() > 0)
+        layout.addWidget(self.subagents)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.what_if_button = QPushButton("What if…")

@@ -32,6 +32,7 @@ from agent_core.context.items import RequestContext
 from agent_core.memory.book import WriteOutcome
 from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage, ToolCallRecord
+from agent_core.subagents.runs import SubagentRun, run_of
 from desktop.models._table import RowListModel
 
 __all__ = ["ConversationModel", "Entry", "EntryKind", "MemoryRowStatus", "Role"]
@@ -78,6 +79,7 @@ class Entry:
     memory: Memory | None = None  # memory rows: the memory as it now is
     replaces: str = ""  # memory rows: the words of the memory a proposal would supersede
     merged: bool = False  # memory rows: the fact was already known (its count grew)
+    subagent: SubagentRun | None = None  # a sub-agent's tool call: its run, live or as saved
 
 
 class ConversationModel(RowListModel[Entry]):
@@ -340,6 +342,14 @@ class ConversationModel(RowListModel[Entry]):
             row, replace(entry, status=status, memory=memory, text=memory.text if memory else entry.text)
         )
 
+    def set_subagent(self, run: SubagentRun) -> None:
+        """Show ``run`` on the row of the tool call that started it."""
+        for row in range(len(self._rows) - 1, -1, -1):
+            entry = self._rows[row]
+            if entry.kind == "tool_call" and entry.call_id == run.call_id:
+                self._set(row, replace(entry, subagent=run))
+                return
+
     def set_memory_words(self, row: int, memory: Memory) -> None:
         """The memory on ``row`` changed elsewhere (edited, pinned, forgotten in View Context)."""
         entry = self._rows[row]
@@ -473,6 +483,8 @@ def _entries_of(message: StoredMessage) -> list[Entry]:
                 error=message.error,
             )
         )
+    delegations = message.request_context.delegations if message.request_context else ()
+    runs = {d.call_id: run_of(d) for d in delegations}
     for call in message.tool_calls:
         if call.approval == "denied":
             status = "denied"
@@ -480,5 +492,14 @@ def _entries_of(message: StoredMessage) -> list[Entry]:
             status = "cancelled" if message.status != "streaming" else "pending"
         else:
             status = "failed" if call.is_error else "done"
-        out.append(Entry("tool_call", call.tool, status=status, call_id=call.id, tool_call=call))
+        out.append(
+            Entry(
+                "tool_call",
+                call.tool,
+                status=status,
+                call_id=call.id,
+                tool_call=call,
+                subagent=runs.get(call.id),
+            )
+        )
     return out

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from agent_core.context.items import RequestContext
     from desktop.dialogs.attach_resource import AttachResourceDialog
     from desktop.dialogs.insert_prompt import InsertPromptDialog
+    from desktop.dialogs.subagent_transcript import SubagentTranscriptDialog
     from desktop.dialogs.view_context import ViewContextDialog
     from desktop.dialogs.what_if import WhatIfDialog
     from desktop.views.main_window import MainWindow
@@ -32,6 +33,7 @@ class ChatDialogs:
         self.last_what_if_dialog: WhatIfDialog | None = None
         self.last_resource_dialog: AttachResourceDialog | None = None
         self.last_prompt_dialog: InsertPromptDialog | None = None
+        self.last_transcript_dialog: SubagentTranscriptDialog | None = None
 
     # --- View Context and What if… --------------------------------------------------------------
 
@@ -39,6 +41,7 @@ class ChatDialogs:
         self, context: RequestContext, message_id: int | None = None, controller: ChatController | None = None
     ) -> None:
         """View Context of one reply; with its message id and chat, it offers What if…."""
+        from desktop.dialogs.subagent_section import SubagentHooks
         from desktop.dialogs.view_context import ViewContextDialog
 
         window = self.window
@@ -63,6 +66,11 @@ class ChatDialogs:
             attached=attached,
             memories=memories,
             memory_actions=controller.memories if controller is not None else None,
+            subagents=SubagentHooks(
+                controller.subagent_runs if controller is not None else None,
+                controller.cancel_subagent if controller is not None else (lambda _call: None),
+                self.show_transcript,
+            ),
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog
@@ -114,6 +122,22 @@ class ChatDialogs:
                 view.conversation.scroll_to_bottom()
 
         controller.apply_what_if(selection, include, exclude, send)
+
+    # --- sub-agents ------------------------------------------------------------------------------
+
+    def show_transcript(self, session_id: str, title: str) -> None:
+        """A sub-agent's own chat, read-only (its replies' View Context, its sub-agents' chats)."""
+        from desktop.dialogs.subagent_transcript import SubagentTranscriptDialog
+
+        window = self.window
+        if window.workspace is None:
+            return
+        dialog = SubagentTranscriptDialog(window.bridge, window.workspace.store, session_id, title, window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.view_context_requested.connect(lambda entry: self.show_context(entry.context))
+        dialog.transcript_requested.connect(self.show_transcript)
+        self.last_transcript_dialog = dialog
+        dialog.show()
 
     # --- MCP resources and prompts -------------------------------------------------------------
 

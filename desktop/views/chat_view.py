@@ -28,6 +28,7 @@ __all__ = ["ChatView"]
 
 class ChatView(QWidget):
     view_context_requested = Signal(object)  # Entry of the reply
+    transcript_requested = Signal(str, str)  # a sub-agent's chat id, a title for it
     new_chat_requested = Signal()
     prompt_requested = Signal(str)  # the prompt's name, "" to choose one
 
@@ -68,6 +69,8 @@ class ChatView(QWidget):
         self.conversation.memory_rejected.connect(controller.memories.reject)
         self.conversation.memory_forgotten.connect(controller.memories.forget_row)
         self.conversation.remember_requested.connect(self.remember_message)
+        self.conversation.subagent_cancel_requested.connect(controller.cancel_subagent)
+        self.conversation.subagent_transcript_requested.connect(self.transcript_requested)
         self.last_remember_dialog: RememberDialog | None = None
         layout.addWidget(self.conversation, 1)
 

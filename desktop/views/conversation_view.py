@@ -6,7 +6,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signa
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from agent_core.chat.events import ApprovalDecision
-from desktop.models.conversation import ConversationModel, Role
+from agent_core.subagents.tools import SUBAGENT_SERVER
+from desktop.models.conversation import ConversationModel, Entry, Role
 from desktop.theme import colors
 from desktop.views.memory_chip import MemoryChip
 from desktop.views.message_widgets import (
@@ -16,6 +17,7 @@ from desktop.views.message_widgets import (
     SummaryWidget,
     widget_for,
 )
+from desktop.views.subagent_call import SubagentCallWidget
 
 __all__ = ["ConversationView"]
 
@@ -30,13 +32,24 @@ class ConversationView(QScrollArea):
     memory_accepted = Signal(int, object)  # row, the corrected words or None
     memory_rejected = Signal(int)  # row
     memory_forgotten = Signal(int)  # row
+    subagent_cancel_requested = Signal(str)  # call id
+    subagent_transcript_requested = Signal(str, str)  # child chat id, title
 
     def __init__(
-        self, model: ConversationModel, agent_name: str = "Assistant", parent: QWidget | None = None
+        self,
+        model: ConversationModel,
+        agent_name: str = "Assistant",
+        parent: QWidget | None = None,
+        *,
+        user_name: str = "You",
+        read_only: bool = False,
     ) -> None:
+        """``read_only``: a transcript to look at (a sub-agent's chat), nothing to save from it."""
         super().__init__(parent)
         self.model = model
         self.agent_name = agent_name
+        self.user_name = user_name
+        self.read_only = read_only
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -97,10 +110,13 @@ class ConversationView(QScrollArea):
 
     def _insert(self, row: int) -> None:
         entry = self.model.entry(row)
-        widget = MemoryChip(entry) if entry.kind == "memory" else widget_for(entry, self.agent_name)
+        widget = self._widget_for(entry)
         if isinstance(widget, MessageWidget):
             widget.view_context_requested.connect(self.view_context_requested)
             widget.remember_requested.connect(self.remember_requested)
+        if isinstance(widget, SubagentCallWidget):
+            widget.cancel_requested.connect(self.subagent_cancel_requested)
+            widget.transcript_requested.connect(self.subagent_transcript_requested)
         if isinstance(widget, MemoryChip):
             widget.accept_requested.connect(
                 lambda text, w=widget: self._emit_row(w, self.memory_accepted, text)
@@ -117,6 +133,17 @@ class ConversationView(QScrollArea):
     def _decide(self, widget: EntryWidget, decision: ApprovalDecision) -> None:
         if widget in self._widgets:
             self.decision_made.emit(self._widgets.index(widget), decision)
+
+    def _widget_for(self, entry: Entry) -> EntryWidget:
+        if entry.kind == "memory":
+            return MemoryChip(entry)
+        if (
+            entry.kind == "tool_call"
+            and entry.tool_call is not None
+            and entry.tool_call.server == SUBAGENT_SERVER
+        ):
+            return SubagentCallWidget(entry)
+        return widget_for(entry, self.agent_name, user_name=self.user_name, read_only=self.read_only)
 
     def _emit_row(self, widget: EntryWidget, signal: SignalInstance, *args: object) -> None:
         if widget in self._widgets:

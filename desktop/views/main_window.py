@@ -252,6 +252,7 @@ class MainWindow(QMainWindow):
         view.view_context_requested.connect(
             lambda entry, c=controller: self.dialogs.show_context(entry.context, entry.message_id, c)
         )
+        view.transcript_requested.connect(self.dialogs.show_transcript)
         view.new_chat_requested.connect(self.new_chat)
         view.prompt_requested.connect(self.dialogs.insert_prompt)
         controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))

@@ -3,6 +3,7 @@ compaction summaries (collapsible, editable)."""
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any, ClassVar
 
@@ -82,10 +83,19 @@ class MessageWidget(EntryWidget):
     view_context_requested = Signal(object)  # Entry (its context and message id)
     remember_requested = Signal(object)  # Entry: save (part of) this message as a memory
 
-    def __init__(self, entry: Entry, agent_name: str = "Assistant", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        entry: Entry,
+        agent_name: str = "Assistant",
+        parent: QWidget | None = None,
+        *,
+        user_name: str = "You",
+        can_remember: bool = True,
+    ) -> None:
         super().__init__(parent)
         palette = colors()
         self.setObjectName("message")
+        self._can_remember = can_remember
         is_user = entry.kind == "user"
         background = palette.user_bubble if is_user else palette.assistant_bubble
         self.setStyleSheet(
@@ -95,7 +105,7 @@ class MessageWidget(EntryWidget):
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(4)
         header = QHBoxLayout()
-        self._who = QLabel("You" if is_user else agent_name)
+        self._who = QLabel(user_name if is_user else agent_name)
         self._who.setStyleSheet("font-weight: 600;")
         self._status = QLabel()
         self._status.setStyleSheet(f"color: {palette.muted};")
@@ -140,7 +150,10 @@ class MessageWidget(EntryWidget):
         super().set_entry(entry)
         self.context_button.setVisible(entry.context is not None)
         self.remember_button.setVisible(
-            entry.kind in ("user", "assistant") and entry.message_id is not None and bool(entry.text.strip())
+            self._can_remember
+            and entry.kind in ("user", "assistant")
+            and entry.message_id is not None
+            and bool(entry.text.strip())
         )
         status = STATUS_TEXT.get(entry.status, "")
         self._status.setText(f"· {status}" if status else "")
@@ -322,7 +335,10 @@ class ApprovalWidget(EntryWidget):
 
     def set_entry(self, entry: Entry) -> None:
         super().set_entry(entry)
-        self.question.setText(f"The assistant wants to run <b>{entry.text}</b>. Allow it?")
+        origin = entry.approval.origin if entry.approval is not None else ""
+        who = f"The sub-agent <b>{html.escape(origin)}</b>" if origin else "The assistant"
+        self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>. Allow it?")
+        self.allow_chat.setText("Allow for this sub-agent's chat" if origin else "Allow for this chat")
         if entry.tool_call is not None:
             arguments = dict(entry.tool_call.arguments)
             self.arguments.setText(
@@ -456,11 +472,13 @@ class SummaryWidget(EntryWidget):
             self.edited.emit(text)
 
 
-def widget_for(entry: Entry, agent_name: str) -> EntryWidget:
+def widget_for(
+    entry: Entry, agent_name: str, *, user_name: str = "You", read_only: bool = False
+) -> EntryWidget:
     if entry.kind == "summary":
         return SummaryWidget(entry)
     if entry.kind in ("user", "assistant", "error"):
-        return MessageWidget(entry, agent_name)
+        return MessageWidget(entry, agent_name, user_name=user_name, can_remember=not read_only)
     if entry.kind == "tool_call":
         return ToolCallWidget(entry)
     if entry.kind == "approval":

@@ -422,3 +422,36 @@ def test_a_routed_model_without_a_task_delegates_the_users_message(make_chat: Ca
     events = chat.send("find the launch date in the notes")
     [delegation] = delegations(events)
     assert delegation.task == "find the launch date in the notes"
+
+
+def test_cancelling_one_child_stops_it_and_the_parent_goes_on(make_chat: Callable[..., Chat]) -> None:
+    chat = make_chat(slow=subagent_file("slow"))
+    in_child, never = asyncio.Event(), asyncio.Event()
+
+    class Started:
+        async def wait(self) -> None:
+            in_child.set()
+            await never.wait()
+
+    chat.providers["parent"].enqueue_tool_call("subagents__slow", {"task": "wait"}, "s1")
+    chat.providers["slow"].enqueue_reply(chunks=["half an answer ", Started()])  # type: ignore[list-item]
+    chat.providers["parent"].enqueue_reply("the child was stopped")
+
+    async def run() -> list[ChatEvent]:
+        events: list[ChatEvent] = []
+
+        async def collect() -> None:
+            async for event in chat.session.send("go"):
+                events.append(event)
+
+        task = asyncio.create_task(collect())
+        await asyncio.wait_for(in_child.wait(), WAIT)
+        assert chat.session.delegator.cancel("s1") and not chat.session.delegator.cancel("nope")
+        await asyncio.wait_for(task, WAIT)
+        return events
+
+    events = asyncio.run(run())
+    [delegation] = delegations(events)
+    assert delegation.stopped_by == "cancelled" and delegation.result == "half an answer "
+    assert finished(events).message.content == "the child was stopped"
+    assert chat.store.messages(delegation.child_session_id)[-1].status == "cancelled"
