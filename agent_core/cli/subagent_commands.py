@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,15 +20,12 @@ from agent_core.chat.events import (
     SubagentProgress,
     SubagentStarted,
 )
-from agent_core.chat.session import ChatSession
 from agent_core.context.items import Delegation
 from agent_core.errors import ContextDeskError
-from agent_core.store.chats import StoredSession
+from agent_core.subagents.direct import run_directly
 from agent_core.workspace import Workspace
 
 __all__ = ["register"]
-
-DIRECT_CALL = "direct"
 
 
 def register(subparsers: Any) -> None:
@@ -99,15 +95,9 @@ async def _run(args: argparse.Namespace) -> int:
 async def _delegate(workspace: Workspace, name: str, task: str, *, auto_approve: bool) -> Delegation:
     from agent_core.cli.chat_command import ask_approval, subagent_line
 
-    now = time.time()
-    # The run has no parent chat: a stand-in parent, never saved, holds the agent's settings.
-    host = StoredSession(
-        id="", title="", agent_path=str(workspace.agent.root), created_at=now, updated_at=now
-    )
-    parent = ChatSession(workspace.agent, workspace.store, host, workspace.chat_services)
-    parent.delegator.user_text = task
     delegation: Delegation | None = None
-    async for event in parent.delegator.run(DIRECT_CALL, name, {"task": task}, None):
+    events = run_directly(workspace.agent, workspace.store, workspace.chat_services, name, task)
+    async for event in events:
         if isinstance(event, Delegation):
             delegation = event
         elif isinstance(event, ApprovalRequest):

@@ -27,7 +27,7 @@ from agent_core.subagents.definition import (
 )
 from agent_core.subagents.tool_names import tool_patterns
 
-__all__ = ["SUBAGENTS_FOLDER", "load_subagent", "load_subagents"]
+__all__ = ["SUBAGENTS_FOLDER", "load_subagent", "load_subagents", "parse_subagent"]
 
 SUBAGENTS_FOLDER = "subagents"
 SUFFIX = ".md"
@@ -85,6 +85,12 @@ def load_subagent(path: Path, problems: list[Problem]) -> Subagent | None:
     text = read_text(path, problems, too_large_fix="keep the sub-agent's prompt shorter")
     if text is None:
         return None
+    return parse_subagent(path, text, problems)
+
+
+def parse_subagent(path: Path, text: str, problems: list[Problem]) -> Subagent | None:
+    """The sub-agent ``text`` describes (as if it were the file ``path``), or None with the
+    problems recorded: an editor checks the text this way before saving it."""
     try:
         parts = split_frontmatter(text)
     except FrontmatterError as error:

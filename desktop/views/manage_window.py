@@ -1,4 +1,4 @@
-"""The agent's management window: Rules, References, Tools and Providers, one tab each."""
+"""The agent's management window: Rules, References, Sub-agents, Tools and Providers, one tab each."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.settings import app_settings
 from desktop.views.document_panel import DocumentPanel
+from desktop.views.subagents_panel import SubagentsPanel
 from desktop.views.window_geometry import place_window
 
 __all__ = ["ManageWindow"]
@@ -38,6 +39,9 @@ class ManageWindow(QWidget):
             panel.saved.connect(host.reload_agent)
         self.tabs.addTab(self.rules, "Rules")
         self.tabs.addTab(self.references, "References")
+        self.subagents = SubagentsPanel(bridge, host)
+        self.subagents.saved.connect(host.reload_agent)
+        self.tabs.addTab(self.subagents, "Sub-agents")
         self.tools: Any = None
         self.providers: Any = None
         self._add_optional_panels()
@@ -66,6 +70,7 @@ class ManageWindow(QWidget):
         self.setWindowTitle(f"{agent.name} — Manage agent")
         self.rules.set_agent(agent)
         self.references.set_agent(agent)
+        self.subagents.set_agent(agent)
         if self.tools is not None:
             self.tools.set_agent(agent)
         if self.providers is not None:

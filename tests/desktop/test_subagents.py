@@ -116,3 +116,39 @@ def test_stop_on_a_running_sub_agent_stops_it_and_the_reply_goes_on(
     assert controller is not None
     last = controller.last_reply_entry()
     assert last is not None and last.text == "It was stopped."
+
+
+def test_the_sub_agents_tab_makes_checks_saves_test_runs_and_deletes_one(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    from tests.support.desktop_driver import open_manager
+
+    window = open_manager(qtbot, desktop, "Sub-agents")
+    panel = window.subagents
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=WAIT_MS)
+    panel.new_name.setText("summariser")
+    qtbot.mouseClick(panel.new_button, Qt.MouseButton.LeftButton)
+    assert panel.editor.toPlainText().startswith("---\nname: summariser\n")
+    assert panel.problems.text() == "No problems." and panel.save_button.isEnabled()
+    panel.editor.setPlainText(panel.editor.toPlainText().replace("context: isolated", "context: sideways"))
+    assert "error (line 5)" in panel.problems.text() and not panel.save_button.isEnabled()
+    panel.editor.setPlainText(panel.editor.toPlainText().replace("context: sideways", "context: fork"))
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=WAIT_MS)  # saved, the agent reloaded
+    assert (agent_dir / "subagents" / "summariser.md").is_file()
+    screenshot(window, "subagents_tab")
+
+    scripted(desktop).enqueue_reply("A three-line summary.")
+    panel.task.setText("summarise the notes")
+    qtbot.waitUntil(panel.run_button.isEnabled, timeout=WAIT_MS)
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.result.toPlainText() == "A three-line summary.", timeout=WAIT_MS)
+    assert "summariser finished" in panel.run_status.text()
+    qtbot.mouseClick(panel.open_chat_button, Qt.MouseButton.LeftButton)
+    assert desktop.window.dialogs.last_transcript_dialog is not None
+
+    qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    assert panel.delete_button.text() == "Click again to delete"
+    qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=WAIT_MS)
+    assert not (agent_dir / "subagents" / "summariser.md").exists()
