@@ -76,6 +76,8 @@ class SubagentFrontmatter(FileModel):
     # How its tool is offered to the parent: chosen per message (agent), in every chat (always),
     # or added by the user (manual).
     include: IncludeMode = IncludeMode.AGENT
+    # Another agent folder, inside this one, whose prompt, rules and references the child uses.
+    agent: str | None = None
     limits: SubagentLimitsConfig = Field(default_factory=SubagentLimitsConfig)
 
     @field_validator("tools", "disallowed_tools", "rules", "references", mode="before")
@@ -154,6 +156,7 @@ class Subagent:
     output_schema: dict[str, Any] | None = field(default=None, compare=False)
     limits: SubagentLimits = SubagentLimits()
     path: Path | None = field(default=None, compare=False)
+    agent_folder: Path | None = None  # an agent folder used as this sub-agent
     # Claude Code tools with no ContextDesk counterpart, left out (the file says which).
     unsupported_tools: tuple[str, ...] = ()
 

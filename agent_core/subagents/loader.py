@@ -163,6 +163,9 @@ def parse_subagent(path: Path, text: str, problems: list[Problem]) -> Subagent |
                 severity="warning",
             )
         )
+    agent_folder = _agent_folder(meta.agent, path, document, problems)
+    if meta.agent is not None and agent_folder is None:
+        return None
     tools = unsupported = None
     if meta.tools is not None:
         tools, unsupported = tool_patterns(meta.tools)
@@ -191,8 +194,42 @@ def parse_subagent(path: Path, text: str, problems: list[Problem]) -> Subagent |
         output_schema=meta.output,
         limits=SubagentLimits.of(meta),
         path=path,
+        agent_folder=agent_folder,
         unsupported_tools=unsupported or (),
     )
+
+
+def _agent_folder(
+    given: str | None, path: Path, document: YamlDocument, problems: list[Problem]
+) -> Path | None:
+    """The agent folder ``agent:`` names, which must be inside the agent that holds this file
+    (an agent folder from someone else must not read files elsewhere on the machine)."""
+    if given is None:
+        return None
+    root = path.parent.parent.resolve()
+    folder = (root / given).resolve()
+    line = document.line_of(["agent"])
+    if not folder.is_relative_to(root) or folder == root:
+        problems.append(
+            Problem(
+                path,
+                f"agent: {given} is outside this agent's folder",
+                "copy that agent into this agent's folder (e.g. subagents/NAME/) and name it by its path there",
+                line,
+            )
+        )
+        return None
+    if not (folder / "agent.yaml").is_file():
+        problems.append(
+            Problem(
+                path,
+                f"agent: {given} is not an agent folder (it has no agent.yaml)",
+                "point it at a folder that holds an agent.yaml",
+                line,
+            )
+        )
+        return None
+    return folder
 
 
 def _known_keys(

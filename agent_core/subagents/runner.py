@@ -146,7 +146,9 @@ class Delegator:
             else min(self.nesting.limit, subagent.limits.max_depth)
         )
         model, model_note = resolve_model(subagent, parent.agent, parent.settings.chat.model)
-        agent = child_agent(parent.agent, subagent, model, may_nest=depth < limit)
+        base, base_note = _base_agent(parent.agent, subagent)
+        model_note = _join(model_note, base_note)
+        agent = child_agent(base, subagent, model, may_nest=depth < limit)
         inner = getattr(parent.services.tools, "inner", parent.services.tools)
         tools = AllowListedTools(inner, subagent, subagent_tools(agent.subagents) if agent.subagents else ())
         services = ChatServices(
@@ -341,10 +343,40 @@ class Delegator:
         return _framed("the conversation you were delegated from", "\n".join(lines)), ""
 
 
+def _base_agent(parent: Agent, subagent: Subagent) -> tuple[Agent, str]:
+    """The agent the child is made from: the parent's, or the agent folder the file names (its
+    own prompt, rules and references), loaded now; with a note on that folder's problems."""
+    if subagent.agent_folder is None:
+        return parent, ""
+    from agent_core.agent.loader import load_agent
+
+    folder = load_agent(subagent.agent_folder)
+    errors = [p for p in folder.problems if p.severity == "error"]
+    note = f"the agent folder {subagent.agent_folder.name} has {len(errors)} problem(s)" if errors else ""
+    # Its own items stay as they are; the parent's providers, settings and sub-agents still apply.
+    merged = replace(
+        parent,
+        rules=folder.rules,
+        references=folder.references,
+        config=parent.config.model_copy(update={"system_prompt": folder.config.system_prompt}, deep=True),
+    )
+    return merged, note
+
+
 def child_agent(parent: Agent, subagent: Subagent, model: str, *, may_nest: bool) -> Agent:
     """The agent a child chat runs as: the sub-agent's prompt and limits, the handed-down rules
-    and references (always in), and sub-agents of its own only while nesting is allowed."""
+    and references (always in), and sub-agents of its own only while nesting is allowed. For an
+    agent folder used as a sub-agent, its own prompt, rules and references (as it sets them)."""
     config = parent.config.model_copy(deep=True)
+    if subagent.agent_folder is not None:
+        prompt = "\n\n".join(p for p in (parent.config.system_prompt, subagent.prompt) if p.strip())
+        config.system_prompt = prompt
+        config.chat.model = model
+        config.chat.max_chat_turns = subagent.limits.max_turns
+        config.memory.enabled = False
+        return replace(
+            parent, config=config, subagents=dict(parent.subagents) if may_nest else {}, problems=[]
+        )
     config.system_prompt = subagent.prompt
     config.chat.model = model
     config.chat.max_chat_turns = subagent.limits.max_turns

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -83,7 +84,9 @@ def subagent_file(name: str, header: str = "", body: str = "You answer from the 
 
 
 class Chat:
-    def __init__(self, tmp_path: Path, subagents: dict[str, str]) -> None:
+    def __init__(
+        self, tmp_path: Path, subagents: dict[str, str], prepare: Callable[[Path], None] | None = None
+    ) -> None:
         root = create_agent(tmp_path / "agent").root
         for folder in ("rules", "references"):
             for path in (root / folder).glob("*.md"):
@@ -91,6 +94,8 @@ class Chat:
         (root / "subagents").mkdir()
         for name, text in subagents.items():
             (root / "subagents" / f"{name}.md").write_text(text, encoding="utf-8")
+        if prepare is not None:
+            prepare(root)
         self.agent: Agent = load_agent(root)
         assert not [p for p in self.agent.problems if p.severity == "error"], self.agent.problems
         self.agent.config.chat.model = "scripted:parent"
@@ -121,8 +126,8 @@ class Chat:
 def make_chat(tmp_path: Path) -> Iterator[Callable[..., Chat]]:
     made: list[Chat] = []
 
-    def make(**subagents: str) -> Chat:
-        chat = Chat(tmp_path, subagents)
+    def make(prepare: Callable[[Path], None] | None = None, **subagents: str) -> Chat:
+        chat = Chat(tmp_path, subagents, prepare)
         made.append(chat)
         return chat
 
@@ -455,3 +460,45 @@ def test_cancelling_one_child_stops_it_and_the_parent_goes_on(make_chat: Callabl
     assert delegation.stopped_by == "cancelled" and delegation.result == "half an answer "
     assert finished(events).message.content == "the child was stopped"
     assert chat.store.messages(delegation.child_session_id)[-1].status == "cancelled"
+
+
+def test_an_agent_folder_inside_the_agent_is_a_sub_agent_with_its_own_prompt_and_rules(
+    make_chat: Callable[..., Chat],
+) -> None:
+    def prepare(root: Path) -> None:
+        helper = create_agent(root / "subagents" / "helper-agent", name="Helper").root
+        for path in (helper / "rules").glob("*.md"):
+            path.unlink()
+        config = (helper / "agent.yaml").read_text()
+        (helper / "agent.yaml").write_text(
+            re.sub(r"(?m)^systemPrompt:.*$", "systemPrompt: HELPER-PROMPT", config), "utf-8"
+        )
+        (helper / "rules" / "house-style.md").write_text(
+            "---\ndescription: house style\ninclude: always\n---\nHELPER-RULE: answer in haiku.\n", "utf-8"
+        )
+        (root / "rules" / "parent-only.md").write_text(
+            "---\ndescription: parent rule\ninclude: always\n---\nPARENT-RULE\n", "utf-8"
+        )
+
+    chat = make_chat(prepare, helper=subagent_file("helper", "agent: subagents/helper-agent\n", body=""))
+    chat.providers["parent"].enqueue_tool_call("subagents__helper", {"task": "write"})
+    chat.providers["helper"].enqueue_reply("five seven five")
+    chat.providers["parent"].enqueue_reply("ok")
+    chat.send("go")
+    [request] = chat.providers.requests("helper")
+    assert "HELPER-RULE" in texts(request) and "HELPER-PROMPT" in texts(request)
+    assert "PARENT-RULE" not in texts(request)
+    assert "PARENT-RULE" in texts(chat.providers.requests("parent")[0])
+
+
+def test_an_agent_folder_outside_the_agent_is_refused(tmp_path: Path) -> None:
+    from agent_core.agent.items import Problem
+    from agent_core.subagents.loader import load_subagent
+
+    root = tmp_path / "agent"
+    (root / "subagents").mkdir(parents=True)
+    path = root / "subagents" / "escape.md"
+    path.write_text("---\ndescription: d\nagent: ../../elsewhere\n---\nx\n", "utf-8")
+    problems: list[Problem] = []
+    assert load_subagent(path, problems) is None
+    assert "outside this agent's folder" in problems[0].message and problems[0].line == 3
