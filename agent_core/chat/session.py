@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
@@ -76,6 +76,8 @@ class ChatSession:
         self.store = store
         self.services = services
         self.delegator = Delegator(self, nesting or Nesting())
+        # Tools allowed without asking because a parent chat allowed them (approvals: inherit).
+        self.inherited_allowed: Callable[[], Collection[ItemRef]] = tuple
         self.models = ModelResolver(services.resolve_provider)
         self._record = record
         self._task: asyncio.Task[Any] | None = None
@@ -240,6 +242,12 @@ class ChatSession:
     def readmit(self, ref: ItemRef) -> None:
         """Undo leaving ``ref`` out of this chat (e.g. a memory marked "not for this chat")."""
         self._save_record(excluded_items=tuple(r for r in self._record.excluded_items if r != ref))
+
+    @property
+    def allowed_tools(self) -> tuple[ItemRef, ...]:
+        """Tools the user allowed for the rest of this chat, and those a parent chat's allow
+        reaches (a sub-agent with ``approvals: inherit``)."""
+        return (*self._record.allowed_tools, *self.inherited_allowed())
 
     def allow_tool_for_chat(self, tool: ItemRef) -> None:
         """Run ``tool`` without asking for the rest of this chat."""
@@ -425,7 +433,7 @@ class ChatSession:
         caller = ToolCaller(
             tools=self.services.tools,
             policy=settings.chat.tool_permission,
-            allowed_for_chat=lambda: self._record.allowed_tools,
+            allowed_for_chat=lambda: self.allowed_tools,
             allow_for_chat=self.allow_tool_for_chat,
             delegator=self.delegator,
         )

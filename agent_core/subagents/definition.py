@@ -78,6 +78,9 @@ class SubagentFrontmatter(FileModel):
     include: IncludeMode = IncludeMode.AGENT
     # Another agent folder, inside this one, whose prompt, rules and references the child uses.
     agent: str | None = None
+    # own: the child asks for its tool calls itself; inherit: what the user allowed for the
+    # parent chat is allowed to the child too.
+    approvals: Literal["own", "inherit"] = "own"
     limits: SubagentLimitsConfig = Field(default_factory=SubagentLimitsConfig)
 
     @field_validator("tools", "disallowed_tools", "rules", "references", mode="before")
@@ -157,6 +160,7 @@ class Subagent:
     limits: SubagentLimits = SubagentLimits()
     path: Path | None = field(default=None, compare=False)
     agent_folder: Path | None = None  # an agent folder used as this sub-agent
+    inherit_approvals: bool = False  # the parent chat's "allow for this chat" applies to it
     # Claude Code tools with no ContextDesk counterpart, left out (the file says which).
     unsupported_tools: tuple[str, ...] = ()
 

@@ -195,6 +195,7 @@ def parse_subagent(path: Path, text: str, problems: list[Problem]) -> Subagent |
         limits=SubagentLimits.of(meta),
         path=path,
         agent_folder=agent_folder,
+        inherit_approvals=meta.approvals == "inherit",
         unsupported_tools=unsupported or (),
     )
 

@@ -166,6 +166,8 @@ class Delegator:
             parent=ChildLink(parent.id, parent_message_id, call_id, subagent.name),
         )
         child = type(parent)(agent, parent.store, record, services, nesting=Nesting(depth, origin, limit))
+        if subagent.inherit_approvals:
+            child.inherited_allowed = lambda: parent.allowed_tools
         yield SubagentStarted(call_id, subagent.name, task, subagent.context, child.id, self.nesting.origin)
         run = _Run(note="; ".join(n for n in (model_note, context_note) if n))
         message = f"{background}{task}" if background else task

@@ -502,3 +502,20 @@ def test_an_agent_folder_outside_the_agent_is_refused(tmp_path: Path) -> None:
     problems: list[Problem] = []
     assert load_subagent(path, problems) is None
     assert "outside this agent's folder" in problems[0].message and problems[0].line == 3
+
+
+@pytest.mark.parametrize(("approvals", "asked"), [("own", 1), ("inherit", 0)])
+def test_the_parents_allow_for_this_chat_reaches_a_child_only_when_its_file_says_so(
+    make_chat: Callable[..., Chat], approvals: str, asked: int
+) -> None:
+    from agent_core.context.items import ItemRef
+
+    chat = make_chat(writer=subagent_file("writer", f"tools: [workspace.write_file]\napprovals: {approvals}\n"))
+    chat.session.allow_tool_for_chat(ItemRef("tool", "write_file", "workspace"))
+    chat.providers["parent"].enqueue_tool_call("subagents__writer", {"task": "write"})
+    chat.providers["writer"].enqueue_tool_call("workspace__write_file", {"path": "x"})
+    chat.providers["writer"].enqueue_reply("written")
+    chat.providers["parent"].enqueue_reply("ok")
+    events = chat.send("go", approve=ApprovalDecision.DENY)
+    assert len([e for e in events if isinstance(e, ApprovalRequest)]) == asked
+    assert (("workspace", "write_file", {"path": "x"}) in chat.tools.calls) == (approvals == "inherit")
