@@ -510,7 +510,9 @@ def test_the_parents_allow_for_this_chat_reaches_a_child_only_when_its_file_says
 ) -> None:
     from agent_core.context.items import ItemRef
 
-    chat = make_chat(writer=subagent_file("writer", f"tools: [workspace.write_file]\napprovals: {approvals}\n"))
+    chat = make_chat(
+        writer=subagent_file("writer", f"tools: [workspace.write_file]\napprovals: {approvals}\n")
+    )
     chat.session.allow_tool_for_chat(ItemRef("tool", "write_file", "workspace"))
     chat.providers["parent"].enqueue_tool_call("subagents__writer", {"task": "write"})
     chat.providers["writer"].enqueue_tool_call("workspace__write_file", {"path": "x"})
