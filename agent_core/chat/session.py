@@ -306,6 +306,7 @@ class ChatSession:
             self.add_item(ref)
         settings = self.settings
         tool_calling = self.tool_calling(settings.chat.model)
+        self.delegator.routed = tool_calling == "routed"
         chat_items = self.items
         if one_turn is not None and all(item.ref != one_turn for item in chat_items):
             chat_items = (*chat_items, SessionItem(one_turn, "manual"))

@@ -108,6 +108,9 @@ class Delegator:
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._running: dict[str, asyncio.Task[None]] = {}  # by call id
         self.user_text = ""  # the message being answered: the task when a routed model gives none
+        # The chat's model cannot choose tools (a small local one): it was routed to the
+        # sub-agent, and the task is the user's own message rather than its arguments.
+        self.routed = False
 
     def cancel(self, call_id: str) -> bool:
         """Stop the child started by ``call_id`` (and its children); its text so far becomes its
@@ -126,7 +129,7 @@ class Delegator:
         subagent = self.parent.agent.subagents.get(name)
         if subagent is None:
             raise LookupError(f"no sub-agent named {name} in this agent")
-        task = _task_of(arguments, self.user_text)
+        task = _task_of({} if self.routed else arguments, self.user_text)
         slot = self._slots.setdefault(name, asyncio.Semaphore(subagent.limits.max_parallel))
         async with slot:
             async for event in self._run(subagent, task, call_id, parent_message_id):

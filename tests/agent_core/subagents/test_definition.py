@@ -140,3 +140,19 @@ def test_tool_patterns_keep_contextdesk_names_and_widen_bare_ones() -> None:
         ("workspace.read_*", "*.current_time", "git.*"),
         (),
     )
+
+
+def test_model_names_map_through_the_agents_aliases_or_fall_back_to_the_parents(tmp_path: Path) -> None:
+    from agent_core.subagents.runner import resolve_model
+
+    agent = load_agent(create_agent(tmp_path / "agent").root)
+    agent.config.model_aliases = {"sonnet": "anthropic:claude-sonnet-4-5"}
+
+    def model(name: str) -> tuple[str, str]:
+        return resolve_model(Subagent("x", "d", "p", model=name), agent, "local:smollm2")
+
+    assert model("inherit") == ("local:smollm2", "")
+    assert model("sonnet") == ("anthropic:claude-sonnet-4-5", "")
+    assert model("openai:gpt-5-mini") == ("openai:gpt-5-mini", "")
+    used, note = model("opus")
+    assert used == "local:smollm2" and "modelAliases does not name it" in note
