@@ -44,3 +44,6 @@ _.register_importers
 _.register_token_counters
 _.register_embedding_backends
 _.register_context_sources
+
+# Jinja2 reads it: the binary operators its sandbox hands to call_binop (workflow templates).
+_.intercepted_binops
