@@ -1,0 +1,312 @@
+"""``contextdesk workflow check``: what is wrong with a workflow before anything runs.
+
+Unknown states, assistants and tools; states no path reaches; parallel writes to one key without
+a ``merge`` rule; CodeMie features ContextDesk does not run; and variables a template reads that
+nothing defines: not an input, and not stored by any state that can run before (its
+``output_key``, the properties of its ``output_schema``, or the keys of the JSON its task asks
+for). When an earlier state's output keys cannot be known, such a variable is a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+
+from agent_core.agent.items import Problem
+from agent_core.workflows.loader import Workflow
+from agent_core.workflows.schema import WorkflowNext, WorkflowState
+from agent_core.workflows.templates import WorkflowTemplateError, variables_of
+
+__all__ = ["END", "check_workflow", "output_keys", "targets"]
+
+END = "end"
+
+# A task that asks for JSON usually shows it: {"summary": "...", "key_findings": [...]}
+_JSON_KEY = re.compile(r'["\']([A-Za-z_][\w-]*)["\']\s*:')
+
+_AFTER_OUTPUT = frozenset(["condition", "switch", "iter_key"])
+
+_IGNORED = {
+    "enable_summarization_node": "summarization nodes (ContextDesk compacts history its own way)",
+    "messages_limit_before_summarization": "summarization limits",
+    "tokens_limit_before_summarization": "summarization limits (use limits.maxTokens)",
+    "recursion_limit": "recursion_limit (use limits.maxSteps)",
+    "max_concurrency": "max_concurrency (use parallel on a state)",
+    "retry_policy": "retry_policy (provider errors are retried by the provider layer)",
+}
+
+
+def targets(next_: WorkflowNext) -> list[str]:
+    """The states a transition can lead to."""
+    if next_.state_id is not None:
+        return [next_.state_id]
+    if next_.state_ids is not None:
+        return list(next_.state_ids)
+    if next_.condition is not None:
+        return [next_.condition.then, next_.condition.otherwise]
+    if next_.switch is not None:
+        return [case.state_id for case in next_.switch.cases] + [next_.switch.default]
+    return []
+
+
+def output_keys(state: WorkflowState) -> set[str] | None:
+    """The keys ``state`` can store, or None when they cannot be known before it runs."""
+    next_ = state.next
+    if not next_.store_in_context:
+        return set()
+    if next_.output_key:
+        return {next_.output_key}
+    schema = state.output_schema
+    if isinstance(schema, str):
+        try:
+            schema = json.loads(schema)
+        except ValueError:
+            schema = None
+    if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+        return set(schema["properties"])
+    asked = set(_JSON_KEY.findall(state.task))
+    return asked or None
+
+
+def check_workflow(
+    workflow: Workflow,
+    *,
+    subagents: Collection[str] = (),
+    tools: Collection[str] | None = None,
+) -> list[Problem]:
+    """Problems of ``workflow``; ``subagents`` are the agent's sub-agent names, ``tools`` the
+    ``server.tool`` names of its running servers (None: not known, tools are not checked)."""
+    spec, path = workflow.spec, workflow.path
+    problems: list[Problem] = []
+
+    def add(message: str, fix: str, *where: str | int, severity: str = "error") -> None:
+        problems.append(Problem(path, message, fix, workflow.line_of(*where), severity))  # type: ignore[arg-type]
+
+    states = {state.id: state for state in spec.states}
+    index = {state.id: i for i, state in enumerate(spec.states)}
+    assistants = {a.id: a for a in spec.assistants}
+    tool_ids = {t.id: t for t in spec.tools}
+    if spec.mode and spec.mode.lower() != "sequential":
+        add(
+            f"mode {spec.mode} is not supported: ContextDesk runs Sequential workflows", "remove mode", "mode"
+        )
+    for key, what in _IGNORED.items():
+        if getattr(spec, key) is not None:
+            add(f"{what} is ignored", f"remove {key}", key, severity="warning")
+    for tool in spec.tools:
+        tool_where: tuple[str | int, ...] = ("tools", list(tool_ids).index(tool.id), "tool")
+        if "." not in tool.tool:
+            add(
+                f"tool '{tool.id}' names {tool.tool!r}, not a tool of this agent",
+                "name it as server.tool, e.g. workspace.read_file (`contextdesk agent show` lists them)",
+                *tool_where,
+            )
+        elif tools is not None and tool.tool not in tools:
+            add(
+                f"tool '{tool.id}': no running server offers {tool.tool}",
+                "check the server's name and the tool's",
+                *tool_where,
+                severity="warning",
+            )
+    for i, assistant in enumerate(spec.assistants):
+        if assistant.assistant_id and assistant.assistant_id not in subagents:
+            add(
+                f"assistant '{assistant.id}' is {assistant.assistant_id!r}, which is not a sub-agent of this agent",
+                "add subagents/NAME.md, or remove assistant_id to use this agent",
+                "assistants", i, "assistant_id",
+            )  # fmt: skip
+        for key in ("datasource_ids", "mcp_servers", "skill_ids"):
+            if getattr(assistant, key):
+                add(
+                    f"assistant '{assistant.id}': {key} is ignored",
+                    "give tools through server.tool",
+                    "assistants",
+                    i,
+                    key,
+                    severity="warning",
+                )
+
+    for i, state in enumerate(spec.states):
+        where = ("states", i)
+        if state.custom_node_id:
+            add(
+                f"state '{state.id}' is a custom node, which ContextDesk does not run",
+                "make it an assistant or a tool state",
+                *where,
+                "custom_node_id",
+            )
+        if (
+            state.assistant_id
+            and state.assistant_id not in assistants
+            and state.assistant_id not in subagents
+        ):
+            add(
+                f"state '{state.id}' names assistant '{state.assistant_id}', which the workflow does not define",
+                f"add it to assistants (defined: {', '.join(assistants) or 'none'})",
+                *where, "assistant_id",
+            )  # fmt: skip
+        if state.tool_id and state.tool_id not in tool_ids:
+            add(
+                f"state '{state.id}' names tool '{state.tool_id}', which the workflow does not define",
+                f"add it to tools (defined: {', '.join(tool_ids) or 'none'})",
+                *where, "tool_id",
+            )  # fmt: skip
+        for target in targets(state.next):
+            if target != END and target not in states:
+                add(
+                    f"state '{state.id}' goes to '{target}', which is not a state",
+                    f"use one of: {', '.join(states)}, end",
+                    *where,
+                    "next",
+                )
+        if state.parallel and state.parallel > 1 and state.merge is None:
+            add(
+                f"state '{state.id}' runs {state.parallel} at a time but says nothing of how their outputs merge",
+                "add merge: append, last or error",
+                *where, "parallel",
+            )  # fmt: skip
+        if state.next.state_ids:
+            _parallel_writes(state, states, add, where)
+        for key in ("include_in_iterator_context", "append_to_context", "override_task"):
+            value = getattr(state.next, key)
+            if value not in (["*"], False):
+                add(
+                    f"state '{state.id}': next.{key} is not supported yet and is ignored",
+                    f"remove {key}",
+                    *where,
+                    "next",
+                    key,
+                    severity="warning",
+                )
+    _unreachable(spec.states, states, add)
+    _variables(workflow, states, index, add)
+    return problems
+
+
+def _parallel_writes(
+    state: WorkflowState, states: Mapping[str, WorkflowState], add: Any, where: tuple[Any, ...]
+) -> None:
+    seen: dict[str, str] = {}
+    for target in state.next.state_ids or []:
+        branch = states.get(target)
+        if branch is None:
+            continue
+        for key in output_keys(branch) or set():
+            if key in seen and branch.merge is None and states[seen[key]].merge is None:
+                add(
+                    f"parallel states '{seen[key]}' and '{target}' both write '{key}'",
+                    "add merge: append, last or error to one of them, or use another output_key",
+                    *where, "next", "state_ids",
+                )  # fmt: skip
+            seen.setdefault(key, target)
+
+
+def _unreachable(order: list[WorkflowState], states: Mapping[str, WorkflowState], add: Any) -> None:
+    reached, queue = {order[0].id}, deque([order[0].id])
+    while queue:
+        for target in targets(states[queue.popleft()].next):
+            if target in states and target not in reached:
+                reached.add(target)
+                queue.append(target)
+    for i, state in enumerate(order):
+        if state.id not in reached:
+            add(
+                f"state '{state.id}' can never run: no path from the first state leads to it",
+                "point a next at it, or remove it",
+                "states",
+                i,
+                severity="warning",
+            )
+
+
+def _variables(
+    workflow: Workflow, states: Mapping[str, WorkflowState], index: Mapping[str, int], add: Any
+) -> None:
+    """Variables read before anything can have stored them."""
+    spec = workflow.spec
+    first = spec.states[0].id
+    # What is surely known when each state runs, going through the states in the order they
+    # can run: the inputs, then what every state before it stores (on the shortest path).
+    known: dict[str, set[str]] = {first: set(spec.inputs)}
+    certain: dict[str, bool] = {first: True}
+    iterated: set[str] = set()
+    queue = deque([first])
+    visited: set[str] = set()
+    while queue:
+        current = queue.popleft()
+        if current in visited:
+            continue
+        visited.add(current)
+        state = states[current]
+        stored = output_keys(state)
+        after = known[current] | (stored or set())
+        if state.next.clear_context_store is True:
+            after = set()
+        elif state.next.clear_context_store == "keep_current":
+            after = set(stored or set())
+        after -= set(state.next.reset_keys_in_context_store or [])
+        for target in targets(state.next):
+            if target not in states:
+                continue
+            if state.next.iter_key:
+                iterated.add(target)
+            if target not in known:
+                known[target] = set(after)
+                certain[target] = certain[current] and stored is not None
+                queue.append(target)
+    for state_id, state in states.items():
+        if state_id not in known:
+            continue  # unreachable: reported already
+        where = ("states", index[state_id])
+        used = _used(state)
+        # A transition's condition and iter_key read the store with this state's output in it.
+        own = output_keys(state) or set()
+        for variable, place in sorted(used):
+            if variable in known[state_id] or (place in _AFTER_OUTPUT and variable in own):
+                continue
+            maybe = not certain[state_id] or state_id in iterated
+            add(
+                f"state '{state_id}', {place}: '{variable}' may be undefined (an earlier state's output keys are not known)"
+                if maybe
+                else f"state '{state_id}', {place}: '{variable}' is undefined (inputs and earlier states store: "
+                f"{', '.join(sorted(known[state_id])) or 'nothing'})",
+                "declare it in inputs, store it in an earlier state (output_key or output_schema), or fix its name",
+                *where,
+                severity="warning" if maybe else "error",
+            )
+
+
+def _used(state: WorkflowState) -> set[tuple[str, str]]:
+    used: set[tuple[str, str]] = set()
+
+    def collect(text: str, place: str, *, expression: bool = False) -> None:
+        try:
+            used.update((name, place) for name in variables_of(text, expression=expression))
+        except WorkflowTemplateError:
+            return  # a syntax error: reported when the state renders (with its line)
+
+    if state.resolve_dynamic_values_in_prompt:
+        collect(state.task, "task")
+    for value in _strings(state.tool_args or {}):
+        collect(value, "tool_args")
+    if state.next.condition is not None:
+        collect(state.next.condition.expression, "condition", expression=True)
+    for case in state.next.switch.cases if state.next.switch else []:
+        collect(case.condition, "switch", expression=True)
+    if state.next.iter_key:
+        used.add((state.next.iter_key.split(".")[0], "iter_key"))
+    return used
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
