@@ -11,6 +11,7 @@ from agent_core.agent.items import DocumentItem, DocumentKind, Problem
 from agent_core.agent.schema import AgentConfig
 from agent_core.errors import AgentFileError
 from agent_core.subagents.definition import Subagent
+from agent_core.workflows.loader import Workflow
 
 __all__ = ["AGENT_FILE", "Agent"]
 
@@ -26,6 +27,7 @@ class Agent:
     rules: dict[str, DocumentItem] = field(default_factory=dict)
     references: dict[str, DocumentItem] = field(default_factory=dict)
     subagents: dict[str, Subagent] = field(default_factory=dict)
+    workflows: dict[str, Workflow] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     # Blocks of agent.yaml that failed validation, kept verbatim so a save does not drop them.
     unparsed_providers: dict[str, Any] = field(default_factory=dict)

@@ -18,6 +18,8 @@ from agent_core.agent.items import Problem
 from agent_core.agent.secrets import env_var_name
 from agent_core.errors import AgentFileError
 from agent_core.subagents.loader import load_subagents
+from agent_core.workflows.check import check_workflow
+from agent_core.workflows.loader import load_workflows
 
 __all__ = ["load_agent"]
 
@@ -61,6 +63,9 @@ def load_agent(root: Path | str) -> Agent:
     for kind in ("rule", "reference"):
         agent.documents(kind).update(load_documents(root, kind, problems))
     agent.subagents.update(load_subagents(root, problems))
+    agent.workflows.update(load_workflows(root, problems))
+    for workflow in agent.workflows.values():
+        problems.extend(check_workflow(workflow, subagents=agent.subagents))
     _check_secret_references(agent)
     problems.sort(key=lambda p: (str(p.path), p.line or 0))
     logger.debug(

@@ -42,6 +42,7 @@ COMMAND_MODULES = {
     "sessions": "agent_core.cli.sessions_commands",
     "memory": "agent_core.cli.memory_commands",
     "subagent": "agent_core.cli.subagent_commands",
+    "workflow": "agent_core.cli.workflow_commands",
 }
 
 

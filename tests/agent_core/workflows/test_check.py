@@ -180,3 +180,21 @@ def test_no_false_positive_on_correct_workflows(tmp_path: Path, undefined: str) 
     data = yaml.safe_load(GOOD)
     data["undefined"] = undefined
     assert errors(check(tmp_path, yaml.safe_dump(data))) == []
+
+
+def test_agent_check_and_workflow_check_report_workflow_problems(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.agent.scaffold import create_agent
+    from agent_core.cli.main import main
+
+    root = create_agent(tmp_path / "agent").root
+    (root / "workflows").mkdir()
+    (root / "workflows" / "good.yaml").write_text(GOOD, encoding="utf-8")
+    (root / "workflows" / "bad.yaml").write_text(GOOD.replace("{{summary}}\n", "{{sumary}}\n"), encoding="utf-8")
+    assert main(["workflow", "check", str(root), "good"]) == 0
+    assert main(["workflow", "check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "workflows/bad.yaml:" in out and "'sumary' is undefined" in out
+    assert main(["agent", "check", str(root)]) == 1
+    assert "'sumary' is undefined" in capsys.readouterr().out
