@@ -191,7 +191,9 @@ def test_agent_check_and_workflow_check_report_workflow_problems(
     root = create_agent(tmp_path / "agent").root
     (root / "workflows").mkdir()
     (root / "workflows" / "good.yaml").write_text(GOOD, encoding="utf-8")
-    (root / "workflows" / "bad.yaml").write_text(GOOD.replace("{{summary}}\n", "{{sumary}}\n"), encoding="utf-8")
+    (root / "workflows" / "bad.yaml").write_text(
+        GOOD.replace("{{summary}}\n", "{{sumary}}\n"), encoding="utf-8"
+    )
     assert main(["workflow", "check", str(root), "good"]) == 0
     assert main(["workflow", "check", str(root)]) == 1
     out = capsys.readouterr().out
