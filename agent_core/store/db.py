@@ -168,6 +168,30 @@ CREATE INDEX sessions_by_parent ON sessions(parent_session_id);
 """
 
 
+# Workflow runs: every state of every run (failed ones too), to show, debug and re-run from.
+_M007_WORKFLOW_RUNS = """
+CREATE TABLE workflow_runs (
+    id TEXT PRIMARY KEY,
+    agent_path TEXT NOT NULL,
+    workflow TEXT NOT NULL,
+    status TEXT NOT NULL,
+    input TEXT NOT NULL DEFAULT '{}',
+    store TEXT NOT NULL DEFAULT '{}',
+    mocked INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    started_at REAL NOT NULL,
+    finished_at REAL
+);
+CREATE INDEX workflow_runs_by_agent ON workflow_runs(agent_path, started_at);
+CREATE TABLE workflow_steps (
+    run_id TEXT NOT NULL REFERENCES workflow_runs(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
+);
+"""
+
+
 Migration = str | Callable[[sqlite3.Connection], None]
 
 # Append only: never edit or reorder a migration that has shipped; add a new one.
@@ -178,6 +202,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("chat_leases", _M004_CHAT_LEASES),
     ("memories", _M005_MEMORIES),
     ("child_chats", _M006_CHILD_CHATS),
+    ("workflow_runs", _M007_WORKFLOW_RUNS),
 )
 
 

@@ -135,6 +135,14 @@ class Delegator:
             async for event in self._run(subagent, task, call_id, parent_message_id):
                 yield event
 
+    async def run_definition(
+        self, subagent: Subagent, task: str, call_id: str
+    ) -> AsyncIterator[DelegationEvent | Delegation]:
+        """Run ``subagent`` (a file's or one made on the spot, e.g. a workflow's assistant) on
+        ``task``, exactly as a delegation runs."""
+        async for event in self._run(subagent, task, call_id, None):
+            yield event
+
     async def _run(
         self, subagent: Subagent, task: str, call_id: str, parent_message_id: int | None
     ) -> AsyncIterator[DelegationEvent | Delegation]:

@@ -1,0 +1,273 @@
+"""Workflow runs: the CodeMie context-management chapter's examples, with mock outputs (and one
+through a scripted model and a tool), each checked against the store and history it describes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_core.agent.items import Problem
+from agent_core.agent.loader import load_agent
+from agent_core.agent.scaffold import create_agent
+from agent_core.chat.services import ChatServices
+from agent_core.providers.base import Provider
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.store.chats import ChatStore
+from agent_core.workflows.engine import MockOutputs, WorkflowEngine, WorkflowFinished
+from agent_core.workflows.loader import parse_workflow
+from agent_core.workflows.records import StepRecord, WorkflowRunRecord
+from agent_core.workflows.run_store import WorkflowRunStore
+from tests.support.chat_tools import PythonTools, Tool
+
+
+class Runner:
+    def __init__(self, tmp_path: Path) -> None:
+        root = create_agent(tmp_path / "agent").root
+        for folder in ("rules", "references"):
+            for path in (root / folder).glob("*.md"):
+                path.unlink()
+        self.agent = load_agent(root)
+        self.agent.config.chat.model = "scripted:x"
+        self.provider = ScriptedProvider()
+        self.tools = PythonTools(
+            [Tool("workspace", "read_file", "Read a file", permission_required=False)],
+            {"read_file": lambda path: json.dumps({"path": path, "lines": 12})},
+        )
+        self.chats = ChatStore(tmp_path / "chats.sqlite3")
+        self.runs = WorkflowRunStore(tmp_path / "chats.sqlite3")
+        self.tmp_path = tmp_path
+
+    def services(self) -> ChatServices:
+        def resolve(model: str) -> tuple[Provider, str]:
+            return self.provider, "x"
+
+        return ChatServices(resolve, None, self.tools)
+
+    def run(self, text: str, given: Any, mock: list[dict[str, Any]] | None = None) -> WorkflowRunRecord:
+        problems: list[Problem] = []
+        workflow = parse_workflow(self.tmp_path / "flow.yaml", text, problems)
+        assert workflow is not None, problems
+        engine = WorkflowEngine(
+            workflow, self.agent, self.services(), self.chats, self.runs,
+            mock_outputs=MockOutputs(mock) if mock is not None else None, auto_approve=True,
+        )  # fmt: skip
+
+        async def go() -> WorkflowRunRecord:
+            async for event in engine.run(given):
+                if isinstance(event, WorkflowFinished):
+                    return event.run
+            raise AssertionError("no end")
+
+        return asyncio.run(asyncio.wait_for(go(), 30))
+
+
+@pytest.fixture
+def runner(tmp_path: Path) -> Runner:
+    return Runner(tmp_path)
+
+
+def step(run: WorkflowRunRecord, state_id: str) -> StepRecord:
+    return next(s for s in run.steps if s.state_id == state_id)
+
+
+def test_the_chapters_first_example_flows_input_and_output_through_the_store(runner: Runner) -> None:
+    text = """
+states:
+  - id: fetch-user-data
+    assistant_id: data-fetcher
+    task: 'Fetch user profile for user ID {{user_id}} from {{department}}'
+    next: {state_id: process-user, store_in_context: true}
+  - id: process-user
+    assistant_id: processor
+    task: |
+      Process user profile:
+      Name: {{name}}
+      Email: {{email}}
+      Role: {{role}}
+      Department: {{department}}
+    next: {state_id: end}
+"""
+    run = runner.run(
+        text,
+        '{"user_id": "12345", "department": "engineering"}',
+        [
+            {
+                "state_id": "fetch-user-data",
+                "output": {"name": "Alice", "email": "alice@example.com", "role": "admin"},
+            },
+            {"state_id": "process-user", "output": "Welcome, Alice!"},
+        ],
+    )
+    assert run.status == "finished" and run.mocked
+    assert (
+        step(run, "fetch-user-data").rendered_task == "Fetch user profile for user ID 12345 from engineering"
+    )
+    assert (
+        "Name: Alice\nEmail: alice@example.com\nRole: admin\nDepartment: engineering"
+        in step(run, "process-user").rendered_task
+    )
+    assert run.store == {
+        "user_id": "12345", "department": "engineering", "name": "Alice", "email": "alice@example.com", "role": "admin"
+    }  # fmt: skip
+    first = step(run, "fetch-user-data")
+    assert set(first.added) == {"name", "email", "role"} and first.parse_path == "json"
+    assert [m.role for m in step(run, "process-user").history_after] == ["user", "assistant", "assistant"]
+
+
+def test_nested_input_and_iteration_over_an_input_list(runner: Runner) -> None:
+    text = """
+states:
+  - id: fetch-data
+    task: 'Fetch {{config.max_items}} items from {{source}} in {{config.format}} format'
+    next: {state_id: process-file, iter_key: files, output_key: ignored}
+  - id: process-file
+    task: 'Process {{item}}'
+    merge: append
+    next: {state_id: end, output_key: processed}
+"""
+    mock = [{"state_id": "fetch-data", "output": "ok"}] + [
+        {"state_id": "process-file", "output": f"done {name}"} for name in ("a.txt", "b.txt", "c.txt")
+    ]
+    run = runner.run(
+        text,
+        {
+            "config": {"max_items": 10, "format": "json"},
+            "source": "database",
+            "files": ["a.txt", "b.txt", "c.txt"],
+        },
+        mock,
+    )
+    assert run.status == "finished", run.error
+    assert step(run, "fetch-data").rendered_task == "Fetch 10 items from database in json format"
+    assert [s.rendered_task for s in run.steps if s.state_id == "process-file"] == [
+        "Process a.txt", "Process b.txt", "Process c.txt"
+    ]  # fmt: skip
+    assert run.store["processed"] == ["done a.txt", "done b.txt", "done c.txt"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "store", "history_roles"),
+    [
+        (
+            {},
+            {"old_key": "old_value", "result": "success", "data": [1, 2, 3]},
+            ["user", "assistant", "assistant"],
+        ),
+        ({"clear_context_store": True}, {}, ["user", "assistant", "assistant"]),
+        (
+            {"clear_context_store": "keep_current"},
+            {"result": "success", "data": [1, 2, 3]},
+            ["user", "assistant", "assistant"],
+        ),
+        ({"store_in_context": False}, {"old_key": "old_value"}, ["user", "assistant", "assistant"]),
+        (
+            {"include_in_llm_history": False},
+            {"old_key": "old_value", "result": "success", "data": [1, 2, 3]},
+            ["user", "assistant"],
+        ),
+        (
+            {"clear_prior_messages": True},
+            {"old_key": "old_value", "result": "success", "data": [1, 2, 3]},
+            ["assistant"],
+        ),
+        (
+            {"reset_keys_in_context_store": ["old_key", "data"]},
+            {"result": "success"},
+            ["user", "assistant", "assistant"],
+        ),
+    ],
+)
+def test_each_transition_flag_does_what_the_chapter_says(
+    runner: Runner, flags: dict[str, Any], store: dict[str, Any], history_roles: list[str]
+) -> None:
+    text = f"""
+states:
+  - id: produce
+    task: produce
+    next: {json.dumps({"state_id": "after", **flags})}
+  - id: after
+    task: after
+    next: {{state_id: end, store_in_context: false}}
+"""
+    run = runner.run(
+        text, {"old_key": "old_value"},
+        [{"state_id": "produce", "output": {"result": "success", "data": [1, 2, 3]}}, {"state_id": "after", "output": "x"}],
+    )  # fmt: skip
+    assert run.status == "finished", run.error
+    assert step(run, "produce").store_after == store
+    assert [m.role for m in step(run, "after").history_after] == history_roles
+
+
+def test_conditions_list_of_dicts_and_plain_strings(runner: Runner) -> None:
+    text = """
+states:
+  - id: classify
+    task: classify
+    next:
+      condition: {expression: "user_role == 'admin'", then: admin-path, otherwise: user-path}
+  - id: admin-path
+    task: 'admin {{file}} {{size}}'
+    next: {state_id: end}
+  - id: user-path
+    task: user
+    next: {state_id: end}
+"""
+    run = runner.run(
+        text, {"user_role": "admin"},
+        [{"state_id": "classify", "output": '[{"file": "a.txt", "size": 100}, {"file": "b.txt", "size": 200}]'},
+         {"state_id": "admin-path", "output": "The analysis completed with no structured data"}],
+    )  # fmt: skip
+    assert [s.state_id for s in run.steps] == ["classify", "admin-path"]
+    assert step(run, "admin-path").rendered_task == "admin b.txt 200"  # the last value wins
+    assert step(run, "admin-path").added == {}  # a plain string is not stored
+
+
+def test_an_undefined_variable_fails_the_run_before_any_model_is_asked(runner: Runner) -> None:
+    text = "states:\n  - id: s\n    task: 'Hello {{nmae}}'\n    next: {state_id: end}\n"
+    run = runner.run(text, {"name": "Alice"})
+    assert run.status == "failed" and "'nmae' is undefined" in run.error and "holds: name" in run.error
+    [failed] = run.steps
+    assert failed.status == "failed" and runner.provider.requests == []
+
+
+def test_an_assistant_state_runs_in_a_chat_of_its_own_and_a_tool_state_calls_its_tool(runner: Runner) -> None:
+    text = """
+assistants:
+  - id: summariser
+    system_prompt: You summarise files. Reply in JSON.
+tools:
+  - id: reader
+    tool: workspace.read_file
+states:
+  - id: read
+    tool_id: reader
+    tool_args: {path: '{{file_path}}'}
+    next: {state_id: summarise}
+  - id: summarise
+    assistant_id: summariser
+    task: 'Summarise {{path}} ({{lines}} lines). Return JSON: {"summary": "..."}'
+    next: {state_id: end}
+"""
+    runner.provider.enqueue_reply('```json\n{"summary": "twelve lines of notes"}\n```')
+    run = runner.run(text, {"file_path": "notes.md"})
+    assert run.status == "finished", run.error
+    assert step(run, "read").rendered_args == {"path": "notes.md"} and run.store["lines"] == 12
+    summarised = step(run, "summarise")
+    assert summarised.parse_path == "fenced" and run.store["summary"] == "twelve lines of notes"
+    assert summarised.child_session_id and summarised.request_context is not None
+    request = runner.provider.requests[0]
+    assert request.messages[0].content.startswith("You summarise files.")
+    assert "Summarise notes.md (12 lines)" in request.messages[-1].content
+    stored = runner.runs.run(run.id)
+    assert stored is not None and [s.state_id for s in stored.steps] == ["read", "summarise"]
+    assert runner.runs.runs(str(runner.agent.root))[0].id == run.id
+
+
+def test_limits_stop_a_looping_workflow(runner: Runner) -> None:
+    text = "limits: {maxSteps: 3}\nstates:\n  - id: loop\n    task: again\n    next: {state_id: loop}\n"
+    run = runner.run(text, {}, [{"state_id": "loop", "output": "x"}] * 5)
+    assert run.status == "stopped" and "limits.maxSteps (3)" in run.error and len(run.steps) == 3
