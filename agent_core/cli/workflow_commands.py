@@ -1,15 +1,22 @@
-"""``contextdesk workflow``: check an agent's workflows before anything runs."""
+"""``contextdesk workflow``: check an agent's workflows, run one, and look at past runs."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from agent_core.agent.loader import load_agent
+from agent_core.chat.events import ApprovalRequest
 from agent_core.errors import ContextDeskError
 from agent_core.workflows.loader import WORKFLOWS_FOLDER
+from agent_core.workflows.records import WorkflowRunRecord
+from agent_core.workflows.run_store import WorkflowRunStore
+from agent_core.workspace import Workspace
 
 __all__ = ["register"]
 
@@ -21,6 +28,30 @@ def register(subparsers: Any) -> None:
     check.add_argument("dir", type=Path, help="the agent folder")
     check.add_argument("name", nargs="?", help="only this workflow")
     check.set_defaults(handler=run_check)
+    run = commands.add_parser("run", help="run a workflow and print its result")
+    run.add_argument(
+        "--agent", type=Path, default=None, help="the agent folder (default: your default agent)"
+    )
+    run.add_argument("name", help="the workflow (workflows/NAME.yaml)")
+    given = run.add_mutually_exclusive_group()
+    given.add_argument("--input", default="{}", help="the input: JSON (its root keys seed the store) or text")
+    given.add_argument("--input-file", type=Path, help="read the input from a file")
+    run.add_argument(
+        "--mock-outputs",
+        type=Path,
+        help="a JSON list of {state_id, output}: assistant states answered from it",
+    )
+    run.add_argument("--yes", action="store_true", help="allow every approval without asking")
+    run.add_argument("--json", action="store_true", help="print the run as JSON")
+    run.set_defaults(handler=run_workflow)
+    runs = commands.add_parser("runs", help="the agent's latest workflow runs")
+    runs.add_argument("--agent", type=Path, default=None)
+    runs.add_argument("--json", action="store_true")
+    runs.set_defaults(handler=list_runs)
+    show = commands.add_parser("show", help="one run, state by state")
+    show.add_argument("run_id")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=show_run)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -45,3 +76,147 @@ def run_check(args: argparse.Namespace) -> int:
         file=sys.stderr if problems else sys.stdout,
     )
     return 1 if errors else 0
+
+
+def run_workflow(args: argparse.Namespace) -> int:
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from agent_core.cli.chat_command import ask_approval
+    from agent_core.workflows.engine import MockOutputs, StepFinished, WorkflowEngine, WorkflowFinished
+
+    workspace = Workspace.open(args.agent)
+    runs = WorkflowRunStore(workspace.store.path)
+    try:
+        workflow = workspace.agent.workflows.get(args.name)
+        if workflow is None:
+            known = ", ".join(workspace.agent.workflows) or "none"
+            raise ContextDeskError(
+                f"the agent has no valid workflow named {args.name!r} (it has: {known}); "
+                f"`contextdesk workflow check {workspace.agent.root}` says why a file is left out"
+            )
+        given: Any = args.input_file.read_text(encoding="utf-8") if args.input_file else args.input
+        mock = None
+        if args.mock_outputs is not None:
+            entries = json.loads(args.mock_outputs.read_text(encoding="utf-8"))
+            if not isinstance(entries, list):
+                raise ContextDeskError(f"{args.mock_outputs}: expected a JSON list of {{state_id, output}}")
+            mock = MockOutputs(entries)
+        await workspace.start_tools()
+        engine = WorkflowEngine(
+            workflow, workspace.agent, workspace.chat_services, workspace.store, runs,
+            mock_outputs=mock, auto_approve=args.yes,
+        )  # fmt: skip
+        record = None
+        async for event in engine.run(given):
+            if isinstance(event, ApprovalRequest):
+                event.decide(await ask_approval(event))
+            elif isinstance(event, StepFinished) and not args.json:
+                step = event.step
+                mark = "x" if step.status == "failed" else "->"
+                print(f"[{step.state_id} {mark} {step.next_state or step.error}]", file=sys.stderr)
+            elif isinstance(event, WorkflowFinished):
+                record = event.run
+    finally:
+        runs.close()
+        await workspace.aclose()
+    assert record is not None
+    if args.json:
+        print(json.dumps(run_json(record), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(json.dumps(record.store, indent=2, ensure_ascii=False, default=str))
+        print(
+            f"[run {record.id}: {record.status}{': ' + record.error if record.error else ''}]",
+            file=sys.stderr,
+        )
+    return 0 if record.status == "finished" else 1
+
+
+def run_json(record: WorkflowRunRecord) -> dict[str, Any]:
+    """The run as ``workflow run --json`` and ``workflow show --json`` print it."""
+    return {
+        "run_id": record.id,
+        "workflow": record.workflow,
+        "status": record.status,
+        "error": record.error or None,
+        "mocked": record.mocked,
+        "context": record.store,
+        "steps": [
+            {
+                "state_id": step.state_id,
+                "status": step.status,
+                "item": step.item,
+                "rendered_task": step.rendered_task,
+                "rendered_args": step.rendered_args,
+                "raw_output": step.raw_output,
+                "parse_path": step.parse_path,
+                "context_after": step.store_after,
+                "history_after": [
+                    {"role": m.role, "text": m.text, "state_id": m.state_id} for m in step.history_after
+                ],
+                "added": step.added,
+                "changed": step.changed,
+                "removed": step.removed,
+                "next_state": step.next_state,
+                "chat_id": step.child_session_id or None,
+                "error": step.error or None,
+            }
+            for step in record.steps
+        ],
+    }
+
+
+def list_runs(args: argparse.Namespace) -> int:
+    workspace_agent = load_agent(args.agent) if args.agent else None
+    runs = WorkflowRunStore()
+    try:
+        records = runs.runs(str(workspace_agent.root) if workspace_agent else None)
+    finally:
+        runs.close()
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {"run_id": r.id, "workflow": r.workflow, "status": r.status, "started_at": r.started_at}
+                    for r in records
+                ],
+                indent=2,
+            )
+        )
+        return 0
+    for r in records:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.started_at))
+        print(f"{r.id}  {when}  {r.workflow:<24} {r.status}")
+    if not records:
+        print("No workflow runs yet. Start one with `contextdesk workflow run`.")
+    return 0
+
+
+def show_run(args: argparse.Namespace) -> int:
+    runs = WorkflowRunStore()
+    try:
+        record = runs.run(args.run_id)
+    finally:
+        runs.close()
+    if record is None:
+        raise ContextDeskError(f"no workflow run has the id {args.run_id}: see `contextdesk workflow runs`")
+    if args.json:
+        print(json.dumps(run_json(record), indent=2, ensure_ascii=False, default=str))
+        return 0
+    print(f"{record.workflow}  run {record.id}: {record.status}{' (mock outputs)' if record.mocked else ''}")
+    for step in record.steps:
+        item = f" [item {step.item!r}]" if step.item is not None else ""
+        print(
+            f"\n{step.position}. {step.state_id}{item}: {step.status} -> {step.next_state or '-'}  ({step.parse_path or 'no output'})"
+        )
+        if step.rendered_task:
+            print("   task: " + step.rendered_task.strip().replace("\n", "\n         ")[:1000])
+        for label, keys in (("added", step.added), ("changed", step.changed), ("removed", step.removed)):
+            if keys:
+                print(f"   {label}: " + ", ".join(f"{k} ({n} tok)" for k, n in keys.items()))
+        if step.error:
+            print(f"   error: {step.error}")
+    if record.error:
+        print(f"\n{record.error}")
+    return 0 if record.status == "finished" else 1

@@ -271,3 +271,67 @@ def test_limits_stop_a_looping_workflow(runner: Runner) -> None:
     text = "limits: {maxSteps: 3}\nstates:\n  - id: loop\n    task: again\n    next: {state_id: loop}\n"
     run = runner.run(text, {}, [{"state_id": "loop", "output": "x"}] * 5)
     assert run.status == "stopped" and "limits.maxSteps (3)" in run.error and len(run.steps) == 3
+
+
+def test_workflow_run_json_with_mock_outputs_and_show(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.cli.main import main
+
+    root = create_agent(tmp_path / "agent").root
+    (root / "workflows").mkdir()
+    (root / "workflows" / "greet.yaml").write_text(
+        "inputs: {name: {type: string}}\n"
+        "states:\n"
+        '  - id: hello\n    task: \'Say hello to {{name}}. Return JSON: {"greeting": "..."}\'\n'
+        "    next: {state_id: shout}\n"
+        "  - id: shout\n    task: 'Shout {{greeting}}'\n    next: {state_id: end, output_key: shouted}\n",
+        encoding="utf-8",
+    )
+    mock = tmp_path / "mock.json"
+    mock.write_text(
+        json.dumps(
+            [
+                {"state_id": "hello", "output": {"greeting": "hi Ana"}},
+                {"state_id": "shout", "output": "HI ANA"},
+            ]
+        )
+    )
+    code = main(
+        [
+            "workflow",
+            "run",
+            "--agent",
+            str(root),
+            "greet",
+            "--input",
+            '{"name": "Ana"}',
+            "--mock-outputs",
+            str(mock),
+            "--json",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    result = json.loads(out)
+    assert result["status"] == "finished" and result["context"] == {
+        "name": "Ana",
+        "greeting": "hi Ana",
+        "shouted": "HI ANA",
+    }
+    assert [s["state_id"] for s in result["steps"]] == ["hello", "shout"]
+    assert (
+        result["steps"][1]["rendered_task"] == "Shout hi Ana" and result["steps"][0]["next_state"] == "shout"
+    )
+    assert (
+        result["steps"][0]["parse_path"] == "json"
+        and result["steps"][1]["history_after"][-1]["text"] == "HI ANA"
+    )
+    assert main(["workflow", "show", result["run_id"]]) == 0
+    shown = capsys.readouterr().out
+    assert "1. shout: done -> end" in shown and "added: shouted" in shown
+    assert (
+        main(["workflow", "run", "--agent", str(root), "greet", "--input", "{}", "--mock-outputs", str(mock)])
+        == 1
+    )
+    assert "the input 'name' is required" in capsys.readouterr().err
