@@ -47,3 +47,31 @@ _.register_context_sources
 
 # Jinja2 reads it: the binary operators its sandbox hands to call_binop (workflow templates).
 _.intercepted_binops
+
+# CodeMie's workflow fields, declared so that its files validate (a typo is then an error on its
+# line); workflow check reads the unsupported ones by name to say they are ignored.
+_.include_in_iterator_context
+_.append_to_context
+_.override_task
+_.finish_iteration
+_.result_as_human_message
+_.retry_policy
+_.limit_tool_output_tokens
+_.datasource_ids
+_.exclude_extra_context_tools
+_.skill_ids
+_.integration_alias
+_.trace
+_.mcp_server
+_.resolve_dynamic_values_in_response
+_.input_key
+_.tokens_size_limit
+_.slug
+_.start_hint
+_.custom_nodes
+_.enable_summarization_node
+_.messages_limit_before_summarization
+_.tokens_limit_before_summarization
+_.recursion_limit
+_.max_concurrency
+_.max_iteration_key_output_limit

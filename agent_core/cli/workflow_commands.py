@@ -141,15 +141,22 @@ def run_json(record: WorkflowRunRecord) -> dict[str, Any]:
         "status": record.status,
         "error": record.error or None,
         "mocked": record.mocked,
+        "started_at": record.started_at,
+        "finished_at": record.finished_at,
         "context": record.store,
         "steps": [
             {
                 "state_id": step.state_id,
                 "status": step.status,
                 "item": step.item,
+                "context_before": step.store_before,
+                "history_before": [
+                    {"role": m.role, "text": m.text, "state_id": m.state_id} for m in step.history_before
+                ],
                 "rendered_task": step.rendered_task,
                 "rendered_args": step.rendered_args,
                 "raw_output": step.raw_output,
+                "parsed_output": step.parsed_output,
                 "parse_path": step.parse_path,
                 "context_after": step.store_after,
                 "history_after": [
