@@ -43,7 +43,18 @@ def register(subparsers: Any) -> None:
     )
     run.add_argument("--yes", action="store_true", help="allow every approval without asking")
     run.add_argument("--json", action="store_true", help="print the run as JSON")
+    run.add_argument("--dry-run", action="store_true", help="render every state from the input; run nothing")
     run.set_defaults(handler=run_workflow)
+    rerun = commands.add_parser(
+        "rerun", help="run again from one state of an earlier run, with the store it had"
+    )
+    rerun.add_argument("run_id")
+    rerun.add_argument("--from", dest="state", required=True, help="the state to start from")
+    rerun.add_argument("--agent", type=Path, default=None)
+    rerun.add_argument("--mock-outputs", type=Path)
+    rerun.add_argument("--yes", action="store_true")
+    rerun.add_argument("--json", action="store_true")
+    rerun.set_defaults(handler=rerun_workflow)
     runs = commands.add_parser("runs", help="the agent's latest workflow runs")
     runs.add_argument("--agent", type=Path, default=None)
     runs.add_argument("--json", action="store_true")
@@ -79,10 +90,56 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_workflow(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        return _dry_run(args)
     return asyncio.run(_run(args))
 
 
-async def _run(args: argparse.Namespace) -> int:
+def rerun_workflow(args: argparse.Namespace) -> int:
+    runs = WorkflowRunStore()
+    try:
+        earlier = runs.run(args.run_id)
+    finally:
+        runs.close()
+    if earlier is None:
+        raise ContextDeskError(f"no workflow run has the id {args.run_id}: see `contextdesk workflow runs`")
+    step = next((s for s in earlier.steps if s.state_id == args.state), None)
+    if step is None:
+        ran = ", ".join(dict.fromkeys(s.state_id for s in earlier.steps)) or "none"
+        raise ContextDeskError(f"run {args.run_id} never reached state {args.state!r} (it ran: {ran})")
+    args.name, args.input_file, args.input = earlier.workflow, None, earlier.input
+    args.agent = args.agent or Path(earlier.agent_path)
+    return asyncio.run(_run(args, resume_from=step))
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    from agent_core.workflows.engine import dry_run
+
+    agent = load_agent(args.agent) if args.agent else Workspace.open(None).agent
+    workflow = agent.workflows.get(args.name)
+    if workflow is None:
+        raise ContextDeskError(f"the agent has no valid workflow named {args.name!r}")
+    given = args.input_file.read_text(encoding="utf-8") if args.input_file else args.input
+    rendered = dry_run(workflow, given)
+    if args.json:
+        print(
+            json.dumps(
+                [{"state_id": s, "rendered_task": t, "rendered_args": a} for s, t, a in rendered],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    for state_id, task, arguments in rendered:
+        print(f"--- {state_id}")
+        if task:
+            print(task.rstrip())
+        if arguments is not None:
+            print(f"arguments: {json.dumps(arguments, ensure_ascii=False)}")
+    return 0
+
+
+async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
     from agent_core.cli.chat_command import ask_approval
     from agent_core.workflows.engine import MockOutputs, StepFinished, WorkflowEngine, WorkflowFinished
 
@@ -109,7 +166,7 @@ async def _run(args: argparse.Namespace) -> int:
             mock_outputs=mock, auto_approve=args.yes,
         )  # fmt: skip
         record = None
-        async for event in engine.run(given):
+        async for event in engine.run(given, resume_from=resume_from):
             if isinstance(event, ApprovalRequest):
                 event.decide(await ask_approval(event))
             elif isinstance(event, StepFinished) and not args.json:

@@ -44,6 +44,7 @@ __all__ = [
     "WorkflowError",
     "WorkflowEvent",
     "WorkflowFinished",
+    "dry_run",
     "initial_store",
 ]
 
@@ -149,20 +150,32 @@ class WorkflowEngine:
         self._steps: list[StepRecord] = []
         self._tokens = 0
 
-    async def run(self, given: Any) -> AsyncIterator[WorkflowEvent | ApprovalRequest]:
+    async def run(
+        self, given: Any, *, resume_from: StepRecord | None = None
+    ) -> AsyncIterator[WorkflowEvent | ApprovalRequest]:
         """Events of the run, ending with WorkflowFinished (also when it fails: the failed step
-        and the error are in the record)."""
+        and the error are in the record). With ``resume_from`` (a step of an earlier run), the
+        run starts at that state with the store and history it had then."""
         self.runs.start(
             self.run_id, str(self.agent.root), self.workflow.name, given, mocked=self.mock is not None
         )
         store: dict[str, Any] = {}
         status, error = "finished", ""
         try:
-            store = initial_store(given, self.spec.inputs)
-            text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
-            history = (HistoryMessage("user", text),)
+            if resume_from is not None:
+                if resume_from.state_id not in self.states:
+                    raise WorkflowError(f"the workflow has no state '{resume_from.state_id}' any more")
+                start, store, history = (
+                    resume_from.state_id,
+                    dict(resume_from.store_before),
+                    resume_from.history_before,
+                )
+            else:
+                store = initial_store(given, self.spec.inputs)
+                text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
+                start, history = self.spec.states[0].id, (HistoryMessage("user", text),)
             async with asyncio.timeout(self.spec.limits.timeout_seconds):
-                async for event in self._path(self.spec.states[0].id, store, history):
+                async for event in self._path(start, store, history):
                     if isinstance(event, tuple):
                         store = event[0]
                     else:
@@ -522,3 +535,25 @@ def _pointer(value: Any, pointer: str | None) -> Any:
         else:
             raise WorkflowError(f"the JSON pointer {pointer} finds nothing in the output")
     return value
+
+
+def dry_run(workflow: Workflow, given: Any) -> list[tuple[str, str, Any]]:
+    """Every state's task and tool arguments rendered from the input alone, without running
+    anything: what a later state stores shows as ``{{name}}``. (state id, task, arguments).
+
+    Raises:
+        WorkflowError: the input does not match the declared inputs.
+        WorkflowTemplateError: a template does not parse or is refused.
+    """
+    store = initial_store(given, workflow.spec.inputs)
+    rendered = []
+    tools = {t.id: t for t in workflow.spec.tools}
+    for state in workflow.spec.states:
+        where = f"state '{state.id}'"
+        task = render(state.task, store, where=f"{where}, task", undefined="keep")
+        args = None
+        if state.tool_id and state.tool_id in tools:
+            merged = {**(tools[state.tool_id].tool_args or {}), **(state.tool_args or {})}
+            args = _render_all(merged, store, f"{where}, tool_args", "keep")
+        rendered.append((state.id, task, args))
+    return rendered

@@ -335,3 +335,74 @@ def test_workflow_run_json_with_mock_outputs_and_show(
         == 1
     )
     assert "the input 'name' is required" in capsys.readouterr().err
+
+
+def test_rerun_from_a_state_renders_the_same_prompt_and_dry_run_runs_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.cli.main import main
+
+    root = create_agent(tmp_path / "agent").root
+    (root / "workflows").mkdir()
+    (root / "workflows" / "two.yaml").write_text(
+        "states:\n"
+        '  - id: first\n    task: \'Plan {{topic}}. Return JSON: {"plan": "..."}\'\n    next: {state_id: second}\n'
+        "  - id: second\n    task: 'Carry out {{plan}} on {{topic}}'\n    next: {state_id: end, output_key: done}\n",
+        encoding="utf-8",
+    )
+    mock = tmp_path / "mock.json"
+    mock.write_text(
+        json.dumps(
+            [{"state_id": "first", "output": {"plan": "three steps"}}, {"state_id": "second", "output": "ok"}]
+        )
+    )
+    args = [
+        "workflow",
+        "run",
+        "--agent",
+        str(root),
+        "two",
+        "--input",
+        '{"topic": "tests"}',
+        "--mock-outputs",
+        str(mock),
+        "--json",
+    ]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps([{"state_id": "second", "output": "ok again"}]))
+    assert (
+        main(
+            ["workflow", "rerun", first["run_id"], "--from", "second", "--mock-outputs", str(again), "--json"]
+        )
+        == 0
+    )
+    second = json.loads(capsys.readouterr().out)
+    assert [s["state_id"] for s in second["steps"]] == ["second"]
+    assert (
+        second["steps"][0]["rendered_task"]
+        == first["steps"][1]["rendered_task"]
+        == "Carry out three steps on tests"
+    )
+    assert second["context"]["done"] == "ok again"
+    assert main(["workflow", "rerun", first["run_id"], "--from", "third"]) != 0
+    assert "never reached state 'third'" in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "workflow",
+                "run",
+                "--agent",
+                str(root),
+                "two",
+                "--input",
+                '{"topic": "tests"}',
+                "--dry-run",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    dry = json.loads(capsys.readouterr().out)
+    assert dry[1]["rendered_task"] == "Carry out {{plan}} on tests"
