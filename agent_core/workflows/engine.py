@@ -26,7 +26,7 @@ from agent_core.context.items import Delegation, TokenUsage
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChatStore, StoredSession
 from agent_core.subagents.definition import Subagent, SubagentLimits
-from agent_core.subagents.runner import DelegationEvent
+from agent_core.subagents.runner import DelegationEvent, schema_problem
 from agent_core.workflows.check import END
 from agent_core.workflows.context_store import Transition, apply_output
 from agent_core.workflows.loader import Workflow
@@ -174,12 +174,21 @@ class WorkflowEngine:
                 store = initial_store(given, self.spec.inputs)
                 text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
                 start, history = self.spec.states[0].id, (HistoryMessage("user", text),)
-            async with asyncio.timeout(self.spec.limits.timeout_seconds):
-                async for event in self._path(start, store, history):
+            # The states run in a task of their own, their events through a queue: the time cap
+            # then cancels only the run, never what the caller does between two events.
+            events: asyncio.Queue[Any] = asyncio.Queue()
+            driver = asyncio.create_task(self._drive(start, store, history, events))
+            try:
+                while (event := await events.get()) is not _DONE:
                     if isinstance(event, tuple):
                         store = event[0]
                     else:
                         yield event
+                await driver
+            finally:
+                if not driver.done():
+                    driver.cancel()
+                    await asyncio.wait([driver])
         except TimeoutError:
             status, error = (
                 "stopped",
@@ -194,6 +203,20 @@ class WorkflowEngine:
         record = self.runs.run(self.run_id)
         assert record is not None
         yield WorkflowFinished(record)
+
+    async def _drive(
+        self,
+        start: str,
+        store: dict[str, Any],
+        history: tuple[HistoryMessage, ...],
+        events: asyncio.Queue[Any],
+    ) -> None:
+        try:
+            async with asyncio.timeout(self.spec.limits.timeout_seconds):
+                async for event in self._path(start, store, history):
+                    events.put_nowait(event)
+        finally:
+            events.put_nowait(_DONE)
 
     async def _path(
         self, start: str, store: dict[str, Any], history: tuple[HistoryMessage, ...]
@@ -335,7 +358,16 @@ class WorkflowEngine:
             yield StepFinished(self.run_id, failed)
             raise
         parsed = parse_output(raw)
-        value = _pointer(parsed.value, state.output_pointer)
+        try:
+            value = _pointer(parsed.value, state.output_pointer)
+            _validate(state, value)
+        except WorkflowError as failure:
+            failed = replace(base, raw_output=raw, parse_path=parsed.path, status="failed", error=str(failure),
+                             store_after=dict(store), history_after=history,
+                             elapsed_seconds=round(time.monotonic() - started, 4))  # fmt: skip
+            self._record(failed)
+            yield StepFinished(self.run_id, failed)
+            raise
         next_ = state.next
         transition = Transition(
             store_in_context=next_.store_in_context,
@@ -490,8 +522,31 @@ class WorkflowEngine:
         return ChatSession(self.agent, self.chats, record, self.services)
 
 
+_DONE = object()  # the end of a run's events
+
+
 class _Stopped(WorkflowError):
     """A cap or a refused approval stopped the run (not a failure of the workflow)."""
+
+
+def _validate(state: WorkflowState, value: Any) -> None:
+    """The output against the state's ``output_schema`` (an assistant's answer got its one
+    repair already; a tool's or a mock's gets none).
+
+    Raises:
+        WorkflowError: it does not match, with the first mismatch.
+    """
+    schema = state.output_schema
+    if schema is None:
+        return
+    if isinstance(schema, str):
+        try:
+            schema = json.loads(schema)
+        except ValueError as error:
+            raise WorkflowError(f"state '{state.id}': output_schema is not JSON: {error}") from error
+    problem = schema_problem(json.dumps(value, default=str), schema)
+    if problem is not None:
+        raise WorkflowError(f"state '{state.id}': the output does not match output_schema: {problem}")
 
 
 def _with_history(task: str, history: tuple[HistoryMessage, ...]) -> str:

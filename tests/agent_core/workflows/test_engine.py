@@ -406,3 +406,34 @@ def test_rerun_from_a_state_renders_the_same_prompt_and_dry_run_runs_nothing(
     )
     dry = json.loads(capsys.readouterr().out)
     assert dry[1]["rendered_task"] == "Carry out {{plan}} on tests"
+
+
+def test_an_output_of_the_wrong_type_never_passes_the_schema(runner: Runner) -> None:
+    text = """
+states:
+  - id: count
+    task: count
+    output_schema: '{"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}'
+    next: {state_id: end}
+"""
+    for output, ok in (
+        ({"count": 3}, True),
+        ({"count": "3"}, False),
+        ({"count": 3.5}, False),
+        ({"n": 3}, False),
+        ("three", False),
+    ):
+        run = runner.run(text, {}, [{"state_id": "count", "output": output}])
+        assert (run.status == "finished") is ok, (output, run.error)
+        if not ok:
+            assert "does not match output_schema" in run.error and "count" not in run.store
+
+
+def test_the_time_cap_stops_a_run_whose_model_never_answers(runner: Runner) -> None:
+    never = asyncio.Event()
+    runner.provider.enqueue_reply(chunks=["thinking ", never])  # type: ignore[list-item]
+    text = (
+        "limits: {timeoutSeconds: 0.3}\nstates:\n  - id: slow\n    task: think\n    next: {state_id: end}\n"
+    )
+    run = runner.run(text, {})
+    assert run.status == "stopped" and "limits.timeoutSeconds (0.3 s)" in run.error
