@@ -267,12 +267,25 @@ def _variables(
         for variable, place in sorted(used):
             if variable in known[state_id] or (place in _AFTER_OUTPUT and variable in own):
                 continue
-            maybe = not certain[state_id] or state_id in iterated
+            # With undefined: keep it renders as the literal {{name}} (CodeMie's way): a warning.
+            maybe = not certain[state_id] or state_id in iterated or spec.undefined == "keep"
+            if spec.undefined == "keep" and certain[state_id] and state_id not in iterated:
+                message = (
+                    f"state '{state_id}', {place}: '{variable}' is never stored before; with "
+                    "undefined: keep it is sent as the literal text"
+                )
+            elif maybe:
+                message = (
+                    f"state '{state_id}', {place}: '{variable}' may be undefined "
+                    "(an earlier state's output keys are not known)"
+                )
+            else:
+                message = (
+                    f"state '{state_id}', {place}: '{variable}' is undefined (inputs and earlier states store: "
+                    f"{', '.join(sorted(known[state_id])) or 'nothing'})"
+                )
             add(
-                f"state '{state_id}', {place}: '{variable}' may be undefined (an earlier state's output keys are not known)"
-                if maybe
-                else f"state '{state_id}', {place}: '{variable}' is undefined (inputs and earlier states store: "
-                f"{', '.join(sorted(known[state_id])) or 'nothing'})",
+                message,
                 "declare it in inputs, store it in an earlier state (output_key or output_schema), or fix its name",
                 *where,
                 severity="warning" if maybe else "error",

@@ -35,6 +35,7 @@ from agent_core.agent.writer import check_agent_file_saveable, document_path, sa
 from agent_core.atomic import atomic_write_text
 from agent_core.plugins import PluginRegistry
 from agent_core.subagents.loader import SUBAGENTS_FOLDER
+from agent_core.workflows.loader import WORKFLOWS_FOLDER
 
 __all__ = [
     "IMPORTERS",
@@ -56,6 +57,7 @@ IMPORTERS: PluginRegistry[Importer] = PluginRegistry(
         "agent_core.agent.importers.tsagent:register_importers",
         "agent_core.agent.importers.cursor:register_importers",
         "agent_core.agent.importers.claude_agents:register_importers",
+        "agent_core.agent.importers.codemie_workflow:register_importers",
         "agent_core.agent.importers.mcp_json:register_importers",
     ),
 )
@@ -165,6 +167,14 @@ def apply_import(imported: ImportedAgent, target: Path, *, overwrite: bool = Fal
         path.parent.mkdir(exist_ok=True)
         atomic_write_text(path, text)
         report.created.append(f"sub-agent '{name}'")
+    for name, text in imported.workflow_files.items():
+        path = agent.root / WORKFLOWS_FOLDER / f"{name}.yaml"
+        if path.exists() and not overwrite:
+            report.skipped.append(f"workflow '{name}': already in the agent (use --overwrite)")
+            continue
+        path.parent.mkdir(exist_ok=True)
+        atomic_write_text(path, text)
+        report.created.append(f"workflow '{name}'")
     save_agent_config(agent)
     return report
 

@@ -121,6 +121,8 @@ class ImportedAgent:
     documents: list[DocumentItem] = field(default_factory=list)
     # Sub-agent files by name, their text as read (written unchanged to subagents/NAME.md).
     subagent_files: dict[str, str] = field(default_factory=dict)
+    # Workflow files by name (written to workflows/NAME.yaml).
+    workflow_files: dict[str, str] = field(default_factory=dict)
 
     def add_document(
         self,

@@ -200,3 +200,55 @@ def test_agent_check_and_workflow_check_report_workflow_problems(
     assert "workflows/bad.yaml:" in out and "'sumary' is undefined" in out
     assert main(["agent", "check", str(root)]) == 1
     assert "'sumary' is undefined" in capsys.readouterr().out
+
+
+CODEMIE = """\
+slug: release-notes
+name: "Release notes from merged changes"
+description: Writes release notes.
+mode: Sequential
+execution_config:
+  enable_summarization_node: false
+  assistants:
+    - id: writer
+      system_prompt: You write release notes for users.
+      tools:
+        - name: _read_file
+  tools:
+    - id: changes
+      tool: generic_git_tool
+  states:
+    - id: collect
+      tool_id: changes
+      next: {state_id: write, output_key: changes}
+    - id: write
+      assistant_id: writer
+      task: "Write release notes for {{changes}} in {{language}}"
+      next: {state_id: end}
+    - id: publish
+      custom_node_id: confluence_publisher
+      next: {state_id: end}
+"""
+
+
+def test_a_codemie_workflow_imports_with_what_it_cannot_resolve_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.agent.loader import load_agent
+    from agent_core.agent.scaffold import create_agent
+    from agent_core.cli.main import main
+
+    source = tmp_path / "release_notes.yaml"
+    source.write_text(CODEMIE, encoding="utf-8")
+    target = create_agent(tmp_path / "agent").root
+    assert main(["agent", "import", str(source), str(target)]) == 0
+    out = capsys.readouterr().out
+    assert "imported: workflow 'release-notes'" in out
+    assert "'generic_git_tool', not a tool of this agent" in out and "custom node" in out
+    written = (target / "workflows" / "release-notes.yaml").read_text()
+    assert written.startswith("undefined: keep") and written.endswith(CODEMIE)
+    agent = load_agent(target)
+    assert agent.workflows["release-notes"].spec.undefined == "keep"
+    # With undefined: keep, {{language}} (never stored) is a warning, not an error.
+    problems = [p for p in agent.problems if "language" in p.message]
+    assert problems and all(p.severity == "warning" for p in problems)
