@@ -29,6 +29,7 @@ _JSON_KEY = re.compile(r'["\']([A-Za-z_][\w-]*)["\']\s*:')
 
 _AFTER_OUTPUT = frozenset(["condition", "switch", "iter_key"])
 
+_IGNORED_ON_TOOLS = ("input_key", "integration_alias", "mcp_server", "trace", "tokens_size_limit")
 _IGNORED = {
     "enable_summarization_node": "summarization nodes (ContextDesk compacts history its own way)",
     "messages_limit_before_summarization": "summarization limits",
@@ -97,7 +98,16 @@ def check_workflow(
         if getattr(spec, key) is not None:
             add(f"{what} is ignored", f"remove {key}", key, severity="warning")
     for tool in spec.tools:
-        tool_where: tuple[str | int, ...] = ("tools", list(tool_ids).index(tool.id), "tool")
+        position = list(tool_ids).index(tool.id)
+        tool_where: tuple[str | int, ...] = ("tools", position, "tool")
+        for key in _IGNORED_ON_TOOLS:
+            if getattr(tool, key):
+                add(
+                    f"tool '{tool.id}': {key} is ignored",
+                    f"remove {key}; the tool runs on this agent's own server",
+                    "tools", position, key,
+                    severity="warning",
+                )  # fmt: skip
         if "." not in tool.tool:
             add(
                 f"tool '{tool.id}' names {tool.tool!r}, not a tool of this agent",

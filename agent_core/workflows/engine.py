@@ -20,9 +20,10 @@ from typing import Any
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import ToolPermissionPolicy
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
+from agent_core.chat.reply_loop import merged
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.context.items import Delegation, TokenUsage
+from agent_core.context.items import Delegation, ItemRef, TokenUsage
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChatStore, StoredSession
 from agent_core.subagents.definition import Subagent, SubagentLimits
@@ -136,7 +137,10 @@ class WorkflowEngine:
         *,
         mock_outputs: MockOutputs | None = None,
         auto_approve: bool = False,
+        host: ChatSession | None = None,
     ) -> None:
+        """``host``: the chat that started the run (``/run`` or the workflow's tool); its
+        assistant states then run as that chat's sub-agents, and its approvals apply."""
         self.workflow = workflow
         self.spec = workflow.spec
         self.agent = agent
@@ -145,6 +149,7 @@ class WorkflowEngine:
         self.runs = runs
         self.mock = mock_outputs
         self.auto_approve = auto_approve
+        self.host = host
         self.states = {s.id: s for s in self.spec.states}
         self.run_id = uuid.uuid4().hex[:16]
         self._steps: list[StepRecord] = []
@@ -258,39 +263,56 @@ class WorkflowEngine:
         store: dict[str, Any],
         history: tuple[HistoryMessage, ...],
     ) -> AsyncIterator[Any]:
+        """``target`` once per item of ``iter_key``: one after the other, or up to ``parallel`` at
+        a time. Every item starts from the same store and history; their outputs are then merged
+        in the items' order (never in the order they finished), by the state's ``merge`` rule."""
         key = state.next.iter_key or ""
         items = _lookup(store, key)
         if not isinstance(items, list):
             raise WorkflowError(
                 f"state '{state.id}': iter_key '{key}' is not a list in the store ({type(items).__name__})"
             )
-        collected: dict[str, list[Any]] = {}
-        for item in items:
-            scoped = {**store, **(item if isinstance(item, dict) else {}), "item": item}
-            step = None
-            async for event in self._state(target, scoped, history, item=item):
-                if isinstance(event, StepRecord):
-                    step = event
+        width = min(target.parallel or 1, len(items)) or 1
+        if width == 1:
+            collected: dict[str, list[Any]] = {}
+            for item in items:
+                scoped = _scoped(store, item)
+                step = None
+                async for event in self._state(target, scoped, history, item=item):
+                    if isinstance(event, StepRecord):
+                        step = event
+                    else:
+                        yield event
+                assert step is not None
+                new = _new_keys(scoped, step)
+                if target.merge == "error" and (clash := [k for k in new if k in collected]):
+                    raise WorkflowError(
+                        f"state '{target.id}': two items wrote {', '.join(clash)} (merge: error)"
+                    )
+                for k, v in new.items():
+                    collected.setdefault(k, []).append(v)
+                if target.merge == "append":
+                    store = {**store, **{k: list(v) for k, v in collected.items()}}
                 else:
-                    yield event
-            assert step is not None
-            new = {k: v for k, v in step.store_after.items() if k not in scoped or scoped[k] != v}
-            if target.merge == "append":
-                for k, v in new.items():
-                    collected.setdefault(k, []).append(v)
-                store = {**store, **{k: list(v) for k, v in collected.items()}}
+                    store = {**store, **new}
+                history = step.history_after
+                yield (store, history)
+            return
+        slot = asyncio.Semaphore(width)
+        done: dict[int, StepRecord] = {}
+
+        async def one(index: int, item: Any) -> AsyncIterator[Any]:
+            async with slot:
+                async for event in self._state(target, _scoped(store, item), history, item=item):
+                    yield (index, event) if isinstance(event, StepRecord) else event
+
+        async for event in merged([one(i, item) for i, item in enumerate(items)]):
+            if isinstance(event, tuple):
+                done[event[0]] = event[1]
             else:
-                if target.merge == "error":
-                    clash = [k for k in new if k in collected]
-                    if clash:
-                        raise WorkflowError(
-                            f"state '{target.id}': two items wrote {', '.join(clash)} (merge: error)"
-                        )
-                for k, v in new.items():
-                    collected.setdefault(k, []).append(v)
-                store = {**store, **new}
-            history = step.history_after
-            yield (store, history)
+                yield event
+        store, history = _merge_items(target, store, history, [(items[i], done[i]) for i in sorted(done)])
+        yield (store, history)
 
     def _next(self, state: WorkflowState, store: Mapping[str, Any]) -> list[str]:
         next_ = state.next
@@ -339,13 +361,17 @@ class WorkflowEngine:
             )
             base = replace(base, rendered_task=task)
             if state.approve or state.interrupt_before:
-                async for event in self._approve(state, task):
-                    yield event
+                async for request in self._approve(state, task):
+                    yield request
+            raw, usage, child = "", TokenUsage(), ""
             if state.tool_id:
-                raw, usage, child, args = await self._tool(state, store)
-                base = replace(base, rendered_args=args)
+                async for called in self._tool(state, store):
+                    if isinstance(called, tuple):
+                        raw, args = called
+                        base = replace(base, rendered_args=args)
+                    else:
+                        yield called
             else:
-                raw, usage, child = "", TokenUsage(), ""
                 async for event in self._assistant(state, task, history):
                     if isinstance(event, tuple):
                         raw, usage, child = event
@@ -354,7 +380,7 @@ class WorkflowEngine:
         except ContextDeskError as failure:
             failed = replace(base, status="failed", error=str(failure), elapsed_seconds=time.monotonic() - started,
                              store_after=dict(store), history_after=history)  # fmt: skip
-            self._record(failed)
+            failed = self._record(failed)
             yield StepFinished(self.run_id, failed)
             raise
         parsed = parse_output(raw)
@@ -365,7 +391,7 @@ class WorkflowEngine:
             failed = replace(base, raw_output=raw, parse_path=parsed.path, status="failed", error=str(failure),
                              store_after=dict(store), history_after=history,
                              elapsed_seconds=round(time.monotonic() - started, 4))  # fmt: skip
-            self._record(failed)
+            failed = self._record(failed)
             yield StepFinished(self.run_id, failed)
             raise
         next_ = state.next
@@ -405,17 +431,20 @@ class WorkflowEngine:
             following = self._next(state, after)
         except WorkflowTemplateError as failure:
             step = replace(step, status="failed", error=str(failure))
-            self._record(step)
+            step = self._record(step)
             yield StepFinished(self.run_id, step)
             raise
         step = replace(step, next_state=", ".join(following))
-        self._record(step)
+        step = self._record(step)
         yield StepFinished(self.run_id, step)
         yield step
 
-    def _record(self, step: StepRecord) -> None:
+    def _record(self, step: StepRecord) -> StepRecord:
+        """Keep ``step``, numbered in the order steps end (items run side by side start together)."""
+        step = replace(step, position=len(self._steps))
         self._steps.append(step)
         self.runs.add_step(self.run_id, step)
+        return step
 
     async def _approve(self, state: WorkflowState, task: str) -> AsyncIterator[ApprovalRequest]:
         request = ApprovalRequest(
@@ -483,7 +512,9 @@ class WorkflowEngine:
 
     async def _tool(
         self, state: WorkflowState, store: Mapping[str, Any]
-    ) -> tuple[str, TokenUsage, str, dict[str, Any]]:
+    ) -> AsyncIterator[ApprovalRequest | tuple[str, dict[str, Any]]]:
+        """Call the state's MCP tool, asking first as the chat would; ends with (output, the
+        rendered arguments)."""
         config = next(t for t in self.spec.tools if t.id == state.tool_id)
         server, _, tool = config.tool.partition(".")
         args = {**(config.tool_args or {}), **(state.tool_args or {})}
@@ -493,14 +524,22 @@ class WorkflowEngine:
         )
         if descriptor is None:
             raise WorkflowError(f"state '{state.id}': no running server offers {config.tool}")
+        ref = ItemRef("tool", tool, server)
         policy = self.agent.config.chat.tool_permission
         asks = policy is ToolPermissionPolicy.ASK or (
             policy is ToolPermissionPolicy.TOOL and descriptor.permission_required
         )
-        if asks and not self.auto_approve:
-            raise WorkflowError(
-                f"state '{state.id}': {config.tool} needs your approval; run with --yes, or allow it in the tool's settings"
+        allowed = self.host.allowed_tools if self.host is not None else ()
+        if asks and not self.auto_approve and ref not in allowed:
+            request = ApprovalRequest(
+                f"{self.run_id}-{state.id}", server, tool, rendered, origin=f"workflow {self.workflow.name}"
             )
+            yield request
+            decision = await request.wait()
+            if decision is ApprovalDecision.DENY:
+                raise _Stopped(f"stopped: you did not allow {config.tool} in state '{state.id}'")
+            if decision is ApprovalDecision.ALLOW_FOR_CHAT and self.host is not None:
+                self.host.allow_tool_for_chat(ref)
         outcome = await self.services.tools.call_tool(server, tool, rendered)
         if outcome.is_error:
             raise WorkflowError(f"state '{state.id}': {config.tool} failed: {outcome.text[:500]}")
@@ -508,9 +547,17 @@ class WorkflowEngine:
         if config.tool_result_json_pointer:
             pointed = _pointer(parse_output(text).value, config.tool_result_json_pointer)
             text = pointed if isinstance(pointed, str) else json.dumps(pointed, ensure_ascii=False)
-        return text, TokenUsage(), "", rendered
+        if config.resolve_dynamic_values_in_response:
+            # CodeMie's option: the tool's output is itself a template of the store. It renders in
+            # the same sandbox; an undefined variable in it is an error like any other.
+            text = render(
+                text, store, where=f"state '{state.id}', tool response", undefined=self.spec.undefined
+            )
+        yield (text, rendered)
 
     def _host(self) -> ChatSession:
+        if self.host is not None:
+            return self.host
         now = time.time()
         record = StoredSession(
             id=f"workflow:{self.run_id}",
@@ -547,6 +594,43 @@ def _validate(state: WorkflowState, value: Any) -> None:
     problem = schema_problem(json.dumps(value, default=str), schema)
     if problem is not None:
         raise WorkflowError(f"state '{state.id}': the output does not match output_schema: {problem}")
+
+
+def _scoped(store: Mapping[str, Any], item: Any) -> dict[str, Any]:
+    """The store one iteration sees: a dict item's keys, and the item itself as ``item``."""
+    return {**store, **(item if isinstance(item, dict) else {}), "item": item}
+
+
+def _new_keys(scoped: Mapping[str, Any], step: StepRecord) -> dict[str, Any]:
+    """What one iteration wrote: keys it added or changed (the item's own keys excluded)."""
+    return {k: v for k, v in step.store_after.items() if k != "item" and (k not in scoped or scoped[k] != v)}
+
+
+def _merge_items(
+    target: WorkflowState,
+    store: dict[str, Any],
+    history: tuple[HistoryMessage, ...],
+    results: Sequence[tuple[Any, StepRecord]],
+) -> tuple[dict[str, Any], tuple[HistoryMessage, ...]]:
+    """What items that ran side by side wrote, in the items' order (not the order they finished):
+    ``append`` collects each key's values into a list; ``last`` (the default) keeps the last
+    item's; ``error`` refuses two items writing one key, so branches never overwrite each other
+    unseen. Each item's history is appended after the one it started from."""
+    collected: dict[str, list[Any]] = {}
+    merged_store = dict(store)
+    new_history = history
+    for item, step in results:
+        new = _new_keys(_scoped(store, item), step)
+        if target.merge == "error" and (clash := [k for k in new if k in collected]):
+            raise WorkflowError(f"state '{target.id}': two items wrote {', '.join(clash)} (merge: error)")
+        for k, v in new.items():
+            collected.setdefault(k, []).append(v)
+        if target.merge != "append":
+            merged_store.update(new)
+        new_history = (*new_history, *step.history_after[len(history) :])
+    if target.merge == "append":
+        merged_store.update({k: list(v) for k, v in collected.items()})
+    return merged_store, new_history
 
 
 def _with_history(task: str, history: tuple[HistoryMessage, ...]) -> str:

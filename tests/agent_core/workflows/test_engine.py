@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from agent_core.agent.items import Problem
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
+from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.chat.services import ChatServices
 from agent_core.providers.base import Provider
 from agent_core.providers.scripted import ScriptedProvider
@@ -40,6 +42,7 @@ class Runner:
         self.chats = ChatStore(tmp_path / "chats.sqlite3")
         self.runs = WorkflowRunStore(tmp_path / "chats.sqlite3")
         self.tmp_path = tmp_path
+        self.asked: list[ApprovalRequest] = []
 
     def services(self) -> ChatServices:
         def resolve(model: str) -> tuple[Provider, str]:
@@ -47,17 +50,29 @@ class Runner:
 
         return ChatServices(resolve, None, self.tools)
 
-    def run(self, text: str, given: Any, mock: list[dict[str, Any]] | None = None) -> WorkflowRunRecord:
+    def run(
+        self,
+        text: str,
+        given: Any,
+        mock: list[dict[str, Any]] | None = None,
+        *,
+        decide: Callable[[ApprovalRequest], ApprovalDecision] | None = None,
+    ) -> WorkflowRunRecord:
+        """The run's record; approvals are allowed, or answered by ``decide`` when given."""
         problems: list[Problem] = []
         workflow = parse_workflow(self.tmp_path / "flow.yaml", text, problems)
         assert workflow is not None, problems
         engine = WorkflowEngine(
             workflow, self.agent, self.services(), self.chats, self.runs,
-            mock_outputs=MockOutputs(mock) if mock is not None else None, auto_approve=True,
+            mock_outputs=MockOutputs(mock) if mock is not None else None, auto_approve=decide is None,
         )  # fmt: skip
 
         async def go() -> WorkflowRunRecord:
             async for event in engine.run(given):
+                if isinstance(event, ApprovalRequest):
+                    assert decide is not None
+                    self.asked.append(event)
+                    event.decide(decide(event))
                 if isinstance(event, WorkflowFinished):
                     return event.run
             raise AssertionError("no end")
@@ -437,3 +452,123 @@ def test_the_time_cap_stops_a_run_whose_model_never_answers(runner: Runner) -> N
     )
     run = runner.run(text, {})
     assert run.status == "stopped" and "limits.timeoutSeconds (0.3 s)" in run.error
+
+
+class GatedTools(PythonTools):
+    """A tool whose calls wait until ``width`` of them are in flight at once: only a run that
+    really calls them side by side gets past it (a sequential one times out)."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__(
+            [Tool("workspace", "read_file", "Read a file", permission_required=False)],
+            {"read_file": lambda path: json.dumps({"summary": f"read {path}"})},
+        )
+        self.barrier = asyncio.Barrier(width)
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> Any:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            async with asyncio.timeout(10):
+                await self.barrier.wait()
+            # The last item finishes first: the merge must still follow the items' order.
+            for _ in range(10 if arguments["path"] == "a.txt" else 0):
+                await asyncio.sleep(0)
+            return await super().call_tool(server, tool, arguments)
+        finally:
+            self.in_flight -= 1
+
+
+PARALLEL = """
+tools:
+  - id: reader
+    tool: workspace.read_file
+states:
+  - id: list
+    task: list
+    next: {{state_id: read, iter_key: files}}
+  - id: read
+    tool_id: reader
+    tool_args: {{path: '{{{{item}}}}'}}
+    parallel: {parallel}
+    merge: {merge}
+    next: {{state_id: end}}
+"""
+
+
+def test_parallel_iterations_run_side_by_side_and_merge_in_the_items_order(runner: Runner) -> None:
+    runner.tools = GatedTools(width=3)
+    files = ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt"]
+    run = runner.run(
+        PARALLEL.format(parallel=3, merge="append"), {"files": files}, [{"state_id": "list", "output": "ok"}]
+    )
+    assert run.status == "finished", run.error
+    assert runner.tools.most_in_flight == 3  # never more than parallel: 3
+    assert run.store["summary"] == [f"read {name}" for name in files]
+    assert sorted(s.item for s in run.steps if s.state_id == "read") == files
+
+
+def test_parallel_items_writing_one_key_with_merge_error_stop_the_run(runner: Runner) -> None:
+    runner.tools = GatedTools(width=2)
+    run = runner.run(
+        PARALLEL.format(parallel=2, merge="error"), {"files": ["a.txt", "b.txt"]},
+        [{"state_id": "list", "output": "ok"}],
+    )  # fmt: skip
+    assert run.status == "failed" and "two items wrote summary (merge: error)" in run.error
+
+
+def test_a_tool_that_needs_approval_asks_and_a_denial_stops_the_run(runner: Runner) -> None:
+    runner.tools = PythonTools(
+        [Tool("workspace", "write_file", "Write a file", permission_required=True)],
+        {"write_file": lambda path: "written"},
+    )
+    text = """
+tools:
+  - id: writer
+    tool: workspace.write_file
+states:
+  - id: write
+    tool_id: writer
+    tool_args: {path: '{{target}}'}
+    next: {state_id: end, output_key: outcome}
+"""
+    denied = runner.run(text, {"target": "notes.md"}, decide=lambda _: ApprovalDecision.DENY)
+    assert denied.status == "stopped" and "you did not allow workspace.write_file" in denied.error
+    assert runner.tools.calls == []
+    [request] = runner.asked
+    assert (request.server, request.tool, dict(request.arguments)) == (
+        "workspace",
+        "write_file",
+        {"path": "notes.md"},
+    )
+    assert request.origin == "workflow flow"
+    allowed = runner.run(text, {"target": "notes.md"}, decide=lambda _: ApprovalDecision.ALLOW_ONCE)
+    assert allowed.status == "finished" and allowed.store["outcome"] == "written"
+
+
+def test_resolve_dynamic_values_in_response_renders_the_tool_output_from_the_store(runner: Runner) -> None:
+    runner.tools = PythonTools(
+        [Tool("workspace", "template", "A template", permission_required=False)],
+        {"template": lambda: '{"greeting": "Hello {{name}}"}'},
+    )
+    text = """
+tools:
+  - id: plain
+    tool: workspace.template
+  - id: resolved
+    tool: workspace.template
+    resolve_dynamic_values_in_response: true
+states:
+  - id: first
+    tool_id: plain
+    next: {state_id: second, output_key: raw}
+  - id: second
+    tool_id: resolved
+    next: {state_id: end}
+"""
+    run = runner.run(text, {"name": "Alice"})
+    assert run.status == "finished", run.error
+    assert step(run, "first").raw_output == '{"greeting": "Hello {{name}}"}'
+    assert run.store["greeting"] == "Hello Alice"
