@@ -22,6 +22,7 @@ from agent_core.memory.service import MemoryService
 from agent_core.providers.pool import ProviderPool
 from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
+from agent_core.workflows.tools import WithWorkflows
 
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager, ServerStatus
@@ -79,7 +80,8 @@ class Workspace:
     @property
     def chat_services(self) -> ChatServices:
         """What every chat of this workspace shares (built anew: the agent's tools can change)."""
-        tools = WithSubagents(self.tools, lambda: self.agent)  # one tool per sub-agent, beside the MCP ones
+        # One tool per sub-agent and per workflow, beside the MCP ones.
+        tools = WithWorkflows(WithSubagents(self.tools, lambda: self.agent), lambda: self.agent.workflows)
         return ChatServices(self.providers.resolve, self.selector, tools, memories=self.memories)
 
     def new_chat(self) -> ChatSession:

@@ -7,17 +7,20 @@ one by calling :meth:`ApprovalRequest.decide`; the session waits for that answer
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from agent_core.context.items import Delegation, RequestContext, TokenUsage
+from agent_core.context.items import Delegation, RequestContext, TokenUsage, WorkflowRunLink
 from agent_core.errors import ProviderError
 from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 
 __all__ = [
+    "WORKFLOW_GATE",
+    "WORKFLOW_ORIGIN",
     "ApprovalDecision",
     "ApprovalRequest",
     "ChatEvent",
@@ -34,7 +37,15 @@ __all__ = [
     "ToolCallStarted",
     "TurnSaved",
     "UserMessageSaved",
+    "WorkflowProgress",
+    "WorkflowRunFinished",
 ]
+
+
+#: ``origin`` of a workflow's approvals, before its name.
+WORKFLOW_ORIGIN = "workflow "
+#: ``server`` of a workflow's state gate (``approve: true``): ``tool`` is the state's id.
+WORKFLOW_GATE = "workflow"
 
 
 class ApprovalDecision(StrEnum):
@@ -87,7 +98,8 @@ class ApprovalRequest:
     server: str
     tool: str
     arguments: Mapping[str, Any]
-    # Who asks: "" for this chat's model, else the sub-agent path ("researcher", "researcher › reader").
+    # Who asks: "" for this chat's model, the sub-agent path ("researcher", "researcher › reader"),
+    # or "workflow NAME" for a workflow's state gate (server WORKFLOW_GATE) or tool state.
     origin: str = ""
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
@@ -107,6 +119,25 @@ class ApprovalRequest:
     @property
     def decided(self) -> bool:
         return self._answer.done()
+
+    @property
+    def asker(self) -> str:
+        """Who asks, capitalised for a question: "" (the chat's model), "Workflow triage" or
+        "Sub-agent researcher"."""
+        if not self.origin:
+            return ""
+        if self.origin.startswith(WORKFLOW_ORIGIN):
+            return f"Workflow {self.origin.removeprefix(WORKFLOW_ORIGIN)}"
+        return f"Sub-agent {self.origin}"
+
+    @property
+    def action(self) -> str:
+        """What it asks to run: ``server.tool(arguments)``, or a workflow's state."""
+        if self.server == WORKFLOW_GATE:
+            return f"the state '{self.tool}'"
+        return (
+            f"{self.server}.{self.tool}({json.dumps(dict(self.arguments), ensure_ascii=False, default=str)})"
+        )
 
     async def wait(self) -> ApprovalDecision:
         return await asyncio.shield(self._answer)
@@ -164,6 +195,30 @@ class SubagentFinished:
 
 
 @dataclass(frozen=True)
+class WorkflowProgress:
+    """A state of a workflow the reply runs started or ended (for live progress)."""
+
+    call_id: str
+    workflow: str
+    run_id: str
+    state_id: str
+    status: Literal["started", "done", "failed", "refused", "dry_run"]
+    steps_done: int
+    item: Any = None
+    error: str = ""
+    type: Literal["workflow_progress"] = "workflow_progress"
+
+
+@dataclass(frozen=True)
+class WorkflowRunFinished:
+    """A workflow the reply ran has ended; its link goes into the reply's RequestContext."""
+
+    link: WorkflowRunLink
+    store: Mapping[str, Any] = field(default_factory=dict)  # the final context store
+    type: Literal["workflow_run_finished"] = "workflow_run_finished"
+
+
+@dataclass(frozen=True)
 class Compacted:
     """Older turns were summarized into ``message`` (role "summary") before this reply."""
 
@@ -198,6 +253,8 @@ ChatEvent = (
     | ApprovalRequest
     | ToolCallStarted
     | ToolCallFinished
+    | WorkflowProgress
+    | WorkflowRunFinished
     | SubagentStarted
     | SubagentProgress
     | SubagentFinished

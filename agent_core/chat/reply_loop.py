@@ -26,6 +26,7 @@ from agent_core.chat.events import (
     SubagentFinished,
     ToolCallFinished,
     TurnSaved,
+    WorkflowRunFinished,
 )
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.prompt import Prompt, build_prompt
@@ -188,6 +189,9 @@ class ReplyLoop:
                     if isinstance(tool_event, SubagentFinished) and not tool_event.origin:
                         # The child's cost is recorded beside the reply's own, never inside it.
                         context = replace(context, delegations=(*context.delegations, tool_event.delegation))
+                        message = self.store.update_message(message, request_context=context)
+                    if isinstance(tool_event, WorkflowRunFinished):
+                        context = replace(context, workflow_runs=(*context.workflow_runs, tool_event.link))
                         message = self.store.update_message(message, request_context=context)
                     yield tool_event
                     if isinstance(tool_event, ToolCallFinished):

@@ -35,6 +35,7 @@ from agent_core.chat.memory_writes import (
 )
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
+from agent_core.chat.run_command import run_workflow_command
 from agent_core.chat.services import ChatServices
 from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.what_if import what_if
@@ -49,6 +50,7 @@ from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
 from agent_core.subagents.runner import Delegator, Nesting
+from agent_core.workflows.chat_runs import ChatWorkflows, parse_run_command
 from indexer import IndexerError
 
 logger = logging.getLogger(__name__)
@@ -76,6 +78,7 @@ class ChatSession:
         self.store = store
         self.services = services
         self.delegator = Delegator(self, nesting or Nesting())
+        self.workflows = ChatWorkflows(self)
         # Tools allowed without asking because a parent chat allowed them (approvals: inherit).
         self.inherited_allowed: Callable[[], Collection[ItemRef]] = tuple
         self.models = ModelResolver(services.resolve_provider)
@@ -258,6 +261,7 @@ class ChatSession:
 
     async def send(self, text: str) -> AsyncGenerator[ChatEvent, None]:
         """Answer ``text``, yielding events as it goes, up to and including a ReplyFinished.
+        ``/run NAME {json}`` runs one of the agent's workflows instead (``run_command``).
 
         With ``memory.extraction: model`` and a capable model, the model is asked for memories in
         the user's message at the same time as the reply: that never delays the reply, and its
@@ -265,16 +269,23 @@ class ChatSession:
         Cancelling the reply cancels it. Other memory writes come before the reply.
 
         Raises:
-            ContextDeskError: ``/ref NAME`` names no reference (nothing is saved or sent).
+            ContextDeskError: ``/ref NAME`` names no reference, or ``/run NAME`` no workflow
+                (nothing is saved or sent).
             AgentFileError: the agent's agent.yaml could not be read (nothing is saved or sent).
             UserDataError: the message could not be saved (nothing was sent to the model).
         """
         self.agent.refuse_unreadable_config()
         self._task = asyncio.current_task()
+        command = parse_run_command(text)
+        if command is not None:
+            async with aclosing(run_workflow_command(self, text, *command)) as ran:
+                async for event in ran:
+                    yield event
+            return
         one_turn = self._one_turn_reference(text)
         history = self.store.messages(self.id, with_contexts=False)
         user_message = self.store.add_message(self.id, "user", text)
-        self.delegator.user_text = text
+        self.delegator.user_text = self.workflows.user_text = text
         if not self._record.title:
             self.rename(title_from(text))
         yield UserMessageSaved(user_message)
@@ -306,7 +317,7 @@ class ChatSession:
             self.add_item(ref)
         settings = self.settings
         tool_calling = self.tool_calling(settings.chat.model)
-        self.delegator.routed = tool_calling == "routed"
+        self.delegator.routed = self.workflows.routed = tool_calling == "routed"
         chat_items = self.items
         if one_turn is not None and all(item.ref != one_turn for item in chat_items):
             chat_items = (*chat_items, SessionItem(one_turn, "manual"))
@@ -437,6 +448,7 @@ class ChatSession:
             allowed_for_chat=lambda: self.allowed_tools,
             allow_for_chat=self.allow_tool_for_chat,
             delegator=self.delegator,
+            workflows=self.workflows,
         )
         return ReplyLoop(
             agent=self.agent,

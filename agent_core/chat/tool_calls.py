@@ -18,6 +18,8 @@ from agent_core.chat.events import (
     SubagentStarted,
     ToolCallFinished,
     ToolCallStarted,
+    WorkflowProgress,
+    WorkflowRunFinished,
 )
 from agent_core.chat.prompt import Prompt
 from agent_core.chat.tool_runtime import ToolRuntime
@@ -26,9 +28,11 @@ from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
 from agent_core.store.chats import Approval, ToolCallRecord
 from agent_core.subagents.tools import SUBAGENT_SERVER
+from agent_core.workflows.tools import WORKFLOW_SERVER
 
 if TYPE_CHECKING:
     from agent_core.subagents.runner import Delegator
+    from agent_core.workflows.chat_runs import ChatWorkflows
 
 __all__ = ["ToolCaller", "delegation_result", "pending_record"]
 
@@ -39,6 +43,8 @@ ToolCallEvent = (
     | SubagentStarted
     | SubagentProgress
     | SubagentFinished
+    | WorkflowProgress
+    | WorkflowRunFinished
 )
 
 
@@ -52,6 +58,7 @@ class ToolCaller:
     allowed_for_chat: Callable[[], Collection[ItemRef]]  # read per call: an allow applies at once
     allow_for_chat: Callable[[ItemRef], None]
     delegator: Delegator | None = None  # runs the calls of sub-agent tools
+    workflows: ChatWorkflows | None = None  # runs the calls of workflow tools
 
     def delegates(self, call: ToolCall, prompt: Prompt) -> bool:
         """Whether ``call`` starts a sub-agent (such calls of one turn may run side by side)."""
@@ -66,6 +73,10 @@ class ToolCaller:
         binding = prompt.binding(call.name)
         if binding is not None and binding.server == SUBAGENT_SERVER and self.delegator is not None:
             async for event in self._delegate(call, binding.tool, message_id):
+                yield event
+            return
+        if binding is not None and binding.server == WORKFLOW_SERVER and self.workflows is not None:
+            async for event in self.workflows.call(call.id, binding.tool, call.arguments):
                 yield event
             return
         if binding is None:

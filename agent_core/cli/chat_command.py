@@ -23,6 +23,7 @@ from agent_core.chat.events import (
     SubagentStarted,
     ToolCallFinished,
     ToolCallStarted,
+    WorkflowProgress,
 )
 from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
@@ -42,6 +43,7 @@ HELP = """Commands:
   /prompts        prompts the MCP servers offer
   /prompt S NAME [key=value ...]   show server S's prompt NAME and offer to send it
   /remember TEXT  save TEXT as a long-term memory of this agent (see `contextdesk memory`)
+  /run NAME {JSON}  run the agent's workflow NAME with that input (see `contextdesk workflow`)
   /new            start a new chat
   /exit           leave (Ctrl-D works too)"""
 
@@ -141,6 +143,10 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
         event.decide(ApprovalDecision.ALLOW_ONCE if auto_approve else await ask_approval(event))
     elif isinstance(event, SubagentStarted | SubagentFinished):
         print(f"\n[{subagent_line(event)}]", file=sys.stderr)
+    elif isinstance(event, WorkflowProgress) and event.status != "started":
+        item = f" ({json.dumps(event.item, ensure_ascii=False)[:60]})" if event.item is not None else ""
+        ended = f": {event.error}" if event.error else ""
+        print(f"[workflow {event.workflow}: {event.state_id}{item} {event.status}{ended}]", file=sys.stderr)
     elif isinstance(event, ToolCallStarted):
         print(
             f"\n→ {event.server}.{event.tool}({json.dumps(dict(event.arguments), ensure_ascii=False)})",
@@ -174,10 +180,9 @@ def subagent_line(event: SubagentStarted | SubagentFinished) -> str:
 
 
 async def ask_approval(request: ApprovalRequest) -> ApprovalDecision:
-    """Ask at the terminal; a sub-agent's request says which sub-agent asks."""
-    arguments = json.dumps(dict(request.arguments), ensure_ascii=False)
-    who = f"Sub-agent {request.origin} asks: allow" if request.origin else "Allow"
-    prompt = f"\n{who} {request.server}.{request.tool}({arguments})? [o]nce / for this [c]hat / [d]eny: "
+    """Ask at the terminal; a sub-agent's or a workflow's request says which asks."""
+    who = f"{request.asker} asks: allow" if request.asker else "Allow"
+    prompt = f"\n{who} {request.action}? [o]nce / for this [c]hat / [d]eny: "
     while True:
         try:
             reply = (await asyncio.to_thread(input, prompt)).strip().lower()
@@ -253,6 +258,14 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                     if remembered
                     else outcome.reason
                 )
+            elif command == "/run":
+                try:
+                    ok = await answer(session, text, auto_approve=auto_approve)
+                except ContextDeskError as error:
+                    print(f"contextdesk: {error}", file=sys.stderr)
+                    continue
+                if ok:
+                    print(session.history()[-1].content)
             elif command == "/new":
                 workspace.store.release_lease(session.id)
                 session = workspace.new_chat()

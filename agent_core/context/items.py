@@ -24,6 +24,7 @@ __all__ = [
     "StoppedBy",
     "TokenUsage",
     "TrimAction",
+    "WorkflowRunLink",
 ]
 
 ItemType = Literal["rule", "reference", "tool", "memory"]
@@ -195,6 +196,21 @@ class Delegation:
 
 
 @dataclass(frozen=True)
+class WorkflowRunLink:
+    """A workflow a reply ran (``/run`` or the model's call of its tool): which run, how it ended
+    and what it cost. Every state of it is in the run store under ``run_id``."""
+
+    call_id: str
+    workflow: str
+    run_id: str
+    status: str  # finished, failed, stopped, cancelled
+    steps: int = 0
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    elapsed_seconds: float = 0.0
+    error: str = ""
+
+
+@dataclass(frozen=True)
 class RequestContext:
     """Exactly what one request used; attached to the assistant message and stored with it."""
 
@@ -206,6 +222,7 @@ class RequestContext:
     manifest: ContextManifest | None = None
     notes: ContextNotes = field(default_factory=ContextNotes)
     delegations: tuple[Delegation, ...] = ()  # sub-agents this reply ran, in order
+    workflow_runs: tuple[WorkflowRunLink, ...] = ()  # workflows this reply ran, in order
 
     def of_type(self, item_type: ItemType) -> list[RequestItem]:
         return [item for item in self.items if item.ref.type == item_type]

@@ -91,6 +91,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         data["request_context"]["extras"] = dict(message.request_context.notes.topics())
         if not message.request_context.delegations:
             del data["request_context"]["delegations"]  # replies that ran no sub-agent keep the v1 shape
+        if not message.request_context.workflow_runs:
+            del data["request_context"]["workflow_runs"]
     return data
 
 
@@ -208,6 +210,16 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
             lines.append(
                 f"- `{d.subagent}` ({d.context_mode}, {d.model}): “{' '.join(d.task.split())}” — {ended}; "
                 f"{d.turns} turns, {tokens:,} tokens, {d.elapsed_seconds:.1f} s; chat `{d.child_session_id}`"
+            )
+        lines.append("")
+    if context.workflow_runs:
+        lines.append("**Workflows**:")
+        for ran in context.workflow_runs:
+            tokens = (ran.usage.input_tokens or 0) + (ran.usage.output_tokens or 0)
+            ended = f"{ran.status}: {ran.error}" if ran.error else ran.status
+            lines.append(
+                f"- `{ran.workflow}`: {ended}; {ran.steps} steps, {tokens:,} tokens, "
+                f"{ran.elapsed_seconds:.1f} s; run `{ran.run_id}` (`contextdesk workflow show {ran.run_id}`)"
             )
         lines.append("")
     if context.near_misses:

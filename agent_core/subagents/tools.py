@@ -11,6 +11,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.chat.tool_runtime import ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.subagents.definition import Subagent, tool_allowed
+from agent_core.workflows.tools import WORKFLOW_SERVER
 
 __all__ = ["SUBAGENT_SERVER", "AllowListedTools", "SubagentTool", "WithSubagents", "subagent_tools"]
 
@@ -89,12 +90,14 @@ class AllowListedTools:
         allowed: list[ToolDescriptor] = [
             t
             for t in self.inner.tools()
-            if t.server != SUBAGENT_SERVER and tool_allowed(self.subagent, t.server, t.name)
+            # A child runs no workflow: a workflow's assistants are themselves children.
+            if t.server not in (SUBAGENT_SERVER, WORKFLOW_SERVER)
+            and tool_allowed(self.subagent, t.server, t.name)
         ]
         return [*allowed, *self.nested]
 
     async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
-        if server == SUBAGENT_SERVER or not tool_allowed(self.subagent, server, tool):
+        if server in (SUBAGENT_SERVER, WORKFLOW_SERVER) or not tool_allowed(self.subagent, server, tool):
             raise LookupError(
                 f"{server}.{tool} is not among the tools of the sub-agent '{self.subagent.name}' "
                 "(its tools and disallowedTools)"

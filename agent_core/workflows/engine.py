@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import ToolPermissionPolicy
-from agent_core.chat.events import ApprovalDecision, ApprovalRequest
+from agent_core.chat.events import WORKFLOW_GATE, WORKFLOW_ORIGIN, ApprovalDecision, ApprovalRequest
 from agent_core.chat.reply_loop import merged
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
@@ -448,7 +448,11 @@ class WorkflowEngine:
 
     async def _approve(self, state: WorkflowState, task: str) -> AsyncIterator[ApprovalRequest]:
         request = ApprovalRequest(
-            self.run_id, "workflow", state.id, {"task": task}, origin=self.workflow.name
+            self.run_id,
+            WORKFLOW_GATE,
+            state.id,
+            {"task": task},
+            origin=f"{WORKFLOW_ORIGIN}{self.workflow.name}",
         )
         if self.auto_approve:
             request.decide(ApprovalDecision.ALLOW_ONCE)
@@ -502,7 +506,7 @@ class WorkflowEngine:
             return replace(found, output_schema=schema or found.output_schema)
         prompt = (config.system_prompt if config else None) or self.agent.config.system_prompt
         return Subagent(
-            name=name or "assistant",
+            name=name or state.id,
             description=f"workflow {self.workflow.name}, state {state.id}",
             prompt=prompt,
             model=(config.model if config and config.model else "inherit"),
@@ -532,7 +536,11 @@ class WorkflowEngine:
         allowed = self.host.allowed_tools if self.host is not None else ()
         if asks and not self.auto_approve and ref not in allowed:
             request = ApprovalRequest(
-                f"{self.run_id}-{state.id}", server, tool, rendered, origin=f"workflow {self.workflow.name}"
+                f"{self.run_id}-{state.id}",
+                server,
+                tool,
+                rendered,
+                origin=f"{WORKFLOW_ORIGIN}{self.workflow.name}",
             )
             yield request
             decision = await request.wait()

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from PySide6.QtCore import QByteArray, QModelIndex, Qt
 
 from agent_core.chat.events import (
+    WORKFLOW_GATE,
     ApprovalDecision,
     ApprovalRequest,
     ChatEvent,
@@ -248,7 +249,9 @@ class ConversationModel(RowListModel[Entry]):
             self._append(
                 Entry(
                     "approval",
-                    f"{event.server}.{event.tool}",
+                    f"the state {event.tool}"
+                    if event.server == WORKFLOW_GATE
+                    else f"{event.server}.{event.tool}",
                     status="pending",
                     call_id=event.call_id,
                     approval=event,

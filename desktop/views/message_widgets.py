@@ -335,10 +335,13 @@ class ApprovalWidget(EntryWidget):
 
     def set_entry(self, entry: Entry) -> None:
         super().set_entry(entry)
-        origin = entry.approval.origin if entry.approval is not None else ""
-        who = f"The sub-agent <b>{html.escape(origin)}</b>" if origin else "The assistant"
+        approval = entry.approval
+        asker = approval.asker if approval is not None else ""
+        kind, _, name = asker.partition(" ")
+        who = f"The {kind.lower()} <b>{html.escape(name)}</b>" if asker else "The assistant"
         self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>. Allow it?")
-        self.allow_chat.setText("Allow for this sub-agent's chat" if origin else "Allow for this chat")
+        in_sub_agent = asker.startswith("Sub-agent")
+        self.allow_chat.setText("Allow for this sub-agent's chat" if in_sub_agent else "Allow for this chat")
         if entry.tool_call is not None:
             arguments = dict(entry.tool_call.arguments)
             self.arguments.setText(

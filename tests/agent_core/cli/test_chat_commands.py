@@ -142,3 +142,48 @@ def test_interactive_chat_asks_for_tool_approval_and_shows_context(tmp_path: Pat
     assert "← result" in out and "plan.md" in out
     assert "Those are your files." in out
     assert re.search(r"[0-9a-f]{32}  hello$", out, re.MULTILINE)  # /sessions lists the saved chat
+
+
+def test_slash_run_runs_a_workflow_with_a_real_tool_and_context_shows_the_run(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    agent = scripted_agent(tmp_path, [{"reply": '{"summary": "one plan"}'}])
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "plan.md").write_text("the plan")
+    config = (agent / "agent.yaml").read_text().replace("root: ~/Documents", f"root: {tmp_path / 'docs'}")
+    (agent / "agent.yaml").write_text(config)
+    (agent / "workflows").mkdir()
+    (agent / "workflows" / "files.yaml").write_text(
+        """
+inputs:
+  path: {type: string}
+tools:
+  - id: lister
+    tool: workspace.list_files
+states:
+  - id: list
+    tool_id: lister
+    tool_args: {path: '{{path}}'}
+    next: {state_id: summarise, output_key: listing}
+  - id: summarise
+    task: 'Summarise {{listing}}. Return JSON: {"summary": "..."}'
+    next: {state_id: end}
+"""
+    )
+    script = Path(sys.executable).with_name("contextdesk")
+    result = subprocess.run(
+        [str(script), "chat", "--agent", str(agent)],
+        input='/run files {"path": "."}\no\n/context\n/exit\n',
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert 'Workflow files asks: allow workspace.list_files({"path": "."})' in out  # asked as the chat asks
+    assert "Workflow **files** finished after 2 steps" in out and '"summary": "one plan"' in out
+    assert "plan.md" in out  # the real tool's listing is in the store
+    assert "**Tools**: workflows.files [Manual]" in out
+    assert "**Workflows**:" in out and "`files`: finished; 2 steps" in out
+    assert "[workflow files: list done]" in result.stderr and "error" not in result.stderr

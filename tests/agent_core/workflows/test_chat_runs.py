@@ -1,0 +1,226 @@
+"""Workflows started from a chat: ``/run NAME {json}`` and the model calling a workflow's tool,
+through a real chat, the real store and scripted providers (one per model). What ran is in the
+reply's RequestContext; cancelling the reply stops the run and its children."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_core.agent.loader import load_agent
+from agent_core.agent.scaffold import create_agent
+from agent_core.chat.events import (
+    ApprovalDecision,
+    ApprovalRequest,
+    ChatEvent,
+    ReplyFinished,
+    SubagentStarted,
+    ToolCallFinished,
+    WorkflowProgress,
+    WorkflowRunFinished,
+)
+from agent_core.chat.services import ChatServices
+from agent_core.chat.session import ChatSession
+from agent_core.errors import ContextDeskError
+from agent_core.store.chats import ChatStore
+from agent_core.subagents.tools import WithSubagents
+from agent_core.workflows.run_store import WorkflowRunStore
+from agent_core.workflows.tools import WithWorkflows
+from tests.agent_core.subagents.test_runtime import WAIT, Providers
+from tests.support.chat_tools import PythonTools, Tool
+
+TRIAGE = """
+description: Triage a bug report into a severity and an owner
+include: always
+inputs:
+  report: {type: string, description: the bug report}
+assistants:
+  - id: classifier
+    model: scripted:classifier
+    system_prompt: You classify bug reports. Reply in JSON.
+tools:
+  - id: owners
+    tool: workspace.owner_of
+states:
+  - id: classify
+    assistant_id: classifier
+    task: 'Classify: {{report}}. Return JSON: {"area": "...", "severity": "..."}'
+    next: {state_id: owner}
+  - id: owner
+    tool_id: owners
+    tool_args: {area: '{{area}}'}
+    next: {state_id: end, output_key: owner}
+"""
+
+
+class Chat:
+    def __init__(self, tmp_path: Path) -> None:
+        root = create_agent(tmp_path / "agent").root
+        for folder in ("rules", "references"):
+            for path in (root / folder).glob("*.md"):
+                path.unlink()
+        (root / "workflows").mkdir()
+        (root / "workflows" / "triage.yaml").write_text(TRIAGE, encoding="utf-8")
+        self.agent = load_agent(root)
+        assert not [p for p in self.agent.problems if p.severity == "error"], self.agent.problems
+        self.agent.config.chat.model = "scripted:parent"
+        self.providers = Providers()
+        self.tools = PythonTools(
+            [Tool("workspace", "owner_of", "Who owns an area", permission_required=True)],
+            {"owner_of": lambda area: f"team-{area}"},
+        )
+        self.store = ChatStore(tmp_path / "chats.sqlite3")
+        runtime = WithWorkflows(WithSubagents(self.tools, lambda: self.agent), lambda: self.agent.workflows)
+        self.services = ChatServices(self.providers.resolve, None, runtime)
+        self.session = ChatSession.create(self.agent, self.store, self.services)
+        self.asked: list[ApprovalRequest] = []
+
+    def send(self, text: str, approve: ApprovalDecision = ApprovalDecision.ALLOW_ONCE) -> list[ChatEvent]:
+        async def run() -> list[ChatEvent]:
+            events: list[ChatEvent] = []
+            async for event in self.session.send(text):
+                events.append(event)
+                if isinstance(event, ApprovalRequest):
+                    self.asked.append(event)
+                    event.decide(approve)
+            return events
+
+        return asyncio.run(asyncio.wait_for(run(), WAIT))
+
+    def runs(self) -> WorkflowRunStore:
+        return WorkflowRunStore(self.store.path)
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> Iterator[Chat]:
+    made = Chat(tmp_path)
+    yield made
+    made.store.close()
+
+
+def test_slash_run_runs_the_workflow_in_the_chat_and_its_context_says_why(chat: Chat) -> None:
+    chat.providers["classifier"].enqueue_reply('{"area": "billing", "severity": "high"}')
+    events = chat.send('/run triage {"report": "Invoices are doubled"}')
+    finished = events[-1]
+    assert isinstance(finished, ReplyFinished) and finished.message.status == "complete"
+    assert "Workflow **triage** finished after 2 steps" in finished.message.content
+    assert '"owner": "team-billing"' in finished.message.content
+    # The parent's model was never asked: /run is the user's own call.
+    assert chat.providers.requests("parent") == []
+    context = finished.message.request_context
+    assert context is not None
+    [item] = context.items
+    assert (item.ref.label(), item.include_mode, item.reason) == (
+        "workflows.triage",
+        "manual",
+        "you ran it with /run",
+    )
+    [link] = context.workflow_runs
+    assert (link.workflow, link.status, link.steps) == ("triage", "finished", 2)
+    # The classifier ran as a sub-agent of this chat, its chat kept and linked.
+    [delegation] = context.delegations
+    assert delegation.child_session_id in [s.id for s in chat.store.children(chat.session.id)]
+    progress = [(e.state_id, e.status) for e in events if isinstance(e, WorkflowProgress)]
+    assert progress == [
+        ("classify", "started"),
+        ("classify", "done"),
+        ("owner", "started"),
+        ("owner", "done"),
+    ]
+    # The tool asked as the chat would, labelled with the workflow.
+    [asked] = chat.asked
+    assert (asked.tool, asked.origin) == ("owner_of", "workflow triage")
+    runs = chat.runs()
+    stored = runs.run(link.run_id)
+    runs.close()
+    assert stored is not None and [s.state_id for s in stored.steps] == ["classify", "owner"]
+    assert stored.steps[0].request_context is not None  # View Context works on the step
+    # The chat keeps both messages across a reopen, with the link.
+    reopened = ChatSession.open(chat.agent, chat.store, chat.session.id, chat.services)
+    last = reopened.history()[-1]
+    assert last.request_context is not None and last.request_context.workflow_runs == (link,)
+
+
+def test_slash_run_with_an_unknown_workflow_saves_nothing_and_says_which_exist(chat: Chat) -> None:
+    with pytest.raises(ContextDeskError, match=r"no workflow named 'triag'.*triage"):
+        chat.send('/run triag {"report": "x"}')
+    assert chat.session.history() == []
+
+
+def test_a_failed_input_check_is_a_reply_that_says_what_to_give(chat: Chat) -> None:
+    events = chat.send("/run triage {}")
+    finished = events[-1]
+    assert isinstance(finished, ReplyFinished)
+    assert "failed after 0 steps" in finished.message.content
+    assert "the input 'report' is required" in finished.message.content
+
+
+def test_the_model_calls_a_workflow_as_a_tool_and_reads_its_store(chat: Chat) -> None:
+    chat.providers["parent"].enqueue_tool_call("workflows__triage", {"report": "Login fails"})
+    chat.providers["classifier"].enqueue_reply('{"area": "auth", "severity": "low"}')
+    chat.providers["parent"].enqueue_reply("The auth team owns it.")
+    events = chat.send("Who should look at: login fails?")
+    [result] = [e.record for e in events if isinstance(e, ToolCallFinished)]
+    assert not result.is_error and '"owner": "team-auth"' in result.result
+    assert "[workflow triage: finished; 2 steps" in result.result
+    # The parent's second request carries the run's result as the tool's answer.
+    second = chat.providers.requests("parent")[1]
+    assert any('"owner": "team-auth"' in m.content for m in second.messages)
+    # The workflow was offered as a tool like any other.
+    first = chat.providers.requests("parent")[0]
+    assert "workflows__triage" in [t.name for t in first.tools]
+    finished = events[-1]
+    assert isinstance(finished, ReplyFinished)
+    context = chat.store.messages(chat.session.id)[-2].request_context  # the turn that called it
+    assert context is not None and [r.workflow for r in context.workflow_runs] == ["triage"]
+    assert next(e for e in events if isinstance(e, WorkflowRunFinished)).link.status == "finished"
+
+
+def test_cancelling_the_reply_stops_the_run_and_its_assistant_with_no_request_after(chat: Chat) -> None:
+    in_classifier, never = asyncio.Event(), asyncio.Event()
+
+    class Signal:
+        async def wait(self) -> None:
+            in_classifier.set()
+            await never.wait()
+
+    chat.providers["classifier"].enqueue_reply(chunks=["thinking ", Signal()])  # type: ignore[list-item]
+
+    async def run() -> None:
+        started: list[SubagentStarted] = []
+
+        async def watch() -> None:
+            async for event in chat.session.send('/run triage {"report": "slow"}'):
+                if isinstance(event, SubagentStarted):
+                    started.append(event)
+
+        task = asyncio.create_task(watch())
+        await asyncio.wait_for(in_classifier.wait(), WAIT)
+        chat.session.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 2.0)
+        assert len(started) == 1
+
+    asyncio.run(run())
+    assert len(chat.providers.log) == 1  # the classifier's one request; nothing after the cancel
+    messages = chat.store.messages(chat.session.id)
+    assert messages[-1].status == "cancelled"
+    [child] = chat.store.children(chat.session.id)
+    assert chat.store.messages(child.id)[-1].status == "cancelled"
+    runs = chat.runs()
+    [run_record] = runs.runs(str(chat.agent.root))
+    runs.close()
+    assert run_record.status == "cancelled"
+
+
+def test_a_sub_agent_is_never_offered_a_workflow(chat: Chat) -> None:
+    from agent_core.subagents.definition import Subagent
+    from agent_core.subagents.tools import AllowListedTools
+
+    narrowed = AllowListedTools(chat.services.tools, Subagent(name="helper", description="d", prompt="p"))
+    assert [t.server for t in narrowed.tools()] == ["workspace"]
+    with pytest.raises(LookupError):
+        asyncio.run(narrowed.call_tool("workflows", "triage", {}))
