@@ -152,3 +152,41 @@ def test_what_if_reruns_selection_with_other_settings_and_toggled_items(
         assert len(provider.requests) == 1  # nothing was sent
 
     asyncio.run(scenario())
+
+
+@pytest.mark.slow
+def test_a_workflow_is_selected_per_message_like_any_agent_mode_tool(
+    tmp_path: Path, shared_selector: ContextSelector
+) -> None:
+    from agent_core.workflows.tools import WithWorkflows
+
+    root = tmp_path / "agent"
+    create_agent(root)
+    (root / "workflows").mkdir()
+    (root / "workflows" / "bug-triage.yaml").write_text(
+        "description: Triage a bug report, rate its severity and find the team that owns the code\n"
+        "inputs:\n  report: {type: string}\n"
+        "states:\n  - id: classify\n    task: 'Classify {{report}}'\n    next: {state_id: end}\n"
+    )
+    agent = load_agent(root)
+    runtime = WithWorkflows(ChatServices(lambda m: (ScriptedProvider(), "x")).tools, lambda: agent.workflows)
+
+    def tools_for(text: str) -> tuple[list[str], list[str]]:
+        provider = ScriptedProvider()
+        provider.enqueue_reply("ok")
+        services = ChatServices(
+            resolve_provider=lambda m: (provider, "x"), selector=shared_selector, tools=runtime
+        )
+        session = ChatSession.create(agent, ChatStore(tmp_path / "chats.sqlite3"), services)
+
+        async def run() -> list[ChatEvent]:
+            return [event async for event in session.send(text)]
+
+        built = next(e for e in asyncio.run(run()) if isinstance(e, ContextBuilt))
+        chosen = [i.ref.key for i in built.context.of_type("tool") if i.include_mode == "agent"]
+        return chosen, [t.name for t in provider.requests[0].tools]
+
+    chosen, offered = tools_for("Users report the checkout page crashes; please triage this bug report")
+    assert chosen == ["tool:workflows/bug-triage"] and offered == ["workflows__bug-triage"]
+    chosen, offered = tools_for("What is the capital of Portugal?")
+    assert chosen == [] and offered == []
