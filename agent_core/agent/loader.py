@@ -65,7 +65,8 @@ def load_agent(root: Path | str) -> Agent:
     agent.subagents.update(load_subagents(root, problems))
     agent.workflows.update(load_workflows(root, problems))
     for workflow in agent.workflows.values():
-        problems.extend(check_workflow(workflow, subagents=agent.subagents))
+        servers = {name: config.type for name, config in agent.config.mcp_servers.items()}
+        problems.extend(check_workflow(workflow, subagents=agent.subagents, agent_servers=servers))
     _check_secret_references(agent)
     problems.sort(key=lambda p: (str(p.path), p.line or 0))
     logger.debug(

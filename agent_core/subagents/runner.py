@@ -15,7 +15,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,7 @@ from agent_core.chat.events import (
     TurnSaved,
 )
 from agent_core.chat.services import ChatServices
+from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.items import Delegation, StoppedBy, TokenUsage
 from agent_core.context.session_context import initial_session_items
 from agent_core.errors import ContextDeskError
@@ -136,15 +137,26 @@ class Delegator:
                 yield event
 
     async def run_definition(
-        self, subagent: Subagent, task: str, call_id: str
+        self,
+        subagent: Subagent,
+        task: str,
+        call_id: str,
+        *,
+        granted: Callable[[ToolRuntime], ToolRuntime] | None = None,
     ) -> AsyncIterator[DelegationEvent | Delegation]:
         """Run ``subagent`` (a file's or one made on the spot, e.g. a workflow's assistant) on
-        ``task``, exactly as a delegation runs."""
-        async for event in self._run(subagent, task, call_id, None):
+        ``task``, exactly as a delegation runs. ``granted`` adds tools beyond its allow-list
+        (a workflow assistant's own servers): it wraps the child's tools."""
+        async for event in self._run(subagent, task, call_id, None, granted):
             yield event
 
     async def _run(
-        self, subagent: Subagent, task: str, call_id: str, parent_message_id: int | None
+        self,
+        subagent: Subagent,
+        task: str,
+        call_id: str,
+        parent_message_id: int | None,
+        granted: Callable[[ToolRuntime], ToolRuntime] | None = None,
     ) -> AsyncIterator[DelegationEvent | Delegation]:
         parent = self.parent
         origin = (
@@ -161,7 +173,11 @@ class Delegator:
         model_note = _join(model_note, base_note)
         agent = child_agent(base, subagent, model, may_nest=depth < limit)
         inner = getattr(parent.services.tools, "inner", parent.services.tools)
-        tools = AllowListedTools(inner, subagent, subagent_tools(agent.subagents) if agent.subagents else ())
+        tools: ToolRuntime = AllowListedTools(
+            inner, subagent, subagent_tools(agent.subagents) if agent.subagents else ()
+        )
+        if granted is not None:
+            tools = granted(tools)
         services = ChatServices(
             resolve_provider=parent.services.resolve_provider,
             selector=parent.services.selector,

@@ -17,7 +17,7 @@ from typing import Any
 
 from agent_core.agent.items import Problem
 from agent_core.workflows.loader import Workflow
-from agent_core.workflows.schema import WorkflowNext, WorkflowState
+from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowNext, WorkflowState
 from agent_core.workflows.templates import WorkflowTemplateError, variables_of
 
 __all__ = ["END", "check_workflow", "output_keys", "targets"]
@@ -77,9 +77,11 @@ def check_workflow(
     *,
     subagents: Collection[str] = (),
     tools: Collection[str] | None = None,
+    agent_servers: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """Problems of ``workflow``; ``subagents`` are the agent's sub-agent names, ``tools`` the
-    ``server.tool`` names of its running servers (None: not known, tools are not checked)."""
+    ``server.tool`` names of its running servers (None: not known, tools are not checked),
+    ``agent_servers`` its agent.yaml servers' types by name (None: not known)."""
     spec, path = workflow.spec, workflow.path
     problems: list[Problem] = []
 
@@ -128,7 +130,16 @@ def check_workflow(
                 "add subagents/NAME.md, or remove assistant_id to use this agent",
                 "assistants", i, "assistant_id",
             )  # fmt: skip
-        for key in ("datasource_ids", "mcp_servers", "skill_ids"):
+        for j, server in enumerate(assistant.mcp_servers):
+            found = agent_servers.get(server.name) if agent_servers is not None else None
+            if server.config.command is None and agent_servers is not None and found != "stdio":
+                add(
+                    f"assistant '{assistant.id}': the MCP server '{server.name}' gives no command, and "
+                    "the agent has no stdio server of that name",
+                    "give config.command, or name one of agent.yaml's servers",
+                    "assistants", i, "mcp_servers", j, "name",
+                )  # fmt: skip
+        for key in ("datasource_ids", "skill_ids"):
             if getattr(assistant, key):
                 add(
                     f"assistant '{assistant.id}': {key} is ignored",
@@ -271,7 +282,8 @@ def _variables(
         if state_id not in known:
             continue  # unreachable: reported already
         where = ("states", index[state_id])
-        used = _used(state)
+        assistant = next((a for a in spec.assistants if a.id == state.assistant_id), None)
+        used = _used(state, assistant)
         # A transition's condition and iter_key read the store with this state's output in it.
         own = output_keys(state) or set()
         for variable, place in sorted(used):
@@ -302,7 +314,7 @@ def _variables(
             )
 
 
-def _used(state: WorkflowState) -> set[tuple[str, str]]:
+def _used(state: WorkflowState, assistant: WorkflowAssistantConfig | None) -> set[tuple[str, str]]:
     used: set[tuple[str, str]] = set()
 
     def collect(text: str, place: str, *, expression: bool = False) -> None:
@@ -321,6 +333,10 @@ def _used(state: WorkflowState) -> set[tuple[str, str]]:
         collect(case.condition, "switch", expression=True)
     if state.next.iter_key:
         used.add((state.next.iter_key.split(".")[0], "iter_key"))
+    for server in assistant.mcp_servers if assistant is not None else []:
+        if server.resolve_dynamic_values_in_arguments:
+            for value in [*(server.config.args or []), *server.config.env.values()]:
+                collect(value, f"MCP server '{server.name}' arguments")
     return used
 
 

@@ -14,6 +14,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,11 +31,13 @@ from agent_core.subagents.definition import Subagent, SubagentLimits
 from agent_core.subagents.runner import DelegationEvent, schema_problem
 from agent_core.workflows.check import END
 from agent_core.workflows.context_store import Transition, apply_output
+from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.loader import Workflow
 from agent_core.workflows.parsing import parse_output
 from agent_core.workflows.records import HistoryMessage, StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
-from agent_core.workflows.schema import WorkflowInput, WorkflowState
+from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowInput, WorkflowState
+from agent_core.workflows.servers import StateTools, server_configs, started_servers
 from agent_core.workflows.templates import WorkflowTemplateError, condition, render
 
 __all__ = [
@@ -48,10 +51,6 @@ __all__ = [
     "dry_run",
     "initial_store",
 ]
-
-
-class WorkflowError(ContextDeskError):
-    """A workflow cannot start or go on; the message names the state and the fix."""
 
 
 @dataclass(frozen=True)
@@ -372,7 +371,7 @@ class WorkflowEngine:
                     else:
                         yield called
             else:
-                async for event in self._assistant(state, task, history):
+                async for event in self._assistant(state, task, history, store):
                     if isinstance(event, tuple):
                         raw, usage, child = event
                     else:
@@ -462,7 +461,7 @@ class WorkflowEngine:
             raise _Stopped(f"stopped: you did not let state '{state.id}' run")
 
     async def _assistant(
-        self, state: WorkflowState, task: str, history: tuple[HistoryMessage, ...]
+        self, state: WorkflowState, task: str, history: tuple[HistoryMessage, ...], store: Mapping[str, Any]
     ) -> AsyncIterator[Any]:
         if self.mock is not None:
             yield (self.mock.next_for(state.id), TokenUsage(), "")
@@ -470,24 +469,40 @@ class WorkflowEngine:
         subagent = self._assistant_of(state)
         message = _with_history(task, history)
         parent = self._host()
+        config = self._assistant_config(state)
+        where = f"state '{state.id}'"
+        servers = (
+            server_configs(config, self.agent, store, where=where, undefined=self.spec.undefined)
+            if config is not None and config.mcp_servers
+            else {}
+        )
         delegation: Delegation | None = None
-        async for event in parent.delegator.run_definition(
-            subagent, message, f"{self.run_id}-{len(self._steps)}"
-        ):
-            if isinstance(event, Delegation):
-                delegation = event
-            else:
-                yield event
+        async with AsyncExitStack() as stack:
+            granted = None
+            if servers:
+                own = await stack.enter_async_context(started_servers(servers, where))
+                names = frozenset(servers)
+                granted = lambda tools: StateTools(tools, own, names)  # noqa: E731 - one use
+            async for event in parent.delegator.run_definition(
+                subagent, message, f"{self.run_id}-{len(self._steps)}", granted=granted
+            ):
+                if isinstance(event, Delegation):
+                    delegation = event
+                else:
+                    yield event
         assert delegation is not None
         if delegation.stopped_by:
             raise WorkflowError(f"state '{state.id}': the assistant {delegation.note or 'stopped'}")
         yield (delegation.result, delegation.usage, delegation.child_session_id)
 
+    def _assistant_config(self, state: WorkflowState) -> WorkflowAssistantConfig | None:
+        return next((a for a in self.spec.assistants if a.id == (state.assistant_id or "")), None)
+
     def _assistant_of(self, state: WorkflowState) -> Subagent:
         """The agent that answers ``state``: a sub-agent, an agent folder, or this agent (with the
         workflow's system prompt and model for it, when it gives them)."""
         name = state.assistant_id or ""
-        config = next((a for a in self.spec.assistants if a.id == name), None)
+        config = self._assistant_config(state)
         schema = state.output_schema
         if isinstance(schema, str):
             schema = json.loads(schema)

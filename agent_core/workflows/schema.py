@@ -19,7 +19,9 @@ __all__ = [
     "WorkflowFile",
     "WorkflowInput",
     "WorkflowLimits",
+    "WorkflowMcpServer",
     "WorkflowNext",
+    "WorkflowServerSettings",
     "WorkflowState",
     "WorkflowSwitch",
     "WorkflowToolConfig",
@@ -113,6 +115,27 @@ class WorkflowState(_Model):
         return self
 
 
+class WorkflowServerSettings(_Model):
+    """An assistant's MCP server's ``config``: a command to start (stdio), with its arguments and
+    environment. With no ``command``, the agent's own server of that name is started with these
+    arguments (its command, environment and folder kept)."""
+
+    command: str | None = None
+    args: list[str] | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class WorkflowMcpServer(_Model):
+    """An ``assistants[].mcp_servers`` entry: a server started for that assistant's states only,
+    its arguments and environment filled from the context store when
+    ``resolve_dynamic_values_in_arguments`` is true."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,40}$")
+    description: str = ""
+    config: WorkflowServerSettings = Field(default_factory=WorkflowServerSettings)
+    resolve_dynamic_values_in_arguments: bool = False
+
+
 class WorkflowAssistantConfig(_Model):
     """An ``assistants`` entry: which agent answers (this one, a sub-agent, an agent folder)."""
 
@@ -126,7 +149,7 @@ class WorkflowAssistantConfig(_Model):
     tools: list[dict[str, Any]] = Field(default_factory=list)
     datasource_ids: list[str] = Field(default_factory=list)
     exclude_extra_context_tools: bool = False
-    mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
+    mcp_servers: list[WorkflowMcpServer] = Field(default_factory=list)
     skill_ids: list[str] = Field(default_factory=list)
     agent: str | None = None  # ContextDesk: an agent folder inside this one
 
