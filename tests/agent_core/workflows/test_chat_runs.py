@@ -29,8 +29,8 @@ from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
 from agent_core.workflows.run_store import WorkflowRunStore
 from agent_core.workflows.tools import WithWorkflows
-from tests.agent_core.subagents.test_runtime import WAIT, Providers
 from tests.support.chat_tools import PythonTools, Tool
+from tests.support.scripted_models import WAIT, Providers
 
 TRIAGE = """
 description: Triage a bug report into a severity and an owner

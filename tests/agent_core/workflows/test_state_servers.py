@@ -14,7 +14,7 @@ from agent_core.agent.items import Problem
 from agent_core.chat.events import ApprovalDecision
 from agent_core.workflows.check import check_workflow
 from agent_core.workflows.loader import parse_workflow
-from tests.agent_core.workflows.test_engine import Runner, step
+from tests.support.workflow_runner import Runner, step
 
 HISTORIAN = f"""
 inputs:
@@ -46,11 +46,6 @@ def repository(tmp_path: Path) -> Path:
     subprocess.run([*git, "add", "notes.md"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "Add the release notes"], check=True)
     return repo
-
-
-@pytest.fixture
-def runner(tmp_path: Path) -> Runner:
-    return Runner(tmp_path)
 
 
 def test_the_assistant_gets_its_own_server_started_with_arguments_from_the_store(
