@@ -132,7 +132,9 @@ class WorkflowRun(QObject):
         elif isinstance(event, SubagentProgress):
             tokens = (event.usage.input_tokens or 0) + (event.usage.output_tokens or 0)
             doing = f" · {event.activity}" if event.activity else ""
-            self.progress.emit(f"{event.origin or event.subagent}: {event.turns} turns · {tokens:,} tokens{doing}")
+            self.progress.emit(
+                f"{event.origin or event.subagent}: {event.turns} turns · {tokens:,} tokens{doing}"
+            )
         elif isinstance(event, WorkflowFinished):
             self.record = event.run
 

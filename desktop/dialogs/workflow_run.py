@@ -310,7 +310,9 @@ class WorkflowRunDialog(QDialog):
             else:
                 self._open_context(context)
 
-        self.bridge.call(workspace.store.messages, step.child_session_id, on_result=loaded, on_error=self._error)
+        self.bridge.call(
+            workspace.store.messages, step.child_session_id, on_result=loaded, on_error=self._error
+        )
 
     def _open_context(self, context: RequestContext) -> None:
         from desktop.dialogs.subagent_section import SubagentHooks

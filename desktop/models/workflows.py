@@ -137,7 +137,7 @@ def describe_next(state: WorkflowState) -> str:
 
 
 class WorkflowStatesModel(RowTableModel[WorkflowState]):
-    HEADERS = ("State", "Runs", "Next")
+    HEADERS = ("State", "Kind", "Next")
 
     def set_states(self, states: list[WorkflowState]) -> None:
         self._reset_rows(states)
@@ -158,9 +158,6 @@ class ProblemsModel(RowListModel[Problem]):
 
     def set_problems(self, problems: list[Problem]) -> None:
         self._reset_rows(problems)
-
-    def problem_at(self, row: int) -> Problem | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def problems(self) -> list[Problem]:
         return list(self._rows)

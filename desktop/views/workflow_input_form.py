@@ -109,6 +109,7 @@ class WorkflowInputForm(QWidget):
         super().__init__(parent)
         self._inputs: dict[str, WorkflowInput] = {}
         self.fields: dict[str, QLineEdit | QCheckBox | QPlainTextEdit] = {}
+        self.labels: dict[str, QLabel] = {}
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._form_host: QWidget | None = None
@@ -124,13 +125,16 @@ class WorkflowInputForm(QWidget):
             self._form_host.deleteLater()
         self._inputs = dict(inputs)
         self.fields = {}
+        self.labels = {}
         self.raw = None
         host = QWidget()
         form = QFormLayout(host)
         form.setContentsMargins(0, 0, 0, 0)
         if not inputs:
             self.raw = QPlainTextEdit("{}")
-            self.raw.setPlaceholderText('The input: JSON (its root keys seed the store), e.g. {"topic": "tea"}')
+            self.raw.setPlaceholderText(
+                'The input: JSON (its root keys seed the store), e.g. {"topic": "tea"}'
+            )
             self.raw.setMaximumHeight(110)
             form.addRow(QLabel("Input (JSON or text)"), self.raw)
         for name, declared in inputs.items():
@@ -140,6 +144,7 @@ class WorkflowInputForm(QWidget):
             label.setToolTip(f"{declared.description} ({tip})" if declared.description else tip)
             field.setToolTip(label.toolTip())
             self.fields[name] = field
+            self.labels[name] = label
             form.addRow(label, field)
         if any(_required(d) for d in inputs.values()):
             note = QLabel("* required")

@@ -106,8 +106,8 @@ class StepDetails(QWidget):
         self.raw_output.setPlainText(step.raw_output)
         parsed = step.parsed_output
         self.parsed_output.setPlainText(
-            parsed if isinstance(parsed, str) else json.dumps(parsed, ensure_ascii=False, indent=2, default=str)
+            parsed
+            if isinstance(parsed, str)
+            else json.dumps(parsed, ensure_ascii=False, indent=2, default=str)
         )
-        self.store_after.setPlainText(
-            json.dumps(step.store_after, ensure_ascii=False, indent=2, default=str)
-        )
+        self.store_after.setPlainText(json.dumps(step.store_after, ensure_ascii=False, indent=2, default=str))

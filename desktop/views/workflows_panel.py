@@ -209,7 +209,11 @@ class WorkflowsPanel(QWidget):
 
     def select(self, name: str) -> None:
         row = next(
-            (r for r in range(self.model.rowCount()) if self.model.index(r, WorkflowsColumn.NAME).data() == name),
+            (
+                r
+                for r in range(self.model.rowCount())
+                if self.model.index(r, WorkflowsColumn.NAME).data() == name
+            ),
             None,
         )
         if row is not None:
@@ -246,7 +250,9 @@ class WorkflowsPanel(QWidget):
     def _edit_file(self, path: Path, text: str) -> None:
         self._editing = path
         self._confirm_delete = False
-        shown = path.relative_to(self.agent.root) if self.agent and path.is_relative_to(self.agent.root) else path
+        shown = (
+            path.relative_to(self.agent.root) if self.agent and path.is_relative_to(self.agent.root) else path
+        )
         self.file_label.setText(str(shown))
         self.editor.text.setPlainText(text)
         self.message.hide()
@@ -347,7 +353,9 @@ class WorkflowsPanel(QWidget):
             return None
         return self.start_run(entry.name, given)
 
-    def start_run(self, name: str, given: Any, resume_from: StepRecord | None = None) -> WorkflowRunDialog | None:
+    def start_run(
+        self, name: str, given: Any, resume_from: StepRecord | None = None
+    ) -> WorkflowRunDialog | None:
         """A run of the workflow ``name`` (from ``resume_from``'s state, with its store), in a new run view."""
         workspace = self.host.workspace
         if workspace is None:
