@@ -66,6 +66,7 @@ class WorkflowRun(QObject):
         *,
         resume_from: StepRecord | None = None,
         mock_outputs: list[dict[str, Any]] | None = None,
+        auto_approve: bool = False,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -75,6 +76,7 @@ class WorkflowRun(QObject):
         self.given = given
         self.resume_from = resume_from
         self.mock_outputs = mock_outputs
+        self.auto_approve = auto_approve
         self.run_id = ""  # set on the core thread when the engine is made
         self.record: WorkflowRunRecord | None = None
         self.running = False
@@ -104,6 +106,7 @@ class WorkflowRun(QObject):
                 engine = WorkflowEngine(
                     workflow, workspace.agent, workspace.chat_services, workspace.store, runs,
                     mock_outputs=mock,
+                    auto_approve=self.auto_approve,
                 )  # fmt: skip
                 self.run_id = engine.run_id  # read on the GUI thread only after the run's events
                 async for event in engine.run(self.given, resume_from=self.resume_from):

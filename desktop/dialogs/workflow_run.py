@@ -109,6 +109,10 @@ class WorkflowRunDialog(QDialog):
         header.setSectionResizeMode(StepColumn.NEXT, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._show_selected())
         self.model.dataChanged.connect(lambda *_: self._show_selected())
+        # The Item column only matters for states that run once per item.
+        for signal in (self.model.rowsInserted, self.model.modelReset, self.model.dataChanged):
+            signal.connect(lambda *_: self.table.setColumnHidden(StepColumn.ITEM, not self.model.has_items()))
+        self.table.setColumnHidden(StepColumn.ITEM, True)
         splitter.addWidget(self.table)
         self.details = StepDetails()
         splitter.addWidget(self.details)
@@ -179,7 +183,7 @@ class WorkflowRunDialog(QDialog):
         self.heading.setText(f"<b>{record.workflow}</b> · run {record.id} · {record.status}{mocked}")
         steps = len(record.steps)
         tokens = sum((s.usage.input_tokens or 0) + (s.usage.output_tokens or 0) for s in record.steps)
-        took = f" in {record.finished_at - record.started_at:.1f} s" if record.finished_at else ""
+        took = f" in {record.finished_at - record.started_at:.2f} s" if record.finished_at else ""
         self.status.setText(
             f"{steps} step{'s' if steps != 1 else ''} · {tokens:,} tokens{took}"
             + (f" · {record.error}" if record.error else "")

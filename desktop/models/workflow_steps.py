@@ -97,6 +97,10 @@ class WorkflowStepsModel(RowTableModel[StepRow]):
                 self._rows[row] = replace(entry, status="cancelled")
                 self.dataChanged.emit(self.index(row, 0), self.index(row, len(self.HEADERS) - 1))
 
+    def has_items(self) -> bool:
+        """Whether any row is an iteration (a state run once per item)."""
+        return any(row.item is not None for row in self._rows)
+
     def step_at(self, row: int) -> StepRecord | None:
         return self._rows[row].record if 0 <= row < len(self._rows) else None
 

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from agent_core.errors import ContextDeskError
 from agent_core.workflows.schema import WorkflowInput
 
-__all__ = ["InputFormError", "WorkflowInputForm"]
+__all__ = ["InputFormError", "WorkflowInputForm", "parse_mock_outputs"]
 
 JSON_TYPES = ("object", "array")
 EXAMPLES = {"object": '{"key": "value"}', "array": '["a", "b"]'}
@@ -100,6 +100,29 @@ def parse_raw(text: str) -> Any:
                 "fix it, or type plain text (it goes to the history only)"
             ) from None
     return text
+
+
+def parse_mock_outputs(text: str) -> list[dict[str, Any]]:
+    """Outputs that answer assistant states instead of a model (``--mock-outputs``), in order.
+
+    Raises:
+        InputFormError: not a JSON list of {"state_id", "output"} objects.
+    """
+    try:
+        entries = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputFormError(
+            f"The mock outputs are not valid JSON ({error.msg} at line {error.lineno}): "
+            'type a list such as [{"state_id": "outline", "output": "..."}]'
+        ) from None
+    if not isinstance(entries, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("state_id"), str) for e in entries
+    ):
+        raise InputFormError(
+            'The mock outputs must be a JSON list of {"state_id": ..., "output": ...} objects, '
+            "one per assistant state in the order they run"
+        )
+    return entries
 
 
 class WorkflowInputForm(QWidget):

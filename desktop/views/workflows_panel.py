@@ -10,10 +10,12 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -49,7 +51,7 @@ from desktop.models.workflows import (
 )
 from desktop.theme import colors
 from desktop.views.workflow_editor import WorkflowEditor
-from desktop.views.workflow_input_form import WorkflowInputForm
+from desktop.views.workflow_input_form import WorkflowInputForm, parse_mock_outputs
 
 __all__ = ["WorkflowsPanel"]
 
@@ -160,6 +162,22 @@ class WorkflowsPanel(QWidget):
         scroll.setWidget(self.form)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         layout.addWidget(scroll, 2)
+        self.use_mocks = QCheckBox("Answer assistant states from mock outputs (no model is asked)")
+        self.use_mocks.setToolTip(
+            "For trying a workflow, and for reproducible bug reports: the run is marked as mocked"
+        )
+        self.mock_outputs = QPlainTextEdit()
+        self.mock_outputs.setPlaceholderText('[{"state_id": "outline", "output": {"points": ["a", "b"]}}]')
+        self.mock_outputs.setMaximumHeight(80)
+        self.mock_outputs.hide()
+        self.use_mocks.toggled.connect(self.mock_outputs.setVisible)
+        self.allow_all = QCheckBox("Allow every approval without asking")
+        self.allow_all.setToolTip(
+            "As `workflow run --yes`: gated states and tool calls that need approval run without a prompt"
+        )
+        layout.addWidget(self.use_mocks)
+        layout.addWidget(self.mock_outputs)
+        layout.addWidget(self.allow_all)
         run_row = QHBoxLayout()
         self.run_status = QLabel()
         self.run_status.setWordWrap(True)
@@ -348,13 +366,20 @@ class WorkflowsPanel(QWidget):
         try:
             given = self.form.value()
             initial_store(given, entry.workflow.spec.inputs)
+            mocks = (
+                parse_mock_outputs(self.mock_outputs.toPlainText()) if self.use_mocks.isChecked() else None
+            )
         except ContextDeskError as error:
             self._say_run(f"Not started: {error}", error=True)
             return None
-        return self.start_run(entry.name, given)
+        return self.start_run(entry.name, given, mock_outputs=mocks)
 
     def start_run(
-        self, name: str, given: Any, resume_from: StepRecord | None = None
+        self,
+        name: str,
+        given: Any,
+        resume_from: StepRecord | None = None,
+        mock_outputs: list[dict[str, Any]] | None = None,
     ) -> WorkflowRunDialog | None:
         """A run of the workflow ``name`` (from ``resume_from``'s state, with its store), in a new run view."""
         workspace = self.host.workspace
@@ -363,7 +388,16 @@ class WorkflowsPanel(QWidget):
             return None
         dialog = WorkflowRunDialog(self.bridge, self.host, name, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        run = WorkflowRun(self.bridge, workspace, name, given, resume_from=resume_from, parent=dialog)
+        run = WorkflowRun(
+            self.bridge,
+            workspace,
+            name,
+            given,
+            resume_from=resume_from,
+            mock_outputs=mock_outputs,
+            auto_approve=self.allow_all.isChecked(),
+            parent=dialog,
+        )
         dialog.follow(run)
         try:
             run.start()
@@ -376,6 +410,17 @@ class WorkflowsPanel(QWidget):
         self._say_run(f"{name} is running in its own window.")
         dialog.show()
         return dialog
+
+    def rerun(self, name: str, given: Any, step: StepRecord) -> WorkflowRunDialog | None:
+        """Run again from ``step``'s state; with the Run tab's mock outputs when those are on."""
+        mocks = None
+        if self.use_mocks.isChecked():
+            try:
+                mocks = parse_mock_outputs(self.mock_outputs.toPlainText())
+            except ContextDeskError as error:
+                self._say_run(f"Not started: {error}", error=True)
+                return None
+        return self.start_run(name, given, step, mock_outputs=mocks)
 
     def open_run(self, row: int) -> WorkflowRunDialog | None:
         """A stored run in a run view."""
@@ -398,7 +443,7 @@ class WorkflowsPanel(QWidget):
 
     def _keep(self, dialog: WorkflowRunDialog) -> None:
         name = dialog.workflow_name
-        dialog.rerun_requested.connect(lambda step, d=dialog: self.start_run(name, d.given, step))
+        dialog.rerun_requested.connect(lambda step, d=dialog: self.rerun(name, d.given, step))
         dialog.transcript_requested.connect(self.transcript_requested)
         dialog.destroyed.connect(lambda *_args, d=dialog: self._forget(d))
         self.run_dialogs.append(dialog)

@@ -295,6 +295,13 @@ def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_
     screenshot(context_dialog, "workflow_step_view_context")
     context_dialog.close()
 
+    # Its chat opens read-only, as a sub-agent's does.
+    qtbot.mouseClick(dialog.chat_button, Qt.MouseButton.LeftButton)
+    transcript = desktop.window.dialogs.last_transcript_dialog
+    assert transcript is not None and transcript.session_id == draft.child_session_id
+    qtbot.waitUntil(lambda: transcript.model.rowCount() == 2, timeout=WAIT_MS)
+    transcript.close()
+
     # Re-run from the draft state: a new run whose rendered task is the same, byte for byte.
     provider.enqueue_reply("Green tea, again.")
     qtbot.mouseClick(dialog.rerun_button, Qt.MouseButton.LeftButton)
@@ -345,3 +352,32 @@ def test_a_gated_state_asks_in_the_run_view_before_it_runs(qtbot: QtBot, desktop
     assert dialog.record is not None and dialog.record.status == "stopped"
     assert "did not let state 'publish' run" in dialog.record.error
     assert approval.outcome.text() == "Denied"
+
+
+def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    _, panel = _workflows(qtbot, desktop)
+    _select(qtbot, panel, "write")
+    panel.form.fields["topic"].setText("tea")  # type: ignore[union-attr]
+    panel.use_mocks.setChecked(True)
+    panel.mock_outputs.setPlainText("[{'state_id': 'outline'}]")
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    assert panel.last_run_dialog is None
+    assert panel.run_status.text().startswith("Not started: The mock outputs are not valid JSON")
+
+    mocks = [
+        {"state_id": "outline", "output": {"points": ["leaves"]}},
+        {"state_id": "draft", "output": "Tea is made from leaves."},
+    ]
+    panel.mock_outputs.setPlainText(json.dumps(mocks))
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    dialog = panel.last_run_dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
+    assert dialog.record is not None and dialog.record.mocked and dialog.record.status == "finished"
+    assert dialog.record.store["text"] == "Tea is made from leaves."
+    assert "mock outputs" in dialog.heading.text()
+    dialog.select_row(0)
+    assert dialog.details.parsed_output.toPlainText() == json.dumps({"points": ["leaves"]}, indent=2)
+    assert not dialog.context_button.isEnabled()  # no model was asked: there is no request to show
