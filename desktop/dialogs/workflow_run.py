@@ -304,7 +304,7 @@ class WorkflowRunDialog(QDialog):
         if step is None or workspace is None:
             return
         if step.request_context is not None:
-            self._open_context(step.request_context)
+            self._open_context(step.request_context, step.state_id)
             return
 
         def loaded(messages: list[StoredMessage]) -> None:
@@ -312,13 +312,13 @@ class WorkflowRunDialog(QDialog):
             if context is None:
                 self.status.setText(f"The chat of {step.state_id} has no recorded request to show.")
             else:
-                self._open_context(context)
+                self._open_context(context, step.state_id)
 
         self.bridge.call(
             workspace.store.messages, step.child_session_id, on_result=loaded, on_error=self._error
         )
 
-    def _open_context(self, context: RequestContext) -> None:
+    def _open_context(self, context: RequestContext, state_id: str) -> None:
         from desktop.dialogs.subagent_section import SubagentHooks
         from desktop.dialogs.view_context import ViewContextDialog
 
@@ -329,6 +329,7 @@ class WorkflowRunDialog(QDialog):
             self.host.tools.tools(),
             self,
             subagents=SubagentHooks(None, lambda _call: None, self.transcript_requested.emit),
+            heading=f"What the state {state_id} of {self.workflow_name} used",
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog

@@ -37,6 +37,8 @@ class WorkflowEditor(QWidget):
         self.problems = QListView()
         self.problems.setModel(self.problems_model)
         self.problems.setWordWrap(True)
+        self.problems.setSpacing(2)
+        self.problems.setAlternatingRowColors(True)
         self.problems.setMaximumHeight(130)
         self.problems.clicked.connect(self._go_to_problem)
         self.problems.activated.connect(self._go_to_problem)

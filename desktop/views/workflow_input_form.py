@@ -135,6 +135,7 @@ class WorkflowInputForm(QWidget):
         self.labels: dict[str, QLabel] = {}
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.addStretch(1)  # the fields stay at the top, however tall the form's box
         self._form_host: QWidget | None = None
         self.raw: QPlainTextEdit | None = None
         self.set_inputs({})
@@ -145,6 +146,10 @@ class WorkflowInputForm(QWidget):
         if self._form_host is not None and dict(inputs) == self._inputs:
             return
         if self._form_host is not None:
+            # Out of the layout now: a deferred delete alone would leave it shown until the
+            # event loop gets to it.
+            self._layout.removeWidget(self._form_host)
+            self._form_host.hide()
             self._form_host.deleteLater()
         self._inputs = dict(inputs)
         self.fields = {}
@@ -173,7 +178,7 @@ class WorkflowInputForm(QWidget):
             note = QLabel("* required")
             note.setEnabled(False)
             form.addRow("", note)
-        self._layout.addWidget(host)
+        self._layout.insertWidget(0, host)
         self._form_host = host
 
     @staticmethod

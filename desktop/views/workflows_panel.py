@@ -363,6 +363,13 @@ class WorkflowsPanel(QWidget):
         if entry is None or entry.workflow is None:
             self._say_run("Select a workflow without errors to run it.", error=True)
             return None
+        if entry.errors:
+            self._say_run(
+                f"Not started: {entry.name} has {entry.errors} error{'s' if entry.errors > 1 else ''} "
+                "(see Edit): fix them and save, then run it.",
+                error=True,
+            )
+            return None
         try:
             given = self.form.value()
             initial_store(given, entry.workflow.spec.inputs)

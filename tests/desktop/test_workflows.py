@@ -151,6 +151,11 @@ def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_its_st
     panel.editor.problems.clicked.emit(index)
     assert panel.editor.text.textCursor().blockNumber() == 6  # line 7, counted from 0
 
+    # With errors it does not run: the Run tab says why.
+    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+    assert panel.last_run_dialog is None
+    assert panel.run_status.text().startswith("Not started: outline has 1 error (see Edit)")
+
     # Fixed and checked again before saving: the problem goes.
     panel.editor.text.setPlainText(UNDEFINED_IN_STATE_AT_LINE_7.replace("topc", "topic"))
     qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
