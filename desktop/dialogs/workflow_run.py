@@ -109,9 +109,8 @@ class WorkflowRunDialog(QDialog):
         header.setSectionResizeMode(StepColumn.NEXT, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._show_selected())
         self.model.dataChanged.connect(lambda *_: self._show_selected())
-        # The Item column only matters for states that run once per item.
         for signal in (self.model.rowsInserted, self.model.modelReset, self.model.dataChanged):
-            signal.connect(lambda *_: self.table.setColumnHidden(StepColumn.ITEM, not self.model.has_items()))
+            signal.connect(lambda *_: self._fit_columns())
         self.table.setColumnHidden(StepColumn.ITEM, True)
         splitter.addWidget(self.table)
         self.details = StepDetails()
@@ -224,6 +223,14 @@ class WorkflowRunDialog(QDialog):
     def _error(self, error: BaseException) -> None:
         self._failed(str(error) if isinstance(error, ContextDeskError) else repr(error))
 
+    def _fit_columns(self) -> None:
+        # The Item column only matters for states that run once per item; the header does not
+        # resize to rows added after it was first shown, so it is asked to.
+        self.table.setColumnHidden(StepColumn.ITEM, not self.model.has_items())
+        header = self.table.horizontalHeader()
+        header.resizeSections(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(StepColumn.NEXT, QHeaderView.ResizeMode.Stretch)
+
     def _ask(self, request: ApprovalRequest) -> None:
         entry = Entry(
             "approval",
@@ -237,6 +244,12 @@ class WorkflowRunDialog(QDialog):
         widget.decided.connect(lambda decision, w=widget: self._decide(w, decision))
         self.approval_widgets.append(widget)
         self.approvals.addWidget(widget)
+        gate = request.server == "workflow"
+        self.status.setText(
+            f"{request.tool} waits for your answer above."
+            if gate
+            else f"{request.origin or 'An assistant'} asks to run {request.server}.{request.tool}: answer above."
+        )
 
     def _decide(self, widget: WorkflowApprovalWidget, decision: ApprovalDecision) -> None:
         entry = widget.entry

@@ -413,10 +413,14 @@ class WorkflowsPanel(QWidget):
             self._say_run(str(error), error=True)
             return None
         self._keep(dialog)
-        run.finished.connect(lambda _record: self.refresh_runs())
+        run.finished.connect(lambda record: self._run_ended(name, record))
         self._say_run(f"{name} is running in its own window.")
         dialog.show()
         return dialog
+
+    def _run_ended(self, name: str, record: WorkflowRunRecord) -> None:
+        self._say_run(f"The last run of {name} {record.status}{': ' + record.error if record.error else '.'}")
+        self.refresh_runs()
 
     def rerun(self, name: str, given: Any, step: StepRecord) -> WorkflowRunDialog | None:
         """Run again from ``step``'s state; with the Run tab's mock outputs when those are on."""
