@@ -84,6 +84,7 @@ class WorkflowsPanel(QWidget):
         self._confirm_delete = False
         self._restoring = False
         self._runs_generation = Generation()
+        self._file_generation = Generation()
         self.run_dialogs: list[WorkflowRunDialog] = []
         layout = QVBoxLayout(self)
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -242,8 +243,11 @@ class WorkflowsPanel(QWidget):
         if entry is None or self._restoring:
             return
         path = entry.path
+        token = self._file_generation.next()
 
         def shown(text: str) -> None:
+            if not self._file_generation.is_current(token):
+                return  # another workflow was selected since
             self._edit_file(path, text)
             if self.agent is not None:
                 self.editor.set_problems(problems_of(self.agent, path), checked="the saved file")
@@ -403,12 +407,15 @@ class WorkflowsPanel(QWidget):
             resume_from=resume_from,
             mock_outputs=mock_outputs,
             auto_approve=self.allow_all.isChecked(),
-            parent=dialog,
+            parent=self,  # not the dialog: its events may still arrive after the window is gone
         )
+        run.finished.connect(run.deleteLater)
+        run.failed.connect(run.deleteLater)
         dialog.follow(run)
         try:
             run.start()
         except ContextDeskError as error:
+            run.deleteLater()
             dialog.deleteLater()
             self._say_run(str(error), error=True)
             return None
@@ -419,7 +426,8 @@ class WorkflowsPanel(QWidget):
         return dialog
 
     def _run_ended(self, name: str, record: WorkflowRunRecord) -> None:
-        self._say_run(f"The last run of {name} {record.status}{': ' + record.error if record.error else '.'}")
+        detail = f" — {record.error}" if record.error and record.error != record.status else ""
+        self._say_run(f"The last run of {name}: {record.status}{detail}.", error=record.status == "failed")
         self.refresh_runs()
 
     def rerun(self, name: str, given: Any, step: StepRecord) -> WorkflowRunDialog | None:

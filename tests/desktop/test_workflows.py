@@ -386,3 +386,65 @@ def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
     dialog.select_row(0)
     assert dialog.details.parsed_output.toPlainText() == json.dumps({"points": ["leaves"]}, indent=2)
     assert not dialog.context_button.isEnabled()  # no model was asked: there is no request to show
+
+
+def test_a_tool_call_of_an_assistant_state_is_approved_in_the_run_view_as_in_a_chat(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    qtbot.waitUntil(lambda: len(desktop.host.tools.tools()) > 0, timeout=WAIT_MS)
+    provider = scripted(desktop)
+    provider.enqueue_tool_call("workspace__read_file", {"path": "notes.md"})
+    provider.enqueue_reply('{"points": ["launch on Friday"]}')
+    provider.enqueue_reply("The launch is on Friday.")
+    _, panel = _workflows(qtbot, desktop)
+    dialog = _start_write_run(qtbot, panel)
+    qtbot.waitUntil(lambda: len(dialog.approval_widgets) == 1, timeout=WAIT_MS)
+    [approval] = dialog.approval_widgets
+    assert "wants to run <b>workspace.read_file</b>" in approval.question.text()
+    assert json.loads(approval.arguments.text()) == {"path": "notes.md"}
+    qtbot.mouseClick(approval.allow_once, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
+    assert dialog.record is not None and dialog.record.status == "finished"
+    assert dialog.record.store["points"] == ["launch on Friday"]
+    assert approval.outcome.text() == "Allowed once"
+
+
+def test_a_stored_run_opens_from_the_list_and_reruns_from_a_state(qtbot: QtBot, desktop: DesktopApp) -> None:
+    provider = scripted(desktop)
+    provider.enqueue_reply('{"points": ["leaves"]}')
+    provider.enqueue_reply("First text.")
+    _, panel = _workflows(qtbot, desktop)
+    first = _start_write_run(qtbot, panel)
+    qtbot.waitUntil(lambda: _finished(first), timeout=WAIT_MS)
+    first.close()
+    qtbot.waitUntil(lambda: panel.runs_model.rowCount() == 1, timeout=WAIT_MS)
+
+    stored = panel.open_run(0)
+    assert stored is not None
+    qtbot.waitUntil(lambda: stored.model.rowCount() == 2, timeout=WAIT_MS)
+    assert stored.stop_button.isHidden() and "finished" in stored.heading.text()
+    stored.select_row(1)
+    old = stored.selected_step()
+    assert old is not None
+    provider.enqueue_reply("Second text.")
+    qtbot.mouseClick(stored.rerun_button, Qt.MouseButton.LeftButton)
+    rerun = panel.last_run_dialog
+    assert rerun is not None and rerun is not stored
+    qtbot.waitUntil(lambda: _finished(rerun), timeout=WAIT_MS)
+    assert rerun.record is not None and rerun.record.store["text"] == "Second text."
+    assert rerun.record.steps[0].rendered_task == old.rendered_task
+
+
+def test_closing_the_run_view_stops_the_run_and_the_list_shows_it_cancelled(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    provider = scripted(desktop)
+    gate = Gate()
+    provider.enqueue_reply(chunks=['{"points": ', gate, "[]}"])  # type: ignore[list-item]
+    _, panel = _workflows(qtbot, desktop)
+    dialog = _start_write_run(qtbot, panel)
+    qtbot.waitUntil(lambda: gate.reached, timeout=WAIT_MS)
+    dialog.close()
+    qtbot.waitUntil(lambda: panel.runs_model.rowCount() == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: panel.runs_model.run_at(0).status == "cancelled", timeout=WAIT_MS)  # type: ignore[union-attr]
+    assert panel.run_status.text() == "The last run of write: cancelled."
