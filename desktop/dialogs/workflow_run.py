@@ -7,6 +7,7 @@ request its chat made, and any step can be run again from, with the store and hi
 from __future__ import annotations
 
 from dataclasses import replace
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, QSize, Qt, Signal
@@ -52,7 +53,8 @@ class WorkflowApprovalWidget(ApprovalWidget):
         if request is None or request.server != "workflow":
             return
         self.question.setText(
-            f"The workflow <b>{request.origin}</b> asks before it runs the state <b>{request.tool}</b>. Run it?"
+            f"The workflow <b>{escape(request.origin)}</b> asks before it runs the state "
+            f"<b>{escape(request.tool)}</b>. Run it?"
         )
         self.arguments.setText(str(request.arguments.get("task", "")))
         self.allow_chat.hide()
@@ -90,6 +92,7 @@ class WorkflowRunDialog(QDialog):
         layout.addLayout(top)
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # errors quote model output and files
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.status.setStyleSheet(f"color: {palette.muted};")
         layout.addWidget(self.status)

@@ -32,6 +32,7 @@ class WorkflowEditor(QWidget):
         layout.addWidget(self.text, 3)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.summary)
         self.problems_model = ProblemsModel(self)
         self.problems = QListView()

@@ -5,6 +5,7 @@ with, its raw and parsed output, and its error."""
 from __future__ import annotations
 
 import json
+from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
@@ -45,6 +46,7 @@ class StepDetails(QWidget):
         layout.addWidget(self.title)
         self.error = QLabel()
         self.error.setWordWrap(True)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error.setStyleSheet(f"color: {palette.error};")
         self.error.hide()
@@ -84,15 +86,15 @@ class StepDetails(QWidget):
         self.diff_title.setText("Context store changes")
         if step is None:
             self.title.setText(
-                f"<b>{running_state}</b> is running…"
+                f"<b>{escape(running_state)}</b> is running…"
                 if running_state
                 else "Select a step to see what it got and returned."
             )
             return
         item = f" · item {shown_value(step.item, 60)}" if step.item is not None else ""
+        rest = f"{item} · {step.kind} · {step.status} · parsed as {step.parse_path or '—'}"
         self.title.setText(
-            f"<b>{step.state_id}</b>{item} · {step.kind} · {step.status}"
-            f" · parsed as {step.parse_path or '—'} · next: {step.next_state or '—'}"
+            f"<b>{escape(step.state_id)}</b>{escape(rest)} · next: {escape(step.next_state or '—')}"
         )
         self.error.setText(step.error)
         if not self.diff_model.rowCount():
