@@ -198,11 +198,13 @@ class ViewContextDialog(QDialog):
         memories: Mapping[str, str] | None = None,
         memory_actions: MemoryActions | None = None,
         subagents: SubagentHooks | None = None,
+        heading: str = "What this reply used",
     ) -> None:
         """``attached`` are the chat's MCP resources, to describe those the reply used;
         ``memories`` the words of the memories it recalled (a Memories column shows them),
         ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do, and
-        ``subagents`` where the sub-agents still running come from and how to open their chats."""
+        ``subagents`` where the sub-agents still running come from and how to open their chats;
+        ``heading`` names what made the request (a workflow step's dialog names the step)."""
         super().__init__(parent)
         self.context = context
         self.setWindowTitle("View Context")
@@ -211,9 +213,9 @@ class ViewContextDialog(QDialog):
         palette = colors()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 14, 16, 12)
-        heading = QLabel("What this reply used")
-        heading.setStyleSheet("font-size: 17px; font-weight: 600;")
-        layout.addWidget(heading)
+        heading_label = QLabel(heading)
+        heading_label.setStyleSheet("font-size: 17px; font-weight: 600;")
+        layout.addWidget(heading_label)
         self.summary = QLabel(describe_run(context))
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)

@@ -384,6 +384,7 @@ class MainWindow(QMainWindow):
         if self._manage_window is None:
             self._manage_window = ManageWindow(self.bridge, self.host, self)
             self._manage_window.subagents.transcript_requested.connect(self.dialogs.show_transcript)
+            self._manage_window.workflows.transcript_requested.connect(self.dialogs.show_transcript)
             if self.workspace is not None:
                 self._manage_window.bind_workspace(self.workspace)
         if tab:

@@ -1,4 +1,5 @@
-"""The agent's management window: Rules, References, Sub-agents, Tools and Providers, one tab each."""
+"""The agent's management window: Rules, References, Sub-agents, Workflows, Tools and Providers,
+one tab each."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from desktop.settings import app_settings
 from desktop.views.document_panel import DocumentPanel
 from desktop.views.subagents_panel import SubagentsPanel
 from desktop.views.window_geometry import place_window
+from desktop.views.workflows_panel import WorkflowsPanel
 
 __all__ = ["ManageWindow"]
 
@@ -42,6 +44,9 @@ class ManageWindow(QWidget):
         self.subagents = SubagentsPanel(bridge, host)
         self.subagents.saved.connect(host.reload_agent)
         self.tabs.addTab(self.subagents, "Sub-agents")
+        self.workflows = WorkflowsPanel(bridge, host)
+        self.workflows.saved.connect(host.reload_agent)
+        self.tabs.addTab(self.workflows, "Workflows")
         self.tools: Any = None
         self.providers: Any = None
         self._add_optional_panels()
@@ -71,6 +76,7 @@ class ManageWindow(QWidget):
         self.rules.set_agent(agent)
         self.references.set_agent(agent)
         self.subagents.set_agent(agent)
+        self.workflows.set_agent(agent)
         if self.tools is not None:
             self.tools.set_agent(agent)
         if self.providers is not None:
