@@ -29,6 +29,14 @@ _JSON_KEY = re.compile(r'["\']([A-Za-z_][\w-]*)["\']\s*:')
 
 _AFTER_OUTPUT = frozenset(["condition", "switch", "iter_key"])
 
+#: Where in a state each place a variable is read from is written (for the problem's line).
+_PLACE_KEYS: dict[str, tuple[str, ...]] = {
+    "task": ("task",),
+    "tool_args": ("tool_args",),
+    "condition": ("next", "condition", "expression"),
+    "switch": ("next", "switch"),
+    "iter_key": ("next", "iter_key"),
+}
 _IGNORED_ON_TOOLS = ("input_key", "integration_alias", "mcp_server", "trace", "tokens_size_limit")
 _IGNORED = {
     "enable_summarization_node": "summarization nodes (ContextDesk compacts history its own way)",
@@ -306,10 +314,11 @@ def _variables(
                     f"state '{state_id}', {place}: '{variable}' is undefined (inputs and earlier states store: "
                     f"{', '.join(sorted(known[state_id])) or 'nothing'})"
                 )
+            precise = (*where, *_PLACE_KEYS.get(place, ()))
             add(
                 message,
                 "declare it in inputs, store it in an earlier state (output_key or output_schema), or fix its name",
-                *where,
+                *(precise if workflow.line_of(*precise) is not None else where),
                 severity="warning" if maybe else "error",
             )
 

@@ -492,7 +492,8 @@ class WorkflowEngine:
                     yield event
         assert delegation is not None
         if delegation.stopped_by:
-            raise WorkflowError(f"state '{state.id}': the assistant {delegation.note or 'stopped'}")
+            why = delegation.note or delegation.stopped_by
+            raise WorkflowError(f"state '{state.id}': the assistant stopped ({why})")
         yield (delegation.result, delegation.usage, delegation.child_session_id)
 
     def _assistant_config(self, state: WorkflowState) -> WorkflowAssistantConfig | None:

@@ -11,6 +11,7 @@ CodeMie leaves (for workflows imported from it).
 from __future__ import annotations
 
 import contextvars
+import json
 import math
 import operator
 import re
@@ -123,11 +124,23 @@ class _KeepUndefined(Undefined):
     __getitem__ = __getattr__
 
 
+def _as_text(value: Any) -> Any:
+    """A dict or list printed whole (``{{files}}``) reads as JSON, which models read best, rather
+    than as Python's repr; everything else prints as Jinja2 prints it."""
+    if isinstance(value, dict | list):
+        try:
+            return json.dumps(value, ensure_ascii=False, default=str)
+        except ValueError:  # a circular value: Jinja2's own way
+            return value
+    return value
+
+
 def _environment(mode: UndefinedMode) -> _Sandbox:
     env = _Sandbox(
         undefined=_KeepUndefined if mode == "keep" else StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
+        finalize=_as_text,
     )
     env.globals = {"range": _range, "dict": dict, "len": len}  # no lipsum, cycler, joiner, namespace
     for name in ("center", "indent", "truncate", "wordwrap", "batch", "slice", "round"):

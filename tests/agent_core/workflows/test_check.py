@@ -252,3 +252,23 @@ def test_a_codemie_workflow_imports_with_what_it_cannot_resolve_listed(
     # With undefined: keep, {{language}} (never stored) is a warning, not an error.
     problems = [p for p in agent.problems if "language" in p.message]
     assert problems and all(p.severity == "warning" for p in problems)
+
+
+def test_an_undefined_variable_is_reported_on_the_line_that_reads_it(tmp_path: Path) -> None:
+    text = (
+        "states:\n"
+        "  - id: first\n"
+        "    task: hello\n"
+        "    next:\n"
+        "      condition: {expression: \"mood == 'good'\", then: second, otherwise: end}\n"
+        "  - id: second\n"
+        "    task: 'Greet {{nmae}}'\n"
+        "    next: {state_id: end}\n"
+    )
+    problems: list[Problem] = []
+    workflow = parse_workflow(tmp_path / "flow.yaml", text, problems)
+    assert workflow is not None, problems
+    lines = {
+        p.message.split(":")[0] + ":" + p.message.split("'")[3]: p.line for p in check_workflow(workflow)
+    }
+    assert lines == {"state 'first', condition:mood": 5, "state 'second', task:nmae": 7}

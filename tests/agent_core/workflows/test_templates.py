@@ -129,3 +129,12 @@ def test_injection_and_denial_of_service_attempts_are_refused(attack: str) -> No
 
 def test_the_corpus_is_large_enough() -> None:
     assert len(ATTACKS) >= 40
+
+
+def test_a_list_or_dict_printed_whole_reads_as_json_and_its_parts_as_themselves() -> None:
+    store = {"files": ["a.txt", "b.txt"], "user": {"name": "Zoë", "tags": []}, "n": 3}
+    assert (
+        render("{{files}} / {{user}}", store, where="t") == '["a.txt", "b.txt"] / {"name": "Zoë", "tags": []}'
+    )
+    assert render("{{files[0]}} {{user.name}} {{n}} {{files | length}}", store, where="t") == "a.txt Zoë 3 2"
+    assert render("{% for f in files %}{{f}};{% endfor %}", store, where="t") == "a.txt;b.txt;"
