@@ -289,7 +289,7 @@ def _variables(
     for state_id, state in states.items():
         if state_id not in known:
             continue  # unreachable: reported already
-        where = ("states", index[state_id])
+        where: tuple[str | int, ...] = ("states", index[state_id])
         assistant = next((a for a in spec.assistants if a.id == state.assistant_id), None)
         used = _used(state, assistant)
         # A transition's condition and iter_key read the store with this state's output in it.
@@ -314,7 +314,7 @@ def _variables(
                     f"state '{state_id}', {place}: '{variable}' is undefined (inputs and earlier states store: "
                     f"{', '.join(sorted(known[state_id])) or 'nothing'})"
                 )
-            precise = (*where, *_PLACE_KEYS.get(place, ()))
+            precise: tuple[str | int, ...] = (*where, *_PLACE_KEYS.get(place, ()))
             add(
                 message,
                 "declare it in inputs, store it in an earlier state (output_key or output_schema), or fix its name",

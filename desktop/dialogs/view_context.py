@@ -32,6 +32,7 @@ from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection
+from desktop.dialogs.workflow_section import OpenWorkflowRun, WorkflowSection
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
 from desktop.models.manifest import PartsColumn, PartsModel
 from desktop.theme import colors
@@ -198,12 +199,14 @@ class ViewContextDialog(QDialog):
         memories: Mapping[str, str] | None = None,
         memory_actions: MemoryActions | None = None,
         subagents: SubagentHooks | None = None,
+        open_workflow_run: OpenWorkflowRun | None = None,
         heading: str = "What this reply used",
     ) -> None:
         """``attached`` are the chat's MCP resources, to describe those the reply used;
         ``memories`` the words of the memories it recalled (a Memories column shows them),
         ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do, and
-        ``subagents`` where the sub-agents still running come from and how to open their chats;
+        ``subagents`` where the sub-agents still running come from and how to open their chats,
+        ``open_workflow_run`` how to open the run view of a workflow it ran;
         ``heading`` names what made the request (a workflow step's dialog names the step)."""
         super().__init__(parent)
         self.context = context
@@ -274,6 +277,9 @@ class ViewContextDialog(QDialog):
         self.subagents = SubagentSection(context, subagents)
         self.subagents.setVisible(self.subagents.model.rowCount() > 0)
         layout.addWidget(self.subagents)
+        self.workflows = WorkflowSection(context, open_workflow_run)
+        self.workflows.setVisible(bool(context.workflow_runs))
+        layout.addWidget(self.workflows)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.what_if_button = QPushButton("What if…")

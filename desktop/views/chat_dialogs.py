@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from desktop.dialogs.subagent_transcript import SubagentTranscriptDialog
     from desktop.dialogs.view_context import ViewContextDialog
     from desktop.dialogs.what_if import WhatIfDialog
+    from desktop.dialogs.workflow_run import WorkflowRunDialog
     from desktop.views.main_window import MainWindow
 
 __all__ = ["ChatDialogs"]
@@ -34,6 +35,7 @@ class ChatDialogs:
         self.last_resource_dialog: AttachResourceDialog | None = None
         self.last_prompt_dialog: InsertPromptDialog | None = None
         self.last_transcript_dialog: SubagentTranscriptDialog | None = None
+        self.last_workflow_run_dialog: WorkflowRunDialog | None = None
 
     # --- View Context and What if… --------------------------------------------------------------
 
@@ -71,6 +73,7 @@ class ChatDialogs:
                 controller.cancel_subagent if controller is not None else (lambda _call: None),
                 self.show_transcript,
             ),
+            open_workflow_run=self.show_workflow_run,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog
@@ -124,6 +127,10 @@ class ChatDialogs:
         controller.apply_what_if(selection, include, exclude, send)
 
     # --- sub-agents ------------------------------------------------------------------------------
+
+    def show_workflow_run(self, run_id: str, workflow: str) -> None:
+        """The run view of a workflow a reply ran (/run, or the model's call of its tool)."""
+        self.last_workflow_run_dialog = self.window.workflows_panel().open_stored_run(run_id, workflow)
 
     def show_transcript(self, session_id: str, title: str) -> None:
         """A sub-agent's own chat, read-only (its replies' View Context, its sub-agents' chats)."""

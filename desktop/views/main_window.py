@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
     from agent_core.store.chats import StoredSession
     from agent_core.workspace import Workspace
+    from desktop.views.manage_window import ManageWindow
+    from desktop.views.workflows_panel import WorkflowsPanel
 
 __all__ = ["MainWindow"]
 
@@ -66,7 +68,7 @@ class MainWindow(QMainWindow):
         self.controllers: dict[str, ChatController] = {}
         self.views: dict[str, ChatView] = {}
         self.model_choices: list[str] = []
-        self._manage_window: Any = None
+        self._manage_window: ManageWindow | None = None
         self.dialogs = ChatDialogs(self)
         self.setWindowTitle("ContextDesk")
 
@@ -379,19 +381,27 @@ class MainWindow(QMainWindow):
     # --- management window --------------------------------------------------------------------
 
     def open_manager(self, tab: str | None = None) -> None:
-        from desktop.views.manage_window import ManageWindow
+        manager = self._manager()
+        if tab:
+            manager.show_tab(tab)
+        manager.show()
+        manager.raise_()
+        manager.activateWindow()
+
+    def workflows_panel(self) -> WorkflowsPanel:
+        """The Workflows panel (its window made, not shown): it opens run views for the chat too."""
+        return self._manager().workflows
+
+    def _manager(self) -> ManageWindow:
+        from desktop.views.manage_window import ManageWindow as Window
 
         if self._manage_window is None:
-            self._manage_window = ManageWindow(self.bridge, self.host, self)
+            self._manage_window = Window(self.bridge, self.host, self)
             self._manage_window.subagents.transcript_requested.connect(self.dialogs.show_transcript)
             self._manage_window.workflows.transcript_requested.connect(self.dialogs.show_transcript)
             if self.workspace is not None:
                 self._manage_window.bind_workspace(self.workspace)
-        if tab:
-            self._manage_window.show_tab(tab)
-        self._manage_window.show()
-        self._manage_window.raise_()
-        self._manage_window.activateWindow()
+        return self._manage_window
 
     # --- errors, layout, closing --------------------------------------------------------------
 

@@ -87,7 +87,10 @@ class TokenSummary(QWidget):
         self.trimmed.setStyleSheet(f"color: {palette.muted};")
         if manifest is None:
             self.totals.setText(
-                "Token counts were not recorded for this reply (it was sent before they were)."
+                "No model was asked for this reply: you ran a workflow, whose states made their own "
+                "requests (below)."
+                if context.workflow_runs and not context.usage.input_tokens
+                else "Token counts were not recorded for this reply (it was sent before they were)."
             )
             self.totals.setStyleSheet(f"color: {palette.muted};")
             self.legend.hide()

@@ -448,9 +448,13 @@ class WorkflowsPanel(QWidget):
         record: WorkflowRunRecord | None = self.runs_model.run_at(row)
         if record is None:
             return None
-        dialog = WorkflowRunDialog(self.bridge, self.host, record.workflow, self)
+        return self.open_stored_run(record.id, record.workflow)
+
+    def open_stored_run(self, run_id: str, workflow: str) -> WorkflowRunDialog:
+        """The run ``run_id`` of ``workflow`` in a run view (from this panel or a chat's View Context)."""
+        dialog = WorkflowRunDialog(self.bridge, self.host, workflow, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show_stored(record.id)
+        dialog.show_stored(run_id)
         self._keep(dialog)
         dialog.show()
         return dialog

@@ -448,3 +448,31 @@ def test_closing_the_run_view_stops_the_run_and_the_list_shows_it_cancelled(
     qtbot.waitUntil(lambda: panel.runs_model.rowCount() == 1, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: panel.runs_model.run_at(0).status == "cancelled", timeout=WAIT_MS)  # type: ignore[union-attr]
     assert panel.run_status.text() == "The last run of write: cancelled."
+
+
+def test_slash_run_in_a_chat_shows_the_run_and_view_context_opens_its_run_view(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    from tests.support.desktop_driver import idle, last_reply, open_context, send
+
+    provider = scripted(desktop)
+    provider.enqueue_reply('{"points": ["taste", "history"]}')
+    provider.enqueue_reply("Green tea tastes grassy and has a long history.")
+    send(qtbot, desktop, '/run write {"topic": "green tea"}')
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    reply = last_reply(desktop)
+    assert reply.entry is not None
+    assert "Workflow **write** finished after 2 steps" in reply.entry.text
+    assert "Green tea tastes grassy" in reply.entry.text
+    dialog = open_context(qtbot, desktop)
+    section = dialog.workflows
+    assert section.isVisibleTo(dialog) and section.model.rowCount() == 1
+    assert [section.model.index(0, c).data() for c in (0, 1, 2)] == ["write", "finished", "2"]
+    screenshot(dialog, "workflow-in-view-context")
+    qtbot.mouseClick(section.open_button, Qt.MouseButton.LeftButton)
+    run_view = desktop.window.dialogs.last_workflow_run_dialog
+    assert isinstance(run_view, WorkflowRunDialog)
+    qtbot.waitUntil(lambda: run_view.model.rowCount() == 2, timeout=WAIT_MS)
+    assert [run_view.model.step_at(r).state_id for r in range(2)] == ["outline", "draft"]  # type: ignore[union-attr]
+    run_view.close()
+    dialog.close()
