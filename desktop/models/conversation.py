@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import IntEnum
+from textwrap import shorten
 from typing import Any, Literal
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt
@@ -28,6 +29,7 @@ from agent_core.chat.events import (
     ToolCallStarted,
     TurnSaved,
     UserMessageSaved,
+    WorkflowProgress,
 )
 from agent_core.context.items import RequestContext
 from agent_core.memory.book import WriteOutcome
@@ -81,6 +83,7 @@ class Entry:
     replaces: str = ""  # memory rows: the words of the memory a proposal would supersede
     merged: bool = False  # memory rows: the fact was already known (its count grew)
     subagent: SubagentRun | None = None  # a sub-agent's tool call: its run, live or as saved
+    activity: str = ""  # a running workflow's call: where it is ("state draft · 1 done")
 
 
 class ConversationModel(RowListModel[Entry]):
@@ -262,6 +265,8 @@ class ConversationModel(RowListModel[Entry]):
             self._close_reply_if_empty()
             record = ToolCallRecord(event.call_id, event.server, event.tool, event.arguments)
             self._upsert_tool(event.call_id, record, "running")
+        elif isinstance(event, WorkflowProgress):
+            self._set_activity(event.call_id, _progress_text(event))
         elif isinstance(event, ToolCallFinished):
             record = event.record
             status = "failed" if record.is_error else "done"
@@ -451,9 +456,23 @@ class ConversationModel(RowListModel[Entry]):
         for row in range(len(self._rows) - 1, -1, -1):
             entry = self._rows[row]
             if entry.kind == "tool_call" and entry.call_id == call_id:
-                self._set(row, replace(entry, tool_call=record, status=status))
+                self._set(row, replace(entry, tool_call=record, status=status, activity=""))
                 return
         self._append(Entry("tool_call", record.tool, status=status, call_id=call_id, tool_call=record))
+
+    def _set_activity(self, call_id: str, activity: str) -> None:
+        for row in range(len(self._rows) - 1, -1, -1):
+            entry = self._rows[row]
+            if entry.kind == "tool_call" and entry.call_id == call_id and entry.status == "running":
+                self._set(row, replace(entry, activity=activity))
+                return
+
+
+def _progress_text(event: WorkflowProgress) -> str:
+    """Where a running workflow is: "state draft · 1 done" (the state now running, or the last)."""
+    item = f" ({shorten(str(event.item), 30)})" if event.item is not None else ""
+    now = "" if event.status == "started" else f" {event.status}"
+    return f"state {event.state_id}{item}{now} · {event.steps_done} done"
 
 
 def _entries_of(message: StoredMessage) -> list[Entry]:

@@ -264,7 +264,8 @@ class ToolCallWidget(EntryWidget):
         elapsed = ""
         if record is not None and record.elapsed_seconds is not None:
             elapsed = f" in {record.elapsed_seconds:.2f} s"
-        self.toggle.setText(f"Tool  {name}  —  {status}{elapsed}")
+        activity = f"  ({entry.activity})" if entry.activity else ""
+        self.toggle.setText(f"Tool  {name}  —  {status}{elapsed}{activity}")
         failed = entry.status in ("failed", "denied")
         self.toggle.setStyleSheet(f"color: {colors().error};" if failed else "")
         if record is not None:

@@ -189,3 +189,17 @@ def test_a_live_summary_is_inserted_in_place_and_an_edit_updates_it(model: Conve
         ("user", True),
         ("summary", False),
     ]
+
+
+def test_a_running_workflow_call_says_where_it_is_until_it_ends(model: ConversationModel) -> None:
+    from agent_core.chat.events import WorkflowProgress
+
+    model.apply(ContextBuilt(CONTEXT))
+    model.apply(ToolCallStarted("w1", "workflows", "triage", {"report": "x"}))
+    model.apply(WorkflowProgress("w1", "triage", "r1", "classify", "started", 0))
+    assert model.entry(0).activity == "state classify · 0 done"
+    model.apply(WorkflowProgress("w1", "triage", "r1", "classify", "done", 1))
+    model.apply(WorkflowProgress("w1", "triage", "r1", "owner", "started", 1, item={"area": "billing"}))
+    assert model.entry(0).activity == "state owner ({'area': 'billing'}) · 1 done"
+    model.apply(ToolCallFinished(ToolCallRecord("w1", "workflows", "triage", {}, "{}", False)))
+    assert (model.entry(0).status, model.entry(0).activity) == ("done", "")
