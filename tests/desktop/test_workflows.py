@@ -50,8 +50,8 @@ states:
     next: {state_id: end, output_key: done}
 """
 
-# The state that starts on line 7 reads a variable nothing defines (the check points at the state).
-UNDEFINED_IN_STATE_AT_LINE_7 = """\
+# The task on line 8 reads a variable nothing defines (the check points at that line).
+UNDEFINED_IN_TASK_AT_LINE_8 = """\
 inputs:
   topic: {type: string}
 states:
@@ -127,29 +127,29 @@ def test_the_workflows_tab_lists_each_workflow_with_its_states(qtbot: QtBot, des
     screenshot(manager, "workflows_tab")
 
 
-def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_its_state_line(
+def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_the_line_that_reads_it(
     qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
 ) -> None:
     _, panel = _workflows(qtbot, desktop)
     panel.new_name.setText("outline")
     qtbot.mouseClick(panel.new_button, Qt.MouseButton.LeftButton)
     assert "topic" in panel.editor.text.toPlainText()  # the template
-    panel.editor.text.setPlainText(UNDEFINED_IN_STATE_AT_LINE_7)
+    panel.editor.text.setPlainText(UNDEFINED_IN_TASK_AT_LINE_8)
     qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
 
     qtbot.waitUntil(lambda: panel.editor.problems_model.rowCount() > 0, timeout=WAIT_MS)
     assert (agent_dir / "workflows" / "outline.yaml").read_text(
         encoding="utf-8"
-    ) == UNDEFINED_IN_STATE_AT_LINE_7
+    ) == UNDEFINED_IN_TASK_AT_LINE_8
     [problem] = panel.editor.problems_model.problems()
-    assert problem.line == 7 and "'topc' is undefined" in problem.message
-    assert panel.editor.highlighted_lines() == [7]
+    assert problem.line == 8 and "'topc' is undefined" in problem.message
+    assert panel.editor.highlighted_lines() == [8]
     assert "1 error" in panel.editor.summary.text()
     assert panel.model.row_of(agent_dir / "workflows" / "outline.yaml") is not None
 
     index = panel.editor.problems_model.index(0, 0)
     panel.editor.problems.clicked.emit(index)
-    assert panel.editor.text.textCursor().blockNumber() == 6  # line 7, counted from 0
+    assert panel.editor.text.textCursor().blockNumber() == 7  # line 8, counted from 0
 
     # With errors it does not run: the Run tab says why.
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
@@ -157,7 +157,7 @@ def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_its_st
     assert panel.run_status.text().startswith("Not started: outline has 1 error (see Edit)")
 
     # Fixed and checked again before saving: the problem goes.
-    panel.editor.text.setPlainText(UNDEFINED_IN_STATE_AT_LINE_7.replace("topc", "topic"))
+    panel.editor.text.setPlainText(UNDEFINED_IN_TASK_AT_LINE_8.replace("topc", "topic"))
     qtbot.mouseClick(panel.check_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.editor.problems_model.rowCount() == 0, timeout=WAIT_MS)
     assert panel.editor.summary.text() == "No problems in the text as it is now."
@@ -277,7 +277,7 @@ def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_
     dialog.select_row(1)
     draft = dialog.selected_step()
     assert draft is not None
-    assert draft.rendered_task == "Write about green tea in 30 words, covering ['leaves', 'water']."
+    assert draft.rendered_task == 'Write about green tea in 30 words, covering ["leaves", "water"].'
     assert dialog.details.task.toPlainText() == draft.rendered_task
     diff = dialog.details.diff_model
     assert [diff.index(0, c).data() for c in (0, 1, 4)] == [
