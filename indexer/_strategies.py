@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25
-from indexer._texts import action_head, anchor_chunks, hybrid_chunks, mask_opaque_tokens
+from indexer._texts import action_head, anchor_chunks, clauses, hybrid_chunks, mask_opaque_tokens
 from indexer.backends import FloatMatrix
 from indexer.documents import Document
 from indexer.ranking import (
@@ -18,6 +18,8 @@ from indexer.ranking import (
     SelectionSettings,
     Strategy,
     best_chunk_per_item,
+    merge_rankings,
+    pull_rules,
     rank_anchor,
     rank_hybrid,
 )
@@ -50,11 +52,13 @@ class SnapshotExtras:
 
     documents: tuple[Document, ...]
     is_tool: npt.NDArray[np.bool_] = field(init=False)
+    is_rule: npt.NDArray[np.bool_] = field(init=False)
     _bm25: Bm25 | None = None
     _lock: Lock = field(default_factory=Lock)
 
     def __post_init__(self) -> None:
         self.is_tool = np.array([d.kind == "tool" for d in self.documents], dtype=np.bool_)
+        self.is_rule = np.array([d.kind == "rule" for d in self.documents], dtype=np.bool_)
 
     def bm25(self) -> Bm25:
         with self._lock:
@@ -100,6 +104,35 @@ def rank(
         query_vector = blended / max(float(np.linalg.norm(blended)), 1e-12)
     else:
         query_vector = embed([query])[0]
+    ranking = _hybrid_view(settings, query, lexical_query, query_vector, embed, matrix, chunk_item, n_items, extras)
+    if settings.clause_split and (parts := clauses(query)):
+        views = [ranking]
+        for part, vector in zip(parts, embed(parts), strict=True):
+            views.append(_hybrid_view(settings, part, part, vector, embed, matrix, chunk_item, n_items, extras))
+        ranking = merge_rankings(views, settings.top_n)
+    if settings.tool_rules and extras.is_rule.any():
+        tools = np.flatnonzero(ranking.included & extras.is_tool)
+        if len(tools):
+            pulled = np.zeros(n_items, dtype=np.bool_)
+            for tool in tools:
+                similar, _ = best_chunk_per_item(matrix @ matrix[ranking.chunk[tool]], chunk_item, n_items)
+                pulled |= extras.is_rule & (similar >= settings.tool_rules)
+            ranking = pull_rules(ranking, pulled)
+    return ranking
+
+
+def _hybrid_view(
+    settings: SelectionSettings,
+    query: str,
+    lexical_query: str,
+    query_vector: FloatMatrix,
+    embed: Embed,
+    matrix: FloatMatrix,
+    chunk_item: np.ndarray,
+    n_items: int,
+    extras: SnapshotExtras,
+) -> Ranking:
+    """One view of the message (the whole, or one clause) ranked by the hybrid rules."""
     best, best_chunk = best_chunk_per_item(matrix @ query_vector, chunk_item, n_items)
     head = action_head(query) if settings.action_view and extras.is_tool.any() else None
     if head is not None:

@@ -7,7 +7,7 @@ import re
 from indexer.chunking import chunk_text
 from indexer.documents import Document
 
-__all__ = ["action_head", "anchor_chunks", "anchor_text", "hybrid_chunks", "mask_opaque_tokens"]
+__all__ = ["action_head", "anchor_chunks", "anchor_text", "clauses", "hybrid_chunks", "mask_opaque_tokens"]
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)+/\S*", re.IGNORECASE)
@@ -48,6 +48,32 @@ def action_head(message: str) -> str | None:
         head = head[: payload.start()]
     head = head.strip()
     return head if head and head != message.strip() else None
+
+
+# Where one request of a compound message ends and the next begins.
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:[;\n]|(?<=[.!?])\s|,?\s+(?:and then|and also|then|also|plus|after that|and)\s+)\s*", re.IGNORECASE
+)
+#: A clause shorter than this many words is not a request of its own ("salt and pepper").
+MIN_CLAUSE_WORDS = 3
+
+
+def clauses(message: str) -> list[str]:
+    """The requests of a compound message, or [] when it makes one: "deploy the hotfix to
+    staging and tell the on-call channel" -> ["deploy the hotfix to staging", "tell the on-call
+    channel"]. Parts too short to be a request join the one before them."""
+    parts: list[str] = []
+    for part in _CLAUSE_BREAK.split(message):
+        part = part.strip(" ,")
+        if not part:
+            continue
+        if parts and len(part.split()) < MIN_CLAUSE_WORDS:
+            parts[-1] = f"{parts[-1]} and {part}"
+        elif parts and len(parts[-1].split()) < MIN_CLAUSE_WORDS:
+            parts[-1] = f"{parts[-1]} {part}"
+        else:
+            parts.append(part)
+    return parts if len(parts) > 1 else []
 
 
 def _path_word(match: re.Match[str]) -> str:

@@ -22,6 +22,8 @@ __all__ = [
     "Strategy",
     "best_chunk_per_item",
     "rank_anchor",
+    "merge_rankings",
+    "pull_rules",
     "rank_hybrid",
 ]
 
@@ -75,6 +77,12 @@ class SelectionSettings:
     #: hybrid: tools are also scored against the message's action alone, without the text it
     #: dictates (quoted text, what follows "saying" or a colon), keeping the better score.
     action_view: bool = True
+    #: hybrid: a compound message ("deploy X and tell Y") is also ranked clause by clause, and an
+    #: item any clause needs is included (each clause with its own floor and gaps).
+    clause_split: bool = False
+    #: hybrid: an included tool pulls in the rules whose text matches its own at least this well
+    #: (a commit tool, the commit-message rule); 0 turns it off.
+    tool_rules: float = 0.0
 
     def __post_init__(self) -> None:
         if self.top_k < 1 or self.top_n < 0:
@@ -206,6 +214,32 @@ def rank_anchor(
     )
     # Sorting by (best score, best chunk index) reproduces the grouped order, then the rest.
     return Ranking(score=best, cosine=best, chunk=best_chunk, reason=reason, tiebreak=best_chunk)
+
+
+def merge_rankings(rankings: list[Ranking], top_n: int) -> Ranking:
+    """Several views of one message (the whole, each clause) as one ranking: an item is included
+    if any view includes it (the best scores first, at most ``top_n``, unless above
+    include_score), with the best score and reason any view gave it."""
+    first = rankings[0]
+    scores = np.stack([r.score for r in rankings])
+    best_view = np.argmax(scores, axis=0)
+    items = np.arange(len(first.score))
+    score = scores[best_view, items]
+    cosine = np.stack([r.cosine for r in rankings])[best_view, items]
+    chunk = np.stack([r.chunk for r in rankings])[best_view, items]
+    reason = np.min(np.stack([r.reason for r in rankings]), axis=0).astype(np.int8)
+    merged = Ranking(score, cosine, chunk, reason, first.tiebreak)
+    within = merged._sorted(np.flatnonzero(reason == _WITHIN))
+    above = int((reason == _ABOVE).sum())
+    reason[within[max(0, top_n - above) :]] = _OUTSIDE
+    return merged
+
+
+def pull_rules(ranking: Ranking, pulled: BoolArray) -> Ranking:
+    """``ranking`` with the ``pulled`` items included (rules an included tool's work follows)."""
+    reason = ranking.reason.copy()
+    reason[pulled & (reason > _WITHIN)] = _WITHIN
+    return Ranking(ranking.score, ranking.cosine, ranking.chunk, reason, ranking.tiebreak)
 
 
 def rank_hybrid(

@@ -149,7 +149,11 @@ def _parse_variant(text: str) -> tuple[str, SelectionSettings]:
         values[key] = (
             value
             if key in ("strategy", "opaque_tokens")
-            else (int(value) if key in ("top_k", "top_n") else float(value))
+            else (
+                int(value)
+                if key in ("top_k", "top_n")
+                else (value.lower() in ("1", "true", "yes") if key in ("clause_split", "action_view") else float(value))
+            )
         )
     return name, SelectionSettings(**values)
 
