@@ -46,7 +46,13 @@ KNOWN_TAGS = {
     "typo",
     "short",
     "near-domain",
+    "mixed",
+    "convention",
+    "near-twin",
+    "indirect",
 }
+# Failure classes from issue 16; their counts are printed on their own line.
+CLASS_TAGS = ("mixed", "convention", "near-twin", "indirect")
 # Soft size guidance from the brief (words in the body); violations are warnings.
 WORD_RANGES = {"rule": (50, 400), "reference": (300, 2500)}
 
@@ -284,6 +290,7 @@ def summarise(name: str, queries: list[dict]) -> None:
     sizes = Counter(len(q["expected"]) for q in queries)
     print(f"\n{name}: {n} queries")
     print("  tags:", ", ".join(f"{t}={c} ({100 * c / n:.0f}%)" for t, c in sorted(tag_counts.items())))
+    print("  classes:", ", ".join(f"{t}={tag_counts.get(t, 0)} ({100 * tag_counts.get(t, 0) / n:.0f}%)" for t in CLASS_TAGS))
     print("  expected labels by type:", dict(sorted(type_counts.items())))
     print("  queries by number of expected items:", dict(sorted(sizes.items())))
 
