@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from threading import Lock
 
 import numpy as np
@@ -19,7 +19,6 @@ from indexer.ranking import (
     Strategy,
     best_chunk_per_item,
     merge_rankings,
-    pull_rules,
     rank_anchor,
     rank_hybrid,
 )
@@ -52,13 +51,11 @@ class SnapshotExtras:
 
     documents: tuple[Document, ...]
     is_tool: npt.NDArray[np.bool_] = field(init=False)
-    is_rule: npt.NDArray[np.bool_] = field(init=False)
     _bm25: Bm25 | None = None
     _lock: Lock = field(default_factory=Lock)
 
     def __post_init__(self) -> None:
         self.is_tool = np.array([d.kind == "tool" for d in self.documents], dtype=np.bool_)
-        self.is_rule = np.array([d.kind == "rule" for d in self.documents], dtype=np.bool_)
 
     def bm25(self) -> Bm25:
         with self._lock:
@@ -104,20 +101,17 @@ def rank(
         query_vector = blended / max(float(np.linalg.norm(blended)), 1e-12)
     else:
         query_vector = embed([query])[0]
-    ranking = _hybrid_view(settings, query, lexical_query, query_vector, embed, matrix, chunk_item, n_items, extras)
+    ranking = _hybrid_view(
+        settings, query, lexical_query, query_vector, embed, matrix, chunk_item, n_items, extras
+    )
     if settings.clause_split and (parts := clauses(query)):
         views = [ranking]
+        stricter = replace(settings, min_score=settings.min_score + settings.clause_margin)
         for part, vector in zip(parts, embed(parts), strict=True):
-            views.append(_hybrid_view(settings, part, part, vector, embed, matrix, chunk_item, n_items, extras))
+            views.append(
+                _hybrid_view(stricter, part, part, vector, embed, matrix, chunk_item, n_items, extras)
+            )
         ranking = merge_rankings(views, settings.top_n)
-    if settings.tool_rules and extras.is_rule.any():
-        tools = np.flatnonzero(ranking.included & extras.is_tool)
-        if len(tools):
-            pulled = np.zeros(n_items, dtype=np.bool_)
-            for tool in tools:
-                similar, _ = best_chunk_per_item(matrix @ matrix[ranking.chunk[tool]], chunk_item, n_items)
-                pulled |= extras.is_rule & (similar >= settings.tool_rules)
-            ranking = pull_rules(ranking, pulled)
     return ranking
 
 

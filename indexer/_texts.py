@@ -101,13 +101,16 @@ def hybrid_chunks(document: Document) -> list[str]:
     """The hybrid's chunks: the anchor's for rules and references. A tool gets a head chunk
     ``name words (server): description`` and, if it has parameters, a chunk
     ``name words parameters: a: ...; b: ...``, so that chunk still says which tool it is.
+    Then one chunk per example request (a message like one of them then matches the item as
+    well as it matches them).
     """
+    extra = [text for text in document.examples if text.strip()]
     if document.kind != "tool":
-        return anchor_chunks(document)
+        return anchor_chunks(document) + [chunk for text in extra for chunk in chunk_text(text)]
     server = f" ({document.server})" if document.server else ""
     head = f"{_words(document.name)}{server}"
     chunks = chunk_text(f"{head}: {document.description}" if document.description else head)
     if document.text.strip():
         parameters = "; ".join(line.strip() for line in document.text.splitlines() if line.strip())
         chunks += chunk_text(f"{_words(document.name)} parameters: {parameters}")
-    return chunks
+    return chunks + [chunk for text in extra for chunk in chunk_text(text)]

@@ -27,6 +27,13 @@ class Document:
     description: str
     text: str
     server: str | None = None
+    #: typical requests that need the item (its file's ``examples:``), embedded as chunks of it.
+    examples: tuple[str, ...] = ()
+    #: messages that needed it in a chat (the user added it after them), embedded as chunks of it.
+    learned: tuple[str, ...] = ()
+    #: messages it was removed after (the user took it out): a message much like one of them
+    #: does not get it again.
+    avoid: tuple[str, ...] = ()
 
 
 def render_parameters(input_schema: Mapping[str, object]) -> str:

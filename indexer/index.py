@@ -16,15 +16,26 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
 from indexer import _strategies
 from indexer.backends import EmbeddingBackend, FloatMatrix, onnx_backend
 from indexer.cache import EmbeddingCache, text_hash
+from indexer.chunking import chunk_text
 from indexer.documents import Document, IndexedKind
 from indexer.errors import IndexerError, ModelLoadError
-from indexer.ranking import Ranking, Reason, SelectionSettings, Strategy
+from indexer.ranking import (
+    VIA_CLAUSE,
+    VIA_LEARNED,
+    VIA_WHOLE,
+    Ranking,
+    Reason,
+    SelectionSettings,
+    Strategy,
+    corrected,
+)
 
 __all__ = ["Indexer", "ScoredDocument", "Selection", "Timings"]
 
@@ -50,6 +61,18 @@ class ScoredDocument:
     best_chunk: str
     included: bool
     reason: Reason
+    #: how it got in: "text" (its own text matched the message), "example" (one of its example
+    #: requests did), "clause" (one request of a compound message did), "learned" (the user
+    #: added it after a message much like this one).
+    via: Via = "text"
+
+
+Via = Literal["text", "example", "learned", "clause"]
+_VIA_NAMES: dict[int, Via] = {
+    VIA_WHOLE: "text",
+    VIA_CLAUSE: "clause",
+    VIA_LEARNED: "learned",
+}
 
 
 @dataclass(frozen=True)
@@ -95,6 +118,12 @@ class Selection:
         assert self._ranking is not None
         row = self._ranking.row(item)
         doc = self._documents[item]
+        best_chunk = self._chunk_texts[row.chunk]
+        via: Via = "text"
+        if self._ranking.via is not None:
+            via = _VIA_NAMES[int(self._ranking.via[item])]
+        if via == "text" and doc.examples and any(best_chunk in chunk_text(t) for t in doc.examples):
+            via = "example"
         return ScoredDocument(
             key=doc.key,
             kind=doc.kind,
@@ -102,9 +131,10 @@ class Selection:
             server=doc.server,
             score=row.score,
             cosine=row.cosine,
-            best_chunk=self._chunk_texts[row.chunk],
+            best_chunk=best_chunk,
             included=row.included,
             reason=row.reason,
+            via=via,
         )
 
     @functools.cached_property
@@ -400,9 +430,30 @@ class Indexer:
                 n_items=len(snap.documents),
                 extras=snap.extras,
             )
+            if settings.strategy == "hybrid" and any(d.avoid or d.learned for d in snap.documents):
+                ranking = self._corrections(query, snap.documents, ranking, settings)
         search_ms = (time.perf_counter() - search_start) * 1000
         timings = Timings(load_ms, stats.ms, search_ms, stats.chunks, stats.embedded, stats.from_disk)
         return Selection(query, settings.strategy, timings, snap.documents, snap.chunk_texts, ranking)
+
+    def _corrections(
+        self, query: str, documents: tuple[Document, ...], ranking: Ranking, settings: SelectionSettings
+    ) -> Ranking:
+        """``ranking`` with what the user taught for messages much like ``query``: items added
+        after one are included, items removed after one left out."""
+        owners = [(i, True) for i, d in enumerate(documents) for _ in d.learned]
+        owners += [(i, False) for i, d in enumerate(documents) for _ in d.avoid]
+        texts = [t for d in documents for t in d.learned] + [t for d in documents for t in d.avoid]
+        vectors = self.embed([query, *texts])
+        similarity = vectors[1:] @ vectors[0]
+        learned = np.zeros(len(documents), dtype=np.bool_)
+        removed = np.zeros(len(documents), dtype=np.bool_)
+        for (owner, added), cosine in zip(owners, similarity, strict=True):
+            if added and cosine >= settings.learned_similarity:
+                learned[owner] = True
+            elif not added and cosine >= settings.avoid_similarity:
+                removed[owner] = True
+        return corrected(ranking, learned, removed) if learned.any() or removed.any() else ranking
 
     def close(self) -> None:
         """Release the model and the cache file (waits for a load in progress)."""

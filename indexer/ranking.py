@@ -15,15 +15,18 @@ import numpy.typing as npt
 
 __all__ = [
     "REASONS",
+    "VIA_CLAUSE",
+    "VIA_LEARNED",
+    "VIA_WHOLE",
     "Ranked",
     "Ranking",
     "Reason",
     "SelectionSettings",
     "Strategy",
     "best_chunk_per_item",
-    "rank_anchor",
+    "corrected",
     "merge_rankings",
-    "pull_rules",
+    "rank_anchor",
     "rank_hybrid",
 ]
 
@@ -37,9 +40,14 @@ Reason = Literal[
     "below_floor",  # hybrid: score under min_score
     "far_from_best",  # hybrid: more than max_gap below the best item of its domain
     "not_in_top_k",  # anchor: none of its chunks was among the top_k chunks
+    "removed_for_similar",  # the user removed it from a reply to a message much like this one
 ]
 REASONS: tuple[Reason, ...] = get_args(Reason)
-_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K = range(len(REASONS))
+_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K, _REMOVED = range(len(REASONS))
+
+#: How an included item got in (``Ranking.via``): the message as a whole, one clause of it, or
+#: what the user taught for a message much like it.
+VIA_WHOLE, VIA_CLAUSE, VIA_LEARNED = 0, 1, 2
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.intp]
@@ -79,10 +87,13 @@ class SelectionSettings:
     action_view: bool = True
     #: hybrid: a compound message ("deploy X and tell Y") is also ranked clause by clause, and an
     #: item any clause needs is included (each clause with its own floor and gaps).
-    clause_split: bool = False
-    #: hybrid: an included tool pulls in the rules whose text matches its own at least this well
-    #: (a commit tool, the commit-message rule); 0 turns it off.
-    tool_rules: float = 0.0
+    clause_split: bool = True
+    #: hybrid: a clause's items must clear the floor by this much more than the whole message's.
+    clause_margin: float = 0.05
+    #: hybrid: an item the user added after a message at least this similar is included.
+    learned_similarity: float = 0.8
+    #: hybrid: an item the user removed after a message at least this similar is left out.
+    avoid_similarity: float = 0.9
 
     def __post_init__(self) -> None:
         if self.top_k < 1 or self.top_n < 0:
@@ -115,6 +126,8 @@ class Ranking:
     reason: npt.NDArray[np.int8]
     #: breaks score ties (lower first): the anchor uses the best chunk's index, the hybrid the item's.
     tiebreak: IntArray
+    #: per item, which view of the message decided it (VIA_*); None: the whole message.
+    via: npt.NDArray[np.int8] | None = None
 
     @property
     def included(self) -> BoolArray:
@@ -228,18 +241,25 @@ def merge_rankings(rankings: list[Ranking], top_n: int) -> Ranking:
     cosine = np.stack([r.cosine for r in rankings])[best_view, items]
     chunk = np.stack([r.chunk for r in rankings])[best_view, items]
     reason = np.min(np.stack([r.reason for r in rankings]), axis=0).astype(np.int8)
-    merged = Ranking(score, cosine, chunk, reason, first.tiebreak)
+    whole_included = rankings[0].included
+    via = np.where(whole_included, VIA_WHOLE, VIA_CLAUSE).astype(np.int8)
+    merged = Ranking(score, cosine, chunk, reason, first.tiebreak, via)
     within = merged._sorted(np.flatnonzero(reason == _WITHIN))
     above = int((reason == _ABOVE).sum())
     reason[within[max(0, top_n - above) :]] = _OUTSIDE
     return merged
 
 
-def pull_rules(ranking: Ranking, pulled: BoolArray) -> Ranking:
-    """``ranking`` with the ``pulled`` items included (rules an included tool's work follows)."""
+def corrected(ranking: Ranking, learned: BoolArray, removed: BoolArray) -> Ranking:
+    """``ranking`` with the user's corrections of similar messages: ``learned`` items included,
+    ``removed`` ones left out (a removal wins)."""
     reason = ranking.reason.copy()
-    reason[pulled & (reason > _WITHIN)] = _WITHIN
-    return Ranking(ranking.score, ranking.cosine, ranking.chunk, reason, ranking.tiebreak)
+    via = ranking.via.copy() if ranking.via is not None else np.zeros(len(reason), dtype=np.int8)
+    newly = learned & (reason > _WITHIN)
+    reason[newly] = _WITHIN
+    via[newly] = VIA_LEARNED
+    reason[removed] = _REMOVED
+    return Ranking(ranking.score, ranking.cosine, ranking.chunk, reason, ranking.tiebreak, via)
 
 
 def rank_hybrid(

@@ -290,7 +290,10 @@ def summarise(name: str, queries: list[dict]) -> None:
     sizes = Counter(len(q["expected"]) for q in queries)
     print(f"\n{name}: {n} queries")
     print("  tags:", ", ".join(f"{t}={c} ({100 * c / n:.0f}%)" for t, c in sorted(tag_counts.items())))
-    print("  classes:", ", ".join(f"{t}={tag_counts.get(t, 0)} ({100 * tag_counts.get(t, 0) / n:.0f}%)" for t in CLASS_TAGS))
+    print(
+        "  classes:",
+        ", ".join(f"{t}={tag_counts.get(t, 0)} ({100 * tag_counts.get(t, 0) / n:.0f}%)" for t in CLASS_TAGS),
+    )
     print("  expected labels by type:", dict(sorted(type_counts.items())))
     print("  queries by number of expected items:", dict(sorted(sizes.items())))
 
