@@ -19,12 +19,16 @@ from agent_core.agent._yaml_source import (
 )
 from agent_core.agent.items import FOLDER_OF_KIND, DocumentItem, DocumentKind, Problem
 from agent_core.agent.names import name_problem, suggest_name
-from agent_core.agent.schema import ItemFrontmatter
+from agent_core.agent.schema import IncludeMode, ItemFrontmatter
 
 __all__ = ["ITEM_SUFFIX", "MAX_ITEM_BYTES", "load_document", "load_documents"]
 
 ITEM_SUFFIX = ".md"
 MAX_ITEM_BYTES = MAX_FILE_BYTES
+
+
+#: An agent-mode item whose description has fewer words (and no examples) is hard to select.
+THIN_DESCRIPTION_WORDS = 4
 
 
 def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> dict[str, DocumentItem]:
@@ -161,6 +165,23 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
         problems.append(
             Problem(path, f"the {kind} has no text", "write its text below the header", severity="warning")
         )
+    if (
+        meta.include is IncludeMode.AGENT
+        and not meta.examples
+        and len(meta.description.split()) < THIN_DESCRIPTION_WORDS
+    ):
+        problems.append(
+            Problem(
+                path,
+                f"include: agent, but the description {meta.description!r} is too thin for selection to "
+                "find this " + kind + ": a message is matched against the description, the text and "
+                "examples, and a few words match few messages",
+                'say in a sentence when it applies ("How to write commit messages: subject line, body, '
+                'issue links"), or add examples: with two or three typical requests that need it',
+                (document.line_of(["description"]) or document.line_of(["include"])) if document else None,
+                "warning",
+            )
+        )
     return DocumentItem(
         kind=kind,
         name=name,
@@ -169,4 +190,5 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
         include=meta.include,
         text=parts.body,
         path=path,
+        examples=tuple(meta.examples),
     )

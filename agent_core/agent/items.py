@@ -27,6 +27,7 @@ class DocumentItem:
     include: IncludeMode = IncludeMode.MANUAL
     text: str = ""
     path: Path | None = field(default=None, compare=False)
+    examples: tuple[str, ...] = ()  # typical requests that need it (its header's ``examples:``)
 
 
 @dataclass(frozen=True)

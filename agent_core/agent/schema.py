@@ -250,6 +250,11 @@ class ItemFrontmatter(FileModel):
     description: str = ""
     priority_level: int = Field(default=500, ge=0, le=999)
     include: IncludeMode = IncludeMode.MANUAL
+    #: typical requests that need the item, for selection (``include: agent``): each is matched
+    #: against messages like the item's own text is.
+    examples: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
+        default_factory=list, max_length=20
+    )
 
     @field_validator("name")
     @classmethod

@@ -135,7 +135,10 @@ def render_document(item: DocumentItem) -> str:
         description=item.description,
         priority_level=item.priority_level,
         include=item.include,
+        examples=list(item.examples),
     ).model_dump(mode="json", by_alias=True)
+    if not header["examples"]:
+        del header["examples"]
     return join_frontmatter(dump_yaml(header), item.text)
 
 
@@ -171,6 +174,7 @@ def save_document(root: Path, item: DocumentItem, *, based_on: str | None = None
         include=item.include,
         text=item.text,
         path=path,
+        examples=item.examples,
     )
 
 

@@ -62,7 +62,14 @@ def document_candidate(item: DocumentItem) -> Candidate:
     ref = ItemRef(item.kind, item.name)
     return Candidate(
         ref,
-        Document(key=ref.key, kind=item.kind, name=item.name, description=item.description, text=item.text),
+        Document(
+            key=ref.key,
+            kind=item.kind,
+            name=item.name,
+            description=item.description,
+            text=item.text,
+            examples=item.examples,
+        ),
     )
 
 

@@ -70,6 +70,7 @@ def test_an_agent_round_trips_through_its_files_unchanged(tmp_path: Path) -> Non
             priority_level=7,
             include=IncludeMode.AGENT,
             text="# Notes\n\n---\n\nA line that is a fence.\n",
+            examples=("what did we decide about the launch date?", "who owns: billing"),
         ),
     )
     first = load_agent(original.root)
@@ -259,3 +260,14 @@ def test_an_empty_agent_yaml_reports_the_missing_name(agent_dir: Path) -> None:
     agent = load_agent(agent_dir)
     assert agent.name == "agent"
     assert any("no name" in p.message for p in agent.problems)
+
+
+def test_an_agent_mode_item_with_a_thin_description_and_no_examples_gets_a_warning(tmp_path: Path) -> None:
+    root = create_agent(tmp_path / "a").root
+    (root / "rules" / "regex.md").write_text("---\ndescription: Regexes\ninclude: agent\n---\nName groups.\n")
+    (root / "rules" / "shell.md").write_text(
+        "---\ndescription: Shell\ninclude: agent\nexamples:\n  - write a cron job that rotates logs\n---\nUse set -eu.\n"
+    )
+    [problem] = [p for p in load_agent(root).problems if "too thin" in p.message]
+    assert problem.path.name == "regex.md" and problem.line == 2 and problem.severity == "warning"
+    assert "add examples:" in problem.fix
