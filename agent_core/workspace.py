@@ -16,6 +16,7 @@ from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
+from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector
 from agent_core.errors import UserDataError
 from agent_core.memory.service import MemoryService
@@ -50,6 +51,9 @@ class Workspace:
             # Chats can still be read and started; the same error meets the first save that fails.
             logger.warning("could not mark interrupted replies: %s", error)
         self.selector = selector or ContextSelector()
+        # What the user taught selection by adding and removing items, kept in the same database.
+        self.learned = LearnedSelections(self.store.path)
+        self.selector.learned = self.learned
         # Memories live in the chat database file and share the selector's embedding model.
         self.memories = MemoryService(self.store.path, self.selector)
         self.mcp: McpManager | None = None
@@ -97,5 +101,8 @@ class Workspace:
             await self.mcp.aclose()
         await self.providers.aclose()
         self.memories.close()
+        if self.selector.learned is self.learned:
+            self.selector.learned = None
+        self.learned.close()
         self.selector.indexer.close()
         self.store.close()

@@ -118,4 +118,6 @@ async def _select(
         )
         return SelectionOutcome((), (), run)
     candidates = candidates_from(request, sources)
-    return await selector.select(request.message, candidates, config, request.previous_message)
+    return await selector.select(
+        request.message, candidates, config, request.previous_message, agent_path=str(request.agent.root)
+    )

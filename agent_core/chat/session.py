@@ -18,7 +18,7 @@ from typing import Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.agent.schema import ChatDefaults, ContextConfig, SelectionConfig
+from agent_core.agent.schema import ChatDefaults, ContextConfig, IncludeMode, SelectionConfig
 from agent_core.chat.chat_memories import ChatMemories
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
@@ -217,8 +217,11 @@ class ChatSession:
         self.add_item(resource.ref)
         return resource.ref
 
-    def add_item(self, ref: ItemRef) -> None:
-        """Add an item to the chat (as ``manual``), whatever its include mode."""
+    def add_item(self, ref: ItemRef, *, learn: bool = False) -> None:
+        """Add an item to the chat (as ``manual``), whatever its include mode. ``learn``: the
+        user added it by hand, so selection learns that the last message needed it."""
+        if learn:
+            self._learn(ref, added=True)
         if any(item.ref == ref for item in self.items):
             return
         items = (*(i for i in self._record.context_items if i.ref != ref), SessionItem(ref, "manual"))
@@ -235,12 +238,45 @@ class ChatSession:
         items = tuple(replace(item, pinned=pinned) if item.ref == ref else item for item in stored)
         self._save_record(context_items=items)
 
-    def remove_item(self, ref: ItemRef) -> None:
+    def remove_item(self, ref: ItemRef, *, learn: bool = False) -> None:
+        """Take an item out of the chat. ``learn``: the user removed it by hand, so selection
+        learns that the last message did not need it."""
+        if learn:
+            self._learn(ref, added=False)
         items = tuple(i for i in self._record.context_items if i.ref != ref)
         excluded = self._record.excluded_items
         self._save_record(
             context_items=items, excluded_items=excluded if ref in excluded else (*excluded, ref)
         )
+
+    def _learn(self, ref: ItemRef, *, added: bool) -> None:
+        """Keep the user's correction of the last reply's selection: an agent-mode item added
+        that it did not select, or removed that it did. Anything else teaches nothing."""
+        selector = self.services.selector
+        context = self.last_request_context()
+        if selector is None or selector.learned is None or context is None or not self._agent_mode(ref):
+            return
+        selected = any(i.ref == ref and i.include_mode == "agent" for i in context.items)
+        if selected == added:
+            return  # adding what it chose, or removing what it did not: no correction
+        message = next((m.content for m in reversed(self.history()) if m.role == "user"), "")
+        if not message.strip():
+            return
+        try:
+            selector.learned.record(str(self.agent.root), ref, message, added=added, session_id=self.id)
+        except ContextDeskError as error:
+            logger.warning("could not keep what selection learned: %s", error)
+
+    def _agent_mode(self, ref: ItemRef) -> bool:
+        if ref.type == "tool":
+            return any(
+                t.server == ref.server and t.name == ref.name and t.include is IncludeMode.AGENT
+                for t in self.services.tools.tools()
+            )
+        if ref.type in ("rule", "reference") and ref.server is None:
+            document = self.agent.document(ref.type, ref.name)
+            return document is not None and document.include is IncludeMode.AGENT
+        return False
 
     def readmit(self, ref: ItemRef) -> None:
         """Undo leaving ``ref`` out of this chat (e.g. a memory marked "not for this chat")."""

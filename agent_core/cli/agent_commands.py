@@ -22,6 +22,7 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.secrets import env_var_name
 from agent_core.agent.writer import dump_yaml
+from agent_core.cli import learned_command
 from agent_core.errors import AgentFileError
 from agent_core.subagents.definition import Subagent
 
@@ -60,6 +61,8 @@ def register(subparsers: Any) -> None:
         help="copy literal API keys and tokens as they are (default: replace them with env://VAR references)",
     )
     importer.set_defaults(handler=run_import)
+
+    learned_command.add_parser(commands)
 
     show = commands.add_parser("show", help="summarise an agent")
     show.add_argument("dir", type=Path)

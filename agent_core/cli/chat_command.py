@@ -27,6 +27,7 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
+from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.store.export import describe_context
 from agent_core.workspace import Workspace
@@ -44,6 +45,9 @@ HELP = """Commands:
   /prompt S NAME [key=value ...]   show server S's prompt NAME and offer to send it
   /remember TEXT  save TEXT as a long-term memory of this agent (see `contextdesk memory`)
   /run NAME {JSON}  run the agent's workflow NAME with that input (see `contextdesk workflow`)
+  /add ITEM       add rule:NAME, ref:NAME or tool:SERVER.NAME to this chat (selection learns the
+                  last message needed it)
+  /drop ITEM      take it out of this chat (selection learns the last message did not need it)
   /new            start a new chat
   /exit           leave (Ctrl-D works too)"""
 
@@ -266,6 +270,17 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                     continue
                 if ok:
                     print(session.history()[-1].content)
+            elif command in ("/add", "/drop"):
+                ref = item_ref(argument.strip())
+                if ref is None:
+                    print(f"Usage: {command} rule:NAME | ref:NAME | tool:SERVER.NAME")
+                    continue
+                if command == "/add":
+                    session.add_item(ref, learn=True)
+                    print(f"Added {ref.label()} to this chat.")
+                else:
+                    session.remove_item(ref, learn=True)
+                    print(f"Took {ref.label()} out of this chat.")
             elif command == "/new":
                 workspace.store.release_lease(session.id)
                 session = workspace.new_chat()
@@ -278,6 +293,21 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
             await answer(session, text, auto_approve=auto_approve)
         except KeyboardInterrupt:
             session.cancel()
+
+
+def item_ref(text: str) -> ItemRef | None:
+    """``rule:NAME``, ``ref:NAME`` / ``reference:NAME`` or ``tool:SERVER.NAME`` as an item."""
+    kind, _, name = text.partition(":")
+    if not name:
+        return None
+    if kind == "rule":
+        return ItemRef("rule", name)
+    if kind in ("ref", "reference"):
+        return ItemRef("reference", name)
+    if kind == "tool" and "." in name:
+        server, _, tool = name.partition(".")
+        return ItemRef("tool", tool, server)
+    return None
 
 
 def _shorten(text: str, limit: int = 300) -> str:

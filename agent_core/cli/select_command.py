@@ -24,6 +24,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("message", nargs="?", help="the user message (omit with --batch)")
     parser.add_argument("--agent", type=Path, required=True, help="agent folder")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--no-learned",
+        action="store_true",
+        help="ignore what selection learned from your corrections (`contextdesk agent learned`)",
+    )
     parser.add_argument("--top-k", type=int, help="chunk matches considered (default: the agent's)")
     parser.add_argument("--top-n", type=int, help="items selected below includeScore")
     parser.add_argument("--include-score", type=float, help="items at or above are always selected")

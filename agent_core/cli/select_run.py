@@ -18,6 +18,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef
+from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.session_context import agent_candidates
 from agent_core.errors import ContextDeskError
@@ -67,8 +68,12 @@ def run_select(args: argparse.Namespace, selector: ContextSelector) -> int:
             raise ContextDeskError("give either a MESSAGE or --batch FILE (not both)")
         agent = load_agent(args.agent)
         config = _settings(agent.config.selection, args)
+        if not getattr(args, "no_learned", False):
+            selector.learned = LearnedSelections(user_dirs().database)
         return asyncio.run(_run(args, agent, config, selector))
     finally:
+        if selector.learned is not None:
+            selector.learned.close()
         selector.indexer.close()
 
 
@@ -111,12 +116,16 @@ async def _run(
 
         if args.batch:
             for line in _batch_lines(args.batch):
-                outcome = await selector.select(line.message, candidates, config, line.previous)
+                outcome = await selector.select(
+                    line.message, candidates, config, line.previous, agent_path=str(agent.root)
+                )
                 _fail_if_unusable(outcome)
                 data = outcome_json(outcome, await recall(line.message))
                 print(json.dumps({"id": line.id, **data}, ensure_ascii=False), flush=True)
             return 0
-        outcome = await selector.select(args.message, candidates, config, args.previous)
+        outcome = await selector.select(
+            args.message, candidates, config, args.previous, agent_path=str(agent.root)
+        )
         _fail_if_unusable(outcome)
         recalled = await recall(args.message)
         if args.json:
@@ -135,9 +144,13 @@ def outcome_json(outcome: SelectionOutcome, recalled: RecalledMemories | None = 
     recalled = recalled or RecalledMemories()
     return {
         "selected": [
-            *({**_ref_json(item.ref), "score": item.score} for item in outcome.items),
             *(
-                {"type": "memory", "name": item.ref.name, "score": item.score,
+                {**_ref_json(item.ref), "score": item.score, "via": outcome.via.get(item.ref, "text"),
+                 **({"reason": item.reason} if item.reason else {})}
+                for item in outcome.items
+            ),
+            *(
+                {"type": "memory", "name": item.ref.name, "score": item.score, "via": "memory",
                  "text": recalled.texts.get(item.ref.name, ""), "reason": item.reason}
                 for item in recalled.items
             ),
@@ -240,7 +253,8 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
     )
     print("\nSelected:" if outcome.items else "\nSelected: nothing")
     for item in outcome.items:
-        print(f"  {item.score:.2f}  {item.ref.type:<9} {item.ref.label()}")
+        how = f"  ({item.reason})" if item.reason else ""
+        print(f"  {item.score:.2f}  {item.ref.type:<9} {item.ref.label()}{how}")
     if outcome.near_misses:
         print("\nNot selected (best first):")
         for miss in outcome.near_misses:

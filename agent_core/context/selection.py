@@ -10,17 +10,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import SelectionConfig
 from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
+from agent_core.context.learned import Correction, LearnedSelections, taught
 from agent_core.errors import SelectionUnavailableError
 from agent_core.paths import user_dirs
-from indexer import Document, Indexer, IndexerError, SelectionSettings, tool_document
+from agent_core.store.db import StoreError
+from indexer import Document, Indexer, IndexerError, ScoredDocument, SelectionSettings, tool_document
 
 __all__ = [
     "Candidate",
@@ -56,6 +58,8 @@ class SelectionOutcome:
     items: tuple[RequestItem, ...]
     near_misses: tuple[NearMiss, ...]
     run: SelectionRun
+    #: how each selected item got in: "text", "example", "clause" or "learned" (see indexer.Via).
+    via: Mapping[ItemRef, str] = field(default_factory=dict)
 
 
 def document_candidate(item: DocumentItem) -> Candidate:
@@ -99,6 +103,8 @@ class ContextSelector:
     ) -> None:
         self._indexer = indexer or configured_indexer(cache_dir or user_dirs().embeddings_cache)
         self.model_wait_seconds = model_wait_seconds
+        # What the user taught by adding and removing items (set by the workspace); None: nothing.
+        self.learned: LearnedSelections | None = None
 
     @property
     def indexer(self) -> Indexer:
@@ -147,8 +153,11 @@ class ContextSelector:
         candidates: Sequence[Candidate],
         config: SelectionConfig,
         previous_message: str | None = None,
+        *,
+        agent_path: str | None = None,
     ) -> SelectionOutcome:
-        """Agent items for ``message`` among ``candidates``; never raises for selection faults."""
+        """Agent items for ``message`` among ``candidates``, with what the user taught for the
+        agent at ``agent_path`` applied; never raises for selection faults."""
         run = SelectionRun(
             top_k=config.top_k,
             top_n=config.top_n,
@@ -167,26 +176,62 @@ class ContextSelector:
                 (), (), replace(run, status="model_loading", detail="the embedding model was still loading")
             )
         by_key = {c.document.key: c.ref for c in candidates}
+        documents = [c.document for c in candidates]
+        corrections: list[Correction] = []
+        if self.learned is not None and agent_path is not None:
+            try:
+                corrections = await asyncio.to_thread(self.learned.corrections, agent_path)
+            except StoreError as error:
+                logger.warning("what selection learned could not be read: %s", error)
+            documents = taught(documents, corrections)
         try:
             selection = await asyncio.to_thread(
-                self._indexer.select,
-                message,
-                [c.document for c in candidates],
-                indexer_settings(config),
-                previous_message,
+                self._indexer.select, message, documents, indexer_settings(config), previous_message
             )
         except (IndexerError, ValueError) as error:
             logger.warning("selection failed: %s", error)
             return SelectionOutcome((), (), replace(run, status="failed", detail=str(error)))
+        why = _Reasons(message, corrections)
         items = tuple(
-            RequestItem(by_key[c.key], "agent", round(c.score, 4))
+            RequestItem(by_key[c.key], "agent", round(c.score, 4), reason=why.included(c))
             for c in selection.included
             if c.key in by_key
         )
         misses = tuple(
-            NearMiss(by_key[c.key], round(c.score, 4), c.reason)
+            NearMiss(by_key[c.key], round(c.score, 4), why.left_out(c))
             for c in selection.best(len(items) + NEAR_MISSES_KEPT)
             if not c.included and c.key in by_key
         )[:NEAR_MISSES_KEPT]
         elapsed = (time.perf_counter() - started) * 1000
-        return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)))
+        via = {by_key[c.key]: c.via for c in selection.included if c.key in by_key}
+        return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)), via)
+
+
+class _Reasons:
+    """Why an item is in a request, or out of it, in words for View Context."""
+
+    def __init__(self, message: str, corrections: Sequence[Correction]) -> None:
+        self.message = message
+        self.corrections = corrections
+
+    def _correction(self, key: str, added: bool) -> Correction | None:
+        # The newest of the item's corrections of this kind: the one that most likely matched.
+        found = [c for c in self.corrections if c.ref.key == key and c.added is added]
+        exact = [c for c in found if c.message == self.message]
+        return (exact or found)[-1] if found else None
+
+    def included(self, candidate: ScoredDocument) -> str:
+        if candidate.via == "learned" and (correction := self._correction(candidate.key, True)):
+            return f"selected because {correction.describe()}"
+        if candidate.via == "example":
+            return f"matched its example “{candidate.best_chunk}”"
+        if candidate.via == "clause":
+            return "needed by one of the requests in the message"
+        return ""
+
+    def left_out(self, candidate: ScoredDocument) -> str:
+        if candidate.reason == "removed_for_similar" and (
+            correction := self._correction(candidate.key, False)
+        ):
+            return correction.describe()
+        return candidate.reason

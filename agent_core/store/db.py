@@ -191,6 +191,21 @@ CREATE TABLE workflow_steps (
 );
 """
 
+# Selection learned from the user: an item added to a chat right after a message (it was needed)
+# or removed from that message's reply (it was not), per agent.
+_M008_SELECTION_FEEDBACK = """
+CREATE TABLE selection_feedback (
+    id INTEGER PRIMARY KEY,
+    agent_path TEXT NOT NULL,
+    item_key TEXT NOT NULL,
+    message TEXT NOT NULL,
+    added INTEGER NOT NULL,
+    session_id TEXT,
+    created_at REAL NOT NULL
+);
+CREATE INDEX selection_feedback_by_agent ON selection_feedback(agent_path, created_at);
+"""
+
 
 Migration = str | Callable[[sqlite3.Connection], None]
 
@@ -203,6 +218,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("memories", _M005_MEMORIES),
     ("child_chats", _M006_CHILD_CHATS),
     ("workflow_runs", _M007_WORKFLOW_RUNS),
+    ("selection_feedback", _M008_SELECTION_FEEDBACK),
 )
 
 

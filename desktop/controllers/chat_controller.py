@@ -350,11 +350,11 @@ class ChatController(QObject):
             if selection:
                 self.session.override_settings(selection=selection)
             for ref in include:
-                self.session.add_item(ref)
+                self.session.add_item(ref, learn=True)
             in_chat = {item.ref for item in self.session.items}
             for ref in exclude:
                 if ref in in_chat:
-                    self.session.remove_item(ref)
+                    self.session.remove_item(ref, learn=True)
 
         def done(_: None) -> None:
             self.settings_changed.emit()
@@ -369,8 +369,11 @@ class ChatController(QObject):
         return self.session.items
 
     def add_item(self, ref: ItemRef) -> None:
+        """The user adds ``ref``; selection learns the last message needed it (if it missed it)."""
         self.bridge.call(
-            self.session.add_item, ref, on_result=lambda _: self.items_changed.emit(), on_error=self._report
+            lambda: self.session.add_item(ref, learn=True),
+            on_result=lambda _: self.items_changed.emit(),
+            on_error=self._report,
         )
 
     def attach_resource(
@@ -403,9 +406,9 @@ class ChatController(QObject):
         self.bridge.submit(run(), done, on_error)
 
     def remove_item(self, ref: ItemRef) -> None:
+        """The user removes ``ref``; selection learns the last message did not need it."""
         self.bridge.call(
-            self.session.remove_item,
-            ref,
+            lambda: self.session.remove_item(ref, learn=True),
             on_result=lambda _: self.items_changed.emit(),
             on_error=self._report,
         )
