@@ -40,6 +40,7 @@ REASON_TEXT = {
     "not_in_top_k": "no chunk among the topK matches",
     "above_include_score": "above the include score",
     "within_top_n": "within topN",
+    "removed_for_similar": "you removed it after a similar message",
 }
 
 
@@ -170,6 +171,10 @@ def request_rows(
         title = ""
         if item.ref.type == "memory":  # its words as the title, why it was recalled below them
             title, description = description or "(forgotten)", item.reason
+        elif item.reason:  # how selection found it (an example, one request of several, a correction)
+            description = (
+                f"{item.reason[0].upper()}{item.reason[1:]} · {description}" if description else item.reason
+            )
         part = cost_of(context.manifest, item.ref)
         rows.append(
             ContextRow(

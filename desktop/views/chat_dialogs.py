@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from agent_core.context.items import RequestContext
     from desktop.dialogs.attach_resource import AttachResourceDialog
     from desktop.dialogs.insert_prompt import InsertPromptDialog
+    from desktop.dialogs.learned import LearnedDialog
     from desktop.dialogs.subagent_transcript import SubagentTranscriptDialog
     from desktop.dialogs.view_context import ViewContextDialog
     from desktop.dialogs.what_if import WhatIfDialog
@@ -36,6 +37,7 @@ class ChatDialogs:
         self.last_prompt_dialog: InsertPromptDialog | None = None
         self.last_transcript_dialog: SubagentTranscriptDialog | None = None
         self.last_workflow_run_dialog: WorkflowRunDialog | None = None
+        self.last_learned_dialog: LearnedDialog | None = None
 
     # --- View Context and What if… --------------------------------------------------------------
 
@@ -127,6 +129,19 @@ class ChatDialogs:
         controller.apply_what_if(selection, include, exclude, send)
 
     # --- sub-agents ------------------------------------------------------------------------------
+
+    def show_learned(self) -> None:
+        """What selection learned from the user's corrections for this agent, to forget."""
+        from desktop.dialogs.learned import LearnedDialog
+
+        window = self.window
+        workspace = window.workspace
+        if workspace is None:
+            return
+        dialog = LearnedDialog(window.bridge, workspace.learned, str(workspace.agent.root), window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_learned_dialog = dialog
+        dialog.open()
 
     def show_workflow_run(self, run_id: str, workflow: str) -> None:
         """The run view of a workflow a reply ran (/run, or the model's call of its tool)."""
