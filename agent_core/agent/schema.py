@@ -98,6 +98,11 @@ class SelectionConfig(FileModel):
         description="models that cannot choose tools (local): call the best-matching tool when it scores "
         "at least this; above 1.4 never",
     )
+    second_opinion: bool = Field(
+        default=True,
+        description="models that choose tools: offer a catalogue of the agent-mode rules and references "
+        "selection left out, and a tool to read one",
+    )
 
 
 class MemoryConfig(FileModel):

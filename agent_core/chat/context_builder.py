@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from agent_core.agent.schema import MemoryConfig, SelectionConfig
+from agent_core.chat.item_pulls import CONTEXT_SERVER, READ_ITEM, catalogue_tool
 from agent_core.chat.tool_routing import route_tool
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
@@ -95,7 +96,19 @@ async def build_request_context(
     )
     if recalled.note:
         context = replace(context, notes=replace(context.notes, memory=recalled.note))
-    descriptors = {ItemRef("tool", t.name, t.server): t for t in usable_tools}
+    descriptors: dict[ItemRef, ToolDescriptor] = {ItemRef("tool", t.name, t.server): t for t in usable_tools}
+    if tool_calling == "native" and selection.second_opinion and outcome.run.status == "ok":
+        catalogue = catalogue_tool(
+            request.agent, {i.ref for i in context.items}, request.excluded, outcome.near_misses
+        )
+        if catalogue is not None:
+            ref = ItemRef("tool", READ_ITEM, CONTEXT_SERVER)
+            count = len(catalogue.catalogue)
+            why = (
+                f"lets the model read what selection left out ({count} item{'s' if count > 1 else ''} listed)"
+            )
+            context = replace(context, items=(*context.items, RequestItem(ref, "always", reason=why)))
+            descriptors[ref] = catalogue
     if not usable_tools and all_tools:
         note = f"{model_ref} cannot call tools, so none were offered"
         context = replace(context, notes=replace(context.notes, tools=note))

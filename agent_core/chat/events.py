@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from agent_core.context.items import Delegation, RequestContext, TokenUsage, WorkflowRunLink
+from agent_core.context.items import Delegation, ItemRef, RequestContext, TokenUsage, WorkflowRunLink
 from agent_core.errors import ProviderError
 from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
@@ -26,6 +26,7 @@ __all__ = [
     "ChatEvent",
     "Compacted",
     "ContextBuilt",
+    "ItemPulled",
     "MemoriesWritten",
     "ReplyDelta",
     "ReplyFinished",
@@ -219,6 +220,16 @@ class WorkflowRunFinished:
 
 
 @dataclass(frozen=True)
+class ItemPulled:
+    """The model read a rule or reference selection had left out (``context.read_item``); it
+    joins the reply's RequestContext, marked "requested by the model"."""
+
+    ref: ItemRef
+    call_id: str
+    type: Literal["item_pulled"] = "item_pulled"
+
+
+@dataclass(frozen=True)
 class Compacted:
     """Older turns were summarized into ``message`` (role "summary") before this reply."""
 
@@ -255,6 +266,7 @@ ChatEvent = (
     | ToolCallFinished
     | WorkflowProgress
     | WorkflowRunFinished
+    | ItemPulled
     | SubagentStarted
     | SubagentProgress
     | SubagentFinished

@@ -20,6 +20,7 @@ from agent_core.chat.compacting import compact_chat, history_too_long
 from agent_core.chat.events import (
     ChatEvent,
     Compacted,
+    ItemPulled,
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
@@ -29,11 +30,12 @@ from agent_core.chat.events import (
     WorkflowRunFinished,
 )
 from agent_core.chat.history import split_at_summary
+from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, build_prompt
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.tool_calls import ToolCaller, ToolCallEvent, pending_record
 from agent_core.chat.tool_runtime import ToolDescriptor
-from agent_core.context.items import ItemRef, RequestContext, TokenUsage
+from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
 from agent_core.errors import ProviderError, ReplyLimitError, UserDataError
 from agent_core.providers.base import (
     ChatMessage,
@@ -189,6 +191,10 @@ class ReplyLoop:
                     if isinstance(tool_event, SubagentFinished) and not tool_event.origin:
                         # The child's cost is recorded beside the reply's own, never inside it.
                         context = replace(context, delegations=(*context.delegations, tool_event.delegation))
+                        message = self.store.update_message(message, request_context=context)
+                    if isinstance(tool_event, ItemPulled):
+                        pulled = RequestItem(tool_event.ref, "agent", reason=PULLED_REASON)
+                        context = replace(context, items=(*context.items, pulled))
                         message = self.store.update_message(message, request_context=context)
                     if isinstance(tool_event, WorkflowRunFinished):
                         context = replace(context, workflow_runs=(*context.workflow_runs, tool_event.link))

@@ -23,7 +23,7 @@ from agent_core.chat.chat_memories import ChatMemories
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
 from agent_core.chat.context_builder import MemoryRequest, build_request_context
-from agent_core.chat.events import ChatEvent, ContextBuilt, MemoriesWritten, UserMessageSaved
+from agent_core.chat.events import ChatEvent, ContextBuilt, ItemPulled, MemoriesWritten, UserMessageSaved
 from agent_core.chat.history import last_user_text, title_from
 from agent_core.chat.memory_writes import (
     FoundMemories,
@@ -262,8 +262,20 @@ class ChatSession:
         message = next((m.content for m in reversed(self.history()) if m.role == "user"), "")
         if not message.strip():
             return
+        if added:
+            self._learn_needed(ref, message)
+            return
         try:
-            selector.learned.record(str(self.agent.root), ref, message, added=added, session_id=self.id)
+            selector.learned.record(str(self.agent.root), ref, message, added=False, session_id=self.id)
+        except ContextDeskError as error:
+            logger.warning("could not keep what selection learned: %s", error)
+
+    def _learn_needed(self, ref: ItemRef, message: str) -> None:
+        selector = self.services.selector
+        if selector is None or selector.learned is None:
+            return
+        try:
+            selector.learned.record(str(self.agent.root), ref, message, added=True, session_id=self.id)
         except ContextDeskError as error:
             logger.warning("could not keep what selection learned: %s", error)
 
@@ -387,6 +399,8 @@ class ChatSession:
             memory_texts=built.memory_texts,
         )
         async for event in self._reply_loop(settings).run(reply):
+            if isinstance(event, ItemPulled):
+                self._learn_needed(event.ref, text)  # the model found what selection missed
             yield event
 
     def _start_model_extraction(self, text: str, previous: str | None) -> asyncio.Task[FoundMemories] | None:
@@ -485,6 +499,7 @@ class ChatSession:
             allow_for_chat=self.allow_tool_for_chat,
             delegator=self.delegator,
             workflows=self.workflows,
+            agent=self.agent,
         )
         return ReplyLoop(
             agent=self.agent,

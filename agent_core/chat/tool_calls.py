@@ -13,6 +13,7 @@ from agent_core.chat.approvals import needs_approval, tool_ref
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
+    ItemPulled,
     SubagentFinished,
     SubagentProgress,
     SubagentStarted,
@@ -21,7 +22,8 @@ from agent_core.chat.events import (
     WorkflowProgress,
     WorkflowRunFinished,
 )
-from agent_core.chat.prompt import Prompt
+from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
+from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
@@ -31,6 +33,7 @@ from agent_core.subagents.tools import SUBAGENT_SERVER
 from agent_core.workflows.tools import WORKFLOW_SERVER
 
 if TYPE_CHECKING:
+    from agent_core.agent.agent import Agent
     from agent_core.subagents.runner import Delegator
     from agent_core.workflows.chat_runs import ChatWorkflows
 
@@ -45,6 +48,7 @@ ToolCallEvent = (
     | SubagentFinished
     | WorkflowProgress
     | WorkflowRunFinished
+    | ItemPulled
 )
 
 
@@ -59,6 +63,7 @@ class ToolCaller:
     allow_for_chat: Callable[[ItemRef], None]
     delegator: Delegator | None = None  # runs the calls of sub-agent tools
     workflows: ChatWorkflows | None = None  # runs the calls of workflow tools
+    agent: Agent | None = None  # the chat's agent: ``context.read_item`` reads its rules and references
 
     def delegates(self, call: ToolCall, prompt: Prompt) -> bool:
         """Whether ``call`` starts a sub-agent (such calls of one turn may run side by side)."""
@@ -73,6 +78,10 @@ class ToolCaller:
         binding = prompt.binding(call.name)
         if binding is not None and binding.server == SUBAGENT_SERVER and self.delegator is not None:
             async for event in self._delegate(call, binding.tool, message_id):
+                yield event
+            return
+        if binding is not None and binding.server == CONTEXT_SERVER and self.agent is not None:
+            async for event in self._read_item(call, binding):
                 yield event
             return
         if binding is not None and binding.server == WORKFLOW_SERVER and self.workflows is not None:
@@ -134,6 +143,31 @@ class ToolCaller:
                 is_error=is_error,
                 elapsed_seconds=round(elapsed, 4),
                 approval=approval,
+            )
+        )
+
+    async def _read_item(self, call: ToolCall, binding: ToolBinding) -> AsyncIterator[ToolCallEvent]:
+        """``context.read_item``: the text of a rule or reference the catalogue offered."""
+        assert self.agent is not None
+        yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
+        offered = binding.spec.input_schema.get("properties", {}).get("name", {}).get("enum", [])
+        try:
+            ref, text = read_item(self.agent, call.arguments, offered)
+        except LookupError as error:
+            text, is_error = f"The tool failed: {error}", True
+        else:
+            is_error = False
+            yield ItemPulled(ref, call.id)
+        yield ToolCallFinished(
+            ToolCallRecord(
+                id=call.id,
+                server=binding.server,
+                tool=binding.tool,
+                arguments=call.arguments,
+                result=text,
+                is_error=is_error,
+                elapsed_seconds=0.0,
+                approval="auto",
             )
         )
 

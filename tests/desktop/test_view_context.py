@@ -34,6 +34,7 @@ def test_view_context_shows_three_sorted_columns_with_badges_scores_and_near_mis
     assert [r[0] for r in references] == sorted(r[0] for r in references)
     tools = column_rows(dialog, "tool")
     assert [t[:3] for t in tools] == [
+        ("context.", "read_item", "Always"),  # the catalogue of what selection left out, for the model
         ("workspace.", "current_time", "Always"),
         ("workspace.", "list_files", "Always"),
         ("workspace.", "read_file", "Always"),

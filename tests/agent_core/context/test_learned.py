@@ -15,7 +15,7 @@ import pytest
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
 from agent_core.agent.scaffold import create_agent
-from agent_core.chat.events import ChatEvent, ContextBuilt
+from agent_core.chat.events import ChatEvent, ContextBuilt, ToolCallFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.cli.main import main
@@ -193,3 +193,36 @@ def test_the_default_agent_finds_the_obvious_rule_and_says_which_mechanism_did(
     selected = {s["name"]: s["via"] for s in json.loads(capsys.readouterr().out)["selected"]}
     assert {"code-answers", "writing-style"} <= set(selected)
     assert "clause" in selected.values() or "example" in selected.values()
+
+
+@pytest.mark.slow
+def test_a_model_that_chooses_tools_can_read_what_selection_left_out_and_selection_learns_it(
+    chats: Chats,
+) -> None:
+    message = "how do releases go out to production?"
+    provider = ScriptedProvider()
+    provider.enqueue_tool_call("context__read_item", {"kind": "rule", "name": "regex-style"})
+    provider.enqueue_tool_call("context__read_item", {"kind": "rule", "name": "pirate"})
+    provider.enqueue_reply("Done.")
+    services = ChatServices(resolve_provider=lambda m: (provider, "x"), selector=chats.selector)
+    session = ChatSession.create(chats.agent, chats.store, services)
+
+    async def run() -> list[ChatEvent]:
+        return [event async for event in session.send(message)]
+
+    events = asyncio.run(run())
+    first = provider.requests[0]
+    [catalogue] = [t for t in first.tools if t.name == "context__read_item"]
+    assert "- rule regex-style: How we write regular expressions" in catalogue.description
+    assert "release-process" not in catalogue.description  # selected already: not in the catalogue
+    results = [e.record for e in events if isinstance(e, ToolCallFinished)]
+    assert results[0].result.startswith("Name every group") and not results[0].is_error
+    assert results[1].is_error and "no rule named 'pirate' in the catalogue" in results[1].result
+    context = session.last_request_context()
+    assert context is not None
+    [pulled] = [i for i in context.items if i.ref == REGEX]
+    assert (pulled.include_mode, pulled.reason) == ("agent", "requested by the model")
+    [reader] = [i for i in context.items if i.ref == ItemRef("tool", "read_item", "context")]
+    assert reader.reason == "lets the model read what selection left out (1 item listed)"
+    [learned] = chats.learned.corrections(str(chats.agent.root))
+    assert (learned.ref, learned.message, learned.added) == (REGEX, message, True)

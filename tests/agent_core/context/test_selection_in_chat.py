@@ -187,6 +187,6 @@ def test_a_workflow_is_selected_per_message_like_any_agent_mode_tool(
         return chosen, [t.name for t in provider.requests[0].tools]
 
     chosen, offered = tools_for("Users report the checkout page crashes; please triage this bug report")
-    assert chosen == ["tool:workflows/bug-triage"] and offered == ["workflows__bug-triage"]
+    assert chosen == ["tool:workflows/bug-triage"] and "workflows__bug-triage" in offered
     chosen, offered = tools_for("What is the capital of Portugal?")
-    assert chosen == [] and offered == []
+    assert chosen == [] and "workflows__bug-triage" not in offered

@@ -172,7 +172,10 @@ def test_exports_name_the_recalled_memories_with_their_reason(chat: Chat) -> Non
     texts = chat.store_texts([memory.id])
     as_json = json.loads(export_json(session, messages, texts))
     assert as_json["memories"] == {memory.id: "my cat is called Miso"}
-    assert "matched 'cat'" in as_json["messages"][-1]["request_context"]["items"][-1]["reason"]
+    [recalled] = [
+        i for i in as_json["messages"][-1]["request_context"]["items"] if i["ref"]["type"] == "memory"
+    ]
+    assert "matched 'cat'" in recalled["reason"]
     markdown = export_markdown(session, messages, texts)
     assert f"- `{memory.id}` “my cat is called Miso” (agent: matched 'cat'" in markdown
     chat.book.delete_all()
