@@ -110,10 +110,27 @@ def _stem(word: str) -> str:
     return word
 
 
+#: word -> its term (None: a stopword or a single letter), shared by every index of the process:
+#: an agent of thousands of items repeats the same few thousand words, and stemming each
+#: occurrence was most of building its index.
+_TERMS: dict[str, str | None] = {}
+_TERMS_KEPT = 200_000
+
+
+def _term(word: str) -> str | None:
+    term = _TERMS.get(word)
+    if term is None and word not in _TERMS:
+        lower = word.lower()
+        term = None if lower in _STOPWORDS or len(lower) < 2 else _stem(lower)
+        if len(_TERMS) < _TERMS_KEPT:
+            _TERMS[word] = term
+    return term
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased, lightly stemmed words; snake_case and camelCase are split; stopwords dropped."""
-    words = _WORD.findall(_CAMEL.sub(" ", text))
-    return [_stem(w) for w in (w.lower() for w in words) if w not in _STOPWORDS and len(w) > 1]
+    terms = (_term(w) for w in _WORD.findall(_CAMEL.sub(" ", text)))
+    return [t for t in terms if t is not None]
 
 
 class Bm25:
@@ -135,6 +152,45 @@ class Bm25:
             t: (np.asarray(ids, dtype=np.intp), np.asarray(w, dtype=np.float32))
             for t, (ids, w) in postings.items()
         }
+
+    @property
+    def size(self) -> int:
+        """How many documents it indexes."""
+        return self._n
+
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The index as flat arrays (to keep in a file without pickling anything)."""
+        terms = list(self._postings)
+        sizes = np.array([len(self._postings[t][0]) for t in terms], dtype=np.int64)
+        empty_ids, empty_weights = np.zeros(0, np.intp), np.zeros(0, np.float32)
+        return {
+            "n": np.array([self._n], dtype=np.int64),
+            "terms": np.frombuffer("\n".join(terms).encode("utf-8"), dtype=np.uint8),
+            "offsets": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            "ids": np.concatenate([self._postings[t][0] for t in terms]).astype(np.int64)
+            if terms
+            else empty_ids,
+            "weights": np.concatenate([self._postings[t][1] for t in terms]) if terms else empty_weights,
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, npt.NDArray[np.generic]]) -> Bm25:
+        """The index :meth:`arrays` gave. Raises ValueError if they do not fit together."""
+        index = cls.__new__(cls)
+        index._n = int(arrays["n"][0])
+        text = arrays["terms"].tobytes().decode("utf-8")
+        terms = text.split("\n") if text else []
+        offsets, ids, weights = arrays["offsets"], arrays["ids"], arrays["weights"]
+        if len(offsets) != len(terms) + 1 or int(offsets[-1]) != len(ids) or len(ids) != len(weights):
+            raise ValueError("the lexical index arrays do not fit together")
+        index._postings = {
+            term: (
+                ids[offsets[i] : offsets[i + 1]].astype(np.intp),
+                weights[offsets[i] : offsets[i + 1]].astype(np.float32),
+            )
+            for i, term in enumerate(terms)
+        }
+        return index
 
     def _idf(self, df: int) -> float:
         return math.log(1 + (self._n - df + 0.5) / (df + 0.5))

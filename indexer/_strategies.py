@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from threading import Lock
@@ -13,6 +14,7 @@ from indexer._lexical import Bm25
 from indexer._texts import action_head, anchor_chunks, clauses, hybrid_chunks, mask_opaque_tokens
 from indexer.backends import FloatMatrix
 from indexer.documents import Document
+from indexer.matrices import MatrixFiles
 from indexer.ranking import (
     Ranking,
     SelectionSettings,
@@ -27,6 +29,8 @@ __all__ = ["SnapshotExtras", "build_extras", "chunks", "rank", "text_scheme"]
 
 Embed = Callable[[Sequence[str]], FloatMatrix]
 
+#: Document sets at least this large keep their lexical index in a file between starts.
+LEXICAL_FILE_MIN_DOCUMENTS = 2_000
 #: Messages of at most this many words may be follow-ups that need the previous message.
 FOLLOW_UP_MAX_WORDS = 8
 
@@ -50,6 +54,7 @@ class SnapshotExtras:
     """Per-snapshot data a strategy builds lazily (e.g. the BM25 index)."""
 
     documents: tuple[Document, ...]
+    files: MatrixFiles | None = None  # where a large set's lexical index is kept between starts
     is_tool: npt.NDArray[np.bool_] = field(init=False)
     _bm25: Bm25 | None = None
     _lock: Lock = field(default_factory=Lock)
@@ -60,8 +65,29 @@ class SnapshotExtras:
     def bm25(self) -> Bm25:
         with self._lock:
             if self._bm25 is None:
-                self._bm25 = Bm25([_lexical_text(d) for d in self.documents])
+                self._bm25 = self._lexical_index()
             return self._bm25
+
+    def _lexical_index(self) -> Bm25:
+        texts = [_lexical_text(d) for d in self.documents]
+        if self.files is None or len(texts) < LEXICAL_FILE_MIN_DOCUMENTS:
+            return Bm25(texts)
+        digest = hashlib.sha256(b"bm25-1")
+        for text in texts:
+            digest.update(text.encode("utf-8", "surrogatepass"))
+            digest.update(b"\0")
+        key = f"bm25-{digest.hexdigest()[:40]}"
+        stored = self.files.load_arrays(key)
+        if stored is not None:
+            try:
+                index = Bm25.from_arrays(stored)
+            except (ValueError, KeyError, UnicodeDecodeError):
+                index = None
+            if index is not None and index.size == len(texts):
+                return index
+        index = Bm25(texts)
+        self.files.save_arrays(key, index.arrays())
+        return index
 
 
 def _lexical_text(document: Document) -> str:
@@ -69,9 +95,10 @@ def _lexical_text(document: Document) -> str:
     return f"{document.name}{server} {document.description} {document.text}"
 
 
-def build_extras(documents: tuple[Document, ...]) -> SnapshotExtras:
-    """Per-snapshot extras; expensive parts are built on first use."""
-    return SnapshotExtras(documents)
+def build_extras(documents: tuple[Document, ...], files: MatrixFiles | None = None) -> SnapshotExtras:
+    """Per-snapshot extras; expensive parts are built on first use (a large set's lexical index
+    is read from ``files`` when a start before this one kept it)."""
+    return SnapshotExtras(documents, files)
 
 
 def rank(

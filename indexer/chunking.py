@@ -29,6 +29,11 @@ def chunk_text(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> list[str]:
     """
     if max_chars < 1:
         raise ValueError("max_chars must be at least 1")
+    if len(text) <= max_chars and "\n" not in text and "\r" not in text:
+        # One line that fits (a tool's description, an example request): one chunk, as the
+        # general path would give, without walking it (an agent may have tens of thousands).
+        stripped = text.strip()
+        return [stripped] if stripped else []
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     chunks: list[str] = []
     for paragraph, is_code in _paragraphs(text):

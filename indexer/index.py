@@ -26,6 +26,7 @@ from indexer.cache import EmbeddingCache, text_hash
 from indexer.chunking import chunk_text
 from indexer.documents import Document, IndexedKind
 from indexer.errors import IndexerError, ModelLoadError
+from indexer.matrices import MatrixFiles
 from indexer.ranking import (
     VIA_CLAUSE,
     VIA_LEARNED,
@@ -41,6 +42,8 @@ __all__ = ["Indexer", "ScoredDocument", "Selection", "Timings"]
 
 logger = logging.getLogger(__name__)
 
+#: Chunks embedded (and saved) at a time when many are missing.
+EMBED_SLICE = 512
 #: How many document sets (e.g. agents, or versions of one being edited) stay indexed in memory.
 _SNAPSHOTS_KEPT = 4
 
@@ -194,10 +197,14 @@ class Indexer:
         self._load_error: IndexerError | None = None
         self._backend: EmbeddingBackend | None = None
         self._cache = EmbeddingCache(None)
+        self._matrices = MatrixFiles(None)
         self._state_lock = threading.Lock()
         self._embed_lock = threading.Lock()
         self._snapshots: list[_Snapshot] = []
         self._chunk_memo: dict[tuple[str, Document], tuple[tuple[str, bytes], ...]] = {}
+        #: Told (chunks embedded so far, chunks to embed) while a large batch is embedded, from the
+        #: embedding thread: e.g. a status line on a cold start. None: nobody asks.
+        self.progress: Callable[[int, int], None] | None = None
         self._vectors: dict[bytes, FloatMatrix] = {}
 
     # -- loading -------------------------------------------------------------------------------
@@ -221,6 +228,7 @@ class Indexer:
             backend = self._factory()
             backend.warm_up()
             self._cache, self._backend = cache, backend
+            self._matrices = MatrixFiles(self._cache_dir if cache.enabled else None)
         except IndexerError as exc:
             logger.warning("embedding model failed to load: %s", exc)
             self._load_error = exc
@@ -315,10 +323,14 @@ class Indexer:
                 hashes.append(h)
                 items.append(i)
 
-        vectors, embedded, from_disk = self._vectors_for(backend, texts, hashes)
-        matrix = np.empty((len(texts), backend.dimension), dtype=np.float32)
-        for row, h in enumerate(hashes):
-            matrix[row] = vectors[h]
+        matrix = self._matrices.load(backend.model_id, hashes, backend.dimension)
+        embedded, from_disk = 0, len(hashes) if matrix is not None else 0
+        if matrix is None:
+            vectors, embedded, from_disk = self._vectors_for(backend, texts, hashes)
+            matrix = np.empty((len(texts), backend.dimension), dtype=np.float32)
+            for row, h in enumerate(hashes):
+                matrix[row] = vectors[h]
+            self._matrices.save(backend.model_id, hashes, matrix)
         snap = _Snapshot(
             scheme=scheme,
             documents=documents,
@@ -326,7 +338,7 @@ class Indexer:
             chunk_hashes=hashes,
             chunk_item=np.asarray(items, dtype=np.intp),
             matrix=matrix,
-            extras=_strategies.build_extras(documents),
+            extras=_strategies.build_extras(documents, self._matrices),
         )
         with self._state_lock:
             self._snapshots.append(snap)
@@ -356,14 +368,19 @@ class Indexer:
                 with self._state_lock:
                     found.update({h: self._vectors[h] for h in missing if h in self._vectors})
                 todo = [(h, t) for h, t in missing.items() if h not in found]
-                if todo:
-                    new = backend.embed([t for _, t in todo])
-                    fresh = {h: new[r] for r, (h, _) in enumerate(todo)}
+                # In slices: each is saved as it is done (a cold start cut short keeps what it
+                # embedded) and reported to ``progress``.
+                for start in range(0, len(todo), EMBED_SLICE):
+                    part = todo[start : start + EMBED_SLICE]
+                    new = backend.embed([t for _, t in part])
+                    fresh = {h: new[r] for r, (h, _) in enumerate(part)}
                     self._cache.put_many(model_id, fresh)
                     with self._state_lock:
                         self._vectors.update(fresh)
                     found.update(fresh)
-                    embedded = len(todo)
+                    embedded += len(part)
+                    if self.progress is not None and len(todo) > EMBED_SLICE:
+                        self.progress(embedded, len(todo))
         return found, embedded, len(from_disk)
 
     def _prune_locked(self) -> None:

@@ -30,8 +30,9 @@ class FileRefused(AgentFileError):
         self.fix = fix
 
 
-def outside_problem(path: Path, root: Path) -> Problem | None:
-    """A Problem when ``path`` really is (through a symlink) outside the agent folder ``root``.
+def outside_problem(path: Path, root: Path, *, real_root: Path | None = None) -> Problem | None:
+    """A Problem when ``path`` really is (through a symlink) outside the agent folder ``root``
+    (``real_root``: ``root`` already resolved, when checking many files at once).
 
     An agent folder may come from someone else: a link in it must not hand the user's own files
     to the model.
@@ -40,7 +41,7 @@ def outside_problem(path: Path, root: Path) -> Problem | None:
         real = path.resolve()
     except (OSError, RuntimeError) as error:  # a symlink loop
         return Problem(path, f"cannot follow the link: {error}", "replace it with the file itself")
-    if real.is_relative_to(root.resolve()):
+    if real.is_relative_to(real_root or root.resolve()):
         return None
     return Problem(
         path,

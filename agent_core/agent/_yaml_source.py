@@ -71,9 +71,14 @@ def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
         YamlSyntaxError: the text is not valid YAML.
     """
     try:
-        root = yaml.compose(text, Loader=_SAFE_LOADER)
-        _check_expansion(root, first_line)  # before anything walks the data
-        data = yaml.load(text, Loader=_SAFE_LOADER)  # a safe loader: no arbitrary objects
+        loader = _SAFE_LOADER(text)  # a safe loader: no arbitrary objects
+        try:
+            root = loader.get_single_node()
+            if "*" in text:  # only an alias (*name) can expand: most files have none
+                _check_expansion(root, first_line)  # before anything walks the data
+            data = loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
     except RecursionError as error:
         raise YamlSyntaxError(
             "the YAML is nested too deeply to read", None, "flatten the nesting to a few levels"

@@ -47,6 +47,7 @@ def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> d
         return {}
     items: dict[str, DocumentItem] = {}
     lowered: dict[str, Path] = {}
+    real_root = root.resolve()
     for path in sorted(folder.iterdir()):
         if path.name.startswith("."):
             continue
@@ -71,7 +72,7 @@ def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> d
                     )
                 )
             continue
-        if escape := outside_problem(path, root):
+        if escape := outside_problem(path, root, real_root=real_root):
             problems.append(escape)
             continue
         item = load_document(path, kind, problems)

@@ -6,12 +6,12 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
@@ -70,6 +70,7 @@ def run_select(args: argparse.Namespace, selector: ContextSelector) -> int:
         config = _settings(agent.config.selection, args)
         if not getattr(args, "no_learned", False):
             selector.learned = LearnedSelections(user_dirs().database)
+        selector.indexer.progress = indexing_progress(sys.stderr)
         return asyncio.run(_run(args, agent, config, selector))
     finally:
         if selector.learned is not None:
@@ -138,6 +139,23 @@ async def _run(
             memories.close()
 
 
+def indexing_progress(stream: TextIO) -> Callable[[int, int], None]:
+    """Reports a cold start's embedding on ``stream``: one updating line on a terminal, about
+    every tenth otherwise (logs stay short)."""
+    shown = [-1]
+
+    def report(done: int, total: int) -> None:
+        tenth = done * 10 // total
+        if stream.isatty():
+            end = "\n" if done >= total else ""
+            print(f"\rcontextdesk: indexing {done:,} of {total:,} chunks…", end=end, file=stream, flush=True)
+        elif tenth != shown[0] or done >= total:
+            shown[0] = tenth
+            print(f"contextdesk: indexing {done:,} of {total:,} chunks", file=stream, flush=True)
+
+    return report
+
+
 def outcome_json(outcome: SelectionOutcome, recalled: RecalledMemories | None = None) -> dict[str, Any]:
     """Selected items and near misses; recalled memories come as ``{"type": "memory", "name": ID,
     "score", "text", "reason"}`` in both lists."""
@@ -166,6 +184,9 @@ def outcome_json(outcome: SelectionOutcome, recalled: RecalledMemories | None = 
     }  # fmt: skip
 
 
+_CATALOGUE = TypeAdapter(list[CatalogueTool])
+
+
 def load_tool_catalogue(path: Path, agent: Agent) -> list[_Tool]:
     """Tools from a JSON file, with include modes from the agent's server settings.
 
@@ -173,14 +194,17 @@ def load_tool_catalogue(path: Path, agent: Agent) -> list[_Tool]:
         ContextDeskError: the file cannot be read or is not a list of tools.
     """
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        entries = [CatalogueTool.model_validate(item) for item in raw]
-    except (OSError, json.JSONDecodeError, TypeError) as error:
+        entries = _CATALOGUE.validate_json(path.read_bytes())
+    except OSError as error:
         raise ContextDeskError(
             f"cannot read the tool list {path} ({error}): give a JSON list of tools"
         ) from error
     except ValidationError as error:
         first = error.errors()[0]
+        if first["type"] == "json_invalid":
+            raise ContextDeskError(
+                f"cannot read the tool list {path} ({first['msg']}): give a JSON list of tools"
+            ) from error
         raise ContextDeskError(
             f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}; each tool needs server, name, "
             "description and inputSchema"

@@ -26,6 +26,7 @@ __all__ = ["AgentIndexing"]
 
 class AgentIndexing(QObject):
     started = Signal(int)  # how many items are being indexed
+    progressed = Signal(int, int)  # chunks embedded so far, chunks to embed (large agents, cold)
     finished = Signal(object)  # IndexingDone
     failed = Signal(str)  # why embedding failed
 
@@ -49,7 +50,13 @@ class AgentIndexing(QObject):
                 return None  # the model did not load: its own status says so, and why
             if self._generation.is_current(token):
                 self.bridge.emit_to_gui(self._started, (token, len(candidates)))
-            return await selector.index_ahead(candidates, config)
+            selector.indexer.progress = lambda done, total: self.bridge.emit_to_gui(
+                self._progressed, (token, done, total)
+            )
+            try:
+                return await selector.index_ahead(candidates, config)
+            finally:
+                selector.indexer.progress = None
 
         def done(timings: IndexingDone | None) -> None:
             if timings is not None and self._generation.is_current(token):
@@ -64,6 +71,11 @@ class AgentIndexing(QObject):
     def drop(self) -> None:
         """Forget the indexing in progress (another agent opened): its results are not reported."""
         self._generation.next()
+
+    def _progressed(self, progress: tuple[int, int, int]) -> None:
+        token, done, total = progress
+        if self._generation.is_current(token):
+            self.progressed.emit(done, total)
 
     def _started(self, started: tuple[int, int]) -> None:
         token, count = started

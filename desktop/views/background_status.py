@@ -55,6 +55,9 @@ class BackgroundWork(QObject):
         self.indexing.started.connect(
             lambda count: self.index_status.start(f"Indexing {count} agent item{'' if count == 1 else 's'}…")
         )
+        self.indexing.progressed.connect(
+            lambda done, total: self.index_status.start(f"Indexing the agent: {done:,} of {total:,} chunks…")
+        )
         self.indexing.finished.connect(self._indexed)
         self.indexing.failed.connect(
             lambda reason: self.index_status.fail(

@@ -4,6 +4,7 @@ and removing items: the pure parts with crafted inputs, the whole with the real 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -115,3 +116,25 @@ def test_what_the_user_added_and_removed_is_remembered_for_the_same_message_only
         next(c for c in avoided.candidates if c.key == "rule:release-process").reason == "removed_for_similar"
     )
     indexer.close()
+
+
+def test_a_large_batch_is_embedded_in_slices_each_saved_and_reported(tmp_path: Path) -> None:
+    from indexer.index import EMBED_SLICE
+    from tests.support.indexer_fakes import CraftedBackend
+
+    backend = CraftedBackend({})
+    indexer = Indexer(lambda: backend, cache_dir=tmp_path)
+    reported: list[tuple[int, int]] = []
+    indexer.progress = lambda done, total: reported.append((done, total))
+    documents = [Document(f"rule:r{i}", "rule", f"r{i}", f"rule number {i}", f"text {i}") for i in range(600)]
+    timings = indexer.index(documents)
+    total = timings.embedded
+    assert total > EMBED_SLICE and reported[-1] == (total, total)
+    assert [done for done, _ in reported] == sorted(
+        {min(total, k) for k in range(EMBED_SLICE, total + EMBED_SLICE, EMBED_SLICE)}
+    )
+    indexer.close()
+    # Saved slice by slice: a new process finds every vector on disk.
+    again = Indexer(lambda: CraftedBackend({}), cache_dir=tmp_path)
+    assert again.index(documents).from_disk == total
+    again.close()
