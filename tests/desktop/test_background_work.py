@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from agent_core.workspace import Workspace
 from desktop.app import DesktopApp
 from desktop.views.status_indicator import StatusIndicator
 from indexer import Indexer
+from indexer.backends import FloatMatrix
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, send, start, use_model, warm_provider
 from tests.support.desktop_fakes import HeldBackend
 
@@ -98,3 +100,44 @@ def test_a_step_that_ends_quickly_shows_no_progress(qtbot: QtBot) -> None:
     qtbot.waitUntil(lambda: indicator.text() == "Doing something slow…", timeout=WAIT_MS)
     indicator.finish("Done")
     assert indicator.text() == "Done" and not indicator.bar.isVisible()
+
+
+class SteppedBackend(HeldBackend):
+    """Each ``embed`` waits for a step: the test sees the progress between two slices."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps = threading.Semaphore(0)
+
+    def embed(self, texts: Sequence[str]) -> FloatMatrix:
+        self.entered.set()
+        if not self.steps.acquire(timeout=WAIT_MS / 1000):
+            raise TimeoutError("the test never stepped the backend")
+        self.release.set()
+        return super().embed(texts)
+
+
+def test_a_cold_start_shows_how_many_chunks_are_indexed_so_far(
+    qtbot: QtBot, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import indexer.index
+
+    monkeypatch.setattr(indexer.index, "EMBED_SLICE", 1)  # every chunk a slice: progress after each
+    backend = SteppedBackend()
+
+    def factory(agent: Agent, tools: ToolRuntime) -> Workspace:
+        return Workspace(agent, tools=tools, selector=ContextSelector(Indexer(lambda: backend)))
+
+    app = start(qtbot, agent_dir, factory)
+    try:
+        status = app.window.background.index_status
+        qtbot.waitUntil(backend.entered.is_set, timeout=WAIT_MS)
+        backend.steps.release()
+        qtbot.waitUntil(lambda: status.text().startswith("Indexing the agent: 1 of "), timeout=WAIT_MS)
+        for _ in range(50):
+            backend.steps.release()
+        qtbot.waitUntil(lambda: status.text().startswith("Agent items indexed"), timeout=WAIT_MS)
+    finally:
+        for _ in range(50):
+            backend.steps.release()
+        app.close()

@@ -138,3 +138,19 @@ def test_select_takes_tools_from_the_agents_mcp_servers(
     assert all(
         item["type"] != "tool" for item in json.loads(out)["selected"] + json.loads(out)["near_misses"]
     )
+
+
+def test_a_cold_start_reports_indexing_progress_about_every_tenth_in_a_log() -> None:
+    import io
+
+    from agent_core.cli.select_run import indexing_progress
+
+    stream = io.StringIO()
+    report = indexing_progress(stream)
+    for done in range(512, 36_000, 512):
+        report(done, 36_000)
+    report(36_000, 36_000)
+    lines = stream.getvalue().splitlines()
+    assert 10 <= len(lines) <= 12
+    assert lines[0] == "contextdesk: indexing 512 of 36,000 chunks"
+    assert lines[-1] == "contextdesk: indexing 36,000 of 36,000 chunks"
