@@ -3,9 +3,11 @@ on ``/compact`` or automatically when the history passes ``compactAt`` of the wi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from agent_core.budget.compaction import plan_compaction, summarize_conversation
+from agent_core.budget.summary_check import check_summary, extractive_summary
 from agent_core.chat.chat_settings import ChatSettings
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.prompt import PromptLimits, history_messages
@@ -13,6 +15,8 @@ from agent_core.chat.resolved_model import ResolvedModel
 from agent_core.store.chats import ChatStore, StoredMessage
 
 __all__ = ["compact_chat", "history_too_long"]
+
+logger = logging.getLogger(__name__)
 
 
 def history_too_long(
@@ -57,4 +61,9 @@ async def compact_chat(
         limits.fit.budget,
         min(1024, settings.chat.max_output_tokens),
     )
+    verdict = check_summary(note, plan.to_summarize)
+    if not verdict.ok:
+        # Never let an empty or unfaithful note stand for the turns: take them as they were.
+        logger.warning("compaction: %s; an extractive summary is kept instead", verdict.reason)
+        note = extractive_summary(plan.to_summarize, previous.content if previous else None, verdict.reason)
     return store.add_message(session_id, "summary", note, covers_until=plan.covers_until)

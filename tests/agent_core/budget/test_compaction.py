@@ -80,7 +80,7 @@ def test_the_summary_survives_a_restart_and_can_be_edited(agent: Agent, tmp_path
     store = ChatStore(tmp_path / "db.sqlite3")
     session = session_for(agent, store, provider)
     chat_turns(session, provider, 4)
-    provider.enqueue_reply("Original note.")
+    provider.enqueue_reply("Original note: the project is Heron.")
     summary = asyncio.run(session.compact())
     assert summary is not None
     store.close()
@@ -92,7 +92,10 @@ def test_the_summary_survives_a_restart_and_can_be_edited(agent: Agent, tmp_path
         ChatServices(resolve_provider=lambda m: (provider, "x")),
     )
     [stored] = [m for m in reopened.history() if m.role == "summary"]
-    assert stored.content == "Original note." and stored.covers_until == summary.covers_until
+    assert (
+        stored.content == "Original note: the project is Heron."
+        and stored.covers_until == summary.covers_until
+    )
     reopened.edit_summary(stored, "Edited note: the user prefers short answers.")
     provider.enqueue_reply("ok")
     asyncio.run(say(reopened, "hello again"))
@@ -104,12 +107,16 @@ def test_a_chat_past_the_threshold_is_compacted_automatically(agent: Agent, tmp_
     session = session_for(agent, ChatStore(tmp_path / "db.sqlite3"), provider)
     chat_turns(session, provider, 5)
     session.override_settings(context={"auto_compact": True, "compact_at": 0.01, "window": 8192})
-    provider.enqueue_reply("Auto note.")
+    provider.enqueue_reply("Auto note: the project is Heron.")
     provider.enqueue_reply("Answer.")
     events = asyncio.run(say(session, "next"))
     compacted = [e for e in events if isinstance(e, Compacted)]
-    assert len(compacted) == 1 and compacted[0].automatic and compacted[0].message.content == "Auto note."
-    assert "Auto note." in provider.requests[-1].messages[0].content
+    assert (
+        len(compacted) == 1
+        and compacted[0].automatic
+        and compacted[0].message.content == "Auto note: the project is Heron."
+    )
+    assert "Auto note: the project is Heron." in provider.requests[-1].messages[0].content
     provider.assert_all_used()
 
 
