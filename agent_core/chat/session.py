@@ -536,6 +536,16 @@ class ChatSession:
         model = self.models.resolve(settings.chat.model)
         return await compact_chat(self.store, self.id, model, settings, prompt_limits(model, settings))
 
+    def undo_compaction(self, summary: StoredMessage) -> None:
+        """Take back a compaction: the summary goes and the turns it covered are sent again.
+
+        Raises:
+            ContextDeskError: ``summary`` is not a compaction summary of this chat.
+        """
+        if summary.session_id != self.id:
+            raise ContextDeskError("that summary belongs to another chat")
+        self.store.delete_summary(summary)
+
     def edit_summary(self, message: StoredMessage, text: str) -> StoredMessage:
         """Replace a compaction note's text with the user's edit.
 

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter
 
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
-from agent_core.errors import UserDataError
+from agent_core.errors import ContextDeskError, UserDataError
 from agent_core.paths import user_dirs
 from agent_core.redaction import redact_credentials
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
@@ -389,6 +389,20 @@ class ChatStore:
                 ),
             )
         return updated
+
+    def delete_summary(self, message: StoredMessage) -> None:
+        """Undo a compaction: its summary goes, and the messages it covered count again (they
+        were never deleted). Only a summary can be deleted this way.
+
+        Raises:
+            ContextDeskError: ``message`` is not a compaction summary.
+            StoreError: the database could not be written.
+        """
+        if message.role != "summary":
+            raise ContextDeskError("only a compaction summary can be undone")
+        with self._transaction() as db:
+            claim(db, message.session_id, self.holder, self._host)
+            db.execute("DELETE FROM messages WHERE id = ? AND role = 'summary'", (message.id,))
 
     def messages(self, session_id: str, *, with_contexts: bool = True) -> list[StoredMessage]:
         """The chat's messages in order; ``with_contexts=False`` skips reading RequestContexts

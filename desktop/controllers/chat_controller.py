@@ -211,7 +211,7 @@ class ChatController(QObject):
         if isinstance(event, ContextBuilt):
             self.items_changed.emit()  # @mentions in the message are in the chat by now
         if isinstance(event, Compacted):
-            self.conversation.add_summary(event.message, automatic=event.automatic)
+            self.conversation.add_summary(event.message, automatic=event.automatic, fresh=True)
             return
         if isinstance(event, SubagentStarted | SubagentProgress | SubagentFinished):
             run = self.subagent_runs.apply(event)
@@ -260,8 +260,9 @@ class ChatController(QObject):
                     "(Keep recent turns in the chat settings)."
                 )
             else:
-                self.conversation.add_summary(message, automatic=False)
+                self.conversation.add_summary(message, automatic=False, fresh=True)
                 self.activity.emit()
+                self.context_changed.emit()
 
         def failed(error: BaseException) -> None:
             self._set_compacting(False)
@@ -272,6 +273,19 @@ class ChatController(QObject):
 
         self.bridge.submit(self.session.compact(), done, failed)
         return True
+
+    def undo_compaction(self, row: int) -> None:
+        """Take back the compaction whose summary is on ``row``: the covered turns count again."""
+        message = self.conversation.entry(row).message
+        if message is None:
+            return
+
+        def undone(_: None) -> None:
+            self.conversation.remove_summary(message.id)
+            self.conversation.add_notice("Compaction undone: the earlier messages are sent again in full.")
+            self.context_changed.emit()
+
+        self.bridge.call(self.session.undo_compaction, message, on_result=undone, on_error=self._report)
 
     def edit_summary(self, row: int, text: str) -> None:
         """Save the user's edit of the summary on ``row``; the next request uses it."""

@@ -84,6 +84,7 @@ class Entry:
     merged: bool = False  # memory rows: the fact was already known (its count grew)
     subagent: SubagentRun | None = None  # a sub-agent's tool call: its run, live or as saved
     activity: str = ""  # a running workflow's call: where it is ("state draft · 1 done")
+    fresh: bool = False  # summaries: just made in this window, shown open with Undo
 
 
 class ConversationModel(RowListModel[Entry]):
@@ -150,13 +151,14 @@ class ConversationModel(RowListModel[Entry]):
 
     # --- summaries ----------------------------------------------------------------------------
 
-    def add_summary(self, message: StoredMessage, *, automatic: bool) -> int:
-        """Show a new compaction summary after the messages it covers, and dim those."""
+    def add_summary(self, message: StoredMessage, *, automatic: bool, fresh: bool = False) -> int:
+        """Show a compaction summary after the messages it covers, and dim those; a ``fresh``
+        one (just made) shows open, with Undo."""
         if message.covers_until is None:
             return self._append(Entry("notice", message.content, status="summary", message_id=message.id))
         row = self._summary_row(message.covers_until)
         self.beginInsertRows(QModelIndex(), row, row)
-        self._rows.insert(row, self._summary_entry(message, automatic=automatic))
+        self._rows.insert(row, replace(self._summary_entry(message, automatic=automatic), fresh=fresh))
         self.endInsertRows()
         if self._open_reply is not None and self._open_reply >= row:
             self._open_reply += 1
@@ -164,6 +166,20 @@ class ConversationModel(RowListModel[Entry]):
             self._turn_row += 1
         self._dim(emit=True)
         return row
+
+    def remove_summary(self, message_id: int) -> None:
+        """A compaction was undone: its summary goes and the messages it covered are not dimmed."""
+        for row, entry in enumerate(self._rows):
+            if entry.kind == "summary" and entry.message_id == message_id:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self._rows[row]
+                self.endRemoveRows()
+                if self._open_reply is not None and self._open_reply > row:
+                    self._open_reply -= 1
+                if self._turn_row is not None and self._turn_row > row:
+                    self._turn_row -= 1
+                self._dim(emit=True)
+                return
 
     def update_summary(self, message: StoredMessage) -> None:
         """The summary was edited: show the saved text."""

@@ -65,6 +65,7 @@ class ChatView(QWidget):
         self.conversation.view_context_requested.connect(self.view_context_requested)
         self.conversation.decision_made.connect(controller.decide)
         self.conversation.summary_edited.connect(controller.edit_summary)
+        self.conversation.summary_undone.connect(controller.undo_compaction)
         self.conversation.memory_accepted.connect(controller.memories.accept)
         self.conversation.memory_rejected.connect(controller.memories.reject)
         self.conversation.memory_forgotten.connect(controller.memories.forget_row)

@@ -28,6 +28,7 @@ class ConversationView(QScrollArea):
     view_context_requested = Signal(object)  # Entry of a reply
     decision_made = Signal(int, object)  # row, ApprovalDecision
     summary_edited = Signal(int, str)  # row, new text
+    summary_undone = Signal(int)  # row of the summary whose compaction is taken back
     remember_requested = Signal(object)  # Entry of a message: "Remember this"
     memory_accepted = Signal(int, object)  # row, the corrected words or None
     memory_rejected = Signal(int)  # row
@@ -127,6 +128,7 @@ class ConversationView(QScrollArea):
             widget.decided.connect(lambda decision, w=widget: self._decide(w, decision))
         if isinstance(widget, SummaryWidget):
             widget.edited.connect(lambda text, w=widget: self._edit_summary(w, text))
+            widget.undo_requested.connect(lambda w=widget: self._emit_row(w, self.summary_undone))
         self._widgets.insert(row, widget)
         self._layout.insertWidget(row + 1, widget)  # after the empty-state label
 

@@ -382,9 +382,11 @@ class NoticeWidget(EntryWidget):
 
 
 class SummaryWidget(EntryWidget):
-    """ "Conversation so far — summarizes N earlier messages": collapsed, expandable, editable."""
+    """ "Conversation so far — summarizes N earlier messages": collapsed, expandable, editable;
+    just after a compaction, open and with Undo."""
 
     edited = Signal(str)
+    undo_requested = Signal()
 
     def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -411,7 +413,13 @@ class SummaryWidget(EntryWidget):
         self.edit_button.setFlat(True)
         self.edit_button.setToolTip("Correct the summary: the next message uses your text")
         self.edit_button.clicked.connect(self.start_editing)
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setFlat(True)
+        self.undo_button.setToolTip("Take the compaction back: the covered messages are sent again")
+        self.undo_button.clicked.connect(self.undo_requested)
+        self.undo_button.hide()
         header.addWidget(self.toggle, 1)
+        header.addWidget(self.undo_button)
         header.addWidget(self.edit_button)
         layout.addLayout(header)
         self.body = MarkdownView()
@@ -443,6 +451,9 @@ class SummaryWidget(EntryWidget):
         self.toggle.setText(f"Conversation so far{how} — summarizes {entry.covered} earlier message{plural}")
         self.body.set_markdown(entry.text)
         self.edit_button.setVisible(not entry.dimmed and entry.message is not None)
+        self.undo_button.setVisible(entry.fresh and not entry.dimmed and entry.message is not None)
+        if entry.fresh and not self.toggle.isChecked():
+            self.toggle.setChecked(True)  # just made: show what now stands for the turns
 
     @property
     def editing(self) -> bool:

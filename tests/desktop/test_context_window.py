@@ -238,8 +238,9 @@ def test_compact_shows_an_editable_marker_that_survives_reopening(qtbot: QtBot, 
         assert widgets.index(marker) == 2
         assert [w.dimmed for w in widgets] == [True, True, False, False, False]
 
-        marker.toggle.click()
+        # Just made: shown open, with Undo, so the user sees what now stands for the turns.
         assert not marker.body.isHidden() and "uses tabs" in marker.body.markdown()
+        assert not marker.undo_button.isHidden()
         qtbot.mouseClick(marker.edit_button, Qt.MouseButton.LeftButton)
         assert marker.editing
         screenshot(first.window, "compaction_marker")
@@ -277,6 +278,32 @@ def test_compact_shows_an_editable_marker_that_survives_reopening(qtbot: QtBot, 
         assert all(isinstance(w, MessageWidget) for w in widgets if w is not marker)
     finally:
         second.close()
+
+
+def test_a_junk_summary_is_replaced_and_undo_brings_the_turns_back(qtbot: QtBot, desktop: DesktopApp) -> None:
+    override_context(qtbot, desktop, keep_recent_turns=1, auto_compact=False)
+    ask(qtbot, desktop, "Our release is on 2026-12-04 and Dana owns it.", "Noted: Dana, 2026-12-04.")
+    ask(qtbot, desktop, "What is the launch day?", "Friday.")
+    scripted(desktop).enqueue_reply("```\n```")  # what the bundled model once wrote
+    send(qtbot, desktop, "/compact")
+    qtbot.waitUntil(lambda: bool(summary_widgets(desktop)), timeout=WAIT_MS)
+    marker = summary_widgets(desktop)[0]
+    assert marker.entry is not None and marker.entry.text.startswith(
+        "Conversation so far (taken from the messages"
+    )
+    assert "Dana owns it" in marker.body.markdown() and not marker.body.isHidden()
+    screenshot(desktop.window, "compaction_fallback")
+    view = desktop.window.current_view()
+    assert view is not None
+    session = view.controller.session
+    qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not summary_widgets(desktop), timeout=WAIT_MS)
+    assert all(m.role != "summary" for m in session.history())
+    assert not any(w.dimmed for w in view.conversation.widgets())
+    texts = [w.entry.text for w in view.conversation.widgets() if w.entry is not None]
+    assert any(t.startswith("Compaction undone") for t in texts)
+    ask(qtbot, desktop, "And the owner?", "Dana.")
+    assert any("Dana owns it" in m.content for m in scripted(desktop).requests[-1].messages)
 
 
 def test_compact_with_too_little_history_says_so(qtbot: QtBot, desktop: DesktopApp) -> None:
