@@ -11,10 +11,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -23,6 +26,8 @@ from PySide6.QtWidgets import (
 from agent_core.agent.importers import AgentImportError, servers_from_mcp_json
 from agent_core.agent.names import name_problem
 from agent_core.agent.schema import (
+    IncludeMode,
+    InternalServerConfig,
     McpServerConfig,
     SseServerConfig,
     StdioServerConfig,
@@ -33,6 +38,17 @@ from desktop.theme import colors
 __all__ = ["ServerDialog"]
 
 _ADAPTER: TypeAdapter[McpServerConfig] = TypeAdapter(McpServerConfig)
+
+#: How a new server's tools join chats, as offered when adding one (agent first: the default).
+NEW_TOOL_MODES = (
+    ("Chosen per message (agent)", "agent"),
+    ("Always, in every chat", "always"),
+    ("Only when I add them (manual)", "manual"),
+)
+NEW_TOOLS_HINT = (
+    "Agent: each message gets only the tools it needs, so a server with many tools does not fill "
+    "every request. You can change any tool later in Tools."
+)
 
 
 def _pairs(text: str, field: str) -> dict[str, str]:
@@ -96,7 +112,33 @@ class ServerDialog(QDialog):
         form.addRow("Environment", self.env)
         form.addRow("URL", self.url)
         form.addRow("Headers", self.headers)
+        self.new_tools = QComboBox()
+        for label, mode in NEW_TOOL_MODES:
+            self.new_tools.addItem(label, mode)
+        self.new_tools_hint = QLabel(NEW_TOOLS_HINT)
+        self.new_tools_hint.setWordWrap(True)
+        self.new_tools_hint.setStyleSheet(f"color: {colors().muted};")
         self.tabs.addTab(form_page, "Form")
+        if config is None:  # only a new server's tools are placed: an edit keeps its settings
+            layout.addWidget(QLabel("Its tools join chats"))
+            layout.addWidget(self.new_tools)
+            layout.addWidget(self.new_tools_hint)
+
+        # A built-in server (type internal) has its own options, not a command to run.
+        self.builtin_page = QWidget()
+        builtin = QFormLayout(self.builtin_page)
+        self.builtin_kind = QLabel()
+        self.root = QLineEdit()
+        self.root.setPlaceholderText("the folder its tools may read, e.g. ~/Documents")
+        browse = QPushButton("Choose…")
+        browse.clicked.connect(self._choose_root)
+        root_row = QHBoxLayout()
+        root_row.addWidget(self.root, 1)
+        root_row.addWidget(browse)
+        self.root_row = QWidget()
+        self.root_row.setLayout(root_row)
+        builtin.addRow("Built-in server", self.builtin_kind)
+        builtin.addRow("Folder", self.root_row)
 
         json_page = QWidget()
         json_layout = QVBoxLayout(json_page)
@@ -126,8 +168,24 @@ class ServerDialog(QDialog):
             self.tabs.setTabEnabled(1, False)
         self._on_type(self.type.currentText())
 
+    def _choose_root(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(self, "The folder its tools may read", self.root.text())
+        if chosen:
+            self.root.setText(chosen)
+
     def _load(self, config: McpServerConfig) -> None:
-        self.type.setCurrentText(config.type if config.type != "internal" else "stdio")
+        if isinstance(config, InternalServerConfig):
+            # Its own settings page: a built-in has no command, and the stdio form could not save it.
+            self.tabs.insertTab(0, self.builtin_page, "Built-in")
+            self.tabs.setCurrentIndex(0)
+            self.tabs.setTabVisible(1, False)  # the form and the pasted JSON are for servers to run
+            self.tabs.setTabVisible(2, False)
+            self.builtin_kind.setText(config.tool)
+            self.root.setText(str(config.options.get("root", "")))
+            self.root_row.setVisible(config.tool == "workspace")
+            self._original = config
+            return
+        self.type.setCurrentText(config.type)
         if isinstance(config, StdioServerConfig):
             self.command.setText(config.command)
             self.args.setText(shlex.join(config.args))
@@ -153,7 +211,12 @@ class ServerDialog(QDialog):
 
     def _accept(self) -> None:
         try:
-            result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
+            if isinstance(self._original, InternalServerConfig):
+                result = self._from_builtin(self._original)
+            else:
+                result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
+                if self._original is None:
+                    result = {name: self._placed(config) for name, config in result.items()}
         except (ValueError, AgentImportError) as error:
             self._fail(str(error))
             return
@@ -165,6 +228,26 @@ class ServerDialog(QDialog):
             return
         self._result = result
         self.accept()
+
+    def _placed(self, config: McpServerConfig) -> McpServerConfig:
+        """A new server with the chosen include mode for its tools (unless it names its own)."""
+        if "tool_defaults" in config.model_fields_set:
+            return config
+        include = IncludeMode(self.new_tools.currentData())
+        defaults = config.tool_defaults.model_copy(update={"include": include})
+        return config.model_copy(update={"tool_defaults": defaults})
+
+    def _from_builtin(self, original: InternalServerConfig) -> dict[str, McpServerConfig]:
+        name = self.name.text().strip()
+        if problem := name_problem(name):
+            raise ValueError(f"Name: {problem}")
+        options = dict(original.options)
+        if original.tool == "workspace":
+            root = self.root.text().strip()
+            if not root:
+                raise ValueError("Folder: choose the folder the workspace tools may read")
+            options["root"] = root
+        return {name: original.model_copy(update={"options": options})}
 
     def _from_form(self) -> dict[str, McpServerConfig]:
         name = self.name.text().strip()

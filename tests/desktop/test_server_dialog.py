@@ -12,7 +12,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from agent_core.agent.schema import StdioServerConfig, StreamableHttpServerConfig, ToolSettings
+from agent_core.agent.schema import (
+    IncludeMode,
+    InternalServerConfig,
+    StdioServerConfig,
+    StreamableHttpServerConfig,
+    ToolDefaults,
+    ToolSettings,
+)
 from agent_core.mcp.types import ServerState
 from desktop.app import DesktopApp
 from desktop.dialogs.server_dialog import ServerDialog
@@ -53,6 +60,8 @@ def test_the_form_makes_a_stdio_server_with_quoted_arguments_and_environment(
             command="uvx",
             args=["mcp-server-time", "--local-timezone", "America/New York"],
             env={"TZ": "UTC", "TOKEN": "env://TIME_TOKEN"},
+            # A new server's tools are chosen per message unless the user says otherwise.
+            tool_defaults=ToolDefaults(include=IncludeMode.AGENT),
         )
     }
 
@@ -184,3 +193,29 @@ def test_a_server_added_in_the_tools_panel_is_saved_and_started(
     assert row is not None
     qtbot.waitUntil(lambda: tools.servers.status(row).state is ServerState.READY, timeout=WAIT_MS)
     assert "Saved demo" in tools.note.text()
+
+
+def test_a_new_servers_tools_join_as_chosen_and_a_builtin_server_has_its_own_form(
+    qtbot: QtBot, dialog: ServerDialog, tmp_path: Path
+) -> None:
+    dialog.name.setText("clock")
+    dialog.command.setText("uvx")
+    dialog.new_tools.setCurrentIndex(dialog.new_tools.findData("always"))
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    assert dialog.servers()["clock"].tool_defaults.include is IncludeMode.ALWAYS
+
+    workspace = InternalServerConfig(type="internal", tool="workspace", options={"root": "~/Documents"})
+    edit = ServerDialog("workspace", workspace, {"workspace"})
+    qtbot.addWidget(edit)
+    edit.show()
+    assert edit.tabs.tabText(edit.tabs.currentIndex()) == "Built-in"
+    assert edit.builtin_kind.text() == "workspace" and edit.root.text() == "~/Documents"
+    assert edit.new_tools.isHidden()  # an edit keeps the server's own settings
+    screenshot(edit, "server_dialog_builtin")
+    edit.root.setText(str(tmp_path))
+    with qtbot.waitSignal(edit.accepted, timeout=WAIT_MS):
+        save(qtbot, edit)
+    saved = edit.servers()["workspace"]
+    assert isinstance(saved, InternalServerConfig) and saved.options == {"root": str(tmp_path)}
+    assert saved.tool_defaults == workspace.tool_defaults
