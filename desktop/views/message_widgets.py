@@ -7,7 +7,8 @@ import html
 import json
 from typing import Any, ClassVar
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -288,7 +289,8 @@ def _fit_box(box: QPlainTextEdit, max_lines: int = 12) -> None:
 
 
 class ApprovalWidget(EntryWidget):
-    """Asks whether a tool may run: Allow once, Allow for this chat, Deny."""
+    """Asks whether a tool may run: Allow once, Allow for this chat, Deny. While it waits it has
+    the keyboard: Enter allows once, Ctrl+Enter for the chat, Esc denies."""
 
     decided = Signal(object)  # ApprovalDecision
 
@@ -319,8 +321,12 @@ class ApprovalWidget(EntryWidget):
         layout.addWidget(self.arguments)
         buttons = QHBoxLayout()
         self.allow_once = QPushButton("Allow once")
+        self.allow_once.setToolTip("Enter")
         self.allow_chat = QPushButton("Allow for this chat")
+        self.allow_chat.setToolTip("Ctrl+Enter")
         self.deny = QPushButton("Deny")
+        self.deny.setToolTip("Esc")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.allow_once.setDefault(True)
         self.allow_once.clicked.connect(lambda: self.decided.emit(ApprovalDecision.ALLOW_ONCE))
         self.allow_chat.clicked.connect(lambda: self.decided.emit(ApprovalDecision.ALLOW_FOR_CHAT))
@@ -353,6 +359,61 @@ class ApprovalWidget(EntryWidget):
             button.setVisible(pending)
         key = entry.decision.value if entry.decision is not None else entry.status
         self.outcome.setText("" if pending else self.DECISION_TEXT.get(key, key))
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if pending else Qt.FocusPolicy.NoFocus)
+        if pending:
+            QTimer.singleShot(0, self._take_focus)  # once shown: the answer is one key away
+
+    def _take_focus(self) -> None:
+        if self.isVisible() and self.focusPolicy() != Qt.FocusPolicy.NoFocus:
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self._take_focus)  # appearing while it waits: it takes the keyboard
+
+    def _decision_for(self, event: QKeyEvent) -> ApprovalDecision | None:
+        if self.focusPolicy() == Qt.FocusPolicy.NoFocus:
+            return None  # answered already
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            control = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            return ApprovalDecision.ALLOW_FOR_CHAT if control else ApprovalDecision.ALLOW_ONCE
+        if event.key() == Qt.Key.Key_Escape:
+            return ApprovalDecision.DENY
+        return None
+
+    def event(self, event: QEvent) -> bool:
+        # Esc also stops the reply (a window shortcut): while this card has the keyboard, it denies.
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and self._decision_for(event) is not None
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        decision = self._decision_for(event)
+        if decision is None:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+        self.decided.emit(decision)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self._show_focus(True)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self._show_focus(False)
+
+    def _show_focus(self, focused: bool) -> None:
+        palette = colors()
+        border = f"2px solid {palette.link}" if focused else f"1px solid {palette.border}"
+        self.setStyleSheet(
+            f"#approval {{ background-color: {palette.warning_background}; border: {border}; border-radius: 10px; }}"
+        )
 
 
 class NoticeWidget(EntryWidget):

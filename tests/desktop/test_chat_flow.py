@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -139,3 +140,39 @@ def test_an_agent_whose_agent_yaml_cannot_be_read_does_not_chat(qtbot: QtBot, ag
         assert view.controller.session.history() == []
     finally:
         app.close()
+
+
+@pytest.mark.parametrize(
+    ("key", "modifier", "status"),
+    [
+        (Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier, "done"),
+        (Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier, "done"),
+        (Qt.Key.Key_Escape, Qt.KeyboardModifier.NoModifier, "denied"),
+    ],
+)
+def test_an_approval_is_answered_by_keyboard_and_esc_denies_without_stopping_the_reply(
+    qtbot: QtBot, desktop: DesktopApp, key: Qt.Key, modifier: Qt.KeyboardModifier, status: str
+) -> None:
+    provider = scripted(desktop)
+    provider.enqueue_tool_call("workspace__read_file", {"path": "notes.md"})
+    provider.enqueue_reply("Done.")
+    qtbot.waitUntil(
+        lambda: len(desktop.host.tools.tools()) > 0, timeout=WAIT_MS
+    )  # servers start in the background
+    send(qtbot, desktop, "What does notes.md say?")
+    view = desktop.window.current_view()
+    assert view is not None
+    qtbot.waitUntil(
+        lambda: any(isinstance(w, ApprovalWidget) for w in view.conversation.widgets()), timeout=WAIT_MS
+    )
+    approval = next(w for w in view.conversation.widgets() if isinstance(w, ApprovalWidget))
+    desktop.window.activateWindow()
+    qtbot.waitUntil(approval.hasFocus, timeout=WAIT_MS)  # the card has the keyboard while it waits
+    qtbot.keyClick(approval, key, modifier)
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    tool = next(w for w in view.conversation.widgets() if isinstance(w, ToolCallWidget))
+    assert tool.entry is not None and tool.entry.status == status
+    last = view.conversation.widgets()[-1]
+    assert isinstance(last, MessageWidget) and last.entry is not None and last.entry.text == "Done."
+    allowed = view.controller.session.allowed_tools
+    assert (len(allowed) == 1) == (modifier == Qt.KeyboardModifier.ControlModifier)
