@@ -2,8 +2,8 @@
 
 Read conservatively, since a false path attaches a rule the message did not need: a word counts
 when it has a ``/`` (``src/app/main.ts``) or ends in a known file extension (``utils.py``), and
-anything in backticks that looks like a file name counts too. ``Node.js`` in plain text is not
-a file; `` `Node.js` `` in backticks is. Work is bounded however long the message is.
+anything in backticks that looks like a file name (``notes.adoc``) counts too; a library's name
+(``Node.js``) never does. Work is bounded however long the message is.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ KNOWN_EXTENSIONS = frozenset(_EXTENSION_WORDS.split())
 # Files people name without an extension.
 _NAME_WORDS = "dockerfile makefile gemfile rakefile procfile jenkinsfile vagrantfile justfile brewfile"
 KNOWN_NAMES = frozenset(_NAME_WORDS.split())
+# Names of libraries that look like files ("we use Node.js"): never taken for one.
+_LIBRARY_WORDS = "node.js vue.js next.js nuxt.js nest.js react.js express.js three.js chart.js d3.js p5.js ember.js socket.io"
+LIBRARY_NAMES = frozenset(_LIBRARY_WORDS.split())
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,300})`")
 _WORD = re.compile(r"[^\s`]+")
@@ -84,6 +87,8 @@ def _as_path(word: str, *, loose: bool) -> str | None:
     extension = _EXTENSION.search(name)
     if "/" in word:
         return word
+    if name.lower() in LIBRARY_NAMES:
+        return None
     if name.lower() in KNOWN_NAMES:
         return word
     if extension is None or name.startswith("."):
