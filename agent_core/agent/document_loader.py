@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from agent_core.agent._yaml_source import (
     parse_yaml,
     validation_errors,
 )
+from agent_core.agent.file_globs import is_catch_all
 from agent_core.agent.items import FOLDER_OF_KIND, DocumentItem, DocumentKind, Problem
 from agent_core.agent.names import name_problem, suggest_name
 from agent_core.agent.schema import IncludeMode, ItemFrontmatter
@@ -125,10 +127,9 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
         try:
             document = parse_yaml(parts.header, first_line=parts.header_first_line)
         except YamlSyntaxError as error:
+            fix = error.fix or _unquoted_glob_fix(parts.header, parts.header_first_line, error.line)
             problems.append(
-                Problem(
-                    path, f"header: {error}", error.fix or "fix the YAML between the '---' lines", error.line
-                )
+                Problem(path, f"header: {error}", fix or "fix the YAML between the '---' lines", error.line)
             )
             return None
         if document.data is not None and not isinstance(document.data, Mapping):
@@ -183,13 +184,39 @@ def load_document(path: Path, kind: DocumentKind, problems: list[Problem]) -> Do
                 "warning",
             )
         )
+    include = meta.include
+    if meta.globs and include is not IncludeMode.ALWAYS and is_catch_all(meta.globs):
+        include = IncludeMode.ALWAYS
+        problems.append(
+            Problem(
+                path,
+                f"globs {', '.join(meta.globs)} match every file, so this {kind} is used as include: always",
+                "write include: always and remove the globs, or narrow them to the files it is about "
+                "(src/**/*.ts)",
+                document.line_of(["globs"]) if document else None,
+                "warning",
+            )
+        )
     return DocumentItem(
         kind=kind,
         name=name,
         description=meta.description,
         priority_level=meta.priority_level,
-        include=meta.include,
+        include=include,
         text=parts.body,
         path=path,
         examples=tuple(meta.examples),
+        globs=tuple(meta.globs),
     )
+
+
+def _unquoted_glob_fix(header: str, first_line: int, line: int | None) -> str | None:
+    """The fix for ``globs: *.ts``: YAML reads a leading ``*`` as an alias, so patterns that
+    start with one must be quoted (Cursor's own headers are not YAML and allow it)."""
+    if line is None:
+        return None
+    lines = header.split("\n")
+    index = line - first_line
+    if 0 <= index < len(lines) and re.match(r"\s*(globs\s*:\s*\[?\s*|-\s+)\*", lines[index]):
+        return 'quote the patterns: globs: ["*.ts", "src/**/*.tsx"]'
+    return None

@@ -28,6 +28,7 @@ class DocumentItem:
     text: str = ""
     path: Path | None = field(default=None, compare=False)
     examples: tuple[str, ...] = ()  # typical requests that need it (its header's ``examples:``)
+    globs: tuple[str, ...] = ()  # it joins a request that names a matching file (``globs:``)
 
 
 @dataclass(frozen=True)

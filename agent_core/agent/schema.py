@@ -9,9 +9,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from agent_core.agent.file_globs import MAX_GLOBS, glob_problem, split_glob_list
 from agent_core.agent.names import name_problem
 
 __all__ = [
@@ -248,6 +249,12 @@ class AgentConfig(FileModel):
     )
 
 
+def _checked_glob(pattern: str) -> str:
+    if problem := glob_problem(pattern):
+        raise ValueError(problem)
+    return pattern
+
+
 class ItemFrontmatter(FileModel):
     """The YAML header of ``rules/<name>.md`` and ``references/<name>.md``."""
 
@@ -260,6 +267,19 @@ class ItemFrontmatter(FileModel):
     examples: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(
         default_factory=list, max_length=20
     )
+    #: file patterns (``src/**/*.ts``): the item also joins a request that names a matching file,
+    #: whatever its include mode; a catch-all (``**/*``) makes it ``always`` (docs/agent-format.md).
+    globs: list[Annotated[str, AfterValidator(_checked_glob)]] = Field(
+        default_factory=list, max_length=MAX_GLOBS
+    )
+
+    @field_validator("globs", mode="before")
+    @classmethod
+    def _one_line_globs(cls, value: object) -> object:
+        # Cursor's form, `globs: "src/**/*.ts, *.py"`: one string of comma-separated patterns.
+        if isinstance(value, str):
+            return split_glob_list(value)
+        return value
 
     @field_validator("name")
     @classmethod

@@ -136,9 +136,11 @@ def render_document(item: DocumentItem) -> str:
         priority_level=item.priority_level,
         include=item.include,
         examples=list(item.examples),
+        globs=list(item.globs),
     ).model_dump(mode="json", by_alias=True)
-    if not header["examples"]:
-        del header["examples"]
+    for optional in ("examples", "globs"):
+        if not header[optional]:
+            del header[optional]
     return join_frontmatter(dump_yaml(header), item.text)
 
 
@@ -175,6 +177,7 @@ def save_document(root: Path, item: DocumentItem, *, based_on: str | None = None
         text=item.text,
         path=path,
         examples=item.examples,
+        globs=item.globs,
     )
 
 

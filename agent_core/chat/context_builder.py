@@ -1,7 +1,8 @@
 """Building the RequestContext of one request: the one place that decides what enters it.
 
-A chat's own items (always and manual) go in as they are. Agent-mode items are chosen per message
-by the selector from the candidates each *context source* offers: one source per kind of item
+A chat's own items (always and manual) go in as they are. Items whose ``globs:`` match a file the
+message or an attached resource names join next (``glob_attachment``). Agent-mode items are chosen
+per message by the selector from the candidates each *context source* offers: one source per kind of item
 (rules, references, tools; later memories), so a new kind of item is one new source. Then the
 model's way of using tools is applied (all offered, one routed, or none) with a note saying why.
 Sending a message, what-if and anything else that makes requests use ``build_request_context``.
@@ -16,7 +17,8 @@ from agent_core.agent.schema import MemoryConfig, SelectionConfig
 from agent_core.chat.item_pulls import CONTEXT_SERVER, READ_ITEM, catalogue_tool
 from agent_core.chat.tool_routing import route_tool
 from agent_core.chat.tool_runtime import ToolDescriptor
-from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
+from agent_core.context.glob_attachment import glob_matched_items
+from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun, SessionItem
 from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.sources import ContextRequest, ContextSource, candidates_from
 from agent_core.memory.service import MemoryService, RecalledMemories
@@ -52,9 +54,10 @@ async def build_request_context(
     sources: Sequence[ContextSource] | None = None,
     memories: MemoryRequest | None = None,
 ) -> BuiltContext:
-    """The RequestContext for ``request``: the chat's items, the agent items selected for the
-    message (with scores and near-misses), the memories it recalls (with the reason for each),
-    and the tools as this model can use them."""
+    """The RequestContext for ``request``: the chat's items, the items whose globs match a file
+    it names (with the file), the agent items selected for the message (with scores and
+    near-misses), the memories it recalls (with the reason for each), and the tools as this model
+    can use them."""
     all_tools = request.tools
     usable_tools = all_tools if tool_calling != "none" else ()
     offered = {ItemRef("tool", tool.name, tool.server) for tool in usable_tools}
@@ -72,7 +75,10 @@ async def build_request_context(
         and (item.ref.type != "tool" or item.ref in offered)
     )
     request = replace(request, chat_items=chat_items, tools=usable_tools)
-    outcome = await _select(request, selector, selection, sources)
+    matched = glob_matched_items(request)
+    # Selection need not choose what a file already brought in: it counts as in the chat for it.
+    selecting = replace(request, chat_items=(*chat_items, *(SessionItem(i.ref, "manual") for i in matched)))
+    outcome = await _select(selecting, selector, selection, sources)
     recalled = RecalledMemories()
     if memories is not None and selector is not None:
         excluded = memories.excluded | {ref.name for ref in request.excluded if ref.type == "memory"}
@@ -87,6 +93,7 @@ async def build_request_context(
     context = RequestContext(
         items=(
             *(RequestItem(item.ref, item.include_mode) for item in chat_items),
+            *matched,
             *outcome.items,
             *recalled.items,
         ),

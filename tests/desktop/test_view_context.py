@@ -114,3 +114,45 @@ def test_a_recalled_memory_gets_its_own_column_with_its_words_and_reason(
         label.text() for label in dialog.tokens.findChildren(type(dialog.summary))
     )
     screenshot(dialog, "view_context_memory")
+
+
+def test_a_rule_that_joined_by_file_glob_shows_which_file_matched(qtbot: QtBot, tmp_path: Path) -> None:
+    import asyncio
+
+    from agent_core.agent import load_agent
+    from agent_core.agent.scaffold import create_agent
+    from agent_core.chat.events import ReplyFinished
+    from agent_core.chat.services import ChatServices
+    from agent_core.chat.session import ChatSession
+    from agent_core.chat.tool_runtime import NoTools
+    from agent_core.providers.scripted import ScriptedProvider
+    from agent_core.store.chats import ChatStore
+    from desktop.dialogs.view_context import ViewContextDialog
+
+    root = tmp_path / "agent"
+    create_agent(root)
+    (root / "rules" / "react-components.md").write_text(
+        '---\ndescription: React component conventions\ninclude: manual\nglobs: ["src/components/**/*.tsx"]\n'
+        "---\nFunction components only.\n"
+    )
+    agent = load_agent(root)
+    provider = ScriptedProvider()
+    provider.enqueue_reply("Added.")
+    services = ChatServices(resolve_provider=lambda model: (provider, "x"), tools=NoTools())
+    session = ChatSession.create(agent, ChatStore(tmp_path / "chats.sqlite3"), services)
+
+    async def ask() -> list[object]:
+        return [event async for event in session.send("Add a loading state to src/components/Button.tsx")]
+
+    final = asyncio.run(ask())[-1]
+    assert isinstance(final, ReplyFinished) and final.message.request_context is not None
+    dialog = ViewContextDialog(final.message.request_context, agent)
+    qtbot.addWidget(dialog)
+    proxy = dialog.columns["rule"].items_view.proxy
+    [row] = [r for r in range(proxy.rowCount()) if proxy.index(r, Column.NAME).data() == "react-components"]
+    assert proxy.index(row, Column.MODE).data() == "Agent"
+    assert proxy.index(row, 0).data(Role.DESCRIPTION) == (
+        "Matched file src/components/Button.tsx (glob src/components/**/*.tsx) · React component conventions"
+    )
+    screenshot(dialog, "view_context_glob_match")
+    dialog.close()

@@ -133,6 +133,7 @@ class ImportedAgent:
         priority_level: Any = 500,
         include: IncludeMode = IncludeMode.MANUAL,
         text: str = "",
+        globs: tuple[str, ...] = (),
     ) -> None:
         name = safe_item_name(raw_name, self.report, kind)
         taken = {d.name.lower() for d in self.documents if d.kind == kind}
@@ -150,6 +151,7 @@ class ImportedAgent:
                 priority_level=clamp_priority(priority_level, self.report, name),
                 include=include,
                 text=text,
+                globs=globs,
             )
         )
 

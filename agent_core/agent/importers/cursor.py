@@ -12,6 +12,7 @@ from agent_core.agent.importers._common import (
     ImportReport,
     read_import_text,
 )
+from agent_core.agent.importers._cursor_globs import cursor_attachment
 from agent_core.agent.schema import IncludeMode
 from agent_core.plugins import Register
 
@@ -49,7 +50,8 @@ def register_importers(register: Register[Importer]) -> None:
 
 
 def import_cursor_rules(source: Path) -> ImportedAgent:
-    """Rules from Cursor: alwaysApply -> always; a description only -> agent; neither -> manual.
+    """Rules from Cursor: alwaysApply or catch-all globs -> always; a description -> agent;
+    neither -> manual; globs are kept (see ``_cursor_globs``).
 
     Raises:
         AgentImportError: no ``.mdc`` rule and no ``.cursorrules`` file was found.
@@ -92,18 +94,12 @@ def _import_rule(file: Path, folder: Path, imported: ImportedAgent) -> None:
             header[key.strip()] = value.strip().strip("'\"")
     description = header.get("description", "")
     always = header.get("alwaysApply", "").lower() == "true"
-    if always:
-        include = IncludeMode.ALWAYS
-    elif description:
-        include = IncludeMode.AGENT
-    else:
-        include = IncludeMode.MANUAL
-    globs = header.get("globs", "")
-    if globs:
-        report.skipped.append(
-            f"{relative}.mdc: globs '{globs}' (ContextDesk does not attach rules by file pattern)"
-        )
+    attachment = cursor_attachment(parts.header or "", description=description, always_apply=always)
+    include = attachment.include
+    report.skipped += [f"{relative}.mdc: {dropped}" for dropped in attachment.dropped]
     for key in sorted(set(header) - {"description", "globs", "alwaysApply"}):
         report.skipped.append(f"{relative}.mdc: '{key}'")
-    imported.add_document("rule", raw_name, description=description, include=include, text=parts.body)
+    imported.add_document(
+        "rule", raw_name, description=description, include=include, text=parts.body, globs=attachment.globs
+    )
     report.created.append(f"rule '{imported.documents[-1].name}' ({include.value})")

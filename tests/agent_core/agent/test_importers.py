@@ -126,7 +126,8 @@ def test_cursor_rules_map_always_apply_description_and_neither(fixtures_dir: Pat
     components = agent.rules["frontend-react-components"]
     assert components.include is IncludeMode.MANUAL
     assert components.text.startswith("Components are function components")
-    assert any("src/components/**/*.tsx" in line for line in report.skipped)
+    assert components.globs == ("src/components/**/*.tsx", "*.jsx")  # it joins by file (issue 17)
+    assert not any("src/components/**/*.tsx" in line for line in report.skipped)
 
 
 def test_mcp_json_imports_servers_approvals_and_reports_the_rest(fixtures_dir: Path, tmp_path: Path) -> None:
