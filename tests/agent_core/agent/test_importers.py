@@ -109,8 +109,8 @@ def test_tsagent_legacy_folder_maps_enabled_and_prompt_and_reports_broken_files(
     assert agent.references["architecture"].include is IncludeMode.AGENT  # include wins over enabled
     assert agent.references["architecture"].text.startswith("# Architecture")
     assert "broken" not in agent.rules
-    assert any("broken.mdt" in line and "not valid JSON" in line for line in report.skipped)
-    assert "settings.maxTurns" in report.skipped
+    assert any("broken.mdt" in line and "neither JSON nor YAML" in line for line in report.skipped)
+    assert any(line.startswith("settings.maxTurns: no counterpart") for line in report.skipped)
     filesystem = agent.config.mcp_servers["filesystem"]
     assert isinstance(filesystem, StdioServerConfig) and filesystem.command == "npx"
 
