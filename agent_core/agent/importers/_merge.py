@@ -9,6 +9,7 @@ and a real import print the same lines.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -198,10 +199,10 @@ def _plan_servers(imported: ImportedAgent, agent: Agent, report: ImportReport, *
 
 def _plan_document(document: DocumentItem, plan: ImportPlan, report: ImportReport, *, replace: bool) -> None:
     root = plan.agent.root
-    existing = plan.agent.document(document.kind, document.name)
     label = f"{document.kind} '{document.name}'"
-    if existing is not None and _same_document(existing, document):
-        report.skipped.append(f"{label}: the agent has the same one; nothing to do")
+    if twin := _same_in_agent(plan.agent, document):
+        where = "" if twin == document.name else f" (as '{twin}', from an earlier import)"
+        report.skipped.append(f"{label}: the agent has the same one{where}; nothing to do")
         return
     on_disk = _names_in(root / FOLDER_OF_KIND[document.kind], ITEM_SUFFIX)
     taken = on_disk | {d.name.lower() for d in plan.documents if d.kind == document.kind}
@@ -251,6 +252,17 @@ def _plan_file(
     else:
         report.created.append(f"{kind} '{name}'")
     planned[name] = text
+
+
+def _same_in_agent(agent: Agent, document: DocumentItem) -> str | None:
+    """The agent's name for an identical document: its own name, or a numbered copy of it, so
+    importing the same source twice adds nothing."""
+    copies = re.compile(re.escape(document.name[:70]) + r".*-\d+", re.IGNORECASE)
+    for name, existing in agent.documents(document.kind).items():
+        same_name = name == document.name or copies.fullmatch(name)
+        if same_name and _same_document(existing, document):
+            return name
+    return None
 
 
 def _same_document(existing: DocumentItem, imported: DocumentItem) -> bool:

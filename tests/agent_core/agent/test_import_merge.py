@@ -55,7 +55,9 @@ def test_an_existing_agent_keeps_its_name_and_prompt_unless_replace(tmp_path: Pa
     report = import_source(CORPUS / "tspark-agent", target)
     agent = load_agent(target)
     assert agent.name == "Mine"
-    assert any(line.startswith("name: the agent's own is kept") and "--replace" in line for line in report.skipped)
+    assert any(
+        line.startswith("name: the agent's own is kept") and "--replace" in line for line in report.skipped
+    )
     assert "be-brief" in agent.rules and "filesystem" in agent.config.mcp_servers
     import_source(CORPUS / "tspark-agent", target, replace=True)
     assert load_agent(target).name == "Old Spark"
@@ -65,7 +67,9 @@ def test_a_server_of_the_same_name_but_other_settings_is_added_numbered(tmp_path
     target = tmp_path / "agent"
     import_source(CORPUS / "tspark-agent", target)
     source = tmp_path / "servers.json"
-    source.write_text('{"mcpServers": {"fetch": {"command": "uvx", "args": ["other-fetch"]}}}', encoding="utf-8")
+    source.write_text(
+        '{"mcpServers": {"fetch": {"command": "uvx", "args": ["other-fetch"]}}}', encoding="utf-8"
+    )
     report = import_source(source, target)
     servers = load_agent(target).config.mcp_servers
     assert "fetch-2" in servers and servers["fetch"].args == ["mcp-server-fetch"]  # type: ignore[union-attr]
@@ -101,7 +105,9 @@ def test_a_failed_move_leaves_the_existing_agent_exactly_as_it_was(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["agent"]  # no temporary folder left
 
 
-def test_a_failed_write_into_a_new_folder_leaves_no_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_into_a_new_folder_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from agent_core.agent.importers import _staging
 
     def refuse(*args: object, **kwargs: object) -> None:

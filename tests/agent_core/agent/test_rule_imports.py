@@ -29,9 +29,7 @@ def test_legacy_mdt_headers_in_yaml_and_closed_by_brace_fence_are_read(tmp_path:
     checklist = agent.references["release-checklist"]  # '}---' on the only header line, CRLF
     assert checklist.include is IncludeMode.AGENT
     assert checklist.text.startswith("# Release checklist\n\n1. Tests green")
-    assert report.skipped == [
-        "metadata: version: no counterpart in ContextDesk, left out (nothing to do)"
-    ]
+    assert report.skipped == ["metadata: version: no counterpart in ContextDesk, left out (nothing to do)"]
 
 
 @pytest.mark.parametrize(
@@ -50,7 +48,10 @@ def test_an_unreadable_mdt_header_says_what_to_fix(text: str, message: str) -> N
 
 
 def test_a_tspark_json_agent_is_read_as_a_folder_or_as_its_file(tmp_path: Path) -> None:
-    for source, target in ((CORPUS / "tspark-agent", "folder"), (CORPUS / "tspark-agent" / "tspark.json", "file")):
+    for source, target in (
+        (CORPUS / "tspark-agent", "folder"),
+        (CORPUS / "tspark-agent" / "tspark.json", "file"),
+    ):
         import_source(source, tmp_path / target)
         agent = load_agent(tmp_path / target)
         assert agent.errors == []
