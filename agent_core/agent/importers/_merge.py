@@ -200,7 +200,7 @@ def _plan_servers(imported: ImportedAgent, agent: Agent, report: ImportReport, *
 def _plan_document(document: DocumentItem, plan: ImportPlan, report: ImportReport, *, replace: bool) -> None:
     root = plan.agent.root
     label = f"{document.kind} '{document.name}'"
-    if twin := _same_in_agent(plan.agent, document):
+    if twin := _same_in_agent(plan.agent, document, numbered_copies=not replace):
         where = "" if twin == document.name else f" (as '{twin}', from an earlier import)"
         report.skipped.append(f"{label}: the agent has the same one{where}; nothing to do")
         return
@@ -254,12 +254,12 @@ def _plan_file(
     planned[name] = text
 
 
-def _same_in_agent(agent: Agent, document: DocumentItem) -> str | None:
-    """The agent's name for an identical document: its own name, or a numbered copy of it, so
-    importing the same source twice adds nothing."""
+def _same_in_agent(agent: Agent, document: DocumentItem, *, numbered_copies: bool) -> str | None:
+    """The agent's name for an identical document: its own name, or (``numbered_copies``) a
+    numbered copy of it, so importing the same source twice adds nothing."""
     copies = re.compile(re.escape(document.name[:70]) + r".*-\d+", re.IGNORECASE)
     for name, existing in agent.documents(document.kind).items():
-        same_name = name == document.name or copies.fullmatch(name)
+        same_name = name == document.name or (numbered_copies and copies.fullmatch(name))
         if same_name and _same_document(existing, document):
             return name
     return None

@@ -118,7 +118,8 @@ def import_cursor_rules(source: Path) -> ImportedAgent:
             f"no Cursor rules in {source}: expected .cursor/rules/*.mdc (or .md) or .cursorrules"
         )
     if sources.folder is not None:
-        for file in sorted(p for p in sources.folder.rglob("*") if p.is_file()):
+        # Not only ordinary files: a named pipe or a device is reported, never silently passed over.
+        for file in sorted(p for p in sources.folder.rglob("*") if not p.is_dir()):
             relative = file.relative_to(sources.folder)
             if file.suffix in _RULE_SUFFIXES:
                 _import_rule(file, relative.with_suffix(""), imported)

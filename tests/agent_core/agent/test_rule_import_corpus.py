@@ -19,9 +19,12 @@ CORPUS = Path(__file__).parents[2] / "fixtures" / "importers" / "rules-corpus"
 
 # Every way a user may point at these sources: a project, a rule file, a legacy agent's file.
 SOURCES = sorted(
-    [*CORPUS.iterdir()]
-    + [CORPUS / "cursorrules-only" / ".cursorrules", CORPUS / "tspark-agent" / "tspark.json"]
-    + sorted((CORPUS / "cursor-both" / ".cursor" / "rules").glob("*.md*"))
+    [
+        *CORPUS.iterdir(),
+        CORPUS / "cursorrules-only" / ".cursorrules",
+        CORPUS / "tspark-agent" / "tspark.json",
+        *(CORPUS / "cursor-both" / ".cursor" / "rules").glob("*.md*"),
+    ]
 )
 
 
