@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["NAME_PATTERN", "name_problem", "suggest_name"]
+__all__ = ["MAX_NAME_LENGTH", "NAME_PATTERN", "name_problem", "numbered_name", "suggest_name"]
 
+MAX_NAME_LENGTH = 80
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$")
 
 # Windows refuses these as file names whatever the extension.
@@ -41,3 +42,20 @@ def suggest_name(text: str) -> str:
     if candidate.lower() in _RESERVED:
         candidate += "-item"
     return candidate
+
+
+def numbered_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``... whichever is free in ``taken`` (lower-case names).
+
+    The base is shortened when the suffix would pass the length limit, so the result stays valid.
+    """
+    if name.lower() not in taken:
+        return name
+    counter = 2
+    while True:
+        suffix = f"-{counter}"
+        base = name[: MAX_NAME_LENGTH - len(suffix)].rstrip("-_")
+        candidate = f"{base}{suffix}"
+        if candidate.lower() not in taken:
+            return candidate
+        counter += 1

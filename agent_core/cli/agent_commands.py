@@ -46,14 +46,25 @@ def register(subparsers: Any) -> None:
     importer = commands.add_parser(
         "import",
         help="import a TsAgent agent, Cursor rules or an mcpServers JSON file",
-        description="SRC may be a TsAgent .yaml agent file, a legacy TsAgent folder (tsagent.json), a "
-        "project with .cursor/rules, or a JSON file with an mcpServers object. DIR is created if "
-        "missing; an existing agent there is added to.",
+        description="SRC may be a TsAgent .yaml agent file, a legacy TsAgent folder (tsagent.json or "
+        "tspark.json), a project with .cursor/rules or .cursorrules, one .mdc rule or .cursorrules file, "
+        "or a JSON file with an mcpServers object. DIR is created if missing; an existing agent there "
+        "is merged into: a name it already uses for something different gets a numbered suffix "
+        "(rule-2), and its own settings are kept. The import is all or nothing.",
     )
     importer.add_argument("src", type=Path)
     importer.add_argument("dir", type=Path)
     importer.add_argument(
-        "--overwrite", action="store_true", help="replace items and settings that already exist"
+        "--replace",
+        "--overwrite",
+        dest="replace",
+        action="store_true",
+        help="overwrite the agent's items and settings of the same name instead of adding numbered copies",
+    )
+    importer.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="list what would be added, changed and skipped, and write nothing",
     )
     importer.add_argument(
         "--copy-secrets",
@@ -126,10 +137,14 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    report = import_source(args.src, args.dir, overwrite=args.overwrite, copy_secrets=args.copy_secrets)
-    print(f"Imported {args.src} into {args.dir}")
+    report = import_source(
+        args.src, args.dir, replace=args.replace, dry_run=args.dry_run, copy_secrets=args.copy_secrets
+    )
+    print(f"{'Dry run: would import' if args.dry_run else 'Imported'} {args.src} into {args.dir}")
     for line in report.lines():
         print(line)
+    if args.dry_run:
+        return 0
     agent = load_agent(args.dir)
     for problem in agent.problems:
         print(f"  check: {problem.describe(agent.root)}")

@@ -13,7 +13,7 @@ import yaml
 
 from agent_core.agent._text_file import FileRefused, read_bytes
 from agent_core.agent.items import DocumentItem, DocumentKind
-from agent_core.agent.names import name_problem, suggest_name
+from agent_core.agent.names import name_problem, numbered_name, suggest_name
 from agent_core.agent.schema import IncludeMode
 from agent_core.agent.secrets import ENV_SCHEME
 from agent_core.errors import AgentFileError
@@ -89,19 +89,34 @@ def read_import_text(path: Path) -> str:
         ) from error
 
 
+def read_rule_text(path: Path) -> str:
+    """The text of a rule file to import, without a byte-order mark (Windows PowerShell 5.1 and
+    Notepad write one; it is not part of the rule) and with plain ``\n`` line breaks.
+
+    Raises:
+        AgentImportError: as :func:`read_import_text`.
+    """
+    text = read_import_text(path).removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 @dataclass
 class ImportReport:
     """What an import did and did not carry over, for the user to read."""
 
     source_format: str
-    created: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # fields or items with no meaning here
-    warnings: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)  # added to the agent (filled when merging)
+    changed: list[str] = field(default_factory=list)  # the agent's own, replaced (--replace)
+    skipped: list[str] = field(default_factory=list)  # left out, each with the reason and what to do
+    warnings: list[str] = field(default_factory=list)  # imported, but not quite as written: why
+    dry_run: bool = False  # nothing was written: the lines say what an import would do
 
     def lines(self) -> list[str]:
-        out = [f"format: {self.source_format}"]
-        out += [f"  imported: {line}" for line in self.created]
-        out += [f"  skipped: {line}" for line in self.skipped]
+        would = "would be " if self.dry_run else ""
+        out = [f"format: {self.source_format}" + (" (dry run: nothing written)" if self.dry_run else "")]
+        out += [f"  {'would import' if self.dry_run else 'imported'}: {line}" for line in self.created]
+        out += [f"  {would}changed: {line}" for line in self.changed]
+        out += [f"  {would}skipped: {line}" for line in self.skipped]
         out += [f"  warning: {line}" for line in self.warnings]
         return out
 
@@ -138,11 +153,10 @@ class ImportedAgent:
         name = safe_item_name(raw_name, self.report, kind)
         taken = {d.name.lower() for d in self.documents if d.kind == kind}
         if name.lower() in taken:
-            base, counter = name, 2
-            while f"{base}-{counter}".lower() in taken:
-                counter += 1
-            name = f"{base}-{counter}"
-            self.report.warnings.append(f"{kind} '{raw_name}' renamed to '{name}' (the name was taken)")
+            name = numbered_name(name, taken)
+            self.report.warnings.append(
+                f"{kind} '{raw_name}' renamed to '{name}': another {kind} of the source has the same name"
+            )
         self.documents.append(
             DocumentItem(
                 kind=kind,

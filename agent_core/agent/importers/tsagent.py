@@ -15,9 +15,11 @@ from agent_core.agent.importers._common import (
     Importer,
     ImportReport,
     read_import_text,
+    read_rule_text,
     read_structured_file,
     secret_value,
 )
+from agent_core.agent.importers._mdt import MdtError, split_mdt
 from agent_core.agent.importers._servers import convert_server, tool_settings
 from agent_core.agent.schema import IncludeMode
 from agent_core.plugins import Register
@@ -31,7 +33,8 @@ __all__ = [
     "register_importers",
 ]
 
-_LEGACY_FILE = "tsagent.json"
+# TsAgent was called TsPark until late 2025; its legacy agents are named after either.
+_LEGACY_FILES = ("tsagent.json", "tspark.json")
 _YAML_FILES = ("tsagent.yaml", "tsagent.yml")
 
 # TsAgent provider id -> (ContextDesk provider id, type or None, {source key: target field}).
@@ -62,6 +65,14 @@ _SETTINGS_NUMERIC = {
     "contextIncludeScore": ("selection", "include_score", float),
 }
 _INCLUDES = {mode.value for mode in IncludeMode}
+# TsAgent's older per-server tool keys -> the ContextDesk tool setting each maps onto.
+# toolEnabled (the oldest) comes first so that toolInclude, which replaced it, wins when both are set.
+_LEGACY_TOOL_KEYS = {
+    "toolEnabled": "include",
+    "toolInclude": "include",
+    "toolPermissionRequired": "permissionRequired",
+}
+_NO_COUNTERPART = "no counterpart in ContextDesk, left out (nothing to do)"
 
 
 def is_tsagent_yaml(data: Any) -> bool:
@@ -71,8 +82,8 @@ def is_tsagent_yaml(data: Any) -> bool:
 def detects_tsagent(source: Path) -> bool:
     """A legacy folder (tsagent.json), a folder with tsagent.yaml, or a file with a 'metadata' section."""
     if source.is_dir():
-        return any((source / name).is_file() for name in (_LEGACY_FILE, *_YAML_FILES))
-    if source.name == _LEGACY_FILE:
+        return any((source / name).is_file() for name in (*_LEGACY_FILES, *_YAML_FILES))
+    if source.name in _LEGACY_FILES:
         return True
     try:
         return is_tsagent_yaml(read_structured_file(source))
@@ -87,12 +98,12 @@ def import_tsagent(source: Path, *, copy_secrets: bool = False) -> ImportedAgent
         AgentImportError: ``source`` is not a readable TsAgent agent.
     """
     if source.is_dir():
-        if (source / _LEGACY_FILE).is_file():
-            return import_tsagent_legacy(source, copy_secrets=copy_secrets)
+        if legacy := next((source / n for n in _LEGACY_FILES if (source / n).is_file()), None):
+            return import_tsagent_legacy(legacy, copy_secrets=copy_secrets)
         yaml_file = next(source / name for name in _YAML_FILES if (source / name).is_file())
         return import_tsagent_yaml(yaml_file, copy_secrets=copy_secrets)
-    if source.name == _LEGACY_FILE:
-        return import_tsagent_legacy(source.parent, copy_secrets=copy_secrets)
+    if source.name in _LEGACY_FILES:  # the file stands for its folder: prompt.md, rules/, refs/
+        return import_tsagent_legacy(source, copy_secrets=copy_secrets)
     return import_tsagent_yaml(source, copy_secrets=copy_secrets)
 
 
@@ -101,7 +112,9 @@ def register_importers(register: Register[Importer]) -> None:
     register(
         "tsagent",
         Importer(
-            "a TsAgent agent (tsagent.json, or a .yaml file with 'metadata')", detects_tsagent, import_tsagent
+            "a TsAgent agent (tsagent.json or tspark.json, or a .yaml file with 'metadata')",
+            detects_tsagent,
+            import_tsagent,
         ),
     )
 
@@ -141,7 +154,9 @@ def import_tsagent_yaml(path: Path, *, copy_secrets: bool = False) -> ImportedAg
                 - {"name", "description", "priorityLevel", "text", "include", "enabled", "embeddings"}
             )
             if extra:
-                imported.report.skipped.append(f"{kind} '{entry['name']}': {', '.join(extra)}")
+                imported.report.skipped.append(
+                    f"{kind} '{entry['name']}': {', '.join(extra)}: {_NO_COUNTERPART}"
+                )
         if embeddings:
             imported.report.skipped.append(
                 f"stored embeddings of {embeddings} {key} (ContextDesk keeps them in its cache, never in agent files)"
@@ -149,35 +164,38 @@ def import_tsagent_yaml(path: Path, *, copy_secrets: bool = False) -> ImportedAg
     return imported
 
 
-def import_tsagent_legacy(folder: Path, *, copy_secrets: bool = False) -> ImportedAgent:
-    """Read the legacy TsAgent folder: tsagent.json, prompt.md, rules/*.mdt and refs/*.mdt.
+def import_tsagent_legacy(config_path: Path, *, copy_secrets: bool = False) -> ImportedAgent:
+    """Read a legacy TsAgent folder from its ``tsagent.json`` (or ``tspark.json``): that file,
+    ``prompt.md``, ``rules/*.mdt`` and ``refs/*.mdt`` beside it.
 
     Raises:
-        AgentImportError: the folder has no readable tsagent.json.
+        AgentImportError: ``config_path`` is not readable JSON.
     """
-    config_path = folder / "tsagent.json"
+    folder = config_path.parent
     try:
-        data = json.loads(read_import_text(config_path))
+        data = json.loads(read_import_text(config_path).removeprefix("\ufeff"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise AgentImportError(
             f"cannot read {config_path} ({error}): check that it is a TsAgent agent folder"
         ) from error
     if not isinstance(data, Mapping):
         raise AgentImportError(f"{config_path} is not a JSON object, so it is not a TsAgent agent")
-    imported = ImportedAgent(report=ImportReport("TsAgent legacy folder (tsagent.json + .mdt)"))
+    imported = ImportedAgent(report=ImportReport(f"TsAgent legacy folder ({config_path.name} + .mdt)"))
     _map_config(data, imported, copy_secrets)
     prompt = folder / "prompt.md"
     if prompt.is_file():
-        imported.system_prompt = read_import_text(prompt)
+        imported.system_prompt = read_rule_text(prompt)
     elif isinstance(data.get("systemPrompt"), str):
         imported.system_prompt = data["systemPrompt"]
     for kind, sub in (("rule", "rules"), ("reference", "refs")):
         for file in sorted((folder / sub).glob("*.mdt")):
-            header, body = _split_json_header(file, imported.report)
-            if header is None:
+            try:
+                mdt = split_mdt(read_rule_text(file))
+            except (AgentImportError, MdtError) as error:
+                imported.report.skipped.append(f"{sub}/{file.name}: {error}")
                 continue
-            header.setdefault("name", file.stem)
-            _add_item(imported, kind, header, body)
+            header = {**mdt.header, "name": mdt.header.get("name") or file.stem}
+            _add_item(imported, kind, header, mdt.body)
     return imported
 
 
@@ -200,33 +218,6 @@ def _add_item(imported: ImportedAgent, kind: str, entry: Mapping[str, Any], text
     )
 
 
-def _split_json_header(file: Path, report: ImportReport) -> tuple[dict[str, Any] | None, str]:
-    try:
-        text = read_import_text(file).replace("\r\n", "\n")
-    except AgentImportError as error:
-        report.skipped.append(f"{file.name}: {error}")
-        return None, ""
-    if not text.startswith("---\n"):
-        report.skipped.append(f"{file.name}: no '---' header")
-        return None, ""
-    end = text.find("\n---", 4)
-    if end < 0:
-        report.skipped.append(f"{file.name}: the '---' header is never closed")
-        return None, ""
-    try:
-        header = json.loads(text[4:end])
-    except json.JSONDecodeError as error:
-        report.skipped.append(
-            f"{file.name}: the header is not valid JSON ({error.msg}, line {error.lineno + 1})"
-        )
-        return None, ""
-    if not isinstance(header, dict):
-        report.skipped.append(f"{file.name}: the header is not a JSON object")
-        return None, ""
-    body = text[end + 4 :].removeprefix("\n")
-    return header, body
-
-
 def _map_config(data: Mapping[str, Any], imported: ImportedAgent, copy_secrets: bool) -> None:
     report = imported.report
     metadata = data.get("metadata") or {}
@@ -237,7 +228,7 @@ def _map_config(data: Mapping[str, Any], imported: ImportedAgent, copy_secrets: 
             imported.description = str(metadata["description"])
         dropped = sorted(set(metadata) - {"name", "description"})
         if dropped:
-            report.skipped.append(f"metadata: {', '.join(dropped)}")
+            report.skipped.append(f"metadata: {', '.join(dropped)}: {_NO_COUNTERPART}")
     settings = data.get("settings") or {}
     if isinstance(settings, Mapping):
         _map_settings(settings, imported)
@@ -253,22 +244,74 @@ def _map_config(data: Mapping[str, Any], imported: ImportedAgent, copy_secrets: 
                 block,
                 report,
                 copy_secrets=copy_secrets,
-                extra_known=frozenset({"serverToolDefaults", "tools"}),
+                extra_known=frozenset({"serverToolDefaults", "tools", *_LEGACY_TOOL_KEYS}),
             )
             if converted is None:
                 continue
             name, out = converted
-            defaults = tool_settings(
-                block.get("serverToolDefaults"), report, f"MCP server '{name}' serverToolDefaults"
+            defaults, tools = _legacy_tool_settings(block, name, report)
+            defaults.update(
+                tool_settings(
+                    block.get("serverToolDefaults"), report, f"MCP server '{name}' serverToolDefaults"
+                )
             )
+            if isinstance(block.get("tools"), Mapping):
+                for tool, raw in block["tools"].items():
+                    tools.setdefault(str(tool), {}).update(
+                        tool_settings(raw, report, f"tool '{name}.{tool}'")
+                    )
             if defaults:
                 out["toolDefaults"] = defaults
-            tools = block.get("tools")
-            if isinstance(tools, Mapping):
-                mapped = {str(t): tool_settings(v, report, f"tool '{name}.{t}'") for t, v in tools.items()}
-                if mapped := {t: v for t, v in mapped.items() if v}:
-                    out["tools"] = mapped
+            if tools := {tool: settings for tool, settings in tools.items() if settings}:
+                out["tools"] = tools
             imported.mcp_servers[name] = out
+
+
+def _legacy_tool_settings(
+    block: Mapping[str, Any], server: str, report: ImportReport
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Tool defaults and per-tool settings from TsAgent's older keys, each shaped
+    ``{serverDefault: value, tools: {tool: value}}``: ``toolInclude`` (an include mode),
+    ``toolPermissionRequired`` (true/false) and the oldest, ``toolEnabled`` (true/false)."""
+    defaults: dict[str, Any] = {}
+    tools: dict[str, dict[str, Any]] = {}
+    for key, field in _LEGACY_TOOL_KEYS.items():
+        raw = block.get(key)
+        if raw is None:
+            continue
+        if not isinstance(raw, Mapping):
+            report.warnings.append(
+                f"MCP server '{server}': {key} is not {{serverDefault, tools}}; the tool defaults are used"
+            )
+            continue
+        values = {"": raw.get("serverDefault")}
+        if isinstance(raw.get("tools"), Mapping):
+            values.update({str(tool): value for tool, value in raw["tools"].items()})
+        for tool, value in values.items():
+            where = f"MCP server '{server}' {key}" + (f" for '{tool}'" if tool else " serverDefault")
+            setting = _legacy_tool_value(key, value, report, where)
+            if setting is not None:
+                (defaults if not tool else tools.setdefault(tool, {}))[field] = setting
+    return defaults, tools
+
+
+def _legacy_tool_value(key: str, value: Any, report: ImportReport, where: str) -> Any:
+    if value is None:
+        return None
+    if key == "toolInclude":
+        if value in _INCLUDES:
+            return value
+        report.warnings.append(f"{where}: {value!r} is not always, manual or agent; the default is used")
+        return None
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        value = value.lower() == "true"
+    if not isinstance(value, bool):
+        report.warnings.append(f"{where}: {value!r} is not true or false; the default is used")
+        return None
+    if key == "toolEnabled":
+        # ContextDesk has no "disabled tool": manual keeps it out of chats until the user adds it.
+        return "always" if value else "manual"
+    return value
 
 
 def _map_settings(settings: Mapping[str, Any], imported: ImportedAgent) -> None:
@@ -295,7 +338,7 @@ def _map_settings(settings: Mapping[str, Any], imported: ImportedAgent) -> None:
                     f"settings.toolPermission: {value!r} unknown; 'ask' (approve every tool call) used"
                 )
         else:
-            report.skipped.append(f"settings.{key}")
+            report.skipped.append(f"settings.{key}: {_NO_COUNTERPART}")
 
 
 def _map_model(value: str, report: ImportReport) -> str | None:
@@ -311,7 +354,10 @@ def _map_provider(provider_id: str, values: Any, imported: ImportedAgent, copy_s
     report = imported.report
     mapping = _PROVIDERS.get(provider_id.lower())
     if mapping is None:
-        report.skipped.append(f"provider '{provider_id}' (not available in ContextDesk)")
+        report.skipped.append(
+            f"provider '{provider_id}': not available in ContextDesk; add a provider in agent.yaml "
+            "(openai-compatible if it speaks the OpenAI API)"
+        )
         return
     target_id, kind, keys = mapping
     block: dict[str, Any] = {"type": kind} if kind else {}
@@ -319,7 +365,7 @@ def _map_provider(provider_id: str, values: Any, imported: ImportedAgent, copy_s
         for key, value in values.items():
             field = keys.get(str(key))
             if field is None:
-                report.skipped.append(f"provider '{provider_id}': {key}")
+                report.skipped.append(f"provider '{provider_id}': {key}: {_NO_COUNTERPART}")
             elif field == "apiKey":
                 block["apiKey"] = secret_value(
                     value, str(key), report, f"provider '{target_id}' {key}", copy_secrets

@@ -109,8 +109,8 @@ def test_tsagent_legacy_folder_maps_enabled_and_prompt_and_reports_broken_files(
     assert agent.references["architecture"].include is IncludeMode.AGENT  # include wins over enabled
     assert agent.references["architecture"].text.startswith("# Architecture")
     assert "broken" not in agent.rules
-    assert any("broken.mdt" in line and "not valid JSON" in line for line in report.skipped)
-    assert "settings.maxTurns" in report.skipped
+    assert any("broken.mdt" in line and "neither JSON nor YAML" in line for line in report.skipped)
+    assert any(line.startswith("settings.maxTurns: no counterpart") for line in report.skipped)
     filesystem = agent.config.mcp_servers["filesystem"]
     assert isinstance(filesystem, StdioServerConfig) and filesystem.command == "npx"
 
@@ -165,15 +165,20 @@ def test_mcp_json_imports_servers_approvals_and_reports_the_rest(fixtures_dir: P
     assert "BSA-literal-key" not in agent_text(target)
 
 
-def test_importing_twice_keeps_existing_entries_unless_overwrite(fixtures_dir: Path, tmp_path: Path) -> None:
+def test_importing_twice_adds_a_numbered_copy_of_a_changed_rule_unless_replace(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
     source = fixtures_dir / "importers" / "cursor-project"
     import_source(source, tmp_path / "a")
     rule = tmp_path / "a" / "rules" / "always-typescript.md"
     rule.write_text(rule.read_text().replace("strict mode", "strict mode, always"))
     report = import_source(source, tmp_path / "a")
-    assert any("already in the agent" in line for line in report.skipped)
+    assert any("'database-migrations': the agent has the same one" in line for line in report.skipped)
+    assert any("added as 'always-typescript-2'" in line and "--replace" in line for line in report.warnings)
     assert "strict mode, always" in rule.read_text()
-    import_source(source, tmp_path / "a", overwrite=True)
+    assert "strict mode, always" not in (tmp_path / "a" / "rules" / "always-typescript-2.md").read_text()
+    report = import_source(source, tmp_path / "a", replace=True)
+    assert "rule 'always-typescript' replaced (always)" in report.changed
     assert "strict mode, always" not in rule.read_text()
 
 

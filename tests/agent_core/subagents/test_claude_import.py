@@ -109,7 +109,9 @@ def test_importing_again_keeps_what_is_there_unless_overwriting(project: Path, t
     import_source(project, target)
     (target / "subagents" / "planner.md").write_text("---\ndescription: mine\n---\nmine\n", encoding="utf-8")
     report = import_source(project, target)
-    assert any("sub-agent 'planner': already in the agent" in line for line in report.skipped)
+    assert any(
+        "sub-agent 'planner': the agent has a different one, which is kept" in line for line in report.skipped
+    )
     assert "mine" in (target / "subagents" / "planner.md").read_text()
     import_source(project, target, overwrite=True)
     assert (target / "subagents" / "planner.md").read_bytes() == (CLAUDE_AGENTS / "planner.md").read_bytes()
