@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path
 from typing import Any, Literal
 
 __all__ = ["Dialect", "ServerSource", "find_server_source"]
@@ -34,9 +34,10 @@ class ServerSource:
     servers: Mapping[str, Any]
     # VS Code's ``inputs``: what ``${input:id}`` asks the user for, by id.
     inputs: Mapping[str, str] = field(default_factory=dict)
+    folder: str | None = None  # the file's folder, where the app resolves relative names
 
 
-def find_server_source(data: Any, path: PurePath | None = None) -> ServerSource | None:
+def find_server_source(data: Any, path: Path | None = None) -> ServerSource | None:
     """The servers in a parsed config file, or None when it holds none in a shape we know."""
     if not isinstance(data, Mapping):
         return None
@@ -45,8 +46,10 @@ def find_server_source(data: Any, path: PurePath | None = None) -> ServerSource 
     servers = data.get("mcpServers")
     if isinstance(servers, Mapping):
         if name == "gemini-extension.json" or folder == ".gemini" or _has_keys(servers, _GEMINI_KEYS):
-            app = "Gemini CLI extension" if name == "gemini-extension.json" else "Gemini CLI settings"
-            return ServerSource(app, "gemini", servers)
+            if name == "gemini-extension.json":
+                where = str(path.parent.resolve()) if path is not None else None
+                return ServerSource("Gemini CLI extension", "gemini", servers, folder=where)
+            return ServerSource("Gemini CLI settings", "gemini", servers)
         return ServerSource(_generic_app(name, folder), "generic", servers)
     if isinstance(data.get("servers"), Mapping):
         return ServerSource("VS Code (mcp.json)", "vscode", data["servers"], _inputs(data.get("inputs")))

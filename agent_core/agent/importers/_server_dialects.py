@@ -24,7 +24,8 @@ from agent_core.agent.secrets import ENV_SCHEME
 __all__ = ["DialectProblem", "common_block"]
 
 # Gemini expands a bare $VAR in env and headers; ContextDesk spells it ${VAR}.
-_BARE_VARIABLE = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
+_BARE_VARIABLE = re.compile(r"(?<![$\w])\$([A-Za-z_][A-Za-z0-9_]*)")
+_EXTENSION_PATH = "${extensionPath}"
 # Goose extensions that run inside Goose itself: nothing to start from another app.
 _GOOSE_BUILT_IN = frozenset({"builtin", "platform", "frontend", "inline_python"})
 # Keys an app writes about itself, with no effect on how the server runs: dropped quietly.
@@ -35,8 +36,10 @@ class DialectProblem(Exception):
     """A block that names a server the importer cannot start (the message says why)."""
 
 
-def common_block(block: Mapping[str, Any], dialect: Dialect) -> dict[str, Any]:
+def common_block(block: Mapping[str, Any], dialect: Dialect, folder: str | None = None) -> dict[str, Any]:
     """``block`` in the common spelling; keys with no counterpart are passed through as they are.
+
+    ``folder`` is the folder of the file, for Gemini's ``${extensionPath}``.
 
     Raises:
         DialectProblem: the block describes a server built into the other app.
@@ -45,7 +48,7 @@ def common_block(block: Mapping[str, Any], dialect: Dialect) -> dict[str, Any]:
     if "serverUrl" in out and "url" not in out:  # Windsurf
         out["url"] = out.pop("serverUrl")
     if dialect == "gemini":
-        _gemini(out)
+        _gemini(out, folder)
     elif dialect == "zed":
         _zed(out)
     elif dialect == "goose":
@@ -56,7 +59,7 @@ def common_block(block: Mapping[str, Any], dialect: Dialect) -> dict[str, Any]:
     return out
 
 
-def _gemini(out: dict[str, Any]) -> None:
+def _gemini(out: dict[str, Any], folder: str | None) -> None:
     if "httpUrl" in out:
         out["url"] = out.pop("httpUrl")
         out.setdefault("type", "streamable-http")

@@ -36,17 +36,19 @@ def convert_server(
     copy_secrets: bool,
     extra_known: frozenset[str] = frozenset(),
     dialect: Dialect = "generic",
+    folder: str | None = None,
 ) -> tuple[str, dict[str, Any]] | None:
     """(name, block) for agent.yaml, or None when the block cannot describe a server.
 
-    ``block`` is written the way ``dialect``'s app writes it (``_server_dialects``).
+    ``block`` is written the way ``dialect``'s app writes it (``_server_dialects``); ``folder`` is
+    where its file is, for names relative to it.
     """
     name = safe_item_name(raw_name, report, "MCP server")
     if not isinstance(block, Mapping):
         report.skipped.append(f"MCP server '{raw_name}': not a mapping of settings")
         return None
     try:
-        block = common_block(block, dialect)
+        block = common_block(block, dialect, folder)
     except DialectProblem as problem:
         report.skipped.append(f"MCP server '{raw_name}': {problem}")
         return None

@@ -130,7 +130,12 @@ def servers_from_mcp_json(
     imported = ImportedAgent(report=ImportReport(found.app))
     for raw_name, block in found.servers.items():
         converted = convert_server(
-            str(raw_name), block, imported.report, copy_secrets=copy_secrets, dialect=found.dialect
+            str(raw_name),
+            block,
+            imported.report,
+            copy_secrets=copy_secrets,
+            dialect=found.dialect,
+            folder=found.folder,
         )
         if converted is None:
             continue
