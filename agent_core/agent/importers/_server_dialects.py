@@ -74,6 +74,13 @@ def _gemini(out: dict[str, Any], folder: str | None) -> None:
             out[key] = {
                 k: _BARE_VARIABLE.sub(r"${\1}", v) if isinstance(v, str) else v for k, v in values.items()
             }
+    if folder is not None:  # an extension's own files: known now, and no secret
+        if isinstance(out.get("args"), list):
+            out["args"] = [
+                a.replace(_EXTENSION_PATH, folder) if isinstance(a, str) else a for a in out["args"]
+            ]
+        if isinstance(out.get("cwd"), str):
+            out["cwd"] = out["cwd"].replace(_EXTENSION_PATH, folder)
 
 
 def _zed(out: dict[str, Any]) -> None:
