@@ -30,8 +30,6 @@ __all__ = [
     "secret_value",
 ]
 
-_SECRET_KEY = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
-
 
 class AgentImportError(AgentFileError):
     """A source cannot be imported at all."""
@@ -173,10 +171,6 @@ def clamp_priority(value: Any, report: ImportReport, name: str) -> int:
     if not 0 <= number <= 999:
         report.warnings.append(f"'{name}': priorityLevel {number} is outside 0-999; clamped")
     return max(0, min(999, number))
-
-
-def looks_secret(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
 
 
 def secret_value(value: Any, variable: str, report: ImportReport, where: str, copy_secrets: bool) -> str:
