@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
+from agent_core.agent.variables import variables_for
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
@@ -64,6 +65,7 @@ class Workspace:
                 agent.config.mcp_servers,
                 references_source=lambda: self.agent.references,
                 memories_source=lambda: self.memories.book_for(self.agent),
+                variables=variables_for(agent),
             )
         self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)

@@ -7,7 +7,6 @@ A broken file never stops the agent from loading: ``config_loader`` reads agent.
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 from agent_core.agent._text_file import outside_problem
@@ -15,7 +14,7 @@ from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.config_loader import LoadedConfig, fallback_config, load_config
 from agent_core.agent.document_loader import load_documents
 from agent_core.agent.items import Problem
-from agent_core.agent.secrets import env_var_name
+from agent_core.agent.reference_check import unset_variables
 from agent_core.errors import AgentFileError
 from agent_core.subagents.loader import load_subagents
 from agent_core.workflows.check import check_workflow
@@ -81,13 +80,13 @@ def load_agent(root: Path | str) -> Agent:
 
 def _check_secret_references(agent: Agent) -> None:
     path = agent.root / AGENT_FILE
-    for provider_id, provider in agent.config.providers.items():
-        if provider.api_key and (variable := env_var_name(provider.api_key)) and not os.environ.get(variable):
-            agent.problems.append(
-                Problem(
-                    path,
-                    f"providers.{provider_id}.apiKey refers to ${variable}, which is not set",
-                    f"set {variable} in your environment before starting ContextDesk",
-                    severity="warning",
-                )
+    for unset in unset_variables(agent.config):
+        agent.problems.append(
+            Problem(
+                path,
+                f"{unset.where} refers to the environment variable {unset.variable} ({unset.written}), "
+                "which is not set",
+                f"set {unset.variable} in your environment before starting ContextDesk",
+                severity="warning",
             )
+        )

@@ -21,8 +21,10 @@ from agent_core.agent.schema import (
     StreamableHttpServerConfig,
 )
 from agent_core.agent.secrets import env_var_name
+from agent_core.agent.variables import variables_for
 from agent_core.agent.writer import dump_yaml
 from agent_core.cli import learned_command
+from agent_core.cli.input_prompt import ask_in_terminal
 from agent_core.errors import AgentFileError
 from agent_core.subagents.definition import Subagent
 
@@ -251,7 +253,10 @@ def _add_server_status(agent: Agent, summary: dict[str, Any], timeout: float) ->
         return
     statuses, tools = asyncio.run(
         inspect_servers(
-            agent.config.mcp_servers, references_source=lambda: agent.references, start_timeout=timeout
+            agent.config.mcp_servers,
+            references_source=lambda: agent.references,
+            start_timeout=timeout,
+            variables=variables_for(agent, ask_input=ask_in_terminal),
         )
     )
     by_name = {status.name: status for status in statuses}

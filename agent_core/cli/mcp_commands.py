@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_core.agent import Agent, load_agent
+from agent_core.agent.variables import VariableContext, variables_for
+from agent_core.cli.input_prompt import ask_in_terminal
 from agent_core.errors import ContextDeskError
 
 if TYPE_CHECKING:
@@ -49,6 +51,11 @@ def register(subparsers: Any) -> None:
     prompts.set_defaults(handler=run_prompts)
 
 
+def _variables(agent: Agent) -> VariableContext:
+    """Variables as the servers see them; an ``${input:id}`` without a value is asked for here."""
+    return variables_for(agent, ask_input=ask_in_terminal)
+
+
 def _check_server(agent: Agent, server: str) -> None:
     if server not in agent.config.mcp_servers:
         known = ", ".join(agent.config.mcp_servers) or "none"
@@ -71,7 +78,9 @@ def run_call(args: argparse.Namespace) -> int:
 
     async def call() -> Any:
         servers = {args.server: agent.config.mcp_servers[args.server]}
-        async with McpManager(servers, references_source=lambda: agent.references) as manager:
+        async with McpManager(
+            servers, references_source=lambda: agent.references, variables=_variables(agent)
+        ) as manager:
             status = manager.status(args.server)
             if status.state is not ServerState.READY and status.reason:
                 raise ContextDeskError(status.reason)
@@ -110,7 +119,9 @@ def run_ping(args: argparse.Namespace) -> int:
     async def ping() -> int:
         failures = 0
         servers = {name: agent.config.mcp_servers[name] for name in names}
-        async with McpManager(servers, references_source=lambda: agent.references) as manager:
+        async with McpManager(
+            servers, references_source=lambda: agent.references, variables=_variables(agent)
+        ) as manager:
             for status in manager.statuses():
                 if status.state is not ServerState.READY:
                     failures += status.state is not ServerState.DISABLED
@@ -168,7 +179,9 @@ def _list_per_server(
 
     async def listing() -> None:
         servers = {name: agent.config.mcp_servers[name] for name in names}
-        async with McpManager(servers, references_source=lambda: agent.references) as manager:
+        async with McpManager(
+            servers, references_source=lambda: agent.references, variables=_variables(agent)
+        ) as manager:
             for name in names:
                 try:
                     print("\n".join(await lines(manager, name)))

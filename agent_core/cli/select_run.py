@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
+from agent_core.agent.variables import variables_for
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef
 from agent_core.context.learned import LearnedSelections
@@ -89,6 +90,7 @@ async def _tools(args: argparse.Namespace, agent: Agent) -> Sequence[ToolDescrip
         agent.config.mcp_servers,
         references_source=lambda: agent.references,
         start_timeout=args.server_timeout,
+        variables=variables_for(agent),
     )
     for status in statuses:
         if status.state == "failed":

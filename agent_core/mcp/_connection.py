@@ -35,6 +35,7 @@ from agent_core.agent.schema import (
     StdioServerConfig,
     StreamableHttpServerConfig,
 )
+from agent_core.agent.variables import VariableContext
 from agent_core.mcp._content import content_part, prompt_message, resource_part
 from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
@@ -85,10 +86,12 @@ class ServerConnection:
         *,
         context: BuiltinContext | None = None,
         on_status: StatusListener | None = None,
+        variables: VariableContext | None = None,
     ) -> None:
         self.name = name
         self.config = config
         self._context = context or BuiltinContext()
+        self._variables = variables
         self._on_status = on_status
         self._log = LogBuffer()
         self._state = ServerState.STOPPED if config.enabled else ServerState.DISABLED
@@ -198,9 +201,11 @@ class ServerConnection:
 
     async def _run(self) -> None:
         try:
+            # Before the start deadline: expanding an ${input:...} variable may ask the user.
+            target = self._target()
             async with asyncio.timeout(self.config.start_timeout_seconds) as deadline:
                 async with AsyncExitStack() as stack:
-                    client = await stack.enter_async_context(self._client_for(self._target()))
+                    client = await stack.enter_async_context(self._client_for(target))
                     tools = await self._list_tools(client)
                     deadline.reschedule(None)
                     info = client.server_info
@@ -294,11 +299,11 @@ class ServerConnection:
     def _target(self) -> Transport | MCPServer:
         config = self.config
         if isinstance(config, StdioServerConfig):
-            parameters = stdio_parameters(self.name, config)
+            parameters = stdio_parameters(self.name, config, variables=self._variables)
             self._stderr = StderrCapture(self._log, self.name)
             inner = stdio_transport(parameters, self._stderr)
         elif isinstance(config, SseServerConfig | StreamableHttpServerConfig):
-            inner = http_transport(self.name, config)
+            inner = http_transport(self.name, config, self._variables)
         elif isinstance(config, InternalServerConfig):
             builtin = BUILTIN_SERVERS.get(config.tool)
             if builtin is None:

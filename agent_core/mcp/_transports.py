@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -19,7 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from agent_core.agent.schema import SseServerConfig, StdioServerConfig, StreamableHttpServerConfig
-from agent_core.agent.secrets import MissingSecretError, resolve_secret
+from agent_core.agent.secrets import resolve_secret
+from agent_core.agent.variables import VariableContext, expand_variables
 from agent_core.mcp._logs import StderrCapture
 from agent_core.mcp.errors import McpServerError
 
@@ -32,77 +31,63 @@ __all__ = [
 ]
 
 _END_OF_STREAM = (anyio.EndOfStream, StopAsyncIteration, anyio.ClosedResourceError, anyio.BrokenResourceError)
-_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults: SSE streams stay open
 
 
-def expand_template(value: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
-    """``value`` with each ``${VAR}`` replaced by the variable's value.
-
-    Raises:
-        MissingSecretError: a variable is not set.
-    """
-    env = os.environ if environ is None else environ
-
-    def replace(match: re.Match[str]) -> str:
-        variable = match.group(1)
-        if variable not in env:
-            raise MissingSecretError(
-                f"{what} uses ${{{variable}}}, which is not set: set {variable} before starting ContextDesk"
-            )
-        return env[variable]
-
-    return _TEMPLATE.sub(replace, value)
-
-
 def resolve_headers(
-    server: str, headers: Mapping[str, str], environ: Mapping[str, str] | None = None
+    server: str, headers: Mapping[str, str], variables: VariableContext | None = None
 ) -> dict[str, str]:
-    """Header values with ``env://VAR`` and ``${VAR}`` resolved.
+    """Header values with ``env://VAR`` and ``${...}`` variables resolved.
 
     Raises:
-        MissingSecretError: a variable they name is not set.
+        MissingSecretError: a variable they name has no value.
     """
-    resolved: dict[str, str] = {}
-    for key, value in headers.items():
-        what = f"MCP server '{server}': header {key}"
-        resolved[key] = expand_template(
-            resolve_secret(value, what=what, environ=environ), what=what, environ=environ
-        )
-    return resolved
+    return {
+        key: _resolve(value, what=f"MCP server '{server}': header {key}", variables=variables)
+        for key, value in headers.items()
+    }
 
 
 def stdio_parameters(
-    server: str, config: StdioServerConfig, environ: Mapping[str, str] | None = None
+    server: str,
+    config: StdioServerConfig,
+    environ: Mapping[str, str] | None = None,
+    variables: VariableContext | None = None,
 ) -> StdioServerParameters:
     """The SDK's launch parameters; the child inherits PATH, HOME and the like unless ``env`` sets them.
 
+    ``env``, ``args`` and ``cwd`` may hold ``env://VAR`` (a whole value) and ``${...}`` variables
+    (``agent_core.agent.variables``), expanded here, at start, and never written back.
+
     Raises:
-        MissingSecretError: an ``env://`` value names a variable that is not set.
+        MissingSecretError: a reference or variable has no value.
         McpServerError: ``cwd`` is not a folder.
     """
+    if variables is None:
+        variables = VariableContext(environ=environ)
     env = {
-        key: resolve_secret(value, what=f"MCP server '{server}': env {key}", environ=environ)
+        key: _resolve(value, what=f"MCP server '{server}': env {key}", variables=variables)
         for key, value in config.env.items()
     }
     cwd: Path | None = None
     if config.cwd:
-        cwd = Path(config.cwd).expanduser()
+        cwd = Path(_resolve(config.cwd, what=f"MCP server '{server}': cwd", variables=variables)).expanduser()
         if not cwd.is_dir():
             raise McpServerError(
                 server,
                 f"MCP server '{server}': the folder {cwd} in `cwd` does not exist. Fix: create it or fix `cwd`.",
             )
     args = [
-        _resolve(arg, what=f"MCP server '{server}': argument {number}", environ=environ)
+        _resolve(arg, what=f"MCP server '{server}': argument {number}", variables=variables)
         for number, arg in enumerate(config.args, start=1)
     ]
     return StdioServerParameters(command=config.command, args=args, env=env or None, cwd=cwd)
 
 
-def _resolve(value: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
-    """``env://VAR`` (the whole value) and ``${VAR}`` (anywhere in it) replaced by the variables."""
-    return expand_template(resolve_secret(value, what=what, environ=environ), what=what, environ=environ)
+def _resolve(value: str, *, what: str, variables: VariableContext | None) -> str:
+    """``env://VAR`` (the whole value) and ``${...}`` variables (anywhere in it) replaced."""
+    environ = variables.environ if variables is not None else None
+    return expand_variables(resolve_secret(value, what=what, environ=environ), where=what, context=variables)
 
 
 class _ObservedReadStream:
@@ -231,14 +216,18 @@ class _HttpTransport:
         return await self._stack.__aexit__(exc_type, exc, tb)
 
 
-def http_transport(server: str, config: SseServerConfig | StreamableHttpServerConfig) -> Transport:
+def http_transport(
+    server: str,
+    config: SseServerConfig | StreamableHttpServerConfig,
+    variables: VariableContext | None = None,
+) -> Transport:
     """The transport for a remote server.
 
     Raises:
-        MissingSecretError: a header names an environment variable that is not set.
+        MissingSecretError: a header or the url names a variable that has no value.
     """
-    headers = resolve_headers(server, config.headers)
-    url = _resolve(config.url, what=f"MCP server '{server}': url")
+    headers = resolve_headers(server, config.headers, variables)
+    url = _resolve(config.url, what=f"MCP server '{server}': url", variables=variables)
     return _HttpTransport(
         url, headers, sse=config.type == "sse", timeout=min(config.start_timeout_seconds, 30.0)
     )

@@ -8,6 +8,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from agent_core.agent.schema import McpServerConfig
+from agent_core.agent.variables import VariableContext
 from agent_core.mcp._connection import ServerConnection, StatusListener
 from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
 from agent_core.mcp.errors import UnknownServerError
@@ -41,10 +42,14 @@ class McpManager:
         references_source: ReferencesSource | None = None,
         memories_source: MemoriesSource | None = None,
         on_status: StatusListener | None = None,
+        variables: VariableContext | None = None,
     ) -> None:
+        """``variables`` gives ``${workspaceFolder}`` and ``${input:id}`` their values (see
+        ``agent_core.agent.variables``); without it only environment variables expand."""
         context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
+        variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers
         self._connections = {
-            name: ServerConnection(name, config, context=context, on_status=on_status)
+            name: ServerConnection(name, config, context=context, on_status=on_status, variables=variables)
             for name, config in servers.items()
         }
 
@@ -166,6 +171,7 @@ async def inspect_servers(
     *,
     references_source: ReferencesSource | None = None,
     start_timeout: float | None = None,
+    variables: VariableContext | None = None,
 ) -> tuple[list[ServerStatus], list[ToolInfo]]:
     """Start the servers (waiting at most ``start_timeout`` seconds for each), note what they offer, stop them."""
     if start_timeout is not None:
@@ -175,6 +181,6 @@ async def inspect_servers(
             )
             for name, config in servers.items()
         }
-    async with McpManager(servers, references_source=references_source) as manager:
+    async with McpManager(servers, references_source=references_source, variables=variables) as manager:
         statuses, tools = manager.statuses(), manager.tools()
     return statuses, tools

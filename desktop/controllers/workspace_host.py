@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
+from agent_core.agent.variables import variables_for
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge, Generation
@@ -130,6 +131,7 @@ class WorkspaceHost(QObject):
             references_source=lambda: workspace.agent.references,
             memories_source=lambda: workspace.memories.book_for(workspace.agent),
             on_status=lambda _status: self._report_servers(),
+            variables=variables_for(workspace.agent),
         )
         self.mcp = manager
         self.tools.runtime = manager

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from agent_core.agent.importers._common import ImportReport, env_variable_for, secret_value
+from agent_core.agent.importers._secret_detection import KNOWN_TOKEN
 from agent_core.agent.secrets import ENV_SCHEME
 
 __all__ = ["secret_args", "secret_url"]
@@ -22,11 +23,6 @@ __all__ = ["secret_args", "secret_url"]
 _SECRET_FLAG = re.compile(
     r"^--?(?:[A-Za-z0-9]+[-_])*(?:token|api[-_]?key|apikey|key|password|passwd|pass|pwd|secret|pat|auth)$",
     re.IGNORECASE,
-)
-# Well-known token shapes: GitHub, OpenAI/Anthropic (sk-...), Slack, AWS access key ids.
-_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}"
-    r"|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})"
 )
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _SECRET_PARAMS = {
@@ -93,11 +89,11 @@ def secret_args(server: str, args: Sequence[str], report: ImportReport, *, copy_
             variable = names.new(_flag_stem(flag))
             out.append(f"{flag}={_embedded(value, variable, report, f'{where}: {flag}', copy_secrets)}")
             continue
-        if _TOKEN.search(arg) and not copy_secrets:
-            if _TOKEN.fullmatch(arg):
+        if KNOWN_TOKEN.search(arg) and not copy_secrets:
+            if KNOWN_TOKEN.fullmatch(arg):
                 arg = secret_value(arg, names.new("TOKEN"), report, f"{where}: a token", copy_secrets)
             else:
-                arg = _TOKEN.sub(
+                arg = KNOWN_TOKEN.sub(
                     lambda match: _embedded(
                         match.group(0), names.new("TOKEN"), report, f"{where}: a token", copy_secrets
                     ),
@@ -128,7 +124,7 @@ def secret_url(
         if colon and not _is_reference(password):
             variable = names.new("PASSWORD")
             netloc = f"{user}:{_embedded(password, variable, report, f'{where}: password', False)}@{host}"
-        elif not colon and _TOKEN.fullmatch(user):
+        elif not colon and KNOWN_TOKEN.fullmatch(user):
             netloc = f"{_embedded(user, names.new('TOKEN'), report, f'{where}: user token', False)}@{host}"
     query = (
         "&".join(_secret_param(pair, names, report, where) for pair in parts.query.split("&"))
@@ -143,6 +139,6 @@ def _secret_param(pair: str, names: _Names, report: ImportReport, where: str) ->
     if equals and key.lower() in _SECRET_PARAMS and not _is_reference(value):
         variable = names.new(key)
         return f"{key}={_embedded(value, variable, report, f'{where}: {key}', False)}"
-    if equals and _TOKEN.fullmatch(value):
+    if equals and KNOWN_TOKEN.fullmatch(value):
         return f"{key}={_embedded(value, names.new(key), report, f'{where}: {key}', False)}"
     return pair

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import yaml
 
 from agent_core.agent._text_file import FileRefused, read_bytes
+from agent_core.agent.importers._jsonc import parse_jsonc
 from agent_core.agent.items import DocumentItem, DocumentKind
 from agent_core.agent.names import name_problem, numbered_name, suggest_name
 from agent_core.agent.schema import IncludeMode
@@ -28,8 +29,6 @@ __all__ = [
     "safe_item_name",
     "secret_value",
 ]
-
-_SECRET_KEY = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
 
 
 class AgentImportError(AgentFileError):
@@ -60,14 +59,15 @@ class Importer:
 
 
 def read_structured_file(path: Path) -> Any:
-    """The data of a JSON file (``.json``) or a YAML file (any other name).
+    """The data of a JSON file (``.json``, read as JSONC: editors allow comments) or a YAML file
+    (any other name).
 
     Raises:
         AgentImportError: the file cannot be read or parsed.
     """
     text = read_import_text(path)
     try:
-        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        return parse_jsonc(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as error:
         raise AgentImportError(f"cannot read {path} ({error}): check the file") from error
 
@@ -187,10 +187,6 @@ def clamp_priority(value: Any, report: ImportReport, name: str) -> int:
     if not 0 <= number <= 999:
         report.warnings.append(f"'{name}': priorityLevel {number} is outside 0-999; clamped")
     return max(0, min(999, number))
-
-
-def looks_secret(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
 
 
 def secret_value(value: Any, variable: str, report: ImportReport, where: str, copy_secrets: bool) -> str:

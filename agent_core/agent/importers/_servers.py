@@ -6,13 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_core.agent.importers._arg_secrets import secret_args, secret_url
-from agent_core.agent.importers._common import (
-    ImportReport,
-    env_variable_for,
-    looks_secret,
-    safe_item_name,
-    secret_value,
-)
+from agent_core.agent.importers._common import ImportReport, env_variable_for, safe_item_name
+from agent_core.agent.importers._mcp_sources import Dialect
+from agent_core.agent.importers._protect import protect_value
+from agent_core.agent.importers._server_dialects import DialectProblem, common_block
+from agent_core.agent.importers._tool_lists import TOOL_LIST_KEYS, map_tool_lists
 
 __all__ = ["convert_server"]
 
@@ -25,7 +23,8 @@ _TRANSPORT_ALIASES = {
     "streamable_http": "streamable-http",
     "internal": "internal",
 }
-_KNOWN = {"type", "transport", "command", "args", "env", "cwd", "url", "headers", "disabled"}
+_KNOWN = {"type", "transport", "command", "args", "env", "cwd", "url", "headers", "disabled", "timeout"}
+_MAX_CALL_SECONDS = 3600  # McpServerConfig.callTimeoutSeconds' upper bound
 _INCLUDE_VALUES = {"always", "manual", "agent"}
 
 
@@ -36,11 +35,22 @@ def convert_server(
     *,
     copy_secrets: bool,
     extra_known: frozenset[str] = frozenset(),
+    dialect: Dialect = "generic",
+    folder: str | None = None,
 ) -> tuple[str, dict[str, Any]] | None:
-    """(name, block) for agent.yaml, or None when the block cannot describe a server."""
+    """(name, block) for agent.yaml, or None when the block cannot describe a server.
+
+    ``block`` is written the way ``dialect``'s app writes it (``_server_dialects``); ``folder`` is
+    where its file is, for names relative to it.
+    """
     name = safe_item_name(raw_name, report, "MCP server")
     if not isinstance(block, Mapping):
         report.skipped.append(f"MCP server '{raw_name}': not a mapping of settings")
+        return None
+    try:
+        block = common_block(block, dialect, folder)
+    except DialectProblem as problem:
+        report.skipped.append(f"MCP server '{raw_name}': {problem}")
         return None
     kind = block.get("type") or block.get("transport")
     if kind is None:
@@ -83,11 +93,32 @@ def convert_server(
             out["headers"] = _secret_map(block["headers"], name, "header", report, copy_secrets)
     if block.get("disabled") is True:
         out["enabled"] = False
+    if "timeout" in block:
+        _map_timeout(block["timeout"], out, report, name)
+    map_tool_lists(block, out, report, name)
     for key in block:
-        if key not in _KNOWN and key not in extra_known:
+        if key not in _KNOWN and key not in extra_known and key not in TOOL_LIST_KEYS:
             report.skipped.append(f"MCP server '{raw_name}': '{key}' has no meaning in ContextDesk")
     report.created.append(f"MCP server '{name}' ({transport})")
     return name, out
+
+
+def _map_timeout(value: Any, out: dict[str, Any], report: ImportReport, server: str) -> None:
+    """Cline's and Roo's ``timeout`` (seconds) as ``callTimeoutSeconds``, which allows 1 s to 1 h."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        report.skipped.append(f"MCP server '{server}': timeout {value!r} is not a number of seconds")
+        return
+    seconds = float(value)
+    if seconds > _MAX_CALL_SECONDS:  # an hour is the most Cline and Roo allow: this is milliseconds
+        seconds /= 1000
+        report.warnings.append(f"MCP server '{server}': timeout {value} read as milliseconds ({seconds:g} s)")
+    if seconds > _MAX_CALL_SECONDS:
+        report.warnings.append(
+            f"MCP server '{server}': timeout {seconds:g} s is more than ContextDesk allows; "
+            f"callTimeoutSeconds is {_MAX_CALL_SECONDS}"
+        )
+        seconds = _MAX_CALL_SECONDS
+    out["callTimeoutSeconds"] = int(seconds) if seconds.is_integer() else seconds
 
 
 def tool_settings(raw: Any, report: ImportReport, where: str) -> dict[str, Any]:
@@ -123,13 +154,11 @@ def _secret_map(
         return {}
     out: dict[str, str] = {}
     for key, value in values.items():
-        if looks_secret(str(key)):
-            variable = str(key) if what == "env" else env_variable_for(server, str(key))
-            out[str(key)] = secret_value(
-                value, variable, report, f"MCP server '{server}' {what} {key}", copy_secrets
-            )
-        else:
-            out[str(key)] = str(value)
+        variable = str(key) if what == "env" else env_variable_for(server, str(key))
+        where = f"MCP server '{server}' {what} {key}"
+        out[str(key)] = protect_value(
+            str(key), str(value), variable, report, where=where, server=server, copy_secrets=copy_secrets
+        )
     return out
 
 

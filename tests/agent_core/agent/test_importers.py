@@ -69,7 +69,8 @@ def test_tsagent_yaml_maps_settings_items_providers_and_tool_modes(
     }
     weather = config.mcp_servers["weather"]
     assert isinstance(weather, SseServerConfig)
-    assert weather.headers == {"Authorization": "env://WEATHER_AUTHORIZATION"}
+    # Only the token moves out: the variable holds the token, the scheme word stays.
+    assert weather.headers == {"Authorization": "Bearer ${WEATHER_AUTHORIZATION}"}
     assert config.mcp_servers["refs"].type == "internal"
     assert "rules-server" not in config.mcp_servers
 
@@ -160,7 +161,7 @@ def test_mcp_json_imports_servers_approvals_and_reports_the_rest(fixtures_dir: P
     legacy = servers["legacy-sse"]
     assert isinstance(legacy, SseServerConfig) and legacy.enabled is False
     assert any("'no-command'" in line and "no command" in line for line in report.skipped)
-    assert any("'timeout'" in line for line in report.skipped)
+    assert servers["weird-name"].call_timeout_seconds == 30  # Cline's timeout, in seconds
     assert any("'weird name!' renamed to 'weird-name'" in line for line in report.warnings)
     assert "BSA-literal-key" not in agent_text(target)
 
