@@ -22,6 +22,7 @@ from agent_core.agent.variables import variables_for
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge, Generation
+from desktop.controllers.input_values import InputAsker
 
 if TYPE_CHECKING:
     # Imported on the core thread when an agent opens: the chat engine and the MCP SDK take
@@ -74,6 +75,8 @@ class WorkspaceHost(QObject):
         self._factory = factory or _default_factory
         self.workspace: Workspace | None = None
         self.tools = SwitchableTools()
+        # A tool server whose settings use ${input:id} asks the user once (the keyring keeps it).
+        self.input_asker = InputAsker(bridge)
         self.mcp: Any = None  # McpManager when the mcp extra is installed
         self._generation = Generation()
         self._reload_generation = Generation()
@@ -131,7 +134,7 @@ class WorkspaceHost(QObject):
             references_source=lambda: workspace.agent.references,
             memories_source=lambda: workspace.memories.book_for(workspace.agent),
             on_status=lambda _status: self._report_servers(),
-            variables=variables_for(workspace.agent),
+            variables=variables_for(workspace.agent, ask_input=self.input_asker),
         )
         self.mcp = manager
         self.tools.runtime = manager
