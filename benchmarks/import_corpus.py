@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.agent import load_agent
+from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
 from agent_core.agent.importers import import_source
 from agent_core.agent.importers._common import AgentImportError, read_structured_file
 from agent_core.agent.names import name_problem, suggest_name
@@ -50,6 +51,7 @@ class CorpusReport:
     servers_intact: int = 0
     rules_in_sources: int = 0
     rules_in_agents: int = 0
+    rule_bodies_same: int = 0  # a rule file's body found, whitespace aside, in the agent
     failures: list[str] = field(default_factory=list)
     crashes: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
@@ -69,7 +71,8 @@ class CorpusReport:
             f"half-written agents: {self.half_written}" + ("" if not self.half_written else "  <-- goal 0"),
             f"MCP servers: {self.servers_in_sources} in the sources, {self.servers_in_agents} in the agents, "
             f"{self.servers_intact} intact ({share}, {goal})",
-            f"rules: {self.rules_in_sources} in the sources, {self.rules_in_agents} in the agents",
+            f"rules: {self.rules_in_sources} in the sources, {self.rules_in_agents} in the agents, "
+            f"{self.rule_bodies_same} with the same body (whitespace aside)",
         ]
         out += [f"  failed: {line}" for line in self.failures]
         out += [f"  traceback: {line}" for line in self.crashes]
@@ -102,6 +105,13 @@ def run_corpus(folder: Path) -> CorpusReport:
             report.imported += 1
             agent = load_agent(target)
             report.rules_in_agents += len(agent.rules)
+            body = _source_body(path)
+            if body is not None:
+                bodies = {_normal(item.text) for item in [*agent.rules.values(), *agent.references.values()]}
+                if _normal(body) in bodies:
+                    report.rule_bodies_same += 1
+                else:
+                    report.differences.append(f"{path.relative_to(folder)}: the rule's body differs")
             servers = agent.config.mcp_servers
             report.servers_in_agents += len(servers)
             for name, block in expected.items():
@@ -143,6 +153,21 @@ def _source_servers(path: Path) -> dict[str, dict[str, Any]]:
         if command or url:  # no command and no url: built into the other app, nothing to start
             servers[str(name)] = {"command": command, "args": list(args), "env": dict(env), "url": url}
     return servers
+
+
+def _source_body(path: Path) -> str | None:
+    """The body of a single rule file (its text after the header), or None for other files."""
+    if not _source_rules(path):
+        return None
+    text = path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff")
+    try:
+        return split_frontmatter(text.replace("\r\n", "\n")).body
+    except FrontmatterError:
+        return None
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _source_rules(path: Path) -> int:
