@@ -199,6 +199,8 @@ def edit_document_text(original: str, item: DocumentItem, path: Path) -> str:
         ("description", "description"): item.description,
         ("priorityLevel", "priority_level"): item.priority_level,
         ("include", "include"): item.include.value,
+        ("examples", "examples"): list(item.examples),
+        ("globs", "globs"): list(item.globs),
     }
     defaults = ItemFrontmatter().model_dump(mode="json", by_alias=True)
     header = EditableYaml(parts.header, path, first_line=2)

@@ -271,6 +271,8 @@ def _same_document(existing: DocumentItem, imported: DocumentItem) -> bool:
         and existing.include == imported.include
         and existing.priority_level == imported.priority_level
         and existing.text.strip() == imported.text.strip()
+        and existing.examples == imported.examples
+        and existing.globs == imported.globs
     )
 
 

@@ -129,3 +129,19 @@ def test_the_cli_dry_run_and_replace_flags(tmp_path: Path, capsys: pytest.Captur
     assert main(["agent", "import", str(CORPUS / "cursor-old"), str(target), "--overwrite"]) == 0
     out = capsys.readouterr().out
     assert "skipped: rule 'cursor-rules': the agent has the same one; nothing to do" in out
+
+
+def test_a_rule_whose_globs_changed_is_not_the_same_and_replace_updates_them(tmp_path: Path) -> None:
+    import shutil
+
+    source = tmp_path / "src"
+    shutil.copytree(Path(__file__).parents[2] / "fixtures" / "importers" / "cursor-globs", source)
+    target = tmp_path / "agent"
+    import_source(source, target)
+    rule = source / ".cursor" / "rules" / "react-components.mdc"
+    rule.write_text(rule.read_text().replace("src/components/**/*.tsx", "app/**/*.tsx"))
+    again = import_source(source, target, replace=True)
+    assert any("react-components" in line for line in again.changed)
+    assert "app/**/*.tsx" in load_agent(target).rules["react-components"].globs
+    unchanged = import_source(source, target, replace=True)
+    assert not any("react-components" in line for line in unchanged.changed)
