@@ -40,6 +40,10 @@ from desktop.models._table import RowListModel
 
 __all__ = ["ConversationModel", "Entry", "EntryKind", "MemoryRowStatus", "Role"]
 
+#: What a reply waits for before its first words, as its row says.
+CHOOSING_CONTEXT = "Choosing the context for this message…"
+WAITING_FOR_MODEL = "Waiting for the model's first words…"
+
 EntryKind = Literal["user", "assistant", "error", "tool_call", "approval", "notice", "summary", "memory"]
 
 # A memory row's status: what the user can still do with it. "proposed": Accept / Edit / Reject;
@@ -248,13 +252,16 @@ class ConversationModel(RowListModel[Entry]):
     def apply(self, event: ChatEvent) -> None:
         if isinstance(event, UserMessageSaved):
             self._append(Entry("user", event.message.content, message_id=event.message.id))
+            # The reply's row at once, saying what it waits for: waiting is never silent.
+            self._open_assistant(CHOOSING_CONTEXT)
         elif isinstance(event, ContextBuilt):
             self._pending_context = event.context
-            self._open_assistant()
+            row = self._open_assistant()
+            self._set(row, replace(self._rows[row], context=event.context, activity=WAITING_FOR_MODEL))
         elif isinstance(event, ReplyDelta):
             row = self._open_assistant()
             entry = self._rows[row]
-            self._set(row, replace(entry, text=entry.text + event.text, status="streaming"))
+            self._set(row, replace(entry, text=entry.text + event.text, status="streaming", activity=""))
         elif isinstance(event, RetryScheduled):
             self._append(
                 Entry(
@@ -412,12 +419,23 @@ class ConversationModel(RowListModel[Entry]):
         index = self.index(row, 0)
         self.dataChanged.emit(index, index, [])
 
-    def _open_assistant(self) -> int:
+    def _open_assistant(self, activity: str = "") -> int:
         if self._open_reply is None:
             self._open_reply = self._append(
-                Entry("assistant", "", status="streaming", context=self._pending_context)
+                Entry("assistant", "", status="streaming", context=self._pending_context, activity=activity)
             )
         return self._open_reply
+
+    def note_waiting(self, activity: str, *, before_context: bool = False) -> None:
+        """Say what the reply being made waits for (the index, the model loading…), while it has
+        no text yet; ``before_context``: only while its context is still being chosen."""
+        row = self._open_reply
+        if row is None:
+            return
+        entry = self._rows[row]
+        if entry.text or (before_context and entry.context is not None):
+            return
+        self._set(row, replace(entry, activity=activity))
 
     def _close_reply_if_empty(self) -> None:
         """Before a tool row: an empty open reply row is removed, a non-empty one stays in place."""

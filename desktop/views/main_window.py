@@ -131,6 +131,13 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(root)
 
         self.background = BackgroundWork(bridge, host, self.statusBar(), self)
+        # A reply waiting for the index or for the local model to load says so in its row.
+        self.background.indexing.progressed.connect(
+            lambda done, total: self._note_waiting(
+                f"Waiting for the index: {done:,} of {total:,} chunks…", True
+            )
+        )
+        self.background.warmup.loading.connect(lambda _ref: self._note_waiting("Loading the model…", False))
         self.tools_status = QLabel()
         self.statusBar().addPermanentWidget(self.tools_status)
 
@@ -377,6 +384,11 @@ class MainWindow(QMainWindow):
             on_result=lambda _: self.host.reload_agent(),
             on_error=self.show_error,
         )
+
+    def _note_waiting(self, activity: str, before_context: bool) -> None:
+        for controller in self.controllers.values():
+            if controller.busy:
+                controller.conversation.note_waiting(activity, before_context=before_context)
 
     # --- management window --------------------------------------------------------------------
 

@@ -157,6 +157,8 @@ class MessageWidget(EntryWidget):
             and bool(entry.text.strip())
         )
         status = STATUS_TEXT.get(entry.status, "")
+        if entry.status == "streaming" and entry.activity and not entry.text:
+            status = entry.activity  # what the reply waits for, before its first words
         self._status.setText(f"· {status}" if status else "")
         error = entry.error if entry.error and entry.error != entry.text else None
         if entry.kind == "error":

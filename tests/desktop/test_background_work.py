@@ -141,3 +141,41 @@ def test_a_cold_start_shows_how_many_chunks_are_indexed_so_far(
         for _ in range(50):
             backend.steps.release()
         app.close()
+
+
+def test_a_message_sent_while_indexing_says_it_waits_for_the_index(
+    qtbot: QtBot, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import indexer.index
+    from tests.support.desktop_driver import scripted
+
+    monkeypatch.setattr(indexer.index, "EMBED_SLICE", 1)
+    backend = SteppedBackend()
+
+    def factory(agent: Agent, tools: ToolRuntime) -> Workspace:
+        return Workspace(agent, tools=tools, selector=ContextSelector(Indexer(lambda: backend)))
+
+    app = start(qtbot, agent_dir, factory)
+    try:
+        qtbot.waitUntil(backend.entered.is_set, timeout=WAIT_MS)  # indexing has begun
+        scripted(app).enqueue_reply("Hello.")
+        send(qtbot, app, "hello there")
+        view = app.window.current_view()
+        assert view is not None
+        conversation = view.controller.conversation
+        qtbot.waitUntil(lambda: conversation.rowCount() == 2, timeout=WAIT_MS)
+        assert conversation.entry(1).activity == "Choosing the context for this message…"
+        backend.steps.release()
+        qtbot.waitUntil(
+            lambda: conversation.entry(1).activity.startswith("Waiting for the index: 1 of "), timeout=WAIT_MS
+        )
+        reply = view.conversation.widgets()[1]
+        assert "Waiting for the index" in reply._status.text()  # type: ignore[attr-defined]
+        for _ in range(50):
+            backend.steps.release()
+        qtbot.waitUntil(lambda: idle(app) and conversation.entry(1).text == "Hello.", timeout=WAIT_MS)
+        assert conversation.entry(1).activity == ""
+    finally:
+        for _ in range(50):
+            backend.steps.release()
+        app.close()

@@ -174,7 +174,8 @@ def test_a_live_summary_is_inserted_in_place_and_an_edit_updates_it(model: Conve
     model.apply(ReplyFinished(message(2, "assistant", "b")))
     model.apply(UserMessageSaved(message(3, "user", "c")))
     row = model.add_summary(message(4, "summary", "note", covers_until=2), automatic=True)
-    assert row == 2 and [e.dimmed for e in model.entries()] == [True, True, False, False]
+    # The last row is the reply being made for "c" (it says what it waits for).
+    assert row == 2 and [e.dimmed for e in model.entries()] == [True, True, False, False, False]
     assert model.entry(2).automatic and model.entry(2).covered == 2
     stored = model.entry(2).message
     assert stored is not None
@@ -188,6 +189,7 @@ def test_a_live_summary_is_inserted_in_place_and_an_edit_updates_it(model: Conve
         ("summary", True),
         ("user", True),
         ("summary", False),
+        ("assistant", False),
     ]
 
 
@@ -203,3 +205,18 @@ def test_a_running_workflow_call_says_where_it_is_until_it_ends(model: Conversat
     assert model.entry(0).activity == "state owner ({'area': 'billing'}) · 1 done"
     model.apply(ToolCallFinished(ToolCallRecord("w1", "workflows", "triage", {}, "{}", False)))
     assert (model.entry(0).status, model.entry(0).activity) == ("done", "")
+
+
+def test_a_reply_says_what_it_waits_for_until_its_first_words(model: ConversationModel) -> None:
+    from desktop.models.conversation import CHOOSING_CONTEXT, WAITING_FOR_MODEL
+
+    model.apply(UserMessageSaved(message(1, "user", "hello")))
+    assert kinds(model) == ["user", "assistant"] and model.entry(1).activity == CHOOSING_CONTEXT
+    model.note_waiting("Waiting for the index: 512 of 4,000 chunks…", before_context=True)
+    assert model.entry(1).activity.startswith("Waiting for the index")
+    model.apply(ContextBuilt(CONTEXT))
+    assert model.entry(1).activity == WAITING_FOR_MODEL and model.entry(1).context == CONTEXT
+    model.note_waiting("Waiting for the index: 1,024 of 4,000 chunks…", before_context=True)
+    assert model.entry(1).activity == WAITING_FOR_MODEL  # the context is chosen: the index is not waited for
+    model.apply(ReplyDelta("Hi"))
+    assert (model.entry(1).text, model.entry(1).activity) == ("Hi", "")
