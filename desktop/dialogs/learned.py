@@ -58,7 +58,7 @@ class LearnedDialog(QDialog):
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
         buttons = QHBoxLayout()
-        self.forget_item = QPushButton("Forget this item's")
+        self.forget_item = QPushButton("Forget this item's corrections")
         self.forget_item.setToolTip("Forget every correction of the selected row's item")
         self.forget_item.clicked.connect(self._forget_selected_item)
         self.forget_all = QPushButton("Forget everything")

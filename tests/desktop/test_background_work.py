@@ -171,6 +171,7 @@ def test_a_message_sent_while_indexing_says_it_waits_for_the_index(
         )
         reply = view.conversation.widgets()[1]
         assert "Waiting for the index" in reply._status.text()  # type: ignore[attr-defined]
+        screenshot(app.window, "reply_waiting_for_the_index")
         for _ in range(50):
             backend.steps.release()
         qtbot.waitUntil(lambda: idle(app) and conversation.entry(1).text == "Hello.", timeout=WAIT_MS)

@@ -168,6 +168,7 @@ def test_an_approval_is_answered_by_keyboard_and_esc_denies_without_stopping_the
     approval = next(w for w in view.conversation.widgets() if isinstance(w, ApprovalWidget))
     desktop.window.activateWindow()
     qtbot.waitUntil(approval.hasFocus, timeout=WAIT_MS)  # the card has the keyboard while it waits
+    screenshot(desktop.window, "approval_with_the_keyboard")
     qtbot.keyClick(approval, key, modifier)
     qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
     tool = next(w for w in view.conversation.widgets() if isinstance(w, ToolCallWidget))

@@ -14,7 +14,7 @@ from agent_core.context.learned import Correction
 from desktop.app import DesktopApp
 from desktop.dialogs.learned import LearnedDialog
 from desktop.models.learned import LearnedModel
-from tests.support.desktop_driver import WAIT_MS, idle, open_context, scripted, send
+from tests.support.desktop_driver import WAIT_MS, idle, open_context, screenshot, scripted, send
 
 MESSAGE = "hey, what's a good name for my cat?"
 STYLE = ItemRef("reference", "python-style")
@@ -75,6 +75,7 @@ def test_adding_a_missed_item_teaches_selection_and_the_agent_menu_forgets_it(
     assert isinstance(learned, LearnedDialog)
     qtbot.waitUntil(lambda: learned.model.rowCount() == 1, timeout=WAIT_MS)
     assert learned.model.index(0, 2).data() == MESSAGE
+    screenshot(learned, "what_selection_learned")
     qtbot.mouseClick(learned.forget_all, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: learned.model.rowCount() == 0, timeout=WAIT_MS)
     assert workspace.learned.corrections(str(workspace.agent.root)) == []
