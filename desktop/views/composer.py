@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QTextCursor
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QStandardItem, QStandardItemModel, QTextCursor
 from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit, QWidget
 
 __all__ = ["COMMANDS", "Composer"]
@@ -19,6 +21,23 @@ COMMANDS: dict[str, str] = {
 }
 
 
+NAME_ROLE = Qt.ItemDataRole.UserRole + 1  # what is matched: the name without "@rule:" or "/"
+INSERT_ROLE = Qt.ItemDataRole.UserRole + 2  # what goes into the message
+
+
+def _mention_name(text: str) -> str:
+    """ "@rule:pirate" -> "pirate"; "@pi" -> "pi" (what the user types is matched against names)."""
+    body = text[1:]
+    for kind in ("rule:", "ref:"):
+        if body.startswith(kind):
+            return body[len(kind) :]
+    return body
+
+
+def _insert_text(index: QModelIndex | QPersistentModelIndex) -> str:
+    return str(index.data(INSERT_ROLE) or index.data(Qt.ItemDataRole.DisplayRole) or "")
+
+
 class Composer(QPlainTextEdit):
     submitted = Signal(str)
 
@@ -28,14 +47,18 @@ class Composer(QPlainTextEdit):
             "Message — Enter sends, Shift+Enter new line, @ adds rules and references, / commands"
         )
         self.setTabChangesFocus(True)
-        self._mentions: list[str] = []
-        self._completions = QStringListModel(self)
+        self._mentions: dict[str, str] = {}  # "@rule:name" -> its description
+        self._completions = QStandardItemModel(self)
         self.completer = QCompleter(self._completions, self)
         self.completer.setWidget(self)
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.completer.setFilterMode(Qt.MatchFlag.MatchContains)
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
-        self.completer.activated.connect(self.insert_completion)
+        # Matched on the name alone ("@pi" finds "@rule:pirate"), shown with its description.
+        self.completer.setCompletionRole(NAME_ROLE)
+        # The index overload: the text overload would give the name alone, ambiguous across kinds.
+        picked = self.completer.activated[QModelIndex]  # type: ignore[index]  # PySide6's stubs lack overloads
+        picked.connect(lambda index: self.insert_completion(_insert_text(index)))
         self.document().contentsChanged.connect(self._fit)
         self._fit()
 
@@ -44,9 +67,9 @@ class Composer(QPlainTextEdit):
         assert popup is not None  # QCompleter creates its popup on first use; the stubs allow None
         return popup
 
-    def set_mentions(self, names: list[str]) -> None:
-        """What ``@`` offers, as typed: ``@rule:name`` and ``@ref:name``."""
-        self._mentions = names
+    def set_mentions(self, mentions: Mapping[str, str] | Sequence[str]) -> None:
+        """What ``@`` offers: ``@rule:name`` and ``@ref:name``, with their descriptions."""
+        self._mentions = dict(mentions) if isinstance(mentions, Mapping) else dict.fromkeys(mentions, "")
 
     def _fit(self) -> None:
         lines = max(1, min(8, int(self.document().size().height())))
@@ -67,14 +90,20 @@ class Composer(QPlainTextEdit):
         cursor = self.textCursor()
         at_start = cursor.blockNumber() == 0 and cursor.block().text()[: cursor.positionInBlock()] == word
         if word.startswith("@"):
-            options = self._mentions
+            options, prefix = self._mentions, _mention_name(word)
         elif word.startswith("/") and at_start:
-            options = list(COMMANDS)
+            options, prefix = COMMANDS, word[1:]
         else:
             self._popup().hide()
             return
-        self._completions.setStringList(options)
-        self.completer.setCompletionPrefix(word)
+        self._completions.clear()
+        for text, description in options.items():
+            item = QStandardItem(f"{text}  —  {description}" if description else text)
+            item.setData(_mention_name(text) if text.startswith("@") else text[1:], NAME_ROLE)
+            item.setData(text, INSERT_ROLE)
+            item.setToolTip(description)
+            self._completions.appendRow(item)
+        self.completer.setCompletionPrefix(prefix)
         if self.completer.completionCount() == 0:
             self._popup().hide()
             return
@@ -95,7 +124,7 @@ class Composer(QPlainTextEdit):
             index = popup.currentIndex()
             if not index.isValid():
                 index = self.completer.completionModel().index(0, 0)
-            self.insert_completion(str(index.data()))
+            self.insert_completion(_insert_text(index))
             return
         if popup.isVisible() and key == Qt.Key.Key_Escape:
             popup.hide()

@@ -356,11 +356,15 @@ class MainWindow(QMainWindow):
         if view is not None:
             view.focus_input()
 
-    def _mentions(self) -> list[str]:
+    def _mentions(self) -> dict[str, str]:
+        """What ``@`` offers in the message box, with each item's description."""
         agent = self.workspace.agent if self.workspace else None
         if agent is None:
-            return []
-        return [f"@rule:{n}" for n in sorted(agent.rules)] + [f"@ref:{n}" for n in sorted(agent.references)]
+            return {}
+        return {
+            **{f"@rule:{n}": agent.rules[n].description for n in sorted(agent.rules)},
+            **{f"@ref:{n}": agent.references[n].description for n in sorted(agent.references)},
+        }
 
     def _update_mentions(self) -> None:
         mentions = self._mentions()

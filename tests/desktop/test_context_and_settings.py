@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.scaffold import create_agent
@@ -89,3 +90,28 @@ def test_opening_another_agent_switches_the_chats(qtbot: QtBot, desktop: Desktop
     qtbot.waitUntil(lambda: desktop.window.windowTitle().startswith("Other Agent"), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: desktop.window.current_controller() is not None, timeout=WAIT_MS)
     assert desktop.window.current_view().agent_label.text() == "Other Agent"  # type: ignore[union-attr]
+
+
+def test_at_completion_matches_the_typed_name_shows_descriptions_and_inserts_the_mention(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    view = desktop.window.current_view()
+    assert view is not None
+    composer = view.composer
+    desktop.window.activateWindow()
+    composer.setFocus()
+    qtbot.keyClicks(composer, "say hi @pi")
+    composer._update_popup()
+    popup = composer.completer.popup()
+    assert popup is not None
+    qtbot.waitUntil(popup.isVisible, timeout=WAIT_MS)  # "@pi" matches "@rule:pirate" by its name
+    shown = composer.completer.completionModel().index(0, 0).data()
+    assert shown == "@rule:pirate  —  Talk like a pirate"
+    screenshot(desktop.window, "at_completion")
+    qtbot.keyClick(composer, Qt.Key.Key_Return)
+    assert composer.toPlainText() == "say hi @rule:pirate "
+    composer.clear()
+    qtbot.keyClicks(composer, "/com")
+    composer._update_popup()
+    qtbot.waitUntil(popup.isVisible, timeout=WAIT_MS)
+    assert composer.completer.completionModel().index(0, 0).data().startswith("/compact  —  summarize")
