@@ -43,6 +43,7 @@ class ChatView(QWidget):
         header.setContentsMargins(16, 8, 16, 8)
         self.agent_label = QLabel(agent_name)
         self.agent_label.setStyleSheet("font-weight: 600; font-size: 14px;")
+        self._known_models: set[str] = set()  # provider:model refs the providers listed
         self.model_picker = QComboBox()
         self.model_picker.setEditable(True)
         self.model_picker.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
@@ -127,6 +128,7 @@ class ChatView(QWidget):
     # --- model --------------------------------------------------------------------------------
 
     def set_models(self, models: list[str]) -> None:
+        self._known_models = set(models)
         current = self.controller.session.chat_settings.model
         self.model_picker.blockSignals(True)
         self.model_picker.clear()
@@ -144,12 +146,31 @@ class ChatView(QWidget):
         model = self.model_picker.currentText().strip()
         if not model or model == self.controller.session.chat_settings.model:
             return
-        if ":" not in model:
-            self.show_error(
-                f"'{model}' is not provider:model, e.g. openai:gpt-4o-mini. Pick one from the list."
-            )
+        problem = self._model_problem(model)
+        if problem:
+            # The box goes back to the model really used: it never shows one that is not.
+            self.refresh_model()
+            self.show_error(problem)
             return
         self.controller.override_settings(chat={"model": model})
+        if self._known_models and model not in self._known_models:
+            self.show_error(
+                f"{model} is not in the list {model.split(':', 1)[0]} gave; it is used, but if the "
+                "provider does not know it the reply will say so."
+            )
+
+    def _model_problem(self, model: str) -> str:
+        """Why ``model`` cannot be this chat's model ("" when it can)."""
+        if ":" not in model:
+            return f"'{model}' is not provider:model, e.g. openai:gpt-4o-mini: pick one from the list."
+        providers = {known.split(":", 1)[0] for known in self._known_models}
+        provider = model.split(":", 1)[0]
+        if providers and provider not in providers:
+            return (
+                f"No provider '{provider}' is set up for this agent (it has: {', '.join(sorted(providers))}): "
+                "pick a model from the list, or add the provider in Agent > Rules, references, tools and providers."
+            )
+        return ""
 
     # --- sending ------------------------------------------------------------------------------
 

@@ -115,3 +115,23 @@ def test_at_completion_matches_the_typed_name_shows_descriptions_and_inserts_the
     composer._update_popup()
     qtbot.waitUntil(popup.isVisible, timeout=WAIT_MS)
     assert composer.completer.completionModel().index(0, 0).data().startswith("/compact  —  summarize")
+
+
+def test_the_model_box_never_shows_a_model_that_is_not_used(qtbot: QtBot, desktop: DesktopApp) -> None:
+    view = desktop.window.current_view()
+    assert view is not None
+    view.set_models(["scripted:x", "scripted:y"])
+    box = view.model_picker
+    for typed, said in (
+        ("gpt-4o", "is not provider:model"),
+        ("openai:gpt-4o", "No provider 'openai' is set up for this agent (it has: scripted)"),
+    ):
+        box.setCurrentText(typed)
+        view._model_chosen()
+        assert box.currentText() == "scripted:x"  # back to the model really used
+        assert said in view.inline_error.text()
+        assert view.controller.session.chat_settings.model == "scripted:x"
+    box.setCurrentText("scripted:z")  # the provider is there, the model is not in its list
+    view._model_chosen()
+    qtbot.waitUntil(lambda: view.controller.session.chat_settings.model == "scripted:z", timeout=WAIT_MS)
+    assert "is not in the list scripted gave" in view.inline_error.text()
