@@ -45,7 +45,7 @@ async def compact_chat(
     Raises:
         ProviderError: the model could not write the summary (the chat is unchanged).
     """
-    messages = store.messages(session_id, with_contexts=False)
+    messages = store.messages(session_id, with_contexts=False, current_only=True)
     if before_id is not None:
         messages = [m for m in messages if m.id < before_id]
     recent, previous = split_at_summary(messages)

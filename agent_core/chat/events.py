@@ -28,6 +28,7 @@ __all__ = [
     "ContextBuilt",
     "ItemPulled",
     "MemoriesWritten",
+    "MessagesReplaced",
     "ReplyDelta",
     "ReplyFinished",
     "RetryScheduled",
@@ -230,6 +231,15 @@ class ItemPulled:
 
 
 @dataclass(frozen=True)
+class MessagesReplaced:
+    """Regenerate or edit-and-resend replaced the chat's messages from ``from_id`` on: they are
+    kept (and shown as replaced) but no longer sent to the model."""
+
+    from_id: int
+    type: Literal["messages_replaced"] = "messages_replaced"
+
+
+@dataclass(frozen=True)
 class Compacted:
     """Older turns were summarized into ``message`` (role "summary") before this reply."""
 
@@ -267,6 +277,7 @@ ChatEvent = (
     | WorkflowProgress
     | WorkflowRunFinished
     | ItemPulled
+    | MessagesReplaced
     | SubagentStarted
     | SubagentProgress
     | SubagentFinished

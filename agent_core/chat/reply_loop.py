@@ -117,7 +117,7 @@ class ReplyLoop:
                     yield Compacted(note, automatic=True)
                     history = [
                         m
-                        for m in self.store.messages(self.session_id, with_contexts=False)
+                        for m in self.store.messages(self.session_id, with_contexts=False, current_only=True)
                         if m.id < request.user_message_id or m.role == "summary"
                     ]
             recent, summary = split_at_summary(history)

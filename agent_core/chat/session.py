@@ -23,7 +23,14 @@ from agent_core.chat.chat_memories import ChatMemories
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
 from agent_core.chat.context_builder import MemoryRequest, build_request_context
-from agent_core.chat.events import ChatEvent, ContextBuilt, ItemPulled, MemoriesWritten, UserMessageSaved
+from agent_core.chat.events import (
+    ChatEvent,
+    ContextBuilt,
+    ItemPulled,
+    MemoriesWritten,
+    MessagesReplaced,
+    UserMessageSaved,
+)
 from agent_core.chat.history import last_user_text, title_from
 from agent_core.chat.memory_writes import (
     FoundMemories,
@@ -331,7 +338,7 @@ class ChatSession:
                     yield event
             return
         one_turn = self._one_turn_reference(text)
-        history = self.store.messages(self.id, with_contexts=False)
+        history = self.store.messages(self.id, with_contexts=False, current_only=True)
         user_message = self.store.add_message(self.id, "user", text)
         self.delegator.user_text = self.workflows.user_text = text
         if not self._record.title:
@@ -355,6 +362,55 @@ class ChatSession:
         finally:
             if extraction is not None:
                 extraction.cancel()
+
+    async def regenerate(self) -> AsyncGenerator[ChatEvent, None]:
+        """Answer the last message again (Retry after an error, Regenerate on a reply): the
+        answers it had are kept, marked replaced, and the new reply has its own RequestContext.
+
+        Raises:
+            ContextDeskError: there is no message to answer again, or it was a ``/run``.
+        """
+        self.agent.refuse_unreadable_config()
+        self._task = asyncio.current_task()
+        current = self.store.messages(self.id, with_contexts=False, current_only=True)
+        last_user = next((m for m in reversed(current) if m.role == "user"), None)
+        if last_user is None:
+            raise ContextDeskError("nothing to answer again: send a message first")
+        if parse_run_command(last_user.content) is not None:
+            raise ContextDeskError("a /run is not regenerated: send the /run again to run the workflow again")
+        after = [m for m in current if m.id > last_user.id and m.role != "summary"]
+        if after:
+            self.store.replace_from(after[0])
+            yield MessagesReplaced(after[0].id)
+        history = [m for m in current if m.id < last_user.id]
+        self.delegator.user_text = self.workflows.user_text = last_user.content
+        one_turn = self._one_turn_reference(last_user.content)
+        async with aclosing(self._answer(last_user.content, history, last_user.id, one_turn)) as answer:
+            async for event in answer:
+                yield event
+
+    async def edit_and_resend(self, message_id: int, text: str) -> AsyncGenerator[ChatEvent, None]:
+        """Send ``text`` in place of the user's message ``message_id``: it and what followed are
+        kept, marked replaced (a branch the user can still read), and ``text`` is answered.
+
+        Raises:
+            ContextDeskError: ``message_id`` is not a current message of the user in this chat.
+        """
+        original = next(
+            (
+                m
+                for m in self.store.messages(self.id, with_contexts=False, current_only=True)
+                if m.id == message_id
+            ),
+            None,
+        )
+        if original is None or original.role != "user":
+            raise ContextDeskError("only a message of yours that is still in the conversation can be edited")
+        self.store.replace_from(original)
+        yield MessagesReplaced(original.id)
+        async with aclosing(self.send(text)) as sent:
+            async for event in sent:
+                yield event
 
     async def _answer(
         self, text: str, history: list[StoredMessage], user_message_id: int, one_turn: ItemRef | None

@@ -37,7 +37,7 @@ async def what_if(
     """See :meth:`ChatSession.what_if`."""
     if reply.request_context is None:
         raise ContextDeskError("this message has no recorded context to compare with")
-    messages = chat.store.messages(chat.id, with_contexts=False)
+    messages = chat.store.messages(chat.id, with_contexts=False, current_only=True)
     user = next((m for m in reversed(messages) if m.role == "user" and m.id < reply.id), None)
     if user is None:
         raise ContextDeskError("no user message comes before this reply")

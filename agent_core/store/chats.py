@@ -390,6 +390,20 @@ class ChatStore:
             )
         return updated
 
+    def replace_from(self, message: StoredMessage) -> None:
+        """Mark ``message`` and every later message of its chat as replaced (kept, readable, no
+        longer sent): what regenerating an answer or editing a message does to what it replaces.
+
+        Raises:
+            StoreError: the database could not be written.
+        """
+        with self._transaction() as db:
+            claim(db, message.session_id, self.holder, self._host)
+            db.execute(
+                "UPDATE messages SET replaced = 1 WHERE session_id = ? AND id >= ? AND role != 'summary'",
+                (message.session_id, message.id),
+            )
+
     def delete_summary(self, message: StoredMessage) -> None:
         """Undo a compaction: its summary goes, and the messages it covered count again (they
         were never deleted). Only a summary can be deleted this way.
@@ -404,17 +418,22 @@ class ChatStore:
             claim(db, message.session_id, self.holder, self._host)
             db.execute("DELETE FROM messages WHERE id = ? AND role = 'summary'", (message.id,))
 
-    def messages(self, session_id: str, *, with_contexts: bool = True) -> list[StoredMessage]:
+    def messages(
+        self, session_id: str, *, with_contexts: bool = True, current_only: bool = False
+    ) -> list[StoredMessage]:
         """The chat's messages in order; ``with_contexts=False`` skips reading RequestContexts
-        (building a prompt needs none, and long chats have many)."""
+        (building a prompt needs none, and long chats have many); ``current_only`` leaves out
+        the messages a regenerated answer or an edit replaced (what the model is sent)."""
         columns = (
             "*"
             if with_contexts
             else (
                 "id, session_id, role, content, status, created_at, NULL AS request_context, tool_calls, "
-                "tool_call_id, error, covers_until"
+                "tool_call_id, error, covers_until, replaced"
             )
         )
+        if current_only:
+            return [m for m in self.messages(session_id, with_contexts=with_contexts) if not m.replaced]
         try:
             with self._reading("could not read the chat's messages") as db:
                 rows = db.execute(
@@ -527,4 +546,5 @@ def _message(row: sqlite3.Row) -> StoredMessage:
         tool_call_id=row["tool_call_id"],
         error=row["error"],
         covers_until=row["covers_until"],
+        replaced=bool(row["replaced"]),
     )

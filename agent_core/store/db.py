@@ -206,6 +206,12 @@ CREATE TABLE selection_feedback (
 CREATE INDEX selection_feedback_by_agent ON selection_feedback(agent_path, created_at);
 """
 
+# Regenerate and edit-and-resend keep the answers (and the edited message) they replace:
+# replaced messages stay readable but leave the conversation the model is sent.
+_M009_REPLACED_MESSAGES = """
+ALTER TABLE messages ADD COLUMN replaced INTEGER NOT NULL DEFAULT 0;
+"""
+
 
 Migration = str | Callable[[sqlite3.Connection], None]
 
@@ -219,6 +225,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("child_chats", _M006_CHILD_CHATS),
     ("workflow_runs", _M007_WORKFLOW_RUNS),
     ("selection_feedback", _M008_SELECTION_FEEDBACK),
+    ("replaced_messages", _M009_REPLACED_MESSAGES),
 )
 
 

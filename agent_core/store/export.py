@@ -83,6 +83,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         data["error"] = redact_credentials(data["error"])
     if message.role == "error":
         data["content"] = redact_credentials(data["content"])
+    if not message.replaced:
+        data.pop("replaced", None)  # messages never replaced keep the v1 shape
     if message.request_context is not None:
         for item in data["request_context"]["items"]:
             if not item.get("reason"):

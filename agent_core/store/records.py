@@ -51,6 +51,7 @@ class StoredMessage:
     tool_call_id: str | None = None
     error: str | None = None
     covers_until: int | None = None  # summaries: the last message id they stand for
+    replaced: bool = False  # a newer answer (regenerate) or an edited message took its place
 
 
 @dataclass(frozen=True)

@@ -350,7 +350,7 @@ class Delegator:
         """What the child's message starts with in ``fork`` and ``summary`` mode, and a note."""
         if subagent.context == "isolated":
             return "", ""
-        messages = self.parent.store.messages(self.parent.id, with_contexts=False)
+        messages = self.parent.store.messages(self.parent.id, with_contexts=False, current_only=True)
         if subagent.context == "summary":
             summary = next((m for m in reversed(messages) if m.role == "summary"), None)
             if summary is None:
