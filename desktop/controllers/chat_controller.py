@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -142,7 +142,26 @@ class ChatController(QObject):
 
         The chat is free again at the reply's ReplyFinished: the model may still be looking for
         memories in the message (``extraction: model``), and its proposals arrive later."""
-        if self._busy or self._compacting or not text.strip():
+        if not text.strip():
+            return False
+        return self._stream(lambda: self.session.send(text), text)
+
+    def regenerate(self) -> bool:
+        """Answer the last message again (Retry after an error, Regenerate on a reply); the
+        answer it replaces stays in the chat, dimmed. False while a reply is running."""
+        return self._stream(self.session.regenerate, None)
+
+    def edit_and_resend(self, message_id: int, text: str) -> bool:
+        """Send ``text`` in place of the message ``message_id``; it and what followed stay in
+        the chat, dimmed. False while a reply is running."""
+        if not text.strip():
+            return False
+        return self._stream(lambda: self.session.edit_and_resend(message_id, text), text)
+
+    def _stream(self, events: Callable[[], AsyncIterator[ChatEvent]], text: str | None) -> bool:
+        """Run a reply's events into the conversation; ``text`` is what goes back into the
+        message box if nothing could be saved (None: nothing was typed)."""
+        if self._busy or self._compacting:
             return False
         self._set_busy(True)
         self._saved_user_message = False
@@ -168,12 +187,12 @@ class ChatController(QObject):
                 return
             self._set_busy(False)
             self.conversation.mark_stopped()
-            if not self._saved_user_message:
+            if not self._saved_user_message and text is not None:
                 self.send_failed.emit(text, message)
             else:
                 self.conversation.add_notice(message, status="error")
 
-        self.bridge.stream(lambda: self.session.send(text), on_event, done, failed)
+        self.bridge.stream(events, on_event, done, failed)
         return True
 
     def stop(self) -> None:

@@ -22,6 +22,7 @@ from agent_core.chat.events import (
     ApprovalRequest,
     ChatEvent,
     ContextBuilt,
+    MessagesReplaced,
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
@@ -89,6 +90,7 @@ class Entry:
     subagent: SubagentRun | None = None  # a sub-agent's tool call: its run, live or as saved
     activity: str = ""  # a running workflow's call: where it is ("state draft · 1 done")
     fresh: bool = False  # summaries: just made in this window, shown open with Undo
+    replaced: bool = False  # a regenerated answer or an edit took its place: kept, dimmed, not sent
 
 
 class ConversationModel(RowListModel[Entry]):
@@ -235,10 +237,10 @@ class ConversationModel(RowListModel[Entry]):
             if entry.kind == "summary":
                 dimmed = entry is not latest
             elif entry.message_id is not None:
-                dimmed = limit is not None and entry.message_id <= limit
+                dimmed = (limit is not None and entry.message_id <= limit) or entry.replaced
                 dimmed_owner = dimmed
             elif entry.kind == "tool_call":
-                dimmed = dimmed_owner
+                dimmed = dimmed_owner or entry.replaced
             else:
                 dimmed = False
             if dimmed != entry.dimmed:
@@ -250,7 +252,9 @@ class ConversationModel(RowListModel[Entry]):
     # --- live events --------------------------------------------------------------------------
 
     def apply(self, event: ChatEvent) -> None:
-        if isinstance(event, UserMessageSaved):
+        if isinstance(event, MessagesReplaced):
+            self.mark_replaced(event.from_id)
+        elif isinstance(event, UserMessageSaved):
             self._append(Entry("user", event.message.content, message_id=event.message.id))
             # The reply's row at once, saying what it waits for: waiting is never silent.
             self._open_assistant(CHOOSING_CONTEXT)
@@ -426,6 +430,30 @@ class ConversationModel(RowListModel[Entry]):
             )
         return self._open_reply
 
+    def mark_replaced(self, from_id: int) -> None:
+        """The messages from ``from_id`` on (and their tool rows) were replaced: kept, dimmed."""
+        replacing = False
+        for row, entry in enumerate(self._rows):
+            if entry.kind == "summary":
+                continue
+            if entry.message_id is not None:
+                replacing = entry.message_id >= from_id
+            if replacing and not entry.replaced and entry.kind in ("user", "assistant", "error", "tool_call"):
+                self._rows[row] = replace(entry, replaced=True)
+        self._dim(emit=False)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0))
+
+    def last_reply_row(self) -> int | None:
+        """The newest assistant or error row still in the conversation (what Regenerate redoes)."""
+        for row in range(len(self._rows) - 1, -1, -1):
+            entry = self._rows[row]
+            if entry.kind in ("assistant", "error") and not entry.replaced and entry.message_id is not None:
+                return row
+            if entry.kind == "user" and not entry.replaced:
+                return None
+        return None
+
     def note_waiting(self, activity: str, *, before_context: bool = False) -> None:
         """Say what the reply being made waits for (the index, the model loading…), while it has
         no text yet; ``before_context``: only while its context is still being chosen."""
@@ -510,6 +538,11 @@ def _progress_text(event: WorkflowProgress) -> str:
 
 
 def _entries_of(message: StoredMessage) -> list[Entry]:
+    entries = _message_entries(message)
+    return [replace(e, replaced=True) for e in entries] if message.replaced else entries
+
+
+def _message_entries(message: StoredMessage) -> list[Entry]:
     if message.role == "user":
         return [Entry("user", message.content, message_id=message.id)]
     if message.role == "error":

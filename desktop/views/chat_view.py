@@ -73,7 +73,10 @@ class ChatView(QWidget):
         self.conversation.remember_requested.connect(self.remember_message)
         self.conversation.subagent_cancel_requested.connect(controller.cancel_subagent)
         self.conversation.subagent_transcript_requested.connect(self.transcript_requested)
+        self.conversation.regenerate_requested.connect(self.regenerate)
+        self.conversation.edit_requested.connect(self.start_editing)
         self.last_remember_dialog: RememberDialog | None = None
+        self.editing: int | None = None  # the id of the user's message being edited
         layout.addWidget(self.conversation, 1)
 
         self.compact_progress = QWidget()
@@ -98,6 +101,21 @@ class ChatView(QWidget):
         self.inline_error.setStyleSheet(f"color: {colors().error}; padding: 4px 16px;")
         self.inline_error.hide()
         layout.addWidget(self.inline_error)
+
+        self.edit_bar = QWidget()
+        edit_row = QHBoxLayout(self.edit_bar)
+        edit_row.setContentsMargins(16, 4, 16, 0)
+        edit_note = QLabel(
+            "Editing your message: Send puts it in place of the old one, which stays in the chat, dimmed."
+        )
+        edit_note.setWordWrap(True)
+        edit_note.setStyleSheet(f"color: {colors().muted};")
+        self.cancel_edit_button = QPushButton("Cancel edit")
+        self.cancel_edit_button.clicked.connect(self.cancel_editing)
+        edit_row.addWidget(edit_note, 1)
+        edit_row.addWidget(self.cancel_edit_button)
+        self.edit_bar.hide()
+        layout.addWidget(self.edit_bar)
 
         bottom = QHBoxLayout()
         bottom.setContentsMargins(16, 8, 16, 12)
@@ -174,8 +192,36 @@ class ChatView(QWidget):
 
     # --- sending ------------------------------------------------------------------------------
 
+    def regenerate(self) -> None:
+        """Answer the last message again (Retry / Regenerate on the newest reply)."""
+        if self.controller.regenerate():
+            self.inline_error.hide()
+            self.conversation.scroll_to_bottom()
+
+    def start_editing(self, entry: Entry) -> None:
+        """Put one of the user's messages back in the box, to change and send in its place."""
+        if entry.message_id is None:
+            return
+        self.editing = entry.message_id
+        self.composer.setPlainText(entry.text)
+        self.edit_bar.show()
+        self.composer.setFocus()
+
+    def cancel_editing(self) -> None:
+        self.editing = None
+        self.composer.clear()
+        self.edit_bar.hide()
+
     def submit(self, text: str) -> None:
         if not text:
+            return
+        if self.editing is not None and not text.startswith("/"):
+            if self.controller.edit_and_resend(self.editing, text):
+                self.editing = None
+                self.edit_bar.hide()
+                self.inline_error.hide()
+                self.composer.clear()
+                self.conversation.scroll_to_bottom()
             return
         if text.startswith("/") and self._run_command(text):
             self.composer.clear()

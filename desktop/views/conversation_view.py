@@ -35,6 +35,8 @@ class ConversationView(QScrollArea):
     memory_forgotten = Signal(int)  # row
     subagent_cancel_requested = Signal(str)  # call id
     subagent_transcript_requested = Signal(str, str)  # child chat id, title
+    regenerate_requested = Signal()  # answer the last message again
+    edit_requested = Signal(object)  # Entry: a message of the user's to change and send again
 
     def __init__(
         self,
@@ -91,12 +93,14 @@ class ConversationView(QScrollArea):
         for row in range(self.model.rowCount()):
             self._insert(row)
         self._update_empty()
+        self._update_actions()
         self.scroll_to_bottom()
 
     def _on_inserted(self, parent: Index, first: int, last: int) -> None:
         for row in range(first, last + 1):
             self._insert(row)
         self._update_empty()
+        self._update_actions()
 
     def _on_removed(self, parent: Index, first: int, last: int) -> None:
         for _ in range(first, last + 1):
@@ -104,10 +108,26 @@ class ConversationView(QScrollArea):
             widget.setParent(None)
             widget.deleteLater()
         self._update_empty()
+        self._update_actions()
 
     def _on_changed(self, top_left: Index, bottom_right: Index, _roles: list[int]) -> None:
         for row in range(top_left.row(), bottom_right.row() + 1):
             self._widgets[row].set_entry(self.model.data(self.model.index(row, 0), Role.ENTRY))
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        """Regenerate (or Retry) on the newest finished reply, Edit on the user's own messages."""
+        if self.read_only:
+            return
+        last = self.model.last_reply_row()
+        for row, widget in enumerate(self._widgets):
+            if isinstance(widget, MessageWidget) and widget.entry is not None:
+                entry = widget.entry
+                finished = entry.status != "streaming"
+                widget.show_actions(
+                    can_regenerate=row == last and finished,
+                    can_edit=entry.kind == "user" and not entry.replaced and entry.message_id is not None,
+                )
 
     def _insert(self, row: int) -> None:
         entry = self.model.entry(row)
@@ -115,6 +135,8 @@ class ConversationView(QScrollArea):
         if isinstance(widget, MessageWidget):
             widget.view_context_requested.connect(self.view_context_requested)
             widget.remember_requested.connect(self.remember_requested)
+            widget.regenerate_requested.connect(self.regenerate_requested)
+            widget.edit_requested.connect(self.edit_requested)
         if isinstance(widget, SubagentCallWidget):
             widget.cancel_requested.connect(self.subagent_cancel_requested)
             widget.transcript_requested.connect(self.subagent_transcript_requested)

@@ -83,6 +83,8 @@ class MessageWidget(EntryWidget):
 
     view_context_requested = Signal(object)  # Entry (its context and message id)
     remember_requested = Signal(object)  # Entry: save (part of) this message as a memory
+    regenerate_requested = Signal()  # answer the last message again (Retry after an error)
+    edit_requested = Signal(object)  # Entry: a message of the user's, to edit and send again
 
     def __init__(
         self,
@@ -130,7 +132,20 @@ class MessageWidget(EntryWidget):
         self.context_button.setFlat(True)
         self.context_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.context_button.clicked.connect(self._view_context)
+        self.regenerate_button = QToolButton()
+        self.regenerate_button.setAutoRaise(True)
+        self.regenerate_button.setToolTip("Answer the last message again; this answer is kept, dimmed")
+        self.regenerate_button.clicked.connect(self.regenerate_requested)
+        self.regenerate_button.hide()
+        self.edit_button = QToolButton()
+        self.edit_button.setText("Edit")
+        self.edit_button.setAutoRaise(True)
+        self.edit_button.setToolTip("Change this message and send it again; what followed is kept, dimmed")
+        self.edit_button.clicked.connect(self._edit)
+        self.edit_button.hide()
         header.addWidget(self.copy_button)
+        header.addWidget(self.edit_button)
+        header.addWidget(self.regenerate_button)
         header.addWidget(self.remember_button)
         header.addWidget(self.context_button)
         layout.addLayout(header)
@@ -157,7 +172,9 @@ class MessageWidget(EntryWidget):
             and bool(entry.text.strip())
         )
         status = STATUS_TEXT.get(entry.status, "")
-        if entry.status == "streaming" and entry.activity and not entry.text:
+        if entry.replaced:
+            status = "Replaced (kept for reference; not sent)"
+        elif entry.status == "streaming" and entry.activity and not entry.text:
             status = entry.activity  # what the reply waits for, before its first words
         self._status.setText(f"· {status}" if status else "")
         error = entry.error if entry.error and entry.error != entry.text else None
@@ -171,6 +188,18 @@ class MessageWidget(EntryWidget):
         else:
             self._render_timer.stop()
             self._render()
+
+    def _edit(self) -> None:
+        if self.entry is not None:
+            self.edit_requested.emit(self.entry)
+
+    def show_actions(self, *, can_regenerate: bool, can_edit: bool) -> None:
+        """Regenerate (Retry after an error) on the newest reply; Edit on the user's messages."""
+        entry = self.entry
+        failed = entry is not None and (entry.kind == "error" or entry.status in ("error", "partial"))
+        self.regenerate_button.setText("Retry" if failed else "Regenerate")
+        self.regenerate_button.setVisible(can_regenerate)
+        self.edit_button.setVisible(can_edit)
 
     def _render(self) -> None:
         if self.entry is None:

@@ -177,3 +177,51 @@ def test_an_approval_is_answered_by_keyboard_and_esc_denies_without_stopping_the
     assert isinstance(last, MessageWidget) and last.entry is not None and last.entry.text == "Done."
     allowed = view.controller.session.allowed_tools
     assert (len(allowed) == 1) == (modifier == Qt.KeyboardModifier.ControlModifier)
+
+
+def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(qtbot: QtBot, desktop: DesktopApp) -> None:
+    from agent_core.errors import ProviderError
+
+    provider = scripted(desktop)
+    view = desktop.window.current_view()
+    assert view is not None
+    provider.enqueue_reply("First answer.")
+    send(qtbot, desktop, "What is 2 + 2?")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+
+    def replies() -> list[MessageWidget]:
+        return [w for w in view.conversation.widgets() if isinstance(w, MessageWidget)]
+
+    first = replies()[-1]
+    assert first.regenerate_button.text() == "Regenerate" and not first.regenerate_button.isHidden()
+    assert not replies()[0].edit_button.isHidden()  # the user's message can be edited
+    provider.enqueue_reply("Second answer.")
+    qtbot.mouseClick(first.regenerate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(desktop) and replies()[-1].entry.text == "Second answer.", timeout=WAIT_MS)  # type: ignore[union-attr]
+    kept = replies()[1]
+    assert kept.entry is not None and kept.entry.text == "First answer." and kept.entry.replaced
+    assert "Replaced" in kept._status.text() and kept.regenerate_button.isHidden()
+
+    provider.enqueue_error(ProviderError("the server refused the request; check the model name"))
+    provider.enqueue_reply("Third answer.")
+    qtbot.mouseClick(replies()[-1].regenerate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: idle(desktop) and replies()[-1].regenerate_button.text() == "Retry", timeout=WAIT_MS
+    )
+    qtbot.mouseClick(replies()[-1].regenerate_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(desktop) and replies()[-1].entry.text == "Third answer.", timeout=WAIT_MS)  # type: ignore[union-attr]
+
+    provider.enqueue_reply("Nine.")
+    qtbot.mouseClick(replies()[0].edit_button, Qt.MouseButton.LeftButton)
+    assert view.composer.toPlainText() == "What is 2 + 2?" and not view.edit_bar.isHidden()
+    view.composer.setPlainText("What is 4 + 5?")
+    qtbot.keyClick(view.composer, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: idle(desktop) and replies()[-1].entry.text == "Nine.", timeout=WAIT_MS)  # type: ignore[union-attr]
+    assert view.edit_bar.isHidden()
+    current = [w.entry.text for w in replies() if w.entry is not None and not w.entry.replaced]
+    assert current == ["What is 4 + 5?", "Nine."]
+    assert replies()[0].entry is not None and replies()[0].entry.replaced  # the old question is kept
+    screenshot(desktop.window, "regenerate_and_edit")
+    history = view.controller.session.history()
+    assert [m.content for m in history if not m.replaced] == ["What is 4 + 5?", "Nine."]
+    assert "First answer." in [m.content for m in history if m.replaced]
