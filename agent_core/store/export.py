@@ -152,6 +152,8 @@ def _transcript(
             "tool": "Tool",
         }[message.role]
         status = "" if message.status == "complete" else f" ({message.status})"
+        if message.replaced:
+            status += " (replaced: kept for reference, no longer sent)"
         text = redact_credentials(message.content) if message.role == "error" else message.content
         lines += [f"{heading_level} {heading}{status}", "", text.strip() or "_(no text)_", ""]
         for call in message.tool_calls:
