@@ -6,13 +6,22 @@ so ``CONTEXTDESK_HOME`` moves these along with everything else (tests rely on it
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
 from agent_core.paths import user_dirs
 
-__all__ = ["RECENT_LIMIT", "add_recent_agent", "app_settings", "recent_agents", "remove_recent_agent"]
+__all__ = [
+    "RECENT_LIMIT",
+    "add_recent_agent",
+    "app_settings",
+    "open_tabs",
+    "recent_agents",
+    "remove_recent_agent",
+    "save_open_tabs",
+]
 
 RECENT_LIMIT = 10
 
@@ -43,4 +52,30 @@ def add_recent_agent(path: Path) -> None:
 def remove_recent_agent(path: Path) -> None:
     settings = app_settings()
     settings.setValue("agents/recent", [str(p) for p in recent_agents() if p != path])
+    settings.sync()
+
+
+def _tabs_key(agent_root: Path) -> str:
+    # One entry per agent folder; the ini file needs a key without slashes.
+    return "tabs/" + hashlib.sha256(str(agent_root).encode()).hexdigest()[:16]
+
+
+def open_tabs(agent_root: Path) -> tuple[list[str], str]:
+    """The chats that were open for this agent when the app last closed, and the current one."""
+    value = app_settings().value(_tabs_key(agent_root), [])
+    ids = (
+        [value]
+        if isinstance(value, str)
+        else [v for v in value if isinstance(v, str)]
+        if isinstance(value, list)
+        else []
+    )
+    current = app_settings().value(_tabs_key(agent_root) + "-current", "")
+    return [i for i in ids if i], current if isinstance(current, str) else ""
+
+
+def save_open_tabs(agent_root: Path, ids: list[str], current: str) -> None:
+    settings = app_settings()
+    settings.setValue(_tabs_key(agent_root), ids)
+    settings.setValue(_tabs_key(agent_root) + "-current", current)
     settings.sync()

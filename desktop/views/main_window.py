@@ -23,7 +23,7 @@ from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.agent_watcher import AgentWatcher
 from desktop.controllers.chat_controller import ChatController
 from desktop.controllers.workspace_host import WorkspaceHost
-from desktop.settings import add_recent_agent, app_settings
+from desktop.settings import add_recent_agent, app_settings, open_tabs, save_open_tabs
 from desktop.views.background_status import BackgroundWork
 from desktop.views.chat_dialogs import ChatDialogs
 from desktop.views.chat_list import ChatList
@@ -69,6 +69,7 @@ class MainWindow(QMainWindow):
         self.views: dict[str, ChatView] = {}
         self.model_choices: list[str] = []
         self._manage_window: ManageWindow | None = None
+        self._tabs_restored = False  # the open tabs of the last run are back (then they are saved)
         self.dialogs = ChatDialogs(self)
         self.setWindowTitle("ContextDesk")
 
@@ -157,6 +158,7 @@ class MainWindow(QMainWindow):
         return self.host.workspace
 
     def _on_opened(self, workspace: Workspace) -> None:
+        self._tabs_restored = False  # until the saved tabs are back, closing old ones saves nothing
         for session_id in list(self.controllers):
             self.drop_tab(session_id)
         self.banner.hide()
@@ -172,10 +174,20 @@ class MainWindow(QMainWindow):
         def listed(sessions: list[StoredSession]) -> None:
             mine = [s for s in sessions if s.agent_path == str(agent.root)]
             self.chat_list.show_sessions(mine)
-            if mine:
-                self.open_chat(mine[0].id)
-            else:
-                self.new_chat()
+            known = {s.id for s in mine}
+            saved, current = open_tabs(agent.root)
+            reopened = [session_id for session_id in saved if session_id in known]
+            for session_id in reopened:  # the tabs that were open when the app closed
+                self.open_chat(session_id)
+            if current in reopened:
+                self.open_chat(current)
+            elif not reopened:
+                if mine:
+                    self.open_chat(mine[0].id)
+                else:
+                    self.new_chat()
+            self._tabs_restored = True
+            self._remember_tabs()
 
         self.bridge.call(workspace.store.sessions, on_result=listed, on_error=self.show_error)
         self._load_models(workspace)
@@ -309,6 +321,7 @@ class MainWindow(QMainWindow):
             self.drop_tab(view.controller.id)
         if self.tabs.count() == 0:
             self.new_chat()
+        self._remember_tabs()
 
     def drop_tab(self, session_id: str) -> None:
         view = self.views.pop(session_id, None)
@@ -319,7 +332,20 @@ class MainWindow(QMainWindow):
         if controller is not None:
             controller.deleteLater()
 
+    def _remember_tabs(self) -> None:
+        workspace = self.workspace
+        if workspace is None or not self._tabs_restored:
+            return
+        ids = [
+            view.controller.id
+            for i in range(self.tabs.count())
+            if isinstance(view := self.tabs.widget(i), ChatView)
+        ]
+        current = self.current_controller()
+        save_open_tabs(workspace.agent.root, ids, current.id if current is not None else "")
+
     def _on_tab_changed(self, _index: int) -> None:
+        self._remember_tabs()
         controller = self.current_controller()
         self.context_panel.bind(controller, self.host.tools.tools)
         self.settings_panel.bind(controller)
