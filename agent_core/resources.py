@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agent_core.errors import ContextDeskError
 
-__all__ = ["app_icon", "default_agent_dir", "resources_dir"]
+__all__ = ["app_icon", "default_agent_dir", "docs_dir", "resources_dir"]
 
 _CHECKOUT = Path(__file__).resolve().parent.parent / "resources"
 
@@ -41,3 +41,12 @@ def default_agent_dir() -> Path:
 
 def app_icon() -> Path:
     return resources_dir() / "icons" / "contextdesk.svg"
+
+
+def docs_dir() -> Path | None:
+    """The documentation that ships with ContextDesk (README.md and the docs/*.md pages), for
+    the app's Help; None when this installation has none."""
+    for folder in (_CHECKOUT.parent / "docs", _installed() / "docs"):
+        if (folder / "agent-format.md").is_file():
+            return folder
+    return None

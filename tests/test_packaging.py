@@ -51,6 +51,8 @@ def test_the_wheel_carries_the_default_agent_icon_and_desktop_entry(tmp_path: Pa
     }
     assert {f"share/contextdesk/{path}" for path in agent_files} <= shipped
     assert "share/applications/contextdesk.desktop" in shipped
+    # The documentation Help shows inside the app.
+    assert {"share/contextdesk/docs/agent-format.md", "share/contextdesk/docs/README.md"} <= shipped
 
 
 def test_the_desktop_entry_installs_with_an_absolute_command_and_uninstalls(

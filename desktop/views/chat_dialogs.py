@@ -15,8 +15,11 @@ from PySide6.QtCore import Qt
 from desktop.controllers.chat_controller import ChatController
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox
+
     from agent_core.context.items import RequestContext
     from desktop.dialogs.attach_resource import AttachResourceDialog
+    from desktop.dialogs.help import HelpDialog
     from desktop.dialogs.insert_prompt import InsertPromptDialog
     from desktop.dialogs.learned import LearnedDialog
     from desktop.dialogs.subagent_transcript import SubagentTranscriptDialog
@@ -38,6 +41,8 @@ class ChatDialogs:
         self.last_transcript_dialog: SubagentTranscriptDialog | None = None
         self.last_workflow_run_dialog: WorkflowRunDialog | None = None
         self.last_learned_dialog: LearnedDialog | None = None
+        self.last_help_dialog: HelpDialog | None = None
+        self.last_about_box: QMessageBox | None = None
 
     # --- View Context and What if… --------------------------------------------------------------
 
@@ -129,6 +134,20 @@ class ChatDialogs:
         controller.apply_what_if(selection, include, exclude, send)
 
     # --- sub-agents ------------------------------------------------------------------------------
+
+    def show_help(self) -> None:
+        """The documentation that ships with the app, read inside it (offline)."""
+        from desktop.dialogs.help import HelpDialog
+
+        dialog = HelpDialog(self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_help_dialog = dialog
+        dialog.show()
+
+    def show_about(self) -> None:
+        from desktop.dialogs.help import show_about
+
+        self.last_about_box = show_about(self.window)
 
     def show_learned(self) -> None:
         """What selection learned from the user's corrections for this agent, to forget."""

@@ -62,4 +62,8 @@ def build_menus(window: MainWindow) -> AgentsMenu:
     _action(window, agent, "Rules, references, tools and providers…", window.open_manager, "Ctrl+,")
     _action(window, agent, "What selection learned…", dialogs.show_learned)
     _action(window, agent, "Reload agent files", window.host.reload_agent, "F5")
+
+    help_menu = bar.addMenu("&Help")
+    _action(window, help_menu, "Documentation", dialogs.show_help, QKeySequence.StandardKey.HelpContents)
+    _action(window, help_menu, "About ContextDesk", dialogs.show_about)
     return agents_menu
