@@ -82,7 +82,9 @@ def create_app(argv: list[str] | None = None) -> QApplication:
         app.setWindowIcon(QIcon(str(app_icon())))
     except ContextDeskError as error:  # an incomplete installation: the app still runs, without its icon
         logger.warning("%s", error)
-    apply_theme(app)
+    from desktop.dialogs.preferences import saved_scheme
+
+    apply_theme(app, saved_scheme())  # CONTEXTDESK_THEME still wins (theme.py)
     return app
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from desktop.dialogs.help import HelpDialog
     from desktop.dialogs.insert_prompt import InsertPromptDialog
     from desktop.dialogs.learned import LearnedDialog
+    from desktop.dialogs.preferences import PreferencesDialog
     from desktop.dialogs.subagent_transcript import SubagentTranscriptDialog
     from desktop.dialogs.view_context import ViewContextDialog
     from desktop.dialogs.what_if import WhatIfDialog
@@ -42,6 +43,7 @@ class ChatDialogs:
         self.last_workflow_run_dialog: WorkflowRunDialog | None = None
         self.last_learned_dialog: LearnedDialog | None = None
         self.last_help_dialog: HelpDialog | None = None
+        self.last_preferences_dialog: PreferencesDialog | None = None
         self.last_about_box: QMessageBox | None = None
 
     # --- View Context and What if… --------------------------------------------------------------
@@ -134,6 +136,32 @@ class ChatDialogs:
         controller.apply_what_if(selection, include, exclude, send)
 
     # --- sub-agents ------------------------------------------------------------------------------
+
+    def show_preferences(self) -> None:
+        """The app's look and the open agent's system prompt."""
+        from desktop.controllers.agent_config import save_config_change
+        from desktop.dialogs.preferences import PreferencesDialog
+
+        window = self.window
+        workspace = window.workspace
+        prompt = workspace.agent.config.system_prompt if workspace is not None else None
+
+        def save_prompt(text: str) -> None:
+            if workspace is None:
+                return
+
+            def change(config: Any) -> None:
+                config.system_prompt = text
+
+            window.bridge.call(
+                save_config_change, workspace.agent, change,
+                on_result=lambda _: window.host.reload_agent(), on_error=window.show_error,
+            )  # fmt: skip
+
+        dialog = PreferencesDialog(prompt, save_prompt, window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_preferences_dialog = dialog
+        dialog.open()
 
     def show_help(self) -> None:
         """The documentation that ships with the app, read inside it (offline)."""

@@ -37,6 +37,9 @@ def build_menus(window: MainWindow) -> AgentsMenu:
     file.addSeparator()
     agents_menu = AgentsMenu(file, window.bridge, window.host, window)
     file.addSeparator()
+    _action(
+        window, file, "Preferences…", window.dialogs.show_preferences, QKeySequence.StandardKey.Preferences
+    )
     _action(window, file, "Quit", window.close, QKeySequence.StandardKey.Quit)
 
     dialogs = window.dialogs
