@@ -29,6 +29,7 @@ __all__ = ["ChatView"]
 class ChatView(QWidget):
     view_context_requested = Signal(object)  # Entry of the reply
     transcript_requested = Signal(str, str)  # a sub-agent's chat id, a title for it
+    workspace_requested = Signal()  # the welcome's "choose the folder its tools may read"
     new_chat_requested = Signal()
     prompt_requested = Signal(str)  # the prompt's name, "" to choose one
 
@@ -74,6 +75,8 @@ class ChatView(QWidget):
         self.conversation.subagent_cancel_requested.connect(controller.cancel_subagent)
         self.conversation.subagent_transcript_requested.connect(self.transcript_requested)
         self.conversation.regenerate_requested.connect(self.regenerate)
+        self.conversation.example_chosen.connect(self._use_example)
+        self.conversation.workspace_requested.connect(self.workspace_requested)
         self.conversation.edit_requested.connect(self.start_editing)
         self.last_remember_dialog: RememberDialog | None = None
         self.editing: int | None = None  # the id of the user's message being edited
@@ -191,6 +194,10 @@ class ChatView(QWidget):
         return ""
 
     # --- sending ------------------------------------------------------------------------------
+
+    def _use_example(self, message: str) -> None:
+        self.composer.setPlainText(message)
+        self.composer.setFocus()
 
     def regenerate(self) -> None:
         """Answer the last message again (Retry / Regenerate on the newest reply)."""

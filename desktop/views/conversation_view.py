@@ -8,7 +8,6 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
 from agent_core.chat.events import ApprovalDecision
 from agent_core.subagents.tools import SUBAGENT_SERVER
 from desktop.models.conversation import ConversationModel, Entry, Role
-from desktop.theme import colors
 from desktop.views.memory_chip import MemoryChip
 from desktop.views.message_widgets import (
     ApprovalWidget,
@@ -18,6 +17,7 @@ from desktop.views.message_widgets import (
     widget_for,
 )
 from desktop.views.subagent_call import SubagentCallWidget
+from desktop.views.welcome import EmptyChat
 
 __all__ = ["ConversationView"]
 
@@ -36,6 +36,8 @@ class ConversationView(QScrollArea):
     subagent_cancel_requested = Signal(str)  # call id
     subagent_transcript_requested = Signal(str, str)  # child chat id, title
     regenerate_requested = Signal()  # answer the last message again
+    example_chosen = Signal(str)  # a welcome example to put in the message box
+    workspace_requested = Signal()  # choose the workspace folder (from the welcome)
     edit_requested = Signal(object)  # Entry: a message of the user's to change and send again
 
     def __init__(
@@ -61,12 +63,14 @@ class ConversationView(QScrollArea):
         self._layout = QVBoxLayout(container)
         self._layout.setContentsMargins(16, 12, 16, 12)
         self._layout.setSpacing(10)
-        self._empty = QLabel("Ask anything. Type @ to add a rule or reference, / for commands.")
-        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._empty.setStyleSheet(f"color: {colors().muted}; padding: 40px;")
+        # Before the first message: a welcome on the first run, one line afterwards.
+        self._empty = QLabel() if read_only else EmptyChat()
         self._layout.addWidget(self._empty)
         self._layout.addStretch(1)
         self.setWidget(container)
+        if isinstance(self._empty, EmptyChat):
+            self._empty.example_chosen.connect(self.example_chosen)
+            self._empty.workspace_requested.connect(self.workspace_requested)
         self._widgets: list[EntryWidget] = []
         self._stick_to_bottom = True
         self.verticalScrollBar().rangeChanged.connect(self._on_range_changed)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QFileDialog,
     QLabel,
     QMainWindow,
     QSplitter,
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.schema import InternalServerConfig
 from agent_core.errors import ContextDeskError
 from agent_core.providers.catalog import chat_model_choices
 from desktop.bridge import CoreBridge
@@ -274,6 +277,7 @@ class MainWindow(QMainWindow):
             lambda entry, c=controller: self.dialogs.show_context(entry.context, entry.message_id, c)
         )
         view.transcript_requested.connect(self.dialogs.show_transcript)
+        view.workspace_requested.connect(self.choose_workspace_folder)
         view.new_chat_requested.connect(self.new_chat)
         view.prompt_requested.connect(self.dialogs.insert_prompt)
         controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))
@@ -414,6 +418,35 @@ class MainWindow(QMainWindow):
             on_result=lambda _: self.host.reload_agent(),
             on_error=self.show_error,
         )
+
+    def choose_workspace_folder(self) -> None:
+        """Pick the folder the built-in workspace tools may read (the welcome's button)."""
+        chosen = QFileDialog.getExistingDirectory(self, "The folder your assistant's tools may read")
+        if chosen:
+            self.set_workspace_folder(Path(chosen))
+
+    def set_workspace_folder(self, folder: Path) -> None:
+        """Write ``folder`` as the workspace server's root in agent.yaml (adding the server if the
+        agent has none), then reload the agent."""
+        workspace = self.workspace
+        if workspace is None:
+            return
+
+        def change(config: AgentConfig) -> None:
+            server = config.mcp_servers.get("workspace")
+            if isinstance(server, InternalServerConfig) and server.tool == "workspace":
+                config.mcp_servers["workspace"] = server.model_copy(
+                    update={"options": {**server.options, "root": str(folder)}}
+                )
+            else:
+                config.mcp_servers["workspace"] = InternalServerConfig(
+                    type="internal", tool="workspace", options={"root": str(folder)}
+                )
+
+        self.bridge.call(
+            save_config_change, workspace.agent, change,
+            on_result=lambda _: self.host.reload_agent(), on_error=self.show_error,
+        )  # fmt: skip
 
     def _note_waiting(self, activity: str, before_context: bool) -> None:
         for controller in self.controllers.values():

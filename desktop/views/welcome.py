@@ -1,0 +1,80 @@
+"""What a new chat shows before its first message: on the first run, a short welcome that says
+what rules, references and tools are, with one example message for each (selection and View
+Context at work) and the workspace folder to choose; afterwards, one line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop.settings import app_settings
+from desktop.theme import colors
+
+__all__ = ["EXAMPLES", "WELCOMED_KEY", "EmptyChat", "welcomed"]
+
+WELCOMED_KEY = "ui/welcomed"
+#: One example per kind of item, for the default agent: (what it shows, the message).
+EXAMPLES = (
+    ("A rule chosen for the message", "Write a function that checks whether a word is a palindrome"),
+    ("A reference it looks up", "How do I add a rule to my agent?"),
+    ("A tool it calls (you approve it)", "List the files in my documents folder"),
+)
+INTRO = (
+    "<h3>Welcome to ContextDesk</h3>"
+    "<p>Your assistant works from context you can see: <b>rules</b> (how it should answer), "
+    "<b>references</b> (documents it may use) and <b>tools</b> (what it can do on your computer). "
+    "Each is always in a chat, added by you, or chosen for each message. After a reply, "
+    "<b>View Context</b> shows exactly what it used and why.</p>"
+    "<p>Try one:</p>"
+)
+SHORT = "Ask anything. Type @ to add a rule or reference, / for commands."
+
+
+def welcomed() -> bool:
+    """Whether the welcome was shown once already (then new chats show one line)."""
+    return bool(app_settings().value(WELCOMED_KEY, False, type=bool))
+
+
+class EmptyChat(QWidget):
+    example_chosen = Signal(str)  # a message to put in the box
+    workspace_requested = Signal()  # choose the folder the workspace tools may read
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(40, 30, 40, 30)
+        self.first_run = not welcomed()
+        self.label = QLabel(INTRO if self.first_run else SHORT)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText if self.first_run else Qt.TextFormat.PlainText)
+        self.label.setAlignment(
+            Qt.AlignmentFlag.AlignLeft if self.first_run else Qt.AlignmentFlag.AlignCenter
+        )
+        if not self.first_run:
+            self.label.setStyleSheet(f"color: {colors().muted}; padding: 10px;")
+        layout.addWidget(self.label)
+        self.example_buttons: list[QPushButton] = []
+        if self.first_run:
+            for what, message in EXAMPLES:
+                row = QHBoxLayout()
+                button = QPushButton(message)
+                button.setToolTip(what)
+                button.clicked.connect(lambda _checked=False, m=message: self._choose(m))
+                note = QLabel(what)
+                note.setStyleSheet(f"color: {colors().muted};")
+                row.addWidget(button)
+                row.addWidget(note, 1)
+                layout.addLayout(row)
+                self.example_buttons.append(button)
+            folder = QHBoxLayout()
+            self.workspace_button = QPushButton("Choose the folder its tools may read…")
+            self.workspace_button.clicked.connect(self.workspace_requested)
+            folder.addWidget(self.workspace_button)
+            folder.addStretch(1)
+            layout.addLayout(folder)
+
+    def _choose(self, message: str) -> None:
+        settings = app_settings()
+        settings.setValue(WELCOMED_KEY, True)  # the welcome did its job: later chats show one line
+        settings.sync()
+        self.example_chosen.emit(message)
