@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,8 @@ class VariableContext:
     store: SecretStore = field(default_factory=_SystemKeyring)
     # ${input:id} values asked for during this run, so each is asked once even without a keyring.
     asked: dict[str, str] = field(default_factory=dict, compare=False)
+    # Servers start side by side (each in a thread): one question at a time, each asked once.
+    asking: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
 
     def input_reference(self, input_id: str) -> str:
         from agent_core.agent.keyring_secrets import keyring_reference
@@ -170,6 +173,11 @@ def _value_of(expression: str, where: str, context: VariableContext) -> str:
 
 
 def _input(input_id: str, where: str, context: VariableContext, env: Mapping[str, str]) -> str:
+    with context.asking:
+        return _input_value(input_id, where, context, env)
+
+
+def _input_value(input_id: str, where: str, context: VariableContext, env: Mapping[str, str]) -> str:
     if input_id in context.asked:
         return context.asked[input_id]
     reference = context.input_reference(input_id)

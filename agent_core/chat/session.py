@@ -259,30 +259,25 @@ class ChatSession:
     def _learn(self, ref: ItemRef, *, added: bool) -> None:
         """Keep the user's correction of the last reply's selection: an agent-mode item added
         that it did not select, or removed that it did. Anything else teaches nothing."""
-        selector = self.services.selector
-        context = self.last_request_context()
-        if selector is None or selector.learned is None or context is None or not self._agent_mode(ref):
+        if not self._agent_mode(ref):
+            return
+        history = self.store.messages(self.id, current_only=True)
+        context = next((m.request_context for m in reversed(history) if m.request_context), None)
+        if context is None:
             return
         selected = any(i.ref == ref and i.include_mode == "agent" for i in context.items)
         if selected == added:
             return  # adding what it chose, or removing what it did not: no correction
-        message = next((m.content for m in reversed(self.history()) if m.role == "user"), "")
-        if not message.strip():
-            return
-        if added:
-            self._learn_needed(ref, message)
-            return
-        try:
-            selector.learned.record(str(self.agent.root), ref, message, added=False, session_id=self.id)
-        except ContextDeskError as error:
-            logger.warning("could not keep what selection learned: %s", error)
+        message = next((m.content for m in reversed(history) if m.role == "user"), "")
+        if message.strip():
+            self._remember_correction(ref, message, added=added)
 
-    def _learn_needed(self, ref: ItemRef, message: str) -> None:
+    def _remember_correction(self, ref: ItemRef, message: str, *, added: bool) -> None:
         selector = self.services.selector
         if selector is None or selector.learned is None:
             return
         try:
-            selector.learned.record(str(self.agent.root), ref, message, added=True, session_id=self.id)
+            selector.learned.record(str(self.agent.root), ref, message, added=added, session_id=self.id)
         except ContextDeskError as error:
             logger.warning("could not keep what selection learned: %s", error)
 
@@ -456,7 +451,7 @@ class ChatSession:
         )
         async for event in self._reply_loop(settings).run(reply):
             if isinstance(event, ItemPulled):
-                self._learn_needed(event.ref, text)  # the model found what selection missed
+                self._remember_correction(event.ref, text, added=True)  # what selection missed
             yield event
 
     def _start_model_extraction(self, text: str, previous: str | None) -> asyncio.Task[FoundMemories] | None:

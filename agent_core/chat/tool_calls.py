@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from agent_core.subagents.runner import Delegator
     from agent_core.workflows.chat_runs import ChatWorkflows
 
-__all__ = ["ToolCaller", "delegation_result", "pending_record"]
+__all__ = ["ToolCaller", "delegation_result", "finished", "pending_record"]
 
 ToolCallEvent = (
     ToolCallStarted
@@ -133,17 +133,8 @@ class ToolCaller:
             result, is_error, elapsed = outcome.text, outcome.is_error, outcome.elapsed_seconds
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
             result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
-        yield ToolCallFinished(
-            ToolCallRecord(
-                id=call.id,
-                server=binding.server,
-                tool=binding.tool,
-                arguments=call.arguments,
-                result=result,
-                is_error=is_error,
-                elapsed_seconds=round(elapsed, 4),
-                approval=approval,
-            )
+        yield finished(
+            call, binding.server, binding.tool, result, is_error=is_error, elapsed=elapsed, approval=approval
         )
 
     async def _read_item(self, call: ToolCall, binding: ToolBinding) -> AsyncIterator[ToolCallEvent]:
@@ -158,18 +149,7 @@ class ToolCaller:
         else:
             is_error = False
             yield ItemPulled(ref, call.id)
-        yield ToolCallFinished(
-            ToolCallRecord(
-                id=call.id,
-                server=binding.server,
-                tool=binding.tool,
-                arguments=call.arguments,
-                result=text,
-                is_error=is_error,
-                elapsed_seconds=0.0,
-                approval="auto",
-            )
-        )
+        yield finished(call, binding.server, binding.tool, text, is_error=is_error, elapsed=0.0)
 
     async def _delegate(
         self, call: ToolCall, name: str, message_id: int | None
@@ -190,18 +170,35 @@ class ToolCaller:
         else:
             assert delegation is not None
             result, is_error = delegation_result(delegation), delegation.stopped_by == "error"
-        yield ToolCallFinished(
-            ToolCallRecord(
-                id=call.id,
-                server=SUBAGENT_SERVER,
-                tool=name,
-                arguments=call.arguments,
-                result=result,
-                is_error=is_error,
-                elapsed_seconds=round(time.monotonic() - started, 4),
-                approval="auto",
-            )
+        yield finished(
+            call, SUBAGENT_SERVER, name, result, is_error=is_error, elapsed=time.monotonic() - started
         )
+
+
+def finished(
+    call: ToolCall,
+    server: str,
+    tool: str,
+    result: str,
+    *,
+    is_error: bool,
+    elapsed: float,
+    approval: Approval = "auto",
+) -> ToolCallFinished:
+    """The end of one tool call, as every kind of call (MCP tool, sub-agent, workflow, catalogue)
+    records it."""
+    return ToolCallFinished(
+        ToolCallRecord(
+            id=call.id,
+            server=server,
+            tool=tool,
+            arguments=call.arguments,
+            result=result,
+            is_error=is_error,
+            elapsed_seconds=round(elapsed, 4),
+            approval=approval,
+        )
+    )
 
 
 def delegation_result(delegation: Delegation) -> str:

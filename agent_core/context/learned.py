@@ -67,12 +67,11 @@ def taught(documents: Sequence[Document], corrections: Sequence[Correction]) -> 
     for (key, message), correction in latest.items():
         (learned if correction.added else avoid).setdefault(key, []).append(message)
     return [
-        replace(d, learned=tuple(learned[d.key]) if d.key in learned else d.learned,
-                avoid=tuple(avoid[d.key]) if d.key in avoid else d.avoid)
+        replace(d, learned=tuple(learned.get(d.key, d.learned)), avoid=tuple(avoid.get(d.key, d.avoid)))
         if d.key in learned or d.key in avoid
         else d
         for d in documents
-    ]  # fmt: skip
+    ]
 
 
 class LearnedSelections:

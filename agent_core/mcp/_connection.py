@@ -201,8 +201,10 @@ class ServerConnection:
 
     async def _run(self) -> None:
         try:
-            # Before the start deadline: expanding an ${input:...} variable may ask the user.
-            target = self._target()
+            # Before the start deadline, and off the event loop: expanding an ${input:...}
+            # variable may read the keyring or wait for the user's answer, and the loop serves
+            # every other server and chat meanwhile.
+            target = await asyncio.to_thread(self._target)
             async with asyncio.timeout(self.config.start_timeout_seconds) as deadline:
                 async with AsyncExitStack() as stack:
                     client = await stack.enter_async_context(self._client_for(target))

@@ -23,8 +23,9 @@ from agent_core.chat.events import (
     WorkflowProgress,
     WorkflowRunFinished,
 )
+from agent_core.chat.tool_calls import finished
 from agent_core.context.items import TokenUsage, WorkflowRunLink
-from agent_core.store.chats import ToolCallRecord
+from agent_core.providers.base import ToolCall
 from agent_core.workflows.tools import WORKFLOW_SERVER, given_of
 
 if TYPE_CHECKING:
@@ -71,13 +72,15 @@ class ChatWorkflows:
         from agent_core.workflows.run_store import WorkflowRunStore
 
         session = self.session
+        call = ToolCall(call_id, name, dict(arguments))
         yield ToolCallStarted(call_id, WORKFLOW_SERVER, name, arguments)
         started = time.monotonic()
         workflow = session.agent.workflows.get(name)
         if workflow is None:
             known = ", ".join(session.agent.workflows) or "none"
-            yield _finished(
-                call_id, name, arguments, f"No workflow named {name} (this agent has: {known}).", started
+            result = f"No workflow named {name} (this agent has: {known})."
+            yield finished(
+                call, WORKFLOW_SERVER, name, result, is_error=True, elapsed=time.monotonic() - started
             )
             return
         if given is None:
@@ -122,9 +125,10 @@ class ChatWorkflows:
             error=record.error,
         )
         yield WorkflowRunFinished(link, record.store)
-        yield _finished(
-            call_id, name, arguments, run_result(record, link), started, is_error=record.status != "finished"
-        )
+        yield finished(
+            call, WORKFLOW_SERVER, name, run_result(record, link),
+            is_error=record.status != "finished", elapsed=time.monotonic() - started,
+        )  # fmt: skip
 
 
 def run_result(record: WorkflowRunRecord, link: WorkflowRunLink) -> str:
@@ -153,26 +157,3 @@ def parse_run_command(text: str) -> tuple[str, str] | None:
         name, _, rest = name.partition("\n")
         given = f"{rest} {given}".strip()
     return name, given.strip()
-
-
-def _finished(
-    call_id: str,
-    name: str,
-    arguments: Mapping[str, Any],
-    result: str,
-    started: float,
-    *,
-    is_error: bool = True,
-) -> ToolCallFinished:
-    return ToolCallFinished(
-        ToolCallRecord(
-            id=call_id,
-            server=WORKFLOW_SERVER,
-            tool=name,
-            arguments=dict(arguments),
-            result=result,
-            is_error=is_error,
-            elapsed_seconds=round(time.monotonic() - started, 4),
-            approval="auto",
-        )
-    )

@@ -273,7 +273,7 @@ class WorkflowEngine:
             )
         width = min(target.parallel or 1, len(items)) or 1
         if width == 1:
-            collected: dict[str, list[Any]] = {}
+            writes = _ItemWrites(target)
             for item in items:
                 scoped = _scoped(store, item)
                 step = None
@@ -283,17 +283,7 @@ class WorkflowEngine:
                     else:
                         yield event
                 assert step is not None
-                new = _new_keys(scoped, step)
-                if target.merge == "error" and (clash := [k for k in new if k in collected]):
-                    raise WorkflowError(
-                        f"state '{target.id}': two items wrote {', '.join(clash)} (merge: error)"
-                    )
-                for k, v in new.items():
-                    collected.setdefault(k, []).append(v)
-                if target.merge == "append":
-                    store = {**store, **{k: list(v) for k, v in collected.items()}}
-                else:
-                    store = {**store, **new}
+                store = writes.add(store, _new_keys(scoped, step))  # the next item sees it
                 history = step.history_after
                 yield (store, history)
             return
@@ -630,30 +620,46 @@ def _new_keys(scoped: Mapping[str, Any], step: StepRecord) -> dict[str, Any]:
     return {k: v for k, v in step.store_after.items() if k != "item" and (k not in scoped or scoped[k] != v)}
 
 
+class _ItemWrites:
+    """What the items of one iteration wrote, merged by the state's ``merge`` rule: ``append``
+    collects each key's values into a list; ``last`` (the default) keeps the last item's;
+    ``error`` refuses two items writing one key, so items never overwrite each other unseen."""
+
+    def __init__(self, target: WorkflowState) -> None:
+        self.target = target
+        self.collected: dict[str, list[Any]] = {}
+
+    def add(self, store: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+        """``store`` with one more item's writes ``new`` merged in.
+
+        Raises:
+            WorkflowError: ``merge: error`` and a key an earlier item wrote.
+        """
+        if self.target.merge == "error" and (clash := [k for k in new if k in self.collected]):
+            raise WorkflowError(
+                f"state '{self.target.id}': two items wrote {', '.join(clash)} (merge: error)"
+            )
+        for k, v in new.items():
+            self.collected.setdefault(k, []).append(v)
+        if self.target.merge == "append":
+            return {**store, **{k: list(v) for k, v in self.collected.items()}}
+        return {**store, **new}
+
+
 def _merge_items(
     target: WorkflowState,
     store: dict[str, Any],
     history: tuple[HistoryMessage, ...],
     results: Sequence[tuple[Any, StepRecord]],
 ) -> tuple[dict[str, Any], tuple[HistoryMessage, ...]]:
-    """What items that ran side by side wrote, in the items' order (not the order they finished):
-    ``append`` collects each key's values into a list; ``last`` (the default) keeps the last
-    item's; ``error`` refuses two items writing one key, so branches never overwrite each other
-    unseen. Each item's history is appended after the one it started from."""
-    collected: dict[str, list[Any]] = {}
+    """What items that ran side by side wrote, in the items' order (not the order they finished),
+    each having started from ``store`` and ``history``; each item's history is appended."""
+    writes = _ItemWrites(target)
     merged_store = dict(store)
     new_history = history
     for item, step in results:
-        new = _new_keys(_scoped(store, item), step)
-        if target.merge == "error" and (clash := [k for k in new if k in collected]):
-            raise WorkflowError(f"state '{target.id}': two items wrote {', '.join(clash)} (merge: error)")
-        for k, v in new.items():
-            collected.setdefault(k, []).append(v)
-        if target.merge != "append":
-            merged_store.update(new)
+        merged_store = writes.add(merged_store, _new_keys(_scoped(store, item), step))
         new_history = (*new_history, *step.history_after[len(history) :])
-    if target.merge == "append":
-        merged_store.update({k: list(v) for k, v in collected.items()})
     return merged_store, new_history
 
 

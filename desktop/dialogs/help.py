@@ -88,12 +88,11 @@ class HelpDialog(QDialog):
     def _path(self, file: str) -> Path | None:
         if self.folder is None:
             return None
-        path = (
-            (self.folder.parent / file)
-            if file == "README.md" and (self.folder.parent / file).is_file()
-            else self.folder / file
+        # A checkout keeps README.md beside docs/; an installation ships it inside docs/.
+        places = (
+            [self.folder.parent / file, self.folder / file] if file == "README.md" else [self.folder / file]
         )
-        return path if path.is_file() else None
+        return next((path for path in places if path.is_file()), None)
 
     def _show(self, item: QListWidgetItem | None) -> None:
         if item is not None:
