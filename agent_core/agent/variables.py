@@ -190,9 +190,9 @@ def _input_value(input_id: str, where: str, context: VariableContext, env: Mappi
     answer = context.ask_input(InputRequest(input_id, where)) if context.ask_input else None
     if not answer:
         raise UnsetVariableError(
-            f"{where} uses ${{input:{input_id}}}, which has no value yet: run `contextdesk mcp ping AGENT_DIR` "
-            f"in a terminal to be asked for it once (it is kept in the system keyring), "
-            f"or set the environment variable {variable}"
+            f"{where} uses ${{input:{input_id}}}, which has no value yet: restart the server (in the app's "
+            f"Tools, or `contextdesk mcp ping AGENT_DIR` in a terminal) to be asked for it once (it is kept "
+            f"in the system keyring), or set the environment variable {variable}"
         )
     context.asked[input_id] = answer
     context.store.put(reference, answer)

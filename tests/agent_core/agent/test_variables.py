@@ -108,6 +108,7 @@ def test_an_input_without_a_way_to_ask_says_how_to_set_it() -> None:
     with pytest.raises(UnsetVariableError) as raised:
         expand_variables("${input:perplexity-key}", where="MCP server 'p': env KEY", context=context({}))
     assert "contextdesk mcp ping" in str(raised.value)
+    assert "restart the server (in the app's Tools" in str(raised.value)  # a cancelled question too
     assert "PERPLEXITY_KEY" in str(raised.value)
     from_env = context({"PERPLEXITY_KEY": "pplx-env"})
     assert expand_variables("${input:perplexity-key}", where="w", context=from_env) == "pplx-env"
