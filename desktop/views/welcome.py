@@ -42,7 +42,7 @@ class EmptyChat(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(40, 30, 40, 30)
+        layout.setContentsMargins(24, 24, 24, 24)
         self.first_run = not welcomed()
         self.label = QLabel(INTRO if self.first_run else SHORT)
         self.label.setWordWrap(True)
@@ -56,14 +56,17 @@ class EmptyChat(QWidget):
         self.example_buttons: list[QPushButton] = []
         if self.first_run:
             for what, message in EXAMPLES:
+                # The note sits above its button, not beside it, so the smallest window
+                # (1024 px wide, with the side panels open) still shows every example whole.
+                note = QLabel(what)
+                note.setStyleSheet(f"color: {colors().muted};")
+                layout.addWidget(note)
                 row = QHBoxLayout()
                 button = QPushButton(message)
                 button.setToolTip(what)
                 button.clicked.connect(lambda _checked=False, m=message: self._choose(m))
-                note = QLabel(what)
-                note.setStyleSheet(f"color: {colors().muted};")
                 row.addWidget(button)
-                row.addWidget(note, 1)
+                row.addStretch(1)
                 layout.addLayout(row)
                 self.example_buttons.append(button)
             folder = QHBoxLayout()

@@ -28,6 +28,11 @@ def test_the_first_chat_welcomes_with_examples_and_later_chats_show_one_line(
     assert empty.first_run and not empty.isHidden()
     assert "<b>rules</b>" in empty.label.text() and len(empty.example_buttons) == len(EXAMPLES)
     screenshot(desktop.window, "welcome")
+    desktop.window.resize(1024, 700)  # the smallest window the app is made for: nothing is cut off
+    view = desktop.window.current_view()
+    assert view is not None
+    qtbot.waitUntil(lambda: empty.width() <= view.conversation.viewport().width(), timeout=WAIT_MS)
+    screenshot(desktop.window, "welcome_narrow")
     qtbot.mouseClick(empty.example_buttons[0], Qt.MouseButton.LeftButton)
     view = desktop.window.current_view()
     assert view is not None and view.composer.toPlainText() == EXAMPLES[0][1]
