@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -20,6 +17,7 @@ from agent_core.context.learned import Correction, LearnedSelections
 from desktop.bridge import CoreBridge
 from desktop.models.learned import LearnedModel
 from desktop.theme import colors
+from desktop.views.tables import row_table
 from desktop.views.window_geometry import fit_size
 
 __all__ = ["LearnedDialog"]
@@ -45,14 +43,7 @@ class LearnedDialog(QDialog):
         intro.setStyleSheet(f"color: {colors().muted};")
         layout.addWidget(intro)
         self.model = LearnedModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table = row_table(self.model, stretch=2)
         layout.addWidget(self.table, 1)
         self.status = QLabel()
         self.status.setWordWrap(True)

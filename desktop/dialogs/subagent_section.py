@@ -8,12 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -23,6 +20,7 @@ from agent_core.subagents.runner import add_usage
 from agent_core.subagents.runs import SubagentRun, run_of
 from desktop.models.subagent_runs import RunColumn, SubagentRunsModel
 from desktop.theme import colors
+from desktop.views.tables import row_table
 
 __all__ = ["SubagentHooks", "SubagentSection", "usage_line"]
 
@@ -68,14 +66,7 @@ class SubagentSection(QWidget):
         self.usage.setStyleSheet(f"color: {colors().muted};")
         self.usage.setWordWrap(True)
         layout.addWidget(self.usage)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(RunColumn.TASK, QHeaderView.ResizeMode.Stretch)
+        self.table = row_table(self.model, RunColumn.TASK)
         layout.addWidget(self.table)
         buttons = QHBoxLayout()
         self.open_button = QPushButton("Open its chat")

@@ -13,14 +13,12 @@ from typing import Any
 from PySide6.QtCore import QItemSelectionModel, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +36,7 @@ from desktop.models.conversation import Entry
 from desktop.models.workflow_steps import StepColumn, WorkflowStepsModel
 from desktop.theme import colors
 from desktop.views.message_widgets import ApprovalWidget
+from desktop.views.tables import row_table
 from desktop.views.window_geometry import fit_size
 from desktop.views.workflow_step_details import StepDetails
 
@@ -102,14 +101,7 @@ class WorkflowRunDialog(QDialog):
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         self.model = WorkflowStepsModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(StepColumn.NEXT, QHeaderView.ResizeMode.Stretch)
+        self.table = row_table(self.model, StepColumn.NEXT)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._show_selected())
         self.model.dataChanged.connect(lambda *_: self._show_selected())
         for signal in (self.model.rowsInserted, self.model.modelReset, self.model.dataChanged):

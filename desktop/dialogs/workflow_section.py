@@ -6,12 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -19,6 +16,7 @@ from PySide6.QtWidgets import (
 from agent_core.context.items import RequestContext
 from desktop.models.workflow_links import WorkflowLinksModel
 from desktop.theme import colors
+from desktop.views.tables import row_table
 
 __all__ = ["OpenWorkflowRun", "WorkflowSection"]
 
@@ -45,13 +43,7 @@ class WorkflowSection(QWidget):
         note.setWordWrap(True)
         note.setStyleSheet(f"color: {colors().muted};")
         layout.addWidget(note)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = row_table(self.model)
         self.table.setMaximumHeight(40 + 26 * max(1, self.model.rowCount()))
         self.table.doubleClicked.connect(lambda index: self.open(index.row()))
         layout.addWidget(self.table)

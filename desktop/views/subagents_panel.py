@@ -7,16 +7,13 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +29,7 @@ from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.models._table import RowTableModel
 from desktop.theme import colors
+from desktop.views.tables import row_table
 
 __all__ = ["SubagentsModel", "SubagentsPanel"]
 
@@ -83,12 +81,7 @@ class SubagentsPanel(QWidget):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table = row_table(self.model)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selected())
         left_layout.addWidget(self.table, 1)
         new_row = QHBoxLayout()

@@ -7,16 +7,13 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -37,25 +34,9 @@ from desktop.models.tools import (
     ToolRole,
 )
 from desktop.theme import colors
+from desktop.views.tables import row_table
 
 __all__ = ["ToolsPanel"]
-
-
-def _table(model: Any, stretch: int) -> QTableView:
-    table = QTableView()
-    table.setModel(model)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.verticalHeader().hide()
-    table.setShowGrid(False)
-    header = table.horizontalHeader()
-    for column in range(model.columnCount()):
-        mode = (
-            QHeaderView.ResizeMode.Stretch if column == stretch else QHeaderView.ResizeMode.ResizeToContents
-        )
-        header.setSectionResizeMode(column, mode)
-    return table
 
 
 class ToolsPanel(QWidget):
@@ -74,7 +55,8 @@ class ToolsPanel(QWidget):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(QLabel("<b>MCP servers</b>"))
-        self.server_table = _table(self.servers, ServerColumn.DETAIL)
+        self.server_table = row_table(self.servers, ServerColumn.DETAIL)
+        self.server_table.setShowGrid(False)
         self.server_table.selectionModel().selectionChanged.connect(lambda *_: self._on_server_selected())
         top_layout.addWidget(self.server_table, 1)
         buttons = QHBoxLayout()
@@ -107,7 +89,8 @@ class ToolsPanel(QWidget):
         bottom_layout = QVBoxLayout(bottom)
         bottom_layout.setContentsMargins(0, 0, 0, 0)
         bottom_layout.addWidget(QLabel("<b>Tools</b> (of servers that are ready)"))
-        self.tool_table = _table(self.tools, ToolColumn.DESCRIPTION)
+        self.tool_table = row_table(self.tools, ToolColumn.DESCRIPTION)
+        self.tool_table.setShowGrid(False)
         self.tool_table.selectionModel().selectionChanged.connect(lambda *_: self._on_tool_selected())
         bottom_layout.addWidget(self.tool_table, 1)
         tool_row = QHBoxLayout()

@@ -9,17 +9,14 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -50,22 +47,11 @@ from desktop.models.workflows import (
     workflow_entries,
 )
 from desktop.theme import colors
+from desktop.views.tables import row_table
 from desktop.views.workflow_editor import WorkflowEditor
 from desktop.views.workflow_input_form import WorkflowInputForm, parse_mock_outputs
 
 __all__ = ["WorkflowsPanel"]
-
-
-def _table(model: Any) -> QTableView:
-    table = QTableView()
-    table.setModel(model)
-    table.verticalHeader().hide()
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
 
 
 class WorkflowsPanel(QWidget):
@@ -93,13 +79,13 @@ class WorkflowsPanel(QWidget):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        self.table = _table(self.model)
+        self.table = row_table(self.model)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selected())
         left_layout.addWidget(self.table, 2)
         self.states_title = QLabel("States")
         self.states_title.setStyleSheet("font-weight: 600;")
         left_layout.addWidget(self.states_title)
-        self.states = _table(self.states_model)
+        self.states = row_table(self.states_model)
         left_layout.addWidget(self.states, 2)
         new_row = QHBoxLayout()
         self.new_name = QLineEdit()
@@ -193,7 +179,7 @@ class WorkflowsPanel(QWidget):
         runs_title = QLabel("Past runs")
         runs_title.setStyleSheet("font-weight: 600; margin-top: 8px;")
         layout.addWidget(runs_title)
-        self.runs = _table(self.runs_model)
+        self.runs = row_table(self.runs_model)
         self.runs.doubleClicked.connect(lambda index: self.open_run(index.row()))
         layout.addWidget(self.runs, 3)
         runs_row = QHBoxLayout()
