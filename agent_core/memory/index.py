@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from agent_core.memory.facets import FacetSpace
+from agent_core.memory.people import Relations, mentioned_relations, relations_of
 from agent_core.memory.records import Memory
 from agent_core.memory.store import MemoryStore, StoredVector
 from indexer import lexical_tokens
@@ -104,6 +105,8 @@ class IndexMatch:
     vectors: dict[int, Vector]  # copies, for the rows asked for (candidates of a recall)
     by_facet: Vector | None = None  # relevance through a facet the message needs (0: none)
     facet_of: npt.NDArray[np.int64] | None = None  # which facet, per row (-1: none)
+    # Rows naming someone the message calls by relation: row -> "your son Theo".
+    people: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,7 @@ class MemoryIndex:
         self._words = _Words()
         self._fields: MemoryFields | None = None  # built on use, dropped by any change
         self._aboutness: tuple[FacetSpace, Vector] | None = None  # likewise
+        self._relations: Relations | None = None  # likewise
         self._loaded_version: int | None = None
 
     def _ensure_loaded(self) -> None:
@@ -163,6 +167,7 @@ class MemoryIndex:
         self._words = _Words()
         self._fields = None
         self._aboutness = None
+        self._relations = None
         for memory, stored in usable:
             assert stored is not None
             self._append(memory, np.asarray(stored.vector, dtype=np.float32))
@@ -179,6 +184,7 @@ class MemoryIndex:
             self._ensure_loaded()
             self._fields = None
             self._aboutness = None
+            self._relations = None
             position = self._position.get(memory.id)
             if position is not None:
                 self._words.remove(position, self._memories[position].text)
@@ -226,11 +232,12 @@ class MemoryIndex:
         *,
         keep_vectors_from: float = 1.0,
         facets: FacetSpace | None = None,
+        people: bool = False,
     ) -> IndexMatch:
         """Every indexed memory scored against ``query`` / ``vector``; the vectors of rows whose
         cosine plus lexical bonus reaches ``keep_vectors_from`` (and of pinned rows) are copied
         along, for near-duplicate checks among them; with ``facets``, how much each row is
-        about each facet."""
+        about each facet; with ``people``, which rows name someone the query calls by relation."""
         with self._lock:
             self._ensure_loaded()
             count = len(self._memories)
@@ -244,6 +251,9 @@ class MemoryIndex:
             if facets is not None:
                 by_facet, facet_of = facets.reach(facets.needs(vector), self._aboutness_of(facets, matrix))
                 keep |= facet_of >= 0
+            named = self._people_named(query) if people else {}
+            if named:
+                keep[list(named)] = True
             wanted = np.flatnonzero(keep)
             return IndexMatch(
                 list(self._memories),
@@ -253,7 +263,21 @@ class MemoryIndex:
                 {int(row): matrix[row].copy() for row in wanted},
                 by_facet,
                 facet_of,
+                named,
             )
+
+    def _people_named(self, query: str) -> dict[int, str]:
+        """Rows that name a person ``query`` calls by relation ("my son" -> rows naming Theo)."""
+        kinds = mentioned_relations(query)
+        if not kinds:
+            return {}
+        if self._relations is None:
+            self._relations = relations_of(m.text for m in self._memories if m.status == "active")
+        rows: dict[int, str] = {}
+        for word, said in self._relations.named(kinds).items():
+            for row in self._words.postings.get(word, {}):
+                rows.setdefault(row, said)
+        return rows
 
     def _aboutness_of(self, facets: FacetSpace, matrix: Vector) -> Vector:
         if self._aboutness is None or self._aboutness[0] is not facets:

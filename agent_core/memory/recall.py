@@ -25,6 +25,7 @@ Vector = npt.NDArray[np.float32]
 LEXICAL_WEIGHT = 0.3  # as the hybrid selector: a whole-query keyword match adds this to the cosine
 RELEVANCE_SHARE, RECENCY_SHARE, IMPORTANCE_SHARE = 0.6, 0.25, 0.15
 NEAR_DUPLICATE = 0.9
+PERSON_BONUS = 0.2
 # A memory must also be this close to the best match of the message: the rest are topical at best
 # (on the labelled sets, precision rose from 0.26 to 0.46 for a few points of recall).
 RELATIVE_MARGIN = 0.2  # cosine between two recalled memories above which the second adds nothing
@@ -69,11 +70,17 @@ def recall(
     if config.max_recalled == 0 or config.max_tokens == 0:
         return Recall((), (), 0.0)
     floor = config.min_relevance - NEAR_MISS_MARGIN
-    match = index.match(message, query_vector, keep_vectors_from=floor, facets=facets)
+    match = index.match(message, query_vector, keep_vectors_from=floor, facets=facets, people=True)
     memories, fields = match.memories, match.fields
     if not memories:
         return Recall((), (), (time.perf_counter() - started) * 1000)
     relevance = match.cosines + LEXICAL_WEIGHT * match.lexical
+    # A memory naming the person the message calls "my son" or "my boss" is about them, whatever
+    # else it says.
+    about_person = np.zeros(len(memories), bool)
+    if match.people:
+        about_person[list(match.people)] = True
+        relevance = np.where(about_person, relevance + PERSON_BONUS, relevance)
     needed_facet = np.full(len(memories), -1)
     if match.by_facet is not None and match.facet_of is not None:
         needed_facet = np.where(match.by_facet > relevance, match.facet_of, -1)
@@ -94,6 +101,8 @@ def recall(
         if why is None and needed_facet[i] >= 0 and facets is not None:
             facet = facets.facets[int(needed_facet[i])].name
             why = f"needed for {facet} {relevance[i]:.2f} · {_reason(m, float(relevance[i]), query_words, now).split(' · ', 1)[1]}"
+        if why is None and about_person[i] and needed_facet[i] < 0:
+            why = _reason(m, float(relevance[i]), query_words, now, person=match.people[i])
         if why is None and m.id in forced and m.tier != "pinned":
             why = f"added to this chat by you · {_reason(m, float(relevance[i]), query_words, now)}"
         reason = why or _reason(m, float(relevance[i]), query_words, now)
@@ -142,13 +151,16 @@ def recall(
     return Recall(tuple(chosen), tuple(misses), (time.perf_counter() - started) * 1000)
 
 
-def _reason(memory: Memory, relevance: float, query_words: set[str], now: float) -> str:
+def _reason(memory: Memory, relevance: float, query_words: set[str], now: float, *, person: str = "") -> str:
     if memory.tier == "pinned":
         head = "pinned"
     else:
         shared = [w for w in lexical_tokens(memory.text) if w in query_words]
         words = ", ".join(f"'{w}'" for w in dict.fromkeys(shared) if w)
-        head = f"matched {words} {relevance:.2f}" if words else f"close in meaning {relevance:.2f}"
+        if words:
+            head = f"matched {words} {relevance:.2f}" + (f" · about {person}" if person else "")
+        else:
+            head = f"about {person} {relevance:.2f}" if person else f"close in meaning {relevance:.2f}"
     used = (
         f"used {_ago(now - memory.last_used_at)}"
         if memory.last_used_at

@@ -137,3 +137,26 @@ def test_a_message_that_needs_a_facet_recalls_the_memories_most_about_it(
         facets=facets,
     )  # fmt: skip
     assert texts(none) == []
+
+
+def test_a_message_naming_a_relation_recalls_memories_about_that_person(
+    book: MemoryBook, embedder: Indexer
+) -> None:
+    for text in [
+        "my partner Jo works as a nurse on night shifts",
+        "Jo's birthday is November 2",
+        "my brother Karl is a dentist in Hamburg",
+        "Karl's birthday is in March",
+        "our database is PostgreSQL 16",
+    ]:
+        book.add(MemoryDraft(text))
+    result = recalled(book, embedder, "gift ideas for my partner's birthday?")
+    by_person = {r.memory.text: r.reason for r in result.recalled}
+    assert "Jo's birthday is November 2" in by_person
+    assert "about your partner Jo" in by_person["Jo's birthday is November 2"]
+    assert "about" not in by_person.get("Karl's birthday is in March", "")
+    # Once the partner memory is forgotten, nothing says who Jo is: no person link is made.
+    partner = next(m for m in book.find() if m.text.startswith("my partner Jo"))
+    book.forget(partner.id)
+    after = recalled(book, embedder, "gift ideas for my partner's birthday?")
+    assert not any("about your partner" in r.reason for r in after.recalled)
