@@ -19,6 +19,7 @@ from typing import Any
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import ChatDefaults, ContextConfig, IncludeMode, SelectionConfig
+from agent_core.budget.estimates import estimate_next_request
 from agent_core.chat.chat_memories import ChatMemories
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
@@ -31,7 +32,7 @@ from agent_core.chat.events import (
     MessagesReplaced,
     UserMessageSaved,
 )
-from agent_core.chat.history import last_user_text, title_from
+from agent_core.chat.history import last_user_text, split_at_summary, title_from
 from agent_core.chat.memory_writes import (
     FoundMemories,
     MemoryWrites,
@@ -40,13 +41,14 @@ from agent_core.chat.memory_writes import (
     proposals_in,
     propose_from_message,
 )
+from agent_core.chat.prompt import history_messages
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.run_command import run_workflow_command
 from agent_core.chat.services import ChatServices
 from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.what_if import what_if
-from agent_core.context.items import ItemRef, RequestContext, SessionItem
+from agent_core.context.items import ContextManifest, ItemRef, RequestContext, SessionItem
 from agent_core.context.session_context import effective_session_items, initial_session_items, mentioned_items
 from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError
@@ -596,6 +598,22 @@ class ChatSession:
         if summary.session_id != self.id:
             raise ContextDeskError("that summary belongs to another chat")
         self.store.delete_summary(summary)
+
+    def estimate_next_request(self, last: ContextManifest) -> ContextManifest:
+        """What the next request would cost now that the history changed (after a compaction or
+        its undo): ``last``'s other parts with the chat's history and summary as they are now."""
+        model = self.models.resolve(self.settings.chat.model)
+        recent, summary = split_at_summary(
+            self.store.messages(self.id, with_contexts=False, current_only=True)
+        )
+        history = history_messages(recent)
+        summary_tokens = model.counter.count(summary.content) if summary is not None else 0
+        return estimate_next_request(
+            last,
+            history_tokens=model.counter.messages(history) if history else 0,
+            history_messages=len(history),
+            summary_tokens=summary_tokens,
+        )
 
     def edit_summary(self, message: StoredMessage, text: str) -> StoredMessage:
         """Replace a compaction note's text with the user's edit.

@@ -22,7 +22,7 @@ from agent_core.chat.events import (
     SubagentStarted,
     UserMessageSaved,
 )
-from agent_core.context.items import ItemRef, RequestContext, SessionItem
+from agent_core.context.items import ContextManifest, ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chats import StoredMessage
@@ -67,6 +67,8 @@ class ChatController(QObject):
         self.conversation = ConversationModel(self)
         self._busy = False
         self._compacting = False
+        # After a compaction (or its undo): what the next request would cost, until the next reply.
+        self.next_request_estimate: ContextManifest | None = None
         self._saved_user_message = False
         self._user_message_id: int | None = None  # the newest message sent, for its memory rows
         self._what_if_generation = Generation()
@@ -247,6 +249,7 @@ class ChatController(QObject):
         self.conversation.apply(event)
 
     def _on_done(self, completed: bool) -> None:
+        self.next_request_estimate = None  # the reply's own figures stand now
         if not completed:
             self.conversation.mark_stopped()
         self._set_busy(False)
@@ -281,7 +284,7 @@ class ChatController(QObject):
             else:
                 self.conversation.add_summary(message, automatic=False, fresh=True)
                 self.activity.emit()
-                self.context_changed.emit()
+                self._estimate_next_request()
 
         def failed(error: BaseException) -> None:
             self._set_compacting(False)
@@ -293,6 +296,25 @@ class ChatController(QObject):
         self.bridge.submit(self.session.compact(), done, failed)
         return True
 
+    def _estimate_next_request(self) -> None:
+        """The history changed with no request made: the gauge shows what the next one would cost
+        (an estimate) until a reply brings exact figures."""
+        last = self.session_context_of_last_reply()
+        if last is None or last.manifest is None:
+            self.context_changed.emit()
+            return
+        manifest = last.manifest
+
+        def estimated(estimate: ContextManifest) -> None:
+            self.next_request_estimate = estimate
+            self.context_changed.emit()
+
+        def failed(error: BaseException) -> None:
+            logger.warning("could not estimate the next request: %s", error)
+            self.context_changed.emit()
+
+        self.bridge.call(self.session.estimate_next_request, manifest, on_result=estimated, on_error=failed)
+
     def undo_compaction(self, row: int) -> None:
         """Take back the compaction whose summary is on ``row``: the covered turns count again."""
         message = self.conversation.entry(row).message
@@ -302,7 +324,7 @@ class ChatController(QObject):
         def undone(_: None) -> None:
             self.conversation.remove_summary(message.id)
             self.conversation.add_notice("Compaction undone: the earlier messages are sent again in full.")
-            self.context_changed.emit()
+            self._estimate_next_request()
 
         self.bridge.call(self.session.undo_compaction, message, on_result=undone, on_error=self._report)
 

@@ -37,6 +37,7 @@ __all__ = [
     "gauge_level",
     "gauge_tooltip",
     "group_delta",
+    "manifest_level",
     "total_line",
     "trimmed_lines",
 ]
@@ -127,9 +128,14 @@ def trimmed_lines(manifest: ContextManifest) -> list[str]:
 
 def gauge_level(context: RequestContext | None) -> GaugeLevel:
     """Green under 60% of the room, amber under 85%, red beyond; "empty" with nothing to show."""
-    if context is None or context.manifest is None:
+    return manifest_level(None if context is None else context.manifest)
+
+
+def manifest_level(manifest: ContextManifest | None) -> GaugeLevel:
+    """As ``gauge_level``, for a request's manifest (or an estimate of the next one)."""
+    if manifest is None:
         return "empty"
-    share = context.manifest.used_share
+    share = manifest.used_share
     if share < WARN_SHARE:
         return "ok"
     return "warn" if share < OVER_SHARE else "over"

@@ -215,6 +215,9 @@ class ContextPanel(QWidget):
     def refresh_gauge(self) -> None:
         """The fill of the chat's last request (empty before its first reply)."""
         controller = self.controller
+        if controller is not None and controller.next_request_estimate is not None:
+            self.gauge.set_estimate(controller.next_request_estimate)
+            return
         self.gauge.set_context(None if controller is None else controller.session_context_of_last_reply())
 
     def refresh(self) -> None:

@@ -13,6 +13,7 @@ from desktop.models.manifest import (
     describe_totals,
     gauge_level,
     gauge_tooltip,
+    manifest_level,
     trimmed_lines,
 )
 from desktop.theme import colors
@@ -165,18 +166,30 @@ class ContextGauge(QWidget):
         self.level: GaugeLevel = "empty"
         self.set_context(None)
 
+    def set_estimate(self, manifest: ContextManifest) -> None:
+        """Show what the next request would cost after the history changed with no request made
+        (a compaction or its undo); the next reply's exact figures replace it."""
+        self._show(manifest)
+        self.caption.setText(
+            f"About {manifest.total_tokens:,} of {manifest.budget:,} tokens for the next message "
+            "(estimated after the history changed; exact after the next reply)"
+        )
+
     def set_context(self, context: RequestContext | None) -> None:
         """Show the last request's fill; ``None`` before the first reply."""
-        self.level = gauge_level(context)
+        self._show(None if context is None else context.manifest)
+        if context is None:
+            self.caption.setText("Fills after the first reply.")
+        elif context.manifest is None:
+            self.caption.setText("The last reply has no token counts.")
+
+    def _show(self, manifest: ContextManifest | None) -> None:
+        self.level = manifest_level(manifest)
         color = LEVEL_COLORS[self.level]
         self.bar.color = QColor(color)
-        manifest = None if context is None else context.manifest
         if manifest is None:
             self.bar.share = 0.0
             self.share_label.setText("")
-            self.caption.setText(
-                "Fills after the first reply." if context is None else "The last reply has no token counts."
-            )
             self.setToolTip("How much of the model's context window the last request used.")
         else:
             self.bar.share = manifest.used_share

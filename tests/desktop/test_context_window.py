@@ -306,6 +306,40 @@ def test_a_junk_summary_is_replaced_and_undo_brings_the_turns_back(qtbot: QtBot,
     assert any("Dana owns it" in m.content for m in scripted(desktop).requests[-1].messages)
 
 
+def test_the_gauge_moves_at_once_after_compaction_and_its_undo(qtbot: QtBot, desktop: DesktopApp) -> None:
+    override_context(qtbot, desktop, keep_recent_turns=1, auto_compact=False)
+    for turn in range(3):
+        ask(qtbot, desktop, f"Tell me about part {turn}. {WORDS}", f"Part {turn}: {WORDS} {WORDS}")
+    gauge = desktop.window.context_panel.gauge
+    before = last_total(desktop)
+    assert gauge.caption.text().startswith(f"{before:,} of")
+
+    scripted(desktop).enqueue_reply("Parts 0 and 1 were described.")
+    send(qtbot, desktop, "/compact")
+    # No reply has been made, yet the gauge already shows the smaller history, as an estimate.
+    qtbot.waitUntil(lambda: gauge.caption.text().startswith("About "), timeout=WAIT_MS)
+    estimate = controller_of(desktop).next_request_estimate
+    assert estimate is not None and not estimate.exact
+    assert estimate.total_tokens < before - 2 * 30
+    assert f"{estimate.total_tokens:,} of" in gauge.caption.text()
+    assert "estimated" in gauge.caption.text()
+    screenshot(desktop.window, "gauge_after_compaction")
+
+    marker = summary_widgets(desktop)[0]
+    qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: (
+            (e := controller_of(desktop).next_request_estimate) is not None
+            and e.total_tokens > estimate.total_tokens
+        ),
+        timeout=WAIT_MS,
+    )
+    # The next reply's exact figures replace the estimate.
+    ask(qtbot, desktop, "And now?", "Now.")
+    assert controller_of(desktop).next_request_estimate is None
+    assert gauge.caption.text().startswith(f"{last_total(desktop):,} of")
+
+
 def test_compact_with_too_little_history_says_so(qtbot: QtBot, desktop: DesktopApp) -> None:
     ask(qtbot, desktop, "hello", "hi")
     desktop.window.compact_chat()
