@@ -30,6 +30,7 @@ __all__ = ["HelpDialog", "about_text", "show_about"]
 #: The pages, in reading order: file, title.
 PAGES = (
     ("README.md", "Getting started"),
+    ("desktop.md", "Using the desktop app"),
     ("agent-format.md", "The agent folder"),
     ("selection.md", "How context is chosen"),
     ("context-management.md", "Context window and compaction"),

@@ -21,7 +21,7 @@ from desktop.dialogs.remember import RememberDialog
 from desktop.models.conversation import Entry
 from desktop.theme import colors
 from desktop.views.composer import COMMANDS, Composer
-from desktop.views.conversation_view import ConversationView
+from desktop.views.conversation_view import ConversationView, readable_width
 
 __all__ = ["ChatView"]
 
@@ -137,7 +137,14 @@ class ChatView(QWidget):
         bottom.addWidget(self.composer, 1)
         bottom.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         bottom.addWidget(self.stop_button, 0, Qt.AlignmentFlag.AlignBottom)
-        layout.addLayout(bottom)
+        # As wide as the messages above it, under them.
+        composer_row = QWidget()
+        composer_row.setLayout(bottom)
+        composer_row.setMaximumWidth(readable_width(self.conversation) + 80)
+        centred = QHBoxLayout()
+        centred.setContentsMargins(0, 0, 0, 0)
+        centred.addWidget(composer_row)
+        layout.addLayout(centred)
 
         controller.busy_changed.connect(self._on_busy)
         controller.compacting_changed.connect(self._on_compacting)

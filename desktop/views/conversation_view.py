@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal, SignalInstance
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtGui import QFocusEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from agent_core.chat.events import ApprovalDecision
 from agent_core.subagents.tools import SUBAGENT_SERVER
@@ -17,9 +18,10 @@ from desktop.views.message_widgets import (
     widget_for,
 )
 from desktop.views.subagent_call import SubagentCallWidget
+from desktop.views.transcript_keys import TranscriptKeys
 from desktop.views.welcome import EmptyChat
 
-__all__ = ["ConversationView"]
+__all__ = ["ConversationView", "readable_width"]
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -58,8 +60,15 @@ class ConversationView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # one Tab stop; arrows move inside
+        # Messages keep a readable line length however wide the window is, centred in it.
+        page = QWidget()
+        page_layout = QHBoxLayout(page)
+        page_layout.setContentsMargins(0, 0, 0, 0)
         container = QWidget()
         container.setObjectName("transcript")
+        container.setMaximumWidth(readable_width(self))
+        page_layout.addWidget(container)
         self._layout = QVBoxLayout(container)
         self._layout.setContentsMargins(16, 12, 16, 12)
         self._layout.setSpacing(10)
@@ -67,7 +76,8 @@ class ConversationView(QScrollArea):
         self._empty = QLabel() if read_only else EmptyChat()
         self._layout.addWidget(self._empty)
         self._layout.addStretch(1)
-        self.setWidget(container)
+        self.setWidget(page)
+        self.keys = TranscriptKeys(self, lambda: self._widgets, _keeps_own_keys, _activate)
         if isinstance(self._empty, EmptyChat):
             self._empty.example_chosen.connect(self.example_chosen)
             self._empty.workspace_requested.connect(self.workspace_requested)
@@ -157,6 +167,7 @@ class ConversationView(QScrollArea):
             widget.undo_requested.connect(lambda w=widget: self._emit_row(w, self.summary_undone))
         self._widgets.insert(row, widget)
         self._layout.insertWidget(row + 1, widget)  # after the empty-state label
+        self.keys.attach(widget)
 
     def _decide(self, widget: EntryWidget, decision: ApprovalDecision) -> None:
         if widget in self._widgets:
@@ -184,6 +195,19 @@ class ConversationView(QScrollArea):
     def _update_empty(self) -> None:
         self._empty.setVisible(not self._widgets)
 
+    # --- keyboard -----------------------------------------------------------------------------
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        reason = event.reason()
+        if self.keys.enter(reason):
+            return
+        # No messages yet: the welcome's buttons are the next stops, or the part before this.
+        if reason == Qt.FocusReason.BacktabFocusReason:
+            self.keys.leave(forward=False)
+        elif reason == Qt.FocusReason.TabFocusReason:
+            self.focusNextChild()
+
     # --- scrolling ----------------------------------------------------------------------------
 
     def _on_scrolled(self, value: int) -> None:
@@ -197,3 +221,22 @@ class ConversationView(QScrollArea):
     def scroll_to_bottom(self) -> None:
         self._stick_to_bottom = True
         QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))
+
+
+def readable_width(widget: QWidget) -> int:
+    """About 100 characters of the body font, with the bubbles' margins: lines stay readable
+    in a full-screen window."""
+    return widget.fontMetrics().averageCharWidth() * 100 + 2 * 16 + 2 * 12
+
+
+def _keeps_own_keys(row: QWidget) -> bool:
+    """A waiting approval: Enter, Ctrl+Enter and Esc decide it (ApprovalWidget)."""
+    return isinstance(row, ApprovalWidget) and row.focusPolicy() != Qt.FocusPolicy.NoFocus
+
+
+def _activate(row: QWidget) -> bool:
+    """Enter on a reply opens its View Context."""
+    if isinstance(row, MessageWidget) and row.context_button.isVisible():
+        row.context_button.click()
+        return True
+    return False

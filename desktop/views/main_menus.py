@@ -1,4 +1,4 @@
-"""The main window's menu bar: File, Chat and Agent, with their keyboard shortcuts."""
+"""The main window's menu bar: File, Chat, View, Agent and Help, with their keyboard shortcuts."""
 
 from __future__ import annotations
 
@@ -24,6 +24,17 @@ def _action(
     if shortcut is not None:
         action.setShortcut(QKeySequence(shortcut))
     action.triggered.connect(lambda _checked=False: slot())
+    menu.addAction(action)
+
+
+def _panel_toggle(window: MainWindow, menu: QMenu, text: str, index: int, shortcut: str) -> None:
+    """A ticked entry that opens or folds a side of the window, kept in step with dragging."""
+    action = QAction(text, window)
+    action.setCheckable(True)
+    action.setShortcut(QKeySequence(shortcut))
+    action.setChecked(window.panel_shown(index))
+    action.toggled.connect(lambda shown: window.set_panel_shown(index, shown))
+    window.splitter.splitterMoved.connect(lambda _pos, _i: action.setChecked(window.panel_shown(index)))
     menu.addAction(action)
 
 
@@ -60,6 +71,10 @@ def build_menus(window: MainWindow) -> AgentsMenu:
         lambda: window.close_tab(window.tabs.currentIndex()),
         QKeySequence.StandardKey.Close,
     )
+
+    view = bar.addMenu("&View")
+    _panel_toggle(window, view, "Chat list", 0, "Ctrl+B")
+    _panel_toggle(window, view, "Side panel (context, settings, memories)", 2, "Ctrl+Shift+B")
 
     agent = bar.addMenu("&Agent")
     _action(window, agent, "Rules, references, tools and providers…", window.open_manager, "Ctrl+,")

@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
     QSplitter,
+    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -34,6 +36,7 @@ from desktop.views.chat_view import ChatView
 from desktop.views.common import Banner
 from desktop.views.composer import Composer
 from desktop.views.context_panel import ContextPanel
+from desktop.views.focus_ring import install_focus_ring
 from desktop.views.main_menus import build_menus
 from desktop.views.memories_panel import MemoriesPanel
 from desktop.views.settings_panel import SettingsPanel
@@ -123,7 +126,11 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.side_tabs)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 340])
-        self.splitter.setChildrenCollapsible(False)
+        # The chat list and the side panel fold away (View menu, or dragging them shut) so a small
+        # window gives the chat the room; the chat itself never does.
+        self.splitter.setChildrenCollapsible(True)
+        self.splitter.setCollapsible(1, False)
+        self._panel_widths = {0: 260, 2: 340}  # what a folded panel opens to again
 
         root = QWidget()
         root_layout = QVBoxLayout(root)
@@ -153,6 +160,12 @@ class MainWindow(QMainWindow):
         host.servers_changed.connect(self._on_servers)
         self.agents_menu = build_menus(self)
         self._restore_layout()
+        # Tab moves between the parts of the window; a table's cells are walked with the arrows.
+        for table in self.findChildren(QTableView):
+            table.setTabKeyNavigation(False)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            install_focus_ring(app)
 
     # --- opening the agent --------------------------------------------------------------------
 
@@ -180,15 +193,13 @@ class MainWindow(QMainWindow):
             known = {s.id for s in mine}
             saved, current = open_tabs(agent.root)
             reopened = [session_id for session_id in saved if session_id in known]
-            for session_id in reopened:  # the tabs that were open when the app closed
-                self.open_chat(session_id)
-            if current in reopened:
-                self.open_chat(current)
-            elif not reopened:
-                if mine:
-                    self.open_chat(mine[0].id)
-                else:
-                    self.new_chat()
+            if reopened:  # the tabs that were open when the app closed
+                self._reopen_tabs(reopened, current)
+                return
+            if mine:
+                self.open_chat(mine[0].id)
+            else:
+                self.new_chat()
             self._tabs_restored = True
             self._remember_tabs()
 
@@ -198,6 +209,29 @@ class MainWindow(QMainWindow):
         self.background.agent_opened()
         if self._manage_window is not None:
             self._manage_window.bind_workspace(workspace)
+
+    def _reopen_tabs(self, session_ids: list[str], front: str | None) -> None:
+        """Open the saved tabs in their order, one after another (each is a worker call whose
+        answers could otherwise come back in any order), then bring ``front`` forward."""
+        workspace = self.workspace
+        if not session_ids or workspace is None:
+            if front is not None and front in self.views:
+                self.tabs.setCurrentWidget(self.views[front])
+                self.focus_input()
+            self._tabs_restored = True
+            self._remember_tabs()
+            return
+        first, rest = session_ids[0], session_ids[1:]
+
+        def opened(session: ChatSession) -> None:
+            self._add_tab(session)
+            self._reopen_tabs(rest, front)
+
+        def failed(error: BaseException) -> None:
+            self.show_error(error)
+            self._reopen_tabs(rest, front)
+
+        self.bridge.call(workspace.open_chat, first, on_result=opened, on_error=failed)
 
     def _on_open_failed(self, message: str) -> None:
         self.placeholder.setText("The agent could not be opened.")
@@ -301,6 +335,10 @@ class MainWindow(QMainWindow):
                 view.composer.setPlainText(typed)
                 view.composer.moveCursor(view.composer.textCursor().MoveOperation.End)
         index = self.tabs.addTab(view, _tab_title(session.title))
+        # A chat made after the window joins the end of the Tab order; put it where it is seen:
+        # chats, the chat (model, transcript, message box, Send), then the side panel.
+        QWidget.setTabOrder(self.tabs.tabBar(), view.model_picker)
+        QWidget.setTabOrder(view.stop_button, self.side_tabs)
         self.tabs.setCurrentIndex(index)
         controller.load_history()
         self.chat_list.add(session.id, session.title)
@@ -492,6 +530,26 @@ class MainWindow(QMainWindow):
         splitter = settings.value("window/splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
+            self.splitter.splitterMoved.emit(0, 0)  # the View menu's ticks follow
+
+    def panel_shown(self, index: int) -> bool:
+        """Whether the chat list (0) or the side panel (2) is open."""
+        return self.splitter.sizes()[index] > 0
+
+    def set_panel_shown(self, index: int, shown: bool) -> None:
+        sizes = self.splitter.sizes()
+        if shown == (sizes[index] > 0):
+            return
+        if shown:
+            width = self._panel_widths[index]
+            sizes[1] = max(sizes[1] - width, 1)
+            sizes[index] = width
+        else:
+            self._panel_widths[index] = sizes[index]
+            sizes[1] += sizes[index]
+            sizes[index] = 0
+        self.splitter.setSizes(sizes)
+        self.splitter.splitterMoved.emit(0, 0)  # the View menu's ticks follow
 
     def save_layout(self) -> None:
         settings = app_settings()

@@ -22,7 +22,7 @@ def test_help_shows_the_shipped_pages_and_about_names_version_and_licences(
     dialog = desktop.window.dialogs.last_help_dialog
     assert isinstance(dialog, HelpDialog)
     titles = [dialog.pages.item(i).text() for i in range(dialog.pages.count())]
-    assert titles[:2] == ["Getting started", "The agent folder"] and "Workflows" in titles
+    assert titles[:3] == ["Getting started", "Using the desktop app", "The agent folder"] and "Workflows" in titles
     assert "python3 dev.py run" in dialog.view.markdown()  # the README, rendered
     dialog.pages.setCurrentRow(1)
     assert "agent.yaml" in dialog.view.markdown()
