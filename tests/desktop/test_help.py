@@ -22,9 +22,14 @@ def test_help_shows_the_shipped_pages_and_about_names_version_and_licences(
     dialog = desktop.window.dialogs.last_help_dialog
     assert isinstance(dialog, HelpDialog)
     titles = [dialog.pages.item(i).text() for i in range(dialog.pages.count())]
-    assert titles[:3] == ["Getting started", "Using the desktop app", "The agent folder"] and "Workflows" in titles
+    assert (
+        titles[:3] == ["Getting started", "Using the desktop app", "The agent folder"]
+        and "Workflows" in titles
+    )
     assert "python3 dev.py run" in dialog.view.markdown()  # the README, rendered
     dialog.pages.setCurrentRow(1)
+    assert "Tab moves between the parts of the window" in dialog.view.markdown()
+    dialog.pages.setCurrentRow(2)
     assert "agent.yaml" in dialog.view.markdown()
     screenshot(dialog, "help_documentation")
     dialog.close()
