@@ -51,6 +51,25 @@ def test_a_new_rule_with_a_bad_name_shows_the_error_at_the_field(qtbot: QtBot, d
     assert "already called" in panel.editor.name_error.text()
 
 
+def test_a_field_error_goes_as_soon_as_the_field_is_fixed(qtbot: QtBot, desktop: DesktopApp) -> None:
+    panel = open_manager(qtbot, desktop, "rules").rules
+    panel.new_item()
+    panel.editor.name.clear()
+    qtbot.keyClicks(panel.editor.name, "bad name!")
+    panel.editor.body.clear()
+    panel.save()
+    assert not panel.editor.name_error.isHidden() and not panel.editor.body_error.isHidden()
+
+    qtbot.keyClick(panel.editor.name, Qt.Key.Key_Backspace)  # "bad name": still not a safe name
+    assert "not a safe name" in panel.editor.name_error.text()
+    panel.editor.name.setText("pirate")
+    assert "already called" in panel.editor.name_error.text()
+    qtbot.keyClicks(panel.editor.name, "-two")
+    assert panel.editor.name_error.isHidden()
+    qtbot.keyClicks(panel.editor.body, "Say arr.")
+    assert panel.editor.body_error.isHidden()
+
+
 def test_an_external_edit_to_a_rule_file_is_picked_up(
     qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
 ) -> None:
