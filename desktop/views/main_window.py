@@ -37,6 +37,7 @@ from desktop.views.context_panel import ContextPanel
 from desktop.views.main_menus import build_menus
 from desktop.views.memories_panel import MemoriesPanel
 from desktop.views.settings_panel import SettingsPanel
+from desktop.views.undo_note import UndoNote
 from desktop.views.window_geometry import place_window
 
 if TYPE_CHECKING:
@@ -146,6 +147,8 @@ class MainWindow(QMainWindow):
         self.background.warmup.loading.connect(lambda _ref: self._note_waiting("Loading the model…", False))
         self.tools_status = QLabel()
         self.statusBar().addPermanentWidget(self.tools_status)
+        self.undo_note = UndoNote()  # "Deleted “…”. Undo": first in the status bar, moving nothing
+        self.statusBar().insertWidget(0, self.undo_note)
 
         self.watcher = AgentWatcher(self)
         self.watcher.changed.connect(self.host.reload_agent)
@@ -167,6 +170,7 @@ class MainWindow(QMainWindow):
         for session_id in list(self.controllers):
             self.drop_tab(session_id)
         self.banner.hide()
+        self.undo_note.forget()  # a delete still waiting was of the agent now closed: that chat stays
         agent = workspace.agent
         self.setWindowTitle(f"{agent.name} — ContextDesk")
         add_recent_agent(agent.root)
@@ -516,7 +520,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
-        self.banner.flush()  # a delete waiting for undo happens now
+        self.undo_note.flush()  # a delete waiting for undo happens now
         for controller in self.controllers.values():
             controller.stop()
         if self._manage_window is not None:

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.models.sessions import Column, Role
-from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
+from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send, settle
 
 
 def titles(app: DesktopApp) -> list[str]:
@@ -73,11 +73,41 @@ def test_a_deleted_chat_can_be_undone_and_is_gone_for_good_otherwise(
     newest = window.sessions.index(0, 0).data(Role.SESSION_ID)
     window.chat_list.delete(newest)
     assert titles(desktop) == ["What is the capital of France?"]
-    assert window.banner.isVisibleTo(window) and window.banner.action_button().text() == "Undo"
-    screenshot(window, "deleted_with_undo")
-    qtbot.mouseClick(window.banner.action_button(), Qt.MouseButton.LeftButton)
+    assert (
+        window.undo_note.isVisibleTo(window)
+        and window.undo_note.said() == "Deleted “What colour are bananas?”."
+    )
+    window.undo_note.linkActivated.emit("undo")  # the note's Undo link
     assert len(titles(desktop)) == 2 and store.session(newest) is not None
+    assert not window.undo_note.isVisibleTo(window)
 
     window.chat_list.delete(newest)
-    window.banner.flush()  # what the timeout (or closing the window) does
+    window.undo_note.flush()  # what the timeout (or closing the window) does
     qtbot.waitUntil(lambda: store.session(newest) is None, timeout=WAIT_MS)
+
+
+def test_deleting_a_chat_moves_nothing_and_leaves_time_to_undo_with_ctrl_z(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    make_two_chats(qtbot, desktop)
+    window = desktop.window
+    window.resize(1024, 700)
+    window.show()
+    settle()
+    store = desktop.host.workspace.store  # type: ignore[union-attr]
+    table = window.session_panel.table
+    layout_before = (window.splitter.geometry(), window.statusBar().geometry())
+    newest = window.sessions.index(0, 0).data(Role.SESSION_ID)
+    table.setFocus()
+    table.selectRow(0)
+    qtbot.keyClick(table, Qt.Key.Key_Delete)
+    assert titles(desktop) == ["What is the capital of France?"]
+    settle()
+    assert (window.splitter.geometry(), window.statusBar().geometry()) == layout_before
+    assert window.undo_note.isVisible() and window.undo_note.remaining_ms() > 15_000
+    screenshot(window, "deleted_with_undo")
+
+    qtbot.keyClick(table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert len(titles(desktop)) == 2 and not window.undo_note.isVisible()
+    window.undo_note.flush()  # nothing waits: nothing happens
+    assert store.session(newest) is not None
