@@ -64,6 +64,20 @@ def test_a_chat_renamed_in_the_list_keeps_its_new_title(qtbot: QtBot, desktop: D
     assert controller.session.store.session(controller.id).title == "Fruit"  # type: ignore[union-attr]
 
 
+def test_renaming_a_chat_keeps_its_place_in_the_list(qtbot: QtBot, desktop: DesktopApp) -> None:
+    make_two_chats(qtbot, desktop)
+    model = desktop.window.sessions
+    older = model.index(1, 0).data(Role.SESSION_ID)
+    store = desktop.host.workspace.store  # type: ignore[union-attr]
+    model.setData(model.index(1, Column.TITLE), "Geography")
+    qtbot.waitUntil(lambda: store.session(older).title == "Geography", timeout=WAIT_MS)  # type: ignore[union-attr]
+    assert titles(desktop) == ["What colour are bananas?", "Geography"]
+    # Listed again from the saved chats (as when a search is cleared, or at the next start).
+    with qtbot.waitSignal(model.modelReset, timeout=WAIT_MS):
+        desktop.window.session_panel.search_changed.emit("")
+    assert titles(desktop) == ["What colour are bananas?", "Geography"]
+
+
 def test_a_deleted_chat_can_be_undone_and_is_gone_for_good_otherwise(
     qtbot: QtBot, desktop: DesktopApp
 ) -> None:
