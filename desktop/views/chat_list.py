@@ -115,5 +115,6 @@ class ChatList:
         def done(rows: list[SessionRow]) -> None:
             if self._search_generation.is_current(token):
                 self.model.set_rows(rows)
+                self.panel.show_results_for(text)
 
         self.window.bridge.call(run, on_result=done, on_error=self.window.show_error)

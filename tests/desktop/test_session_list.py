@@ -52,6 +52,21 @@ def test_search_finds_chats_by_message_text_and_clearing_shows_all(qtbot: QtBot,
     qtbot.waitUntil(lambda: len(titles(desktop)) == 2, timeout=WAIT_MS)
 
 
+def test_a_search_that_matches_nothing_says_so_and_can_be_cleared(qtbot: QtBot, desktop: DesktopApp) -> None:
+    make_two_chats(qtbot, desktop)
+    window = desktop.window
+    panel = window.session_panel
+    qtbot.keyClicks(panel.search, "xyzzy")
+    qtbot.waitUntil(lambda: panel.no_match.isVisibleTo(window), timeout=WAIT_MS)
+    assert panel.no_match.text() == "No chats match “xyzzy”."
+    assert not panel.table.isVisibleTo(window)
+    window.resize(1024, 700)
+    screenshot(window, "search_no_match")
+    qtbot.mouseClick(panel.clear_search_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(titles(desktop)) == 2 and panel.table.isVisibleTo(window), timeout=WAIT_MS)
+    assert panel.search.text() == "" and not panel.no_match.isVisibleTo(window)
+
+
 def test_a_chat_renamed_in_the_list_keeps_its_new_title(qtbot: QtBot, desktop: DesktopApp) -> None:
     make_two_chats(qtbot, desktop)
     model = desktop.window.sessions
