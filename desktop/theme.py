@@ -5,11 +5,20 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QStyleOptionComplex, QWidget
 
-__all__ = ["THEME_VARIABLE", "BadgeColors", "Palette", "apply_theme", "badge_colors", "colors", "is_dark"]
+__all__ = [
+    "THEME_VARIABLE",
+    "BadgeColors",
+    "FramedFieldsStyle",
+    "Palette",
+    "apply_theme",
+    "badge_colors",
+    "colors",
+    "is_dark",
+]
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,7 @@ class Palette:
     code_background: str
     inline_code_background: str
     border: str
+    field_border: str  # the frame of the message box and the model box: it must show on the window
     muted: str
     error: str
     warning_background: str
@@ -40,6 +50,7 @@ LIGHT = Palette(
     code_background="#f5f6f8",
     inline_code_background="#eef0f3",
     border="#d9dce1",
+    field_border="#aab1bb",
     muted="#6b7280",
     error="#b42318",
     warning_background="#fff4e5",
@@ -52,6 +63,7 @@ DARK = Palette(
     code_background="#16181c",
     inline_code_background="#30343a",
     border="#3a3f47",
+    field_border="#5f6772",
     muted="#9aa3ae",
     error="#ff8a80",
     warning_background="#3d2e12",
@@ -128,7 +140,8 @@ def apply_theme(app: QApplication, scheme: Qt.ColorScheme | None = None) -> None
     Widgets that paint themselves (badges, gauges, lists) switch at once; styled ones such as
     message bubbles take the new colours when they are next built.
     """
-    app.setStyle("Fusion")
+    if not isinstance(app.style(), FramedFieldsStyle):
+        app.setStyle(FramedFieldsStyle())
     hints = app.styleHints()
     scheme = scheme if scheme is not None else _scheme_from_environment()
     chosen = scheme if scheme is not None else hints.colorScheme()
@@ -136,6 +149,57 @@ def apply_theme(app: QApplication, scheme: Qt.ColorScheme | None = None) -> None
     if scheme is None and not app.property(_FOLLOWING):
         app.setProperty(_FOLLOWING, True)
         hints.colorSchemeChanged.connect(lambda _scheme: apply_theme(app))
+
+
+# Widgets (by object name) whose frame is drawn in ``field_border``: Fusion draws frames a shade
+# darker than the window, which on a dark window does not show.
+FRAMED_FIELDS = frozenset({"composer", "modelPicker"})
+
+
+class FramedFieldsStyle(QProxyStyle):
+    """Fusion, with the frame of the message box and the model box drawn in a colour that shows in
+    both themes (read when painted, so a theme switch shows at once)."""
+
+    def __init__(self) -> None:
+        super().__init__("Fusion")
+
+    def drawPrimitive(
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        super().drawPrimitive(element, option, painter, widget)
+        framed = element in (QStyle.PrimitiveElement.PE_Frame, QStyle.PrimitiveElement.PE_FrameLineEdit)
+        if framed and widget is not None and widget.objectName() in FRAMED_FIELDS:
+            _frame(painter, option)
+
+    def drawComplexControl(
+        self,
+        control: QStyle.ComplexControl,
+        option: QStyleOptionComplex,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        super().drawComplexControl(control, option, painter, widget)
+        if (
+            control == QStyle.ComplexControl.CC_ComboBox
+            and widget is not None
+            and widget.objectName() in FRAMED_FIELDS
+        ):
+            _frame(painter, option)
+
+
+def _frame(painter: QPainter, option: QStyleOption) -> None:
+    focused = bool(option.state & QStyle.StateFlag.State_HasFocus)
+    palette = colors()
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(QPen(QColor(palette.link if focused else palette.field_border), 1))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRoundedRect(QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5), 2, 2)
+    painter.restore()
 
 
 _FOLLOWING = "contextdeskFollowsColorScheme"

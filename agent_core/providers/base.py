@@ -8,7 +8,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 # The one usage record: providers report it, the RequestContext stores it.
 from agent_core.context.items import TokenUsage
@@ -166,6 +166,10 @@ class Provider(ABC):
     ``stream`` raises ``ProviderError`` subclasses (never SDK exceptions) and stops promptly when
     the consuming task is cancelled.
     """
+
+    #: For tests and demos only (the scripted provider): registered like any other, but front ends
+    #: leave it out of the types a user chooses from.
+    internal: ClassVar[bool] = False
 
     def __init__(self, settings: ProviderSettings) -> None:
         self.settings = settings

@@ -12,7 +12,14 @@ from agent_core.errors import ProviderConfigError
 from agent_core.plugins import PluginError, PluginRegistry, Register
 from agent_core.providers.base import Provider, ProviderSettings
 
-__all__ = ["PROVIDERS", "ProviderFactory", "RegisterProvider", "create_provider", "provider_types"]
+__all__ = [
+    "PROVIDERS",
+    "ProviderFactory",
+    "RegisterProvider",
+    "create_provider",
+    "provider_types",
+    "user_provider_types",
+]
 
 ProviderFactory = Callable[[ProviderSettings], Provider]
 RegisterProvider = Register[ProviderFactory]
@@ -33,6 +40,11 @@ PROVIDERS: PluginRegistry[ProviderFactory] = PluginRegistry(
 def provider_types() -> list[str]:
     """The registered provider type names, sorted."""
     return PROVIDERS.names()
+
+
+def user_provider_types() -> list[str]:
+    """The provider types a user chooses from, sorted: those not marked ``internal`` (test providers)."""
+    return [name for name, factory in sorted(PROVIDERS.plugins()) if not getattr(factory, "internal", False)]
 
 
 def create_provider(settings: ProviderSettings) -> Provider:

@@ -89,6 +89,8 @@ _Step = _ReplyStep | _ToolCallStep | _ErrorStep
 class ScriptedProvider(Provider):
     """Plays queued steps in order, one per ``stream()`` call; ``requests`` records every request."""
 
+    internal = True
+
     def __init__(self, settings: ProviderSettings | None = None) -> None:
         super().__init__(settings or ProviderSettings(provider_id="scripted", type="scripted"))
         self.requests: list[ChatRequest] = []

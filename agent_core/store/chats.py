@@ -255,8 +255,10 @@ class ChatStore:
         allowed_tools: tuple[ItemRef, ...] | None = None,
         attached_resources: tuple[AttachedResource, ...] | None = None,
     ) -> None:
-        sets: list[str] = ["updated_at = ?"]
-        values: list[Any] = [time.time()]
+        """Change a chat's title, items or settings. ``updated_at`` stays: it is the chat's last
+        activity (a message), so renaming a chat does not move it up the list of chats."""
+        sets: list[str] = []
+        values: list[Any] = []
         if title is not None:
             sets.append("title = ?")
             values.append(title)
@@ -275,6 +277,8 @@ class ChatStore:
         if attached_resources is not None:
             sets.append("attached_resources = ?")
             values.append(_ATTACHED.dump_json(attached_resources).decode())
+        if not sets:
+            return
         with self._transaction() as db:
             claim(db, session_id, self.holder, self._host)
             db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*values, session_id))

@@ -163,6 +163,13 @@ class ServerDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
         self.type.currentTextChanged.connect(self._on_type)
+        # A mistake shown under the form follows the edits: it changes, or goes once it is fixed.
+        for line in (self.name, self.command, self.args, self.url, self.root):
+            line.textChanged.connect(lambda _t: self._recheck())
+        for text in (self.env, self.headers, self.json):
+            text.textChanged.connect(self._recheck)
+        self.type.currentTextChanged.connect(lambda _t: self._recheck())
+        self.tabs.currentChanged.connect(lambda _i: self._recheck())
         if config is not None:
             self._load(config)
             self.tabs.setTabEnabled(1, False)
@@ -211,23 +218,41 @@ class ServerDialog(QDialog):
 
     def _accept(self) -> None:
         try:
-            if isinstance(self._original, InternalServerConfig):
-                result = self._from_builtin(self._original)
-            else:
-                result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
-                if self._original is None:
-                    result = {name: self._placed(config) for name, config in result.items()}
+            result = self._checked()
         except (ValueError, AgentImportError) as error:
             self._fail(str(error))
             return
-        clash = set(result) & self._taken
-        if clash:
-            self._fail(
-                f"This agent already has a server called {', '.join(sorted(clash))}: choose another name."
-            )
-            return
         self._result = result
         self.accept()
+
+    def _recheck(self) -> None:
+        if self.error.isHidden():
+            return
+        try:
+            self._checked()
+        except (ValueError, AgentImportError) as error:
+            self.error.setText(str(error))
+            return
+        self.error.hide()
+
+    def _checked(self) -> dict[str, McpServerConfig]:
+        """The servers the dialog describes now.
+
+        Raises:
+            ValueError, AgentImportError: what to fix, named by its field.
+        """
+        if isinstance(self._original, InternalServerConfig):
+            result = self._from_builtin(self._original)
+        else:
+            result = self._from_json() if self.tabs.currentIndex() == 1 else self._from_form()
+            if self._original is None:
+                result = {name: self._placed(config) for name, config in result.items()}
+        clash = set(result) & self._taken
+        if clash:
+            raise ValueError(
+                f"This agent already has a server called {', '.join(sorted(clash))}: choose another name."
+            )
+        return result
 
     def _placed(self, config: McpServerConfig) -> McpServerConfig:
         """A new server with the chosen include mode for its tools (unless it names its own)."""

@@ -67,9 +67,8 @@ class BackgroundWork(QObject):
         self.warmup = ModelWarmup(bridge, self)
         self.warmup.loading.connect(self._model_loading)
         self.warmup.loaded.connect(lambda _ref: self.model_status.finish("Local model ready"))
-        self.warmup.failed.connect(
-            lambda _ref, reason: self.model_status.fail("The local model could not load", reason)
-        )
+        self.warmup.failed.connect(self._model_failed)
+        self._failed_model = ""  # the model the failure shown is about ("" when none is shown)
 
     # --- what the window tells it -------------------------------------------------------------
 
@@ -94,8 +93,13 @@ class BackgroundWork(QObject):
     def chat_shown(self, controller: ChatController | None) -> None:
         """Load the chat's model ahead of its first message when it is a local one."""
         workspace = self.host.workspace
+        model = controller.session.chat_settings.model if controller is not None else ""
+        if self._failed_model and self._failed_model != model and self.model_status.failed:
+            # The failure is about a model this chat no longer uses: it no longer says anything true.
+            self._failed_model = ""
+            self.model_status.finish()
         if controller is not None and workspace is not None:
-            self.warmup.warm(workspace.providers, controller.session.chat_settings.model)
+            self.warmup.warm(workspace.providers, model)
 
     # --- embedding model ----------------------------------------------------------------------
 
@@ -135,6 +139,10 @@ class BackgroundWork(QObject):
         self.index_status.finish(f"Agent items indexed ({done.embedded} new chunks, {done.seconds:.1f} s)")
 
     # --- local model --------------------------------------------------------------------------
+
+    def _model_failed(self, model_ref: str, reason: str) -> None:
+        self._failed_model = model_ref
+        self.model_status.fail("The local model could not load", reason)
 
     def _model_loading(self, model_ref: str) -> None:
         self.model_status.start(

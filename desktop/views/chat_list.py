@@ -1,5 +1,5 @@
 """The main window's chat list: the open agent's saved chats, kept in order as they are used,
-searched, renamed in place, and deleted with a few seconds to undo."""
+searched, renamed in place, and deleted with time to undo (a note in the status bar, and Ctrl+Z)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,13 @@ from desktop.bridge import Generation
 from desktop.controllers.chat_controller import ChatController
 from desktop.models.sessions import SessionListModel, SessionRow, rows_for_search
 from desktop.views.session_list import SessionListPanel
+from desktop.views.undo_note import short_title
 
 if TYPE_CHECKING:
     from agent_core.store.chats import StoredSession
     from desktop.views.main_window import MainWindow
 
-__all__ = ["UNDO_DELETE_MS", "ChatList"]
-
-UNDO_DELETE_MS = 8000
+__all__ = ["ChatList"]
 
 
 class ChatList:
@@ -73,7 +72,7 @@ class ChatList:
         workspace = window.workspace
         if workspace is None:
             return
-        window.banner.flush()
+        window.undo_note.flush()  # the previous delete is carried out: one waits at a time
         removed = self.model.remove(session_id)
         if removed is None:
             return
@@ -95,15 +94,8 @@ class ChatList:
             window.bridge.call(workspace.store.delete_session, session_id, on_error=window.show_error)
 
         self._pending_delete = session_id
-        title = row.title or "Untitled chat"
-        window.banner.show_message(
-            f"Deleted “{title}”.",
-            level="info",
-            action="Undo",
-            callback=undo,
-            timeout_ms=UNDO_DELETE_MS,
-            on_expire=commit,
-        )
+        title = short_title(row.title or "Untitled chat")
+        window.undo_note.offer(f"Deleted “{title}”.", undo=undo, commit=commit)
 
     def _search(self, text: str) -> None:
         workspace = self.window.workspace
@@ -123,5 +115,6 @@ class ChatList:
         def done(rows: list[SessionRow]) -> None:
             if self._search_generation.is_current(token):
                 self.model.set_rows(rows)
+                self.panel.show_results_for(text)
 
         self.window.bridge.call(run, on_result=done, on_error=self.window.show_error)

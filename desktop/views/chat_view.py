@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -22,6 +21,7 @@ from desktop.models.conversation import Entry
 from desktop.theme import colors
 from desktop.views.composer import COMMANDS, Composer
 from desktop.views.conversation_view import ConversationView, readable_width
+from desktop.views.model_picker import ModelPicker
 
 __all__ = ["ChatView"]
 
@@ -45,14 +45,7 @@ class ChatView(QWidget):
         self.agent_label = QLabel(agent_name)
         self.agent_label.setStyleSheet("font-weight: 600; font-size: 14px;")
         self._known_models: set[str] = set()  # provider:model refs the providers listed
-        self.model_picker = QComboBox()
-        self.model_picker.setEditable(True)
-        self.model_picker.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model_picker.setMinimumContentsLength(28)
-        self.model_picker.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        self.model_picker.setToolTip("The model for this chat (provider:model)")
+        self.model_picker = ModelPicker()
         self.model_picker.activated.connect(lambda _i: self._model_chosen())
         line_edit = self.model_picker.lineEdit()
         if line_edit is not None:

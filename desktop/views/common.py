@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFont, QFontMetrics, QPainter, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -13,7 +12,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QTextBrowser,
     QToolButton,
@@ -136,7 +134,7 @@ class Badge(QLabel):
 
 
 class Banner(QFrame):
-    """A non-modal message across the top of a window, with an optional action; never steals focus."""
+    """A non-modal message across the top of a window, until dismissed; never steals focus."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -146,76 +144,26 @@ class Banner(QFrame):
         self._label = QLabel()
         self._label.setWordWrap(True)
         self._label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._action = QPushButton()
-        self._action.hide()
         self._close = QToolButton()
         self._close.setText("✕")
         self._close.setAutoRaise(True)
         self._close.setToolTip("Dismiss")
         self._close.clicked.connect(self.hide)
         layout.addWidget(self._label, 1)
-        layout.addWidget(self._action)
         layout.addWidget(self._close)
-        self._callback: Callable[[], None] | None = None
-        self._action.clicked.connect(self._run_action)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._expire)
-        self._on_expire: Callable[[], None] | None = None
         self.hide()
 
-    def show_message(
-        self,
-        text: str,
-        *,
-        level: str = "error",
-        action: str | None = None,
-        callback: Callable[[], None] | None = None,
-        timeout_ms: int = 0,
-        on_expire: Callable[[], None] | None = None,
-    ) -> None:
-        self._finish_pending()
+    def show_message(self, text: str, *, level: str = "error") -> None:
         palette = colors()
         background = palette.warning_background if level != "info" else palette.inline_code_background
         self.setStyleSheet(
             f"#banner {{ background-color: {background}; border-bottom: 1px solid {palette.border}; }}"
         )
         self._label.setText(text)
-        self._callback = callback
-        self._on_expire = on_expire
-        self._action.setVisible(action is not None)
-        if action:
-            self._action.setText(action)
-        if timeout_ms:
-            self._timer.start(timeout_ms)
         self.show()
 
     def text(self) -> str:
         return self._label.text()
-
-    def action_button(self) -> QPushButton:
-        return self._action
-
-    def _run_action(self) -> None:
-        callback, self._callback, self._on_expire = self._callback, None, None
-        self._timer.stop()
-        self.hide()
-        if callback is not None:
-            callback()
-
-    def _expire(self) -> None:
-        self.hide()
-        self._finish_pending()
-
-    def _finish_pending(self) -> None:
-        on_expire, self._on_expire = self._on_expire, None
-        self._timer.stop()
-        if on_expire is not None:
-            on_expire()
-
-    def flush(self) -> None:
-        """Carry out what waits on the banner (e.g. a delete that could still be undone)."""
-        self._finish_pending()
 
 
 def fit_list_height(view: QAbstractItemView, max_rows: int = 8) -> None:

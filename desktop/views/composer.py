@@ -43,6 +43,7 @@ class Composer(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("composer")  # the theme gives it a border that shows in both themes
         self.setPlaceholderText(
             "Message — Enter sends, Shift+Enter new line, @ adds rules and references, / commands"
         )

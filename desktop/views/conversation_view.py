@@ -15,6 +15,7 @@ from desktop.views.message_widgets import (
     EntryWidget,
     MessageWidget,
     SummaryWidget,
+    ToolCallWidget,
     widget_for,
 )
 from desktop.views.subagent_call import SubagentCallWidget
@@ -165,9 +166,17 @@ class ConversationView(QScrollArea):
         if isinstance(widget, SummaryWidget):
             widget.edited.connect(lambda text, w=widget: self._edit_summary(w, text))
             widget.undo_requested.connect(lambda w=widget: self._emit_row(w, self.summary_undone))
+        if isinstance(widget, SummaryWidget | ToolCallWidget):
+            widget.toggle.pressed.connect(lambda w=widget: self._keep_in_place(w))
         self._widgets.insert(row, widget)
         self._layout.insertWidget(row + 1, widget)  # after the empty-state label
         self.keys.attach(widget)
+
+    def _keep_in_place(self, widget: EntryWidget) -> None:
+        """The user opens (or closes) ``widget``: it stays under the pointer. Following the bottom
+        would scroll the growing content up, taking the row just clicked out of sight."""
+        if self._widgets and widget is not self._widgets[-1]:
+            self._stick_to_bottom = False
 
     def _decide(self, widget: EntryWidget, decision: ApprovalDecision) -> None:
         if widget in self._widgets:

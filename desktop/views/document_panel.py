@@ -109,6 +109,10 @@ class DocumentEditor(QWidget):
         layout.addWidget(self.body_error)
         for edit in (self.name, self.description):
             edit.textEdited.connect(lambda _t: self.changed.emit())
+        # An error under a field follows the field as it is edited: it goes once the field is fixed.
+        self._taken: Callable[[str], bool] = lambda _name: False
+        self.name.textChanged.connect(lambda _t: self._recheck(self.name_error, self._check_name))
+        self.body.textChanged.connect(lambda: self._recheck(self.body_error, self._check_body))
         self.priority.valueChanged.connect(lambda _v: self.changed.emit())
         self.include.currentIndexChanged.connect(lambda _i: self.changed.emit())
         self.body.textChanged.connect(self.changed.emit)
@@ -119,13 +123,13 @@ class DocumentEditor(QWidget):
 
     def load(self, item: DocumentItem) -> None:
         self.blockSignals(True)
+        self.name_error.hide()
+        self.body_error.hide()
         self.name.setText(item.name)
         self.description.setText(item.description)
         self.priority.setValue(item.priority_level)
         self.include.setCurrentIndex(max(0, self.include.findData(item.include.value)))
         self.body.setPlainText(item.text)
-        self.name_error.hide()
-        self.body_error.hide()
         self.blockSignals(False)
         if self.tabs.currentIndex() == 1:
             self.preview.set_markdown(item.text)
@@ -141,16 +145,31 @@ class DocumentEditor(QWidget):
         )
 
     def validate(self, taken: Callable[[str], bool]) -> bool:
-        item = self.value()
-        problem = name_problem(item.name)
-        if problem is None and taken(item.name):
-            problem = f"another {self.kind} is already called '{item.name}': choose another name"
+        """Show what is wrong under each field; ``taken`` tells a name another item already has."""
+        self._taken = taken
+        name_ok = self._check_name()
+        body_ok = self._check_body()
+        return name_ok and body_ok
+
+    def _check_name(self) -> bool:
+        name = self.name.text().strip()
+        problem = name_problem(name)
+        if problem is None and self._taken(name):
+            problem = f"another {self.kind} is already called '{name}': choose another name"
         self.name_error.setText(problem.capitalize() if problem else "")
         self.name_error.setVisible(problem is not None)
-        empty = not item.text.strip()
+        return problem is None
+
+    def _check_body(self) -> bool:
+        empty = not self.body.toPlainText().strip()
         self.body_error.setText("The text is empty: write what the assistant should know or do.")
         self.body_error.setVisible(empty)
-        return problem is None and not empty
+        return not empty
+
+    @staticmethod
+    def _recheck(error: QLabel, check: Callable[[], bool]) -> None:
+        if not error.isHidden():
+            check()
 
 
 class DocumentPanel(QWidget):

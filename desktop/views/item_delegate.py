@@ -103,7 +103,12 @@ class ContextItemDelegate(QStyledItemDelegate):
         painter.setPen(text_color)
         name = str(index.data(Role.NAME) or "")
         available = max(20.0, right - x - badges_width - 6)
-        elided = QFontMetrics(name_font).elidedText(name, Qt.TextElideMode.ElideRight, int(available))
+        # Names that start alike (read_text_file, read_multiple_files) differ at the end: cut the
+        # middle so each stays told apart (the tooltip has it whole). A memory's words read on.
+        ref = index.data(Role.REF)
+        middle = ref is None or ref.type != "memory"
+        mode = Qt.TextElideMode.ElideMiddle if middle else Qt.TextElideMode.ElideRight
+        elided = QFontMetrics(name_font).elidedText(name, mode, int(available))
         name_width = QFontMetrics(name_font).horizontalAdvance(elided)
         painter.drawText(
             QRectF(x, first.top(), available, line_height), Qt.AlignmentFlag.AlignVCenter, elided

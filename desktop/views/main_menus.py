@@ -56,6 +56,13 @@ def build_menus(window: MainWindow) -> AgentsMenu:
     dialogs = window.dialogs
     chat = bar.addMenu("&Chat")
     _action(window, chat, "Search chats", window.session_panel.focus_search, "Ctrl+K")
+    # Ctrl+Z in a text box still undoes typing there: the box takes the key before the window does.
+    undo_delete = QAction("Undo delete chat", window)
+    undo_delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Undo))
+    undo_delete.setEnabled(False)
+    undo_delete.triggered.connect(lambda _checked=False: window.undo_note.undo())
+    window.undo_note.pending_changed.connect(undo_delete.setEnabled)
+    chat.addAction(undo_delete)
     _action(window, chat, "Focus the message box", window.focus_input, "Ctrl+L")
     _action(window, chat, "View Context of the last reply", dialogs.view_last_context, "Ctrl+I")
     _action(window, chat, "Compact the conversation", window.compact_chat, "Ctrl+Shift+K")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from agent_core.agent.schema import InternalServerConfig
 from agent_core.errors import ContextDeskError
 from agent_core.providers.catalog import chat_model_choices
-from desktop.bridge import CoreBridge
+from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.agent_watcher import AgentWatcher
 from desktop.controllers.chat_controller import ChatController
@@ -40,6 +40,7 @@ from desktop.views.focus_ring import install_focus_ring
 from desktop.views.main_menus import build_menus
 from desktop.views.memories_panel import MemoriesPanel
 from desktop.views.settings_panel import SettingsPanel
+from desktop.views.undo_note import UndoNote
 from desktop.views.window_geometry import place_window
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class MainWindow(QMainWindow):
         self.controllers: dict[str, ChatController] = {}
         self.views: dict[str, ChatView] = {}
         self.model_choices: list[str] = []
+        self._models_generation = Generation()
+        self._models_listed_for: object = None  # the chat model and providers the lists are from
         self._manage_window: ManageWindow | None = None
         self._tabs_restored = False  # the open tabs of the last run are back (then they are saved)
         self.dialogs = ChatDialogs(self)
@@ -151,6 +154,8 @@ class MainWindow(QMainWindow):
         self.background.warmup.loading.connect(lambda _ref: self._note_waiting("Loading the model…", False))
         self.tools_status = QLabel()
         self.statusBar().addPermanentWidget(self.tools_status)
+        self.undo_note = UndoNote()  # "Deleted “…”. Undo": first in the status bar, moving nothing
+        self.statusBar().insertWidget(0, self.undo_note)
 
         self.watcher = AgentWatcher(self)
         self.watcher.changed.connect(self.host.reload_agent)
@@ -178,6 +183,7 @@ class MainWindow(QMainWindow):
         for session_id in list(self.controllers):
             self.drop_tab(session_id)
         self.banner.hide()
+        self.undo_note.forget()  # a delete still waiting was of the agent now closed: that chat stays
         agent = workspace.agent
         self.setWindowTitle(f"{agent.name} — ContextDesk")
         add_recent_agent(agent.root)
@@ -246,13 +252,26 @@ class MainWindow(QMainWindow):
         self._update_mentions()
         self.background.agent_reloaded()
         self.background.chat_shown(self.current_controller())
+        if self.workspace is not None:
+            self._load_models(self.workspace, only_if_changed=True)  # a provider added in Providers
         self.context_panel.refresh()
         self.settings_panel.load()
         if self._manage_window is not None:
             self._manage_window.agent_reloaded(agent)
 
-    def _load_models(self, workspace: Workspace) -> None:
+    def _load_models(self, workspace: Workspace, *, only_if_changed: bool = False) -> None:
+        """Fill the model boxes with what each provider lists, asked on the core thread (a slow
+        provider never holds the window); a newer request's lists win over an older one's."""
+        config = workspace.agent.config
+        listed_for = (config.chat.model, config.providers)
+        if only_if_changed and listed_for == self._models_listed_for:
+            return
+        self._models_listed_for = listed_for
+        token = self._models_generation.next()
+
         def done(models: list[str]) -> None:
+            if not self._models_generation.is_current(token):
+                return
             self.model_choices = models
             for view in self.views.values():
                 view.set_models(models)
@@ -559,7 +578,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
-        self.banner.flush()  # a delete waiting for undo happens now
+        self.undo_note.flush()  # a delete waiting for undo happens now
         for controller in self.controllers.values():
             controller.stop()
         if self._manage_window is not None:

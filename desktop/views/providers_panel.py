@@ -1,6 +1,13 @@
-"""Providers: add or edit keys (system keyring, ``env://VAR`` or plain text), test, list models."""
+"""Providers: add or edit keys (system keyring, ``env://VAR`` or plain text), test, list models.
+
+A key is never required to save: local servers need none, and the hosted providers fall back to
+their usual environment variable (OPENAI_API_KEY, ...) when agent.yaml names no key.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import (
@@ -33,7 +40,7 @@ from agent_core.agent.secrets import ENV_SCHEME, resolve_secret
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ProviderSettings
 from agent_core.providers.catalog import probe_provider
-from agent_core.providers.registry import provider_types
+from agent_core.providers.registry import user_provider_types
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.workspace_host import WorkspaceHost
@@ -48,6 +55,12 @@ KEY_MODES = (
     ("plain", "Plain text in agent.yaml"),
     ("none", "No key"),
 )
+# Local servers (LM Studio, llama.cpp's server, Ollama) and local model files need no key.
+KEYLESS_TYPES = frozenset({"openai-compatible", "local"})
+BASE_URL_HINTS = {
+    "openai-compatible": "e.g. http://localhost:1234/v1 (LM Studio), http://localhost:11434/v1 (Ollama)",
+}
+BASE_URL_HINT = "only for OpenAI-compatible servers, e.g. http://localhost:11434/v1"
 
 
 class ProvidersPanel(QWidget):
@@ -57,6 +70,7 @@ class ProvidersPanel(QWidget):
         self.host = host
         self.agent: Agent | None = None
         self._editing: str | None = None
+        self._filling = False  # the form is being filled from a provider, not edited by the user
         self._test_generation = Generation()
         self.model = ProviderListModel(self)
         self.has_keyring = keyring_available()
@@ -96,14 +110,13 @@ class ProvidersPanel(QWidget):
         self.provider_id = QLineEdit()
         self.provider_id.setPlaceholderText("e.g. openai, ollama")
         self.type = QComboBox()
-        self.type.addItems(provider_types())
         self.key_mode = QComboBox()
         for value, label in KEY_MODES:
             self.key_mode.addItem(label, value)
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.base_url = QLineEdit()
-        self.base_url.setPlaceholderText("only for OpenAI-compatible servers, e.g. http://localhost:11434/v1")
+        self.base_url.setPlaceholderText(BASE_URL_HINT)
         self.key_note = QLabel()
         self.key_note.setWordWrap(True)
         self.key_note.setStyleSheet(f"color: {colors().muted};")
@@ -122,8 +135,11 @@ class ProvidersPanel(QWidget):
         self.test_button = QPushButton("Test connection")
         self.save_button = QPushButton("Save")
         self.save_button.setDefault(True)
+        self.saved_note = QLabel()  # "Saved ...": until the form is changed or another provider chosen
+        self.saved_note.setStyleSheet(f"color: {colors().muted};")
         actions.addWidget(self.test_button)
         actions.addStretch(1)
+        actions.addWidget(self.saved_note)
         actions.addWidget(self.save_button)
         right_layout.addLayout(actions)
         self.test_result = QLabel()
@@ -138,7 +154,13 @@ class ProvidersPanel(QWidget):
         splitter.addWidget(right)
         splitter.setSizes([420, 600])
 
+        self._fill_types()
         self.key_mode.currentIndexChanged.connect(lambda _i: self._on_key_mode())
+        self.type.currentIndexChanged.connect(lambda _i: self._on_type())
+        for line in (self.provider_id, self.key, self.base_url):
+            line.textChanged.connect(lambda _t: self._on_form_changed())
+        for box in (self.type, self.key_mode):
+            box.currentIndexChanged.connect(lambda _i: self._on_form_changed())
         self.test_button.clicked.connect(self.test_connection)
         self.save_button.clicked.connect(self.save)
         self._on_key_mode()
@@ -159,9 +181,9 @@ class ProvidersPanel(QWidget):
             return
         provider_id = index.data(ProviderRole.ID)
         config: ProviderConfig = index.data(ProviderRole.CONFIG)
+        if provider_id != self._editing:
+            self.saved_note.clear()  # about another provider
         self._editing = provider_id
-        self.provider_id.setText(provider_id)
-        self.type.setCurrentText(config.type or provider_id)
         key = config.api_key or ""
         if key.startswith(KEYRING_SCHEME):
             mode, shown = "keyring", ""
@@ -171,14 +193,69 @@ class ProvidersPanel(QWidget):
             mode, shown = "plain", key
         else:
             mode, shown = "none", ""
-        self.key_mode.setCurrentIndex(self.key_mode.findData(mode))
-        self.key.setText(shown)
-        if mode == "keyring":
-            self.key.setPlaceholderText("stored in the keyring: type a new key to replace it")
-        self.base_url.setText(config.base_url or "")
+        with self._filling_form():
+            self.provider_id.setText(provider_id)
+            self._fill_types(config.type or provider_id)
+            self.key_mode.setCurrentIndex(self.key_mode.findData(mode))
+            self.key.setText(shown)
+            if mode == "keyring":
+                self.key.setPlaceholderText("stored in the keyring: type a new key to replace it")
+            self.base_url.setText(config.base_url or "")
         self.error.setText("")
         self.test_result.setText("")
         self.models.setStringList([])
+
+    def _fill_types(self, shown: str = "") -> None:
+        """The types a user chooses from, plus ``shown`` when it is not one of them (a provider of a
+        test type, which can be edited but not picked for a new one); ``shown`` becomes the current."""
+        types = user_provider_types()
+        if shown and shown not in types:
+            types.append(shown)
+        current = shown or self.type.currentText()
+        self.type.blockSignals(True)
+        self.type.clear()
+        self.type.addItems(types)
+        self.type.setCurrentIndex(max(0, self.type.findText(current)))
+        self.type.blockSignals(False)
+        self._on_type()
+
+    @contextmanager
+    def _filling_form(self) -> Iterator[None]:
+        self._filling = True
+        try:
+            yield
+        finally:
+            self._filling = False
+
+    def _on_type(self) -> None:
+        type_name = self.type.currentText()
+        self.base_url.setPlaceholderText(BASE_URL_HINTS.get(type_name, BASE_URL_HINT))
+        if self._editing is None and not self._filling and not self.key.text().strip():
+            self.key_mode.setCurrentIndex(self.key_mode.findData(self._default_key_mode(type_name)))
+
+    def _default_key_mode(self, type_name: str) -> str:
+        if type_name in KEYLESS_TYPES:
+            return "none"
+        return "keyring" if self.has_keyring else "env"
+
+    def _on_form_changed(self) -> None:
+        """What was said about the form ("Saved", a test's result, an error) is about the form as it
+        was: it goes, or (an error) is checked again."""
+        if self._filling:
+            return
+        self.saved_note.clear()
+        if self.test_result.text():
+            self._test_generation.next()  # a test still running answers for the old values
+            self.test_button.setEnabled(True)
+            self.test_result.clear()
+            self.models.setStringList([])
+        if self.error.text():
+            try:
+                self._form_config()
+            except ValueError as error:
+                self.error.setText(str(error))
+            else:
+                self.error.setText("")
 
     def _on_key_mode(self) -> None:
         mode = self.key_mode.currentData()
@@ -204,79 +281,98 @@ class ProvidersPanel(QWidget):
     def new_provider(self) -> None:
         self.table.clearSelection()
         self._editing = None
-        self.provider_id.clear()
-        self.key.clear()
-        self.base_url.clear()
-        self.key_mode.setCurrentIndex(self.key_mode.findData("keyring" if self.has_keyring else "env"))
+        self.saved_note.clear()
+        self.error.setText("")
+        with self._filling_form():
+            self._fill_types()
+            self.provider_id.clear()
+            self.key.clear()
+            self.base_url.clear()
+            self.key_mode.setCurrentIndex(
+                self.key_mode.findData(self._default_key_mode(self.type.currentText()))
+            )
         self.provider_id.setFocus()
 
     # --- saving -------------------------------------------------------------------------------
 
     def _key_value(self, provider_id: str) -> tuple[str | None, str | None]:
-        """(what agent.yaml holds, the secret to put in the keyring)."""
+        """(what agent.yaml holds, the secret to put in the keyring). An empty key is no key: it
+        never stops a save (the provider then reads its usual environment variable, if any)."""
         mode, text = self.key_mode.currentData(), self.key.text().strip()
         if mode == "none":
             return None, None
         if mode == "env":
-            if not text:
-                raise ValueError("Key: type the name of the environment variable, e.g. OPENAI_API_KEY")
-            return f"{ENV_SCHEME}{text.removeprefix(ENV_SCHEME)}", None
+            name = text.removeprefix(ENV_SCHEME)
+            return (f"{ENV_SCHEME}{name}", None) if name else (None, None)
         if mode == "plain":
-            if not text:
-                raise ValueError("Key: type the key, or choose No key")
-            return text, None
-        if not self.has_keyring:
-            raise ValueError(
-                "Key: no system keyring is available here; choose Environment variable or Plain text"
-            )
+            return (text or None), None
         agent_name = self.agent.name if self.agent else "agent"
         reference = keyring_reference(agent_name, provider_id)
         existing = self.agent.config.providers.get(provider_id) if self.agent else None
         if not text:
             if existing is not None and existing.api_key == reference:
                 return reference, None  # keep the stored key
-            raise ValueError("Key: type the key to store in the keyring")
+            return None, None
+        if not self.has_keyring:
+            raise ValueError(
+                "Key: no system keyring is available here; choose Environment variable or Plain text"
+            )
         return reference, text
+
+    def _form_config(self) -> tuple[str, ProviderConfig, str | None]:
+        """(id, config, secret for the keyring) from the form.
+
+        Raises:
+            ValueError: what to change, starting with the field's name.
+        """
+        provider_id = self.provider_id.text().strip()
+        if problem := name_problem(provider_id):
+            raise ValueError(f"Id: {problem}")
+        if (
+            self.agent is not None
+            and provider_id != self._editing
+            and provider_id in self.agent.config.providers
+        ):
+            raise ValueError(f"Id: this agent already has a provider '{provider_id}'")
+        stored, secret = self._key_value(provider_id)
+        type_name = self.type.currentText()
+        config = ProviderConfig(
+            type=None if type_name == provider_id else type_name,
+            api_key=stored,
+            base_url=self.base_url.text().strip() or None,
+        )
+        return provider_id, config, secret
 
     def save(self) -> None:
         agent = self.agent
         if agent is None:
             return
-        provider_id = self.provider_id.text().strip()
         try:
-            if problem := name_problem(provider_id):
-                raise ValueError(f"Id: {problem}")
-            if provider_id != self._editing and provider_id in agent.config.providers:
-                raise ValueError(f"Id: this agent already has a provider '{provider_id}'")
-            stored, secret = self._key_value(provider_id)
-            type_name = self.type.currentText()
-            config = ProviderConfig(
-                type=None if type_name == provider_id else type_name,
-                api_key=stored,
-                base_url=self.base_url.text().strip() or None,
-            )
+            provider_id, config, secret = self._form_config()
         except ValueError as error:
             self.error.setText(str(error))
             return
         self.error.setText("")
         previous = self._editing
+        stored = config.api_key
 
         def change(agent_config: AgentConfig) -> None:
             providers = dict(agent_config.providers)
             if previous and previous != provider_id:
                 providers.pop(previous, None)
             old = providers.get(provider_id)
-            if old is not None:
-                config_values = old.model_dump(exclude_unset=True)
-                config_values.update(config.model_dump(exclude_unset=True))
-                config_values["type"], config_values["api_key"], config_values["base_url"] = (
-                    config.type,
-                    config.api_key,
-                    config.base_url,
-                )
-                providers[provider_id] = ProviderConfig.model_validate(config_values)
-            else:
-                providers[provider_id] = config
+            # What the form does not show (headers, options, ...) is kept; what it leaves empty goes.
+            values = old.model_dump(exclude_unset=True) if old is not None else {}
+            for field, value in (
+                ("type", config.type),
+                ("api_key", config.api_key),
+                ("base_url", config.base_url),
+            ):
+                if value is None:
+                    values.pop(field, None)
+                else:
+                    values[field] = value
+            providers[provider_id] = ProviderConfig.model_validate(values)
             agent_config.providers = providers
 
         def write() -> None:
@@ -286,8 +382,9 @@ class ProvidersPanel(QWidget):
 
         def done(_: None) -> None:
             self._editing = provider_id
-            self.key.clear()
-            self.test_result.setText("Saved.")
+            with self._filling_form():
+                self.key.clear()
+            self.saved_note.setText(f"Saved {provider_id}." if stored else f"Saved {provider_id} (no key).")
             self.host.reload_agent()
 
         self.bridge.call(write, on_result=done, on_error=self._failed)
@@ -335,9 +432,11 @@ class ProvidersPanel(QWidget):
         try:
             settings = self._settings_from_form()
         except ContextDeskError as error:
+            self.test_result.setStyleSheet(f"color: {colors().error};")
             self.test_result.setText(str(error))
             return
         token = self._test_generation.next()
+        self.test_result.setStyleSheet("")
         self.test_result.setText("Testing…")
         self.test_button.setEnabled(False)
 

@@ -1,4 +1,5 @@
-"""The chats list: newest first, full-text search, rename in place, delete with undo, new chat."""
+"""The chats list: newest first, full-text search (saying so when nothing matches), rename in place,
+delete with undo, new chat."""
 
 from __future__ import annotations
 
@@ -8,15 +9,18 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QMenu,
     QPushButton,
+    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.models.sessions import Column, Role, SessionListModel
+from desktop.theme import colors
 
 __all__ = ["SessionListPanel"]
 
@@ -65,7 +69,13 @@ class SessionListPanel(QWidget):
         self.table.customContextMenuRequested.connect(self._menu)
         self.table.activated.connect(self._open_index)
         self.table.clicked.connect(self._open_index)
-        layout.addWidget(self.table, 1)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.table)
+        self.pages.addWidget(self._no_match_page())
+        layout.addWidget(self.pages, 1)
+        self._results_for = ""  # the search whose results the list shows ("" when it shows all)
+        for changed in (model.modelReset, model.rowsInserted, model.rowsRemoved):
+            changed.connect(self._update_no_match)
 
         delete = QAction("Delete chat", self.table)
         delete.setShortcut(QKeySequence.StandardKey.Delete)
@@ -78,6 +88,36 @@ class SessionListPanel(QWidget):
         self._search_timer.setInterval(SEARCH_DELAY_MS)
         self._search_timer.timeout.connect(lambda: self.search_changed.emit(self.search.text().strip()))
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
+
+    def _no_match_page(self) -> QWidget:
+        page = QWidget()
+        column = QVBoxLayout(page)
+        column.setContentsMargins(8, 16, 8, 8)
+        self.no_match = QLabel()
+        self.no_match.setWordWrap(True)
+        self.no_match.setTextFormat(Qt.TextFormat.PlainText)
+        self.no_match.setStyleSheet(f"color: {colors().muted};")
+        self.clear_search_button = QPushButton("Clear search")
+        self.clear_search_button.clicked.connect(self._clear_search)
+        column.addWidget(self.no_match)
+        column.addWidget(self.clear_search_button, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addStretch(1)
+        return page
+
+    def show_results_for(self, text: str) -> None:
+        """The list now holds the chats matching ``text`` (all chats for "")."""
+        self._results_for = text
+        self._update_no_match()
+
+    def _update_no_match(self, *_: object) -> None:
+        empty = bool(self._results_for) and self.model.rowCount() == 0
+        if empty:
+            self.no_match.setText(f"No chats match “{self._results_for}”.")
+        self.pages.setCurrentIndex(1 if empty else 0)
+
+    def _clear_search(self) -> None:
+        self.search.clear()
+        self.search.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def select_session(self, session_id: str) -> None:
         row = self.model.row_of(session_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import (
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import AgentConfig, IncludeMode, McpServerConfig, ToolSettings
 from agent_core.errors import ContextDeskError
-from agent_core.mcp.types import ServerStatus, ToolInfo
+from agent_core.mcp.types import ServerState, ServerStatus, ToolInfo
 from desktop.bridge import CoreBridge
 from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.workspace_host import WorkspaceHost
@@ -38,6 +39,8 @@ from desktop.views.tables import row_table
 
 __all__ = ["ToolsPanel"]
 
+_NOT_YET = (ServerState.STOPPED, ServerState.STARTING)
+
 
 class ToolsPanel(QWidget):
     def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
@@ -45,6 +48,7 @@ class ToolsPanel(QWidget):
         self.bridge = bridge
         self.host = host
         self.agent: Agent | None = None
+        self._starting: tuple[str, ...] = ()  # servers just saved: the note says how they started
         self.servers = ServerStatusModel(self)
         self.tools = ToolListModel(self)
         layout = QVBoxLayout(self)
@@ -73,10 +77,11 @@ class ToolsPanel(QWidget):
             self.ping_button,
         ):
             buttons.addWidget(button)
-        buttons.addStretch(1)
         self.note = QLabel()
         self.note.setStyleSheet(f"color: {colors().muted};")
-        buttons.addWidget(self.note)
+        self.note.setWordWrap(True)  # an error's text never widens the window
+        self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        buttons.addWidget(self.note, 1)
         top_layout.addLayout(buttons)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
@@ -129,6 +134,24 @@ class ToolsPanel(QWidget):
         manager = self.host.mcp
         self.tools.set_tools(manager.tools() if manager is not None else [])
         self._on_server_selected()
+        self._report_start(statuses)
+
+    def _report_start(self, statuses: Sequence[ServerStatus]) -> None:
+        """Once the servers just saved have started (or failed), the note says so instead of "starting…"."""
+        if not self._starting:
+            return
+        by_name = {status.name: status for status in statuses}
+        saved = [by_name.get(name) for name in self._starting]
+        # Stopped comes first: the reloaded agent knows the server before it is started.
+        started = [status for status in saved if status is not None and status.state not in _NOT_YET]
+        if len(started) < len(saved):
+            return
+        self._starting = ()
+        self._say(
+            "Saved " + "; ".join(f"{status.name}: {_outcome(status)}" for status in started),
+            error=any(status.state is ServerState.FAILED for status in started),
+            detail="\n".join(status.reason for status in started if status.reason),
+        )
 
     def _selected_server(self) -> str | None:
         index = self.server_table.currentIndex()
@@ -166,13 +189,17 @@ class ToolsPanel(QWidget):
 
     # --- actions ------------------------------------------------------------------------------
 
-    def _save_config(self, change: Callable[[AgentConfig], None], message: str) -> None:
+    def _save_config(
+        self, change: Callable[[AgentConfig], None], message: str, starting: Sequence[str] = ()
+    ) -> None:
+        """Save ``change`` and reload the agent; ``starting``: servers whose start the note then follows."""
         agent = self.agent
         if agent is None:
             return
 
         def done(_: None) -> None:
-            self.note.setText(message)
+            self._say(message)
+            self._starting = tuple(starting)
             self.host.reload_agent()
 
         self.bridge.call(save_config_change, agent, change, on_result=done, on_error=self._failed)
@@ -199,7 +226,7 @@ class ToolsPanel(QWidget):
             updated.update(added)
             config.mcp_servers = updated
 
-        self._save_config(change, f"Saved {', '.join(added)}; starting…")
+        self._save_config(change, f"Saved {', '.join(added)}; starting…", starting=list(added))
 
     def remove_server(self) -> None:
         name = self._selected_server()
@@ -215,9 +242,11 @@ class ToolsPanel(QWidget):
         name, manager = self._selected_server(), self.host.mcp
         if name is None or manager is None:
             return
-        self.note.setText(f"Restarting {name}…")
+        self._say(f"Restarting {name}…")
         self.bridge.submit(
-            manager.restart(name), lambda s: self.note.setText(f"{name}: {s.state.value}"), self._failed
+            manager.restart(name),
+            lambda s: self._say(f"{name}: {_outcome(s)}", error=s.state is ServerState.FAILED),
+            self._failed,
         )
 
     def ping_server(self) -> None:
@@ -226,7 +255,7 @@ class ToolsPanel(QWidget):
             return
         self.bridge.submit(
             manager.ping(name),
-            lambda t: self.note.setText(f"{name} answered in {t * 1000:.0f} ms"),
+            lambda t: self._say(f"{name} answered in {t * 1000:.0f} ms"),
             self._failed,
         )
 
@@ -260,5 +289,20 @@ class ToolsPanel(QWidget):
         dialog.show()
 
     def _failed(self, error: BaseException) -> None:
-        self.note.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
-        self.note.setStyleSheet(f"color: {colors().error};")
+        self._starting = ()
+        self._say(str(error) if isinstance(error, ContextDeskError) else repr(error), error=True)
+
+    def _say(self, text: str, *, error: bool = False, detail: str = "") -> None:
+        """The note under the servers: the last action's outcome, red only while it is a failure."""
+        self.note.setText(text)
+        self.note.setToolTip(detail)
+        palette = colors()
+        self.note.setStyleSheet(f"color: {palette.error if error else palette.muted};")
+
+
+def _outcome(status: ServerStatus) -> str:
+    if status.state is ServerState.READY:
+        return f"ready, {status.tool_count} tool{'' if status.tool_count == 1 else 's'}"
+    if status.state is ServerState.FAILED:
+        return "failed to start (select it for why)"  # the reason can be long: it is in the log
+    return status.state.value

@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 from agent_core.agent.scaffold import create_agent
 from desktop.app import DesktopApp, create_app
 from tests.support.desktop_driver import WAIT_MS
+from tests.support.fake_api import FakeApi
 
 AGENT_YAML = """\
 name: Test Assistant
@@ -98,3 +99,11 @@ def desktop(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
     qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
     yield app
     app.close()
+
+
+@pytest.fixture
+def local_server() -> Iterator[FakeApi]:
+    """An OpenAI-compatible server on 127.0.0.1, like LM Studio or Ollama (queue its replies)."""
+    api = FakeApi()
+    yield api
+    api.close()

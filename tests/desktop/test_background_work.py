@@ -71,6 +71,21 @@ def test_a_local_model_that_cannot_load_says_why_without_blocking_anything(
         app.close()
 
 
+def test_a_model_failure_goes_once_the_chat_uses_another_model(qtbot: QtBot, agent_dir: Path) -> None:
+    use_model(agent_dir, "warm:broken-model")
+    app = start(qtbot, agent_dir)
+    try:
+        status = app.window.background.model_status
+        qtbot.waitUntil(lambda: status.failed, timeout=WAIT_MS)
+        controller = app.window.current_controller()
+        assert controller is not None
+        controller.override_settings(chat={"model": "scripted:x"})
+        qtbot.waitUntil(lambda: status.text() == "", timeout=WAIT_MS)
+        assert status.isHidden()
+    finally:
+        app.close()
+
+
 def test_indexing_a_slow_agent_shows_how_many_items_then_finishes(qtbot: QtBot, agent_dir: Path) -> None:
     backend = HeldBackend()
 

@@ -135,3 +135,19 @@ def test_the_model_box_never_shows_a_model_that_is_not_used(qtbot: QtBot, deskto
     view._model_chosen()
     qtbot.waitUntil(lambda: view.controller.session.chat_settings.model == "scripted:z", timeout=WAIT_MS)
     assert "is not in the list scripted gave" in view.inline_error.text()
+
+
+def test_a_click_on_the_model_box_text_opens_its_list(qtbot: QtBot, desktop: DesktopApp) -> None:
+    view = desktop.window.current_view()
+    assert view is not None
+    view.set_models(["scripted:x", "scripted:y"])
+    box = view.model_picker
+    line_edit = box.lineEdit()
+    assert line_edit is not None
+    qtbot.mouseClick(line_edit, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(box.view().isVisible, timeout=WAIT_MS)
+    shown = [box.view().model().index(row, 0).data() for row in range(box.view().model().rowCount())]
+    assert shown == ["scripted:x", "scripted:y"]
+    box.view().setCurrentIndex(box.view().model().index(1, 0))
+    qtbot.keyClick(box.view(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: view.controller.session.chat_settings.model == "scripted:y", timeout=WAIT_MS)

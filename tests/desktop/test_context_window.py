@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
 from agent_core.context.items import ItemRef
@@ -24,6 +24,8 @@ from tests.support.desktop_driver import (
     screenshot,
     scripted,
     send,
+    settle,
+    start,
 )
 
 WORDS = " ".join(f"w{i}" for i in range(30))  # 30 tokens for the scripted (word) counter
@@ -276,6 +278,41 @@ def test_compact_shows_an_editable_marker_that_survives_reopening(qtbot: QtBot, 
         widgets = second.window.current_view().conversation.widgets()  # type: ignore[union-attr]
         assert [w.dimmed for w in widgets][:3] == [True, True, False]
         assert all(isinstance(w, MessageWidget) for w in widgets if w is not marker)
+    finally:
+        second.close()
+
+
+def test_one_click_opens_a_closed_compaction_marker_where_it_is(qtbot: QtBot, agent_dir: Path) -> None:
+    first = start(qtbot, agent_dir)
+    try:
+        override_context(qtbot, first, keep_recent_turns=2, auto_compact=False)
+        for number in range(4):
+            ask(qtbot, first, f"Question {number}?", f"Answer {number}.\n\nA second paragraph.\n\nA third.")
+        scripted(first).enqueue_reply(
+            "The user asked four questions.\n\n- one\n- two\n- three\n\nEach was answered in three paragraphs."
+        )
+        send(qtbot, first, "/compact")
+        qtbot.waitUntil(lambda: bool(summary_widgets(first)), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not controller_of(first).compacting, timeout=WAIT_MS)
+    finally:
+        first.close()
+
+    second = start(qtbot, agent_dir)  # the chat reopens with its marker closed, scrolled to the end
+    try:
+        second.window.resize(1024, 700)
+        qtbot.waitUntil(lambda: bool(summary_widgets(second)), timeout=WAIT_MS)
+        settle()
+        marker = summary_widgets(second)[0]
+        conversation = second.window.current_view().conversation  # type: ignore[union-attr]
+        assert marker.body.isHidden()
+        top = marker.mapTo(conversation.viewport(), QPoint(0, 0)).y()
+        assert 0 <= top < conversation.viewport().height() // 2  # in sight, near the top
+
+        qtbot.mouseClick(marker.toggle, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: marker.body.isVisible() and marker.body.height() > 60, timeout=WAIT_MS)
+        settle()
+        assert marker.mapTo(conversation.viewport(), QPoint(0, 0)).y() == top  # open, where it was clicked
+        screenshot(second.window, "compaction_marker_opened")
     finally:
         second.close()
 

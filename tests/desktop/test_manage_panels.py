@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.models.documents import Role as DocumentRole
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send
+from tests.support.fake_api import FakeApi, Reply, json_fixture
 
 
 def system_prompt(app: DesktopApp) -> str:
@@ -51,6 +53,25 @@ def test_a_new_rule_with_a_bad_name_shows_the_error_at_the_field(qtbot: QtBot, d
     assert "already called" in panel.editor.name_error.text()
 
 
+def test_a_field_error_goes_as_soon_as_the_field_is_fixed(qtbot: QtBot, desktop: DesktopApp) -> None:
+    panel = open_manager(qtbot, desktop, "rules").rules
+    panel.new_item()
+    panel.editor.name.clear()
+    qtbot.keyClicks(panel.editor.name, "bad name!")
+    panel.editor.body.clear()
+    panel.save()
+    assert not panel.editor.name_error.isHidden() and not panel.editor.body_error.isHidden()
+
+    qtbot.keyClick(panel.editor.name, Qt.Key.Key_Backspace)  # "bad name": still not a safe name
+    assert "not a safe name" in panel.editor.name_error.text()
+    panel.editor.name.setText("pirate")
+    assert "already called" in panel.editor.name_error.text()
+    qtbot.keyClicks(panel.editor.name, "-two")
+    assert panel.editor.name_error.isHidden()
+    qtbot.keyClicks(panel.editor.body, "Say arr.")
+    assert panel.editor.body_error.isHidden()
+
+
 def test_an_external_edit_to_a_rule_file_is_picked_up(
     qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
 ) -> None:
@@ -90,13 +111,20 @@ def test_the_tools_panel_lists_servers_with_status_and_runs_a_tool(qtbot: QtBot,
 
 
 def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(
-    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+    qtbot: QtBot,
+    desktop: DesktopApp,
+    agent_dir: Path,
+    local_server: FakeApi,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("DEMO_KEY", "sk-demo")
+    local_server.queue(*(Reply(json_body=json_fixture("openai/models.json")) for _ in range(3)))
     manager = open_manager(qtbot, desktop, "providers")
     panel = manager.providers
     panel.new_provider()
     panel.provider_id.setText("demo")
-    panel.type.setCurrentText("scripted")
+    panel.type.setCurrentText("openai-compatible")
+    panel.base_url.setText(f"{local_server.url}/v1")
     panel.key_mode.setCurrentIndex(panel.key_mode.findData("env"))
     panel.key.setText("DEMO_KEY")
     panel.save()
@@ -105,10 +133,11 @@ def test_the_providers_panel_saves_an_env_key_and_tests_the_connection(
     )
     # The reload that follows re-selects the row and resets the form: test only after it.
     qtbot.waitUntil(lambda: panel.model.row_of("demo") is not None, timeout=WAIT_MS)
-    panel.key_mode.setCurrentIndex(panel.key_mode.findData("none"))
+    assert panel.key_mode.currentData() == "env" and panel.key.text() == "DEMO_KEY"
     panel.test_connection()
     qtbot.waitUntil(lambda: panel.test_result.text().startswith("Connected"), timeout=WAIT_MS)
-    assert panel.models.stringList() == ["scripted"]
+    assert panel.models.stringList() == ["gpt-4o-mini", "gpt-4.1"]
+    assert local_server.requests[-1].headers["authorization"] == "Bearer sk-demo"
     screenshot(manager, "providers_panel")
 
 

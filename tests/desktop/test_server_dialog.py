@@ -23,6 +23,7 @@ from agent_core.agent.schema import (
 from agent_core.mcp.types import ServerState
 from desktop.app import DesktopApp
 from desktop.dialogs.server_dialog import ServerDialog
+from desktop.theme import colors
 from tests.support.desktop_driver import WAIT_MS, open_manager, screenshot
 from tests.support.paths import FIXTURES
 
@@ -111,6 +112,19 @@ def test_a_form_mistake_is_shown_in_the_dialog_which_stays_open(
     assert expected in dialog.error.text()
 
 
+def test_a_mistake_shown_in_the_dialog_goes_as_soon_as_it_is_fixed(
+    qtbot: QtBot, dialog: ServerDialog
+) -> None:
+    dialog.name.setText("bad name!")
+    dialog.command.setText("uvx")
+    save(qtbot, dialog)
+    assert "Name:" in dialog.error.text() and not dialog.error.isHidden()
+    dialog.name.setText("workspace")
+    assert "already has a server called workspace" in dialog.error.text()
+    dialog.name.setText("time")
+    assert dialog.error.isHidden()
+
+
 def test_a_pasted_mcp_servers_block_adds_every_server_in_it(qtbot: QtBot, dialog: ServerDialog) -> None:
     dialog.tabs.setCurrentIndex(JSON)
     block = {
@@ -192,7 +206,24 @@ def test_a_server_added_in_the_tools_panel_is_saved_and_started(
     row = tools.servers.row_of("demo")
     assert row is not None
     qtbot.waitUntil(lambda: tools.servers.status(row).state is ServerState.READY, timeout=WAIT_MS)
-    assert "Saved demo" in tools.note.text()
+    # The note follows the start: once the server is ready, it no longer says "starting…".
+    qtbot.waitUntil(lambda: tools.note.text().startswith("Saved demo: ready, "), timeout=WAIT_MS)
+
+
+def test_a_saved_server_that_cannot_start_says_so_instead_of_starting(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    tools = open_manager(qtbot, desktop, "tools").tools
+    qtbot.waitUntil(lambda: tools.servers.rowCount() == 1, timeout=WAIT_MS)
+    qtbot.mouseClick(tools.add_button, Qt.MouseButton.LeftButton)
+    dialog = tools.server_dialog
+    dialog.name.setText("broken")
+    dialog.command.setText(str(agent_dir / "no-such-program"))
+    save(qtbot, dialog)
+    qtbot.waitUntil(lambda: "starting…" in tools.note.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: tools.note.text().startswith("Saved broken: failed to start"), timeout=WAIT_MS)
+    assert colors().error in tools.note.styleSheet()
+    screenshot(tools.window(), "tools_panel_server_failed")
 
 
 def test_a_new_servers_tools_join_as_chosen_and_a_builtin_server_has_its_own_form(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
@@ -21,6 +22,7 @@ from tests.support.desktop_driver import (
     screenshot,
     scripted,
     send,
+    start,
 )
 
 
@@ -54,6 +56,34 @@ def test_the_dark_theme_darkens_the_palette_bubbles_and_badges(
     dialog = open_context(qtbot, desktop)
     screenshot(dialog, "view_context_dark")
     dialog.close()
+
+
+def edge_contrast(widget: QWidget) -> int:
+    """How far the widget's left edge (its frame) is in lightness from the window around it."""
+    image = widget.grab().toImage()
+    edge = image.pixelColor(0, image.height() // 2)
+    return abs(edge.lightness() - QApplication.palette().color(QPalette.ColorRole.Window).lightness())
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_the_message_box_and_the_model_box_have_a_border_that_shows(
+    qtbot: QtBot, agent_dir: Path, monkeypatch: pytest.MonkeyPatch, theme: str
+) -> None:
+    monkeypatch.setenv(THEME_VARIABLE, theme)
+    app = start(qtbot, agent_dir)
+    try:
+        view = app.window.current_view()
+        assert view is not None
+        app.window.resize(1024, 700)
+        view.composer.clearFocus()  # the border without focus (with focus it takes the link colour)
+        screenshot(app.window, f"message_and_model_box_{theme}")
+        assert edge_contrast(view.composer) >= 40
+        assert edge_contrast(view.model_picker) >= 40
+    finally:
+        app.close()
+        qt_app = QApplication.instance()
+        assert isinstance(qt_app, QApplication)
+        apply_theme(qt_app, Qt.ColorScheme.Light)
 
 
 def test_the_light_theme_is_back_after_switching(qtbot: QtBot, desktop: DesktopApp) -> None:

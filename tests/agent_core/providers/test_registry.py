@@ -6,7 +6,7 @@ from agent_core.errors import ProviderConfigError
 from agent_core.plugins import PluginError
 from agent_core.providers.base import ProviderSettings
 from agent_core.providers.local_llama import LocalLlamaProvider
-from agent_core.providers.registry import PROVIDERS, create_provider, provider_types
+from agent_core.providers.registry import PROVIDERS, create_provider, provider_types, user_provider_types
 from agent_core.providers.scripted import ScriptedProvider
 
 
@@ -14,6 +14,12 @@ def test_built_in_types_are_registered_like_plugins() -> None:
     assert {"anthropic", "gemini", "local", "openai", "openai-compatible", "scripted"} <= set(
         provider_types()
     )
+
+
+def test_the_scripted_test_provider_is_registered_but_not_offered_to_users() -> None:
+    assert "scripted" in provider_types()
+    assert "scripted" not in user_provider_types()
+    assert {"anthropic", "gemini", "local", "openai", "openai-compatible"} <= set(user_provider_types())
 
 
 def test_create_provider_builds_the_registered_type() -> None:

@@ -103,6 +103,16 @@ def test_sessions_list_most_recently_used_first_and_delete_removes_messages(stor
     assert store.search("bump") == []
 
 
+def test_renaming_or_changing_a_chat_keeps_its_place_which_only_messages_change(store: ChatStore) -> None:
+    older = store.create_session(title="older")
+    newer = store.create_session(title="newer")
+    store.add_message(newer.id, "user", "hello")
+    store.update_session(older.id, title="renamed", overrides=ChatOverrides(chat={"temperature": 0.1}))
+    assert [s.title for s in store.sessions()] == ["newer", "renamed"]
+    store.add_message(older.id, "user", "back again")
+    assert [s.title for s in store.sessions()] == ["renamed", "newer"]
+
+
 def test_full_text_search_finds_words_by_prefix_and_ignores_query_syntax(store: ChatStore) -> None:
     session = store.create_session(title="Deploys")
     store.add_message(session.id, "user", "How do I roll back the staging deployment?")
