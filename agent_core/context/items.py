@@ -68,11 +68,13 @@ class RequestItem:
 
 @dataclass(frozen=True)
 class NearMiss:
-    """An agent-mode item the selector considered and left out, and why."""
+    """An agent-mode item the selector considered and left out, and why; ``needed`` is the score
+    it had to reach where a threshold left it out (the minimum score, or the routing threshold)."""
 
     ref: ItemRef
-    score: float
+    score: float | None  # None: left out before it could be scored (e.g. selection failed)
     reason: str
+    needed: float | None = None
 
 
 @dataclass(frozen=True)
