@@ -41,7 +41,7 @@ async def route_tool(
     model = context.model.partition(":")[2] or context.model
     if selector is None:
         note = f"{model} cannot choose tools and selection is off in this app, so no tool was called"
-        why = f"{model} cannot choose tools, and selection is off in this app"
+        why = "selection is off in this app, so no tool can be picked"
         return replace(
             context,
             items=without_tools,
@@ -65,7 +65,7 @@ async def route_tool(
             f"{model} cannot choose tools, and the tool could not be picked for it ({problem}), "
             "so none was called"
         )
-        why = f"{model} cannot choose tools, and picking one for it failed ({problem})"
+        why = f"picking a tool failed ({problem})"
     elif chosen is None:
         best = max(
             ((ref, score) for ref, score in scores.items() if score is not None),
@@ -77,14 +77,14 @@ async def route_tool(
             f"{model} cannot choose tools itself; no tool matched this message at {threshold:.2f} or "
             f"more{beaten}, so none was called"
         )
-        why = f"{model} cannot choose tools, and a tool is only called for it when it matches this well"
+        why = "no tool matched the message well enough to be called"
         needed = threshold
     else:
         note = (
             f"{model} cannot choose tools itself, so ContextDesk picked {chosen.ref.label()}, the tool this "
             f"message matched best ({chosen.score or 0.0:.2f} ≥ {threshold:.2f}), and called it"
         )
-        why = f"{model} cannot choose tools, so only the best match, {chosen.ref.label()}, was sent"
+        why = f"only {chosen.ref.label()}, the best match, was sent"
     kept: tuple[RequestItem, ...] = ()
     if chosen is not None:
         original = next(item for item in offered if item.ref == chosen.ref)
@@ -102,7 +102,8 @@ def _routed_out(
     items: Sequence[RequestItem], needed: float | None, scores: Mapping[ItemRef, float | None], why: str
 ) -> tuple[NearMiss, ...]:
     """Each tool routing left out, with how it had come in (an Always tool the user expects to be
-    there says so) and why it is out; unscored when selection did not get to score it."""
+    there says so) and why it is out; unscored when selection did not get to score it. The model's
+    part (it cannot choose tools) is in the context's routing note, so the reasons stay short."""
     return tuple(
         NearMiss(item.ref, scores.get(item.ref), f"{_HOW_IN[item.include_mode]} routed out: {why}", needed)
         for item in items
