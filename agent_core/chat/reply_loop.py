@@ -339,4 +339,5 @@ def _add_usage(usage: TokenUsage, more: TokenUsage) -> TokenUsage:
         add(usage.input_tokens, more.input_tokens),
         add(usage.output_tokens, more.output_tokens),
         add(usage.cached_input_tokens, more.cached_input_tokens),
+        without_model=usage.without_model or more.without_model,
     )

@@ -92,9 +92,14 @@ class SelectionRun:
 
 @dataclass(frozen=True)
 class TokenUsage:
+    """Tokens a request used, as the provider reported them (None: not reported)."""
+
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_input_tokens: int | None = None
+    # The provider answered without running a model (a routed tool that needs no arguments, a
+    # tool's result shown as it is), so there are no tokens to report rather than zero.
+    without_model: bool = False
 
 
 PartKind = Literal[

@@ -89,6 +89,7 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         for item in data["request_context"]["items"]:
             if not item.get("reason"):
                 del item["reason"]  # only recalled memories have one; other items keep the v1 shape
+        _drop_new_usage_fields(data["request_context"])
         for miss in data["request_context"]["near_misses"]:
             if miss.get("needed") is None:
                 del miss["needed"]  # only items a threshold left out have one
@@ -242,6 +243,8 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
     usage = context.usage
     if usage.input_tokens is not None or usage.output_tokens is not None:
         lines.append(f"Tokens reported by the provider: {usage.input_tokens} in, {usage.output_tokens} out")
+    elif usage.without_model:
+        lines.append("No model was called: the tool answered, so there are no tokens.")
     lines.append("")
     if context.manifest is not None:
         lines += describe_manifest(context.manifest)
@@ -275,6 +278,15 @@ def _item(label: str, mode: str, score: float | None) -> str:
 
 def _when(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
+def _drop_new_usage_fields(context: dict[str, Any]) -> None:
+    """Token counts keep the v1 shape: the marks added since go where they say nothing."""
+    usages = [context["usage"], *(run["usage"] for run in context.get("delegations", ()))]
+    usages += [run["usage"] for run in context.get("workflow_runs", ())]
+    for usage in usages:
+        if not usage.get("without_model"):
+            usage.pop("without_model", None)
 
 
 def _near_miss(miss: NearMiss) -> str:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.chat.tool_runtime import ToolDescriptor
-from agent_core.context.items import ItemRef, ItemType, RequestContext
+from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection
 from desktop.dialogs.workflow_section import OpenWorkflowRun, WorkflowSection
@@ -41,7 +41,7 @@ from desktop.views.item_delegate import ContextItemDelegate
 from desktop.views.token_bar import TokenSummary
 from desktop.views.window_geometry import fit_size
 
-__all__ = ["MEMORY_COLUMN", "ContextColumn", "ViewContextDialog", "describe_run", "tools_note"]
+__all__ = ["MEMORY_COLUMN", "ContextColumn", "ViewContextDialog", "describe_run", "tools_note", "usage_text"]
 
 COLUMNS: tuple[tuple[str, ItemType], ...] = (
     ("Rules", "rule"),
@@ -78,13 +78,23 @@ def describe_run(context: RequestContext) -> str:
     ]
     if run.elapsed_ms is not None:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
-    usage = context.usage
-    if usage.input_tokens is not None or usage.output_tokens is not None:
-        tokens = f"tokens {usage.input_tokens or 0} in, {usage.output_tokens or 0} out"
-        if usage.cached_input_tokens:
-            tokens += f" ({usage.cached_input_tokens} cached)"
+    if tokens := usage_text(context.usage):
         parts.append(tokens)
     return " · ".join(parts)
+
+
+def usage_text(usage: TokenUsage) -> str:
+    """The tokens a reply used, as reported; or, when none were, why (never a made-up 0)."""
+    if usage.input_tokens is None and usage.output_tokens is None:
+        return "answered by the tool, no model call (so no tokens)" if usage.without_model else ""
+
+    def count(tokens: int | None) -> str:
+        return "not reported" if tokens is None else f"{tokens:,}"
+
+    text = f"tokens {count(usage.input_tokens)} in, {count(usage.output_tokens)} out"
+    if usage.cached_input_tokens:
+        text += f" ({usage.cached_input_tokens:,} cached)"
+    return text
 
 
 def tools_note(context: RequestContext) -> str:
