@@ -100,6 +100,9 @@ class TokenUsage:
     # The provider answered without running a model (a routed tool that needs no arguments, a
     # tool's result shown as it is), so there are no tokens to report rather than zero.
     without_model: bool = False
+    # Counted by ContextDesk, not reported: the reply stopped (the user's Stop, a time limit, an
+    # error) before the provider sent its counts; the prompt as counted, the text received so far.
+    estimated: bool = False
 
 
 PartKind = Literal[

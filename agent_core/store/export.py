@@ -242,7 +242,12 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
         lines.append(f"Note ({topic}): {note}")
     usage = context.usage
     if usage.input_tokens is not None or usage.output_tokens is not None:
-        lines.append(f"Tokens reported by the provider: {usage.input_tokens} in, {usage.output_tokens} out")
+        source = (
+            "estimated by ContextDesk (the reply stopped before the provider reported them)"
+            if usage.estimated
+            else "reported by the provider"
+        )
+        lines.append(f"Tokens {source}: {usage.input_tokens} in, {usage.output_tokens} out")
     elif usage.without_model:
         lines.append("No model was called: the tool answered, so there are no tokens.")
     lines.append("")
@@ -285,8 +290,9 @@ def _drop_new_usage_fields(context: dict[str, Any]) -> None:
     usages = [context["usage"], *(run["usage"] for run in context.get("delegations", ()))]
     usages += [run["usage"] for run in context.get("workflow_runs", ())]
     for usage in usages:
-        if not usage.get("without_model"):
-            usage.pop("without_model", None)
+        for mark in ("without_model", "estimated"):
+            if not usage.get(mark):
+                usage.pop(mark, None)
 
 
 def _near_miss(miss: NearMiss) -> str:

@@ -88,12 +88,16 @@ def usage_text(usage: TokenUsage) -> str:
     if usage.input_tokens is None and usage.output_tokens is None:
         return "answered by the tool, no model call (so no tokens)" if usage.without_model else ""
 
+    about = "~" if usage.estimated else ""
+
     def count(tokens: int | None) -> str:
-        return "not reported" if tokens is None else f"{tokens:,}"
+        return "not reported" if tokens is None else f"{about}{tokens:,}"
 
     text = f"tokens {count(usage.input_tokens)} in, {count(usage.output_tokens)} out"
     if usage.cached_input_tokens:
         text += f" ({usage.cached_input_tokens:,} cached)"
+    if usage.estimated:
+        text += " (estimated: the reply stopped before the provider reported them)"
     return text
 
 

@@ -215,7 +215,7 @@ class ContextPanel(QWidget):
     def refresh_gauge(self) -> None:
         """The fill of the chat's last request (empty before its first reply)."""
         controller = self.controller
-        self.gauge.set_context(None if controller is None else controller.session_context_of_last_reply())
+        self.gauge.set_context(None if controller is None else controller.last_measured_context())
 
     def refresh(self) -> None:
         controller = self.controller

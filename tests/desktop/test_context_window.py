@@ -367,3 +367,41 @@ def test_automatic_compaction_shows_its_marker_live(qtbot: QtBot, desktop: Deskt
     assert kinds == ["user", "assistant", "summary", "user", "assistant", "user", "assistant"]
     assert controller_of(desktop).conversation.entries()[-1].text == "twelve"
     scripted(desktop).assert_all_used()
+
+
+def test_a_stopped_reply_keeps_its_token_counts_and_the_gauge_its_figure(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    import asyncio
+
+    gauge = desktop.window.context_panel.gauge
+    tools_ready(qtbot, desktop)
+    ask(qtbot, desktop, WORDS, WORDS)
+    first = last_total(desktop)
+    controller = controller_of(desktop)
+    scripted(desktop).enqueue_reply(chunks=["Once upon ", "a time", asyncio.Event(), " never shown"])
+    send(qtbot, desktop, "Tell me a long story")
+    qtbot.waitUntil(lambda: controller.conversation.entries()[-1].text == "Once upon a time", timeout=WAIT_MS)
+    view = desktop.window.current_view()
+    assert view is not None
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+
+    def stopped_with_counts() -> bool:
+        entry = controller.conversation.entries()[-1]
+        return entry.status == "cancelled" and entry.context is not None and entry.context.usage.estimated
+
+    qtbot.waitUntil(stopped_with_counts, timeout=WAIT_MS)
+    context = controller.conversation.entries()[-1].context
+    assert context is not None and context.manifest is not None
+    assert context.manifest.total_tokens > first  # the stopped request, with the first turn in its history
+    assert context.usage.input_tokens == context.manifest.total_tokens and context.usage.output_tokens == 4
+    # The gauge shows the stopped request's fill, not "no token counts".
+    assert gauge.level != "empty"
+    assert f"{context.manifest.total_tokens:,} of {context.manifest.budget:,} tokens" in gauge.caption.text()
+    screenshot(desktop.window, "stopped_reply_gauge")
+
+    dialog = open_context(qtbot, desktop)
+    summary = dialog.summary.text()
+    assert f"tokens ~{context.manifest.total_tokens:,} in, ~4 out" in summary and "estimated" in summary
+    screenshot(dialog, "view_context_stopped_reply")
+    dialog.close()
