@@ -34,7 +34,7 @@ from agent_core.chat.events import (
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, build_prompt
-from agent_core.chat.resolved_model import ModelResolver
+from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, ToolCallEvent, pending_record
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
@@ -51,6 +51,7 @@ from agent_core.providers.base import (
 )
 from agent_core.providers.base import ToolCallEvent as ProviderToolCall
 from agent_core.store.chats import ChatStore, StoredMessage, ToolCallRecord
+from agent_core.store.sent_requests import sent_request
 
 __all__ = ["ReplyLoop", "ReplyRequest", "Streamer"]
 
@@ -151,6 +152,7 @@ class ReplyLoop:
                     call_tool=prompt.tools[0].spec.name if request.routed and prompt.tools else None,
                 )
                 cap = max(MIN_REPLY_CAP, CHARACTERS_PER_TOKEN_CAP * generation.max_output_tokens)
+                self._keep_sent_request(message, chat_request, model)
                 yield RequestSent(message)
                 streaming = _Streaming(prompt.manifest.total_tokens, model.counter)
                 async for event in _within_deadline(
@@ -237,6 +239,16 @@ class ReplyLoop:
                     # Left 'streaming': the next start marks it partial, so nothing is lost.
                     logger.warning("could not mark the cancelled reply: %s", error)
             raise
+
+    def _keep_sent_request(self, message: StoredMessage, request: ChatRequest, model: ResolvedModel) -> None:
+        """Keep what this turn sends, masked and bounded, for View Context's "Show exact request";
+        failing to keep it never stops the reply."""
+        settings = model.provider.settings
+        secrets = (settings.api_key, *settings.headers.values())
+        try:
+            self.store.save_sent_request(message, sent_request(request, model.ref, secrets=secrets))
+        except UserDataError as error:
+            logger.warning("could not keep the request sent for reply %s: %s", message.id, error)
 
     async def _run_calls(
         self, calls: Sequence[ToolCall], prompt: Prompt, message_id: int

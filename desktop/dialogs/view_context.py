@@ -209,6 +209,7 @@ class ViewContextDialog(QDialog):
         parent: QWidget | None = None,
         *,
         on_what_if: Callable[[], None] | None = None,
+        on_exact_request: Callable[[], None] | None = None,
         attached: Mapping[ItemRef, DocumentItem] | None = None,
         memories: Mapping[str, str] | None = None,
         memory_actions: MemoryActions | None = None,
@@ -216,7 +217,8 @@ class ViewContextDialog(QDialog):
         open_workflow_run: OpenWorkflowRun | None = None,
         heading: str = "What this reply used",
     ) -> None:
-        """``attached`` are the chat's MCP resources, to describe those the reply used;
+        """``on_exact_request`` shows what the reply sent (its button is hidden without it);
+        ``attached`` are the chat's MCP resources, to describe those the reply used;
         ``memories`` the words of the memories it recalled (a Memories column shows them),
         ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do, and
         ``subagents`` where the sub-agents still running come from and how to open their chats,
@@ -304,6 +306,14 @@ class ViewContextDialog(QDialog):
         self.what_if_button.setVisible(on_what_if is not None)  # after addButton, which shows it
         if on_what_if is not None:
             self.what_if_button.clicked.connect(lambda: on_what_if())
+        self.exact_request_button = QPushButton("Show exact request")
+        self.exact_request_button.setToolTip(
+            "The exact messages and tool definitions sent to the provider for this reply, credentials masked"
+        )
+        buttons.addButton(self.exact_request_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.exact_request_button.setVisible(on_exact_request is not None)
+        if on_exact_request is not None:
+            self.exact_request_button.clicked.connect(lambda: on_exact_request())
         layout.addWidget(buttons)
 
     def _show_parts(self, shown: bool) -> None:
