@@ -191,6 +191,12 @@ def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
     assert set(gone) <= {"release-notes", "read_item"} and "release-notes" in gone
     assert f"{len(gone)} removed" in dialog.delta.text()
     assert dialog.what_if_side.summary is not None
+    # Resending makes these the chat's own: the button and the line above it say so first.
+    assert dialog.resend_button.text() == "Resend and change this chat (2 changes)"
+    effects = dialog.resend_effects.text()
+    assert (
+        "Strategy hybrid → anchor" in effects and "removes reference release-notes from this chat" in effects
+    )
     screenshot(dialog, "what_if")
 
     # Include a near-miss too, if the selector left one out: it shows as added.
@@ -199,6 +205,9 @@ def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
         dialog.items.set_checked(misses[0].ref, True)
         compare(qtbot, dialog)
         assert {r.ref: r.change for r in dialog.comparison.rows()}[misses[0].ref] == "added"
+        assert f"adds {misses[0].name} to this chat as Manual" in dialog.resend_effects.text()
+        assert dialog.resend_button.text() == "Resend and change this chat (3 changes)"
+        screenshot(dialog, "what_if_resend_adds")
         dialog.items.set_checked(misses[0].ref, False)
         compare(qtbot, dialog)
 
