@@ -31,6 +31,7 @@ __all__ = [
     "MessagesReplaced",
     "ReplyDelta",
     "ReplyFinished",
+    "RequestSent",
     "RetryScheduled",
     "SubagentFinished",
     "SubagentProgress",
@@ -249,6 +250,15 @@ class Compacted:
 
 
 @dataclass(frozen=True)
+class RequestSent:
+    """A model turn's request is on its way: its reply ``message`` is saved (streaming) with the
+    RequestContext it was built from, including what each part of the request cost."""
+
+    message: StoredMessage
+    type: Literal["request_sent"] = "request_sent"
+
+
+@dataclass(frozen=True)
 class TurnSaved:
     """A model turn that called tools, saved with its calls; the reply goes on with another turn."""
 
@@ -269,6 +279,7 @@ ChatEvent = (
     | MemoriesWritten
     | ContextBuilt
     | Compacted
+    | RequestSent
     | ReplyDelta
     | RetryScheduled
     | ApprovalRequest

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
+from agent_core.budget.counting import TokenCounter, estimate_tokens
 from agent_core.budget.fitting import ContextOverflowError
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits
 from agent_core.chat.compacting import compact_chat, history_too_long
@@ -23,6 +24,7 @@ from agent_core.chat.events import (
     ItemPulled,
     ReplyDelta,
     ReplyFinished,
+    RequestSent,
     RetryScheduled,
     SubagentFinished,
     ToolCallFinished,
@@ -32,11 +34,11 @@ from agent_core.chat.events import (
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, build_prompt
-from agent_core.chat.resolved_model import ModelResolver
+from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, ToolCallEvent, pending_record
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
-from agent_core.errors import ProviderError, ReplyLimitError, UserDataError
+from agent_core.errors import ContextDeskError, ProviderError, ReplyLimitError, UserDataError
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
@@ -49,6 +51,7 @@ from agent_core.providers.base import (
 )
 from agent_core.providers.base import ToolCallEvent as ProviderToolCall
 from agent_core.store.chats import ChatStore, StoredMessage, ToolCallRecord
+from agent_core.store.sent_requests import sent_request
 
 __all__ = ["ReplyLoop", "ReplyRequest", "Streamer"]
 
@@ -103,6 +106,8 @@ class ReplyLoop:
         usage = TokenUsage()
         message: StoredMessage | None = None
         content = ""
+        # While a turn streams, its counts are not known until the provider reports them at the end.
+        streaming: _Streaming | None = None
         settings = self.settings
         try:
             model = self.models.resolve(settings.chat.model)
@@ -147,6 +152,9 @@ class ReplyLoop:
                     call_tool=prompt.tools[0].spec.name if request.routed and prompt.tools else None,
                 )
                 cap = max(MIN_REPLY_CAP, CHARACTERS_PER_TOKEN_CAP * generation.max_output_tokens)
+                self._keep_sent_request(message, chat_request, model)
+                yield RequestSent(message)
+                streaming = _Streaming(prompt.manifest.total_tokens, model.counter)
                 async for event in _within_deadline(
                     self.streamer(model.provider, chat_request), settings.chat.reply_timeout_seconds
                 ):
@@ -169,8 +177,10 @@ class ReplyLoop:
                         usage = _add_usage(
                             usage, TokenUsage(**vars(event.usage))
                         )  # until Usage is TokenUsage
+                        streaming = None
                     elif isinstance(event, RetryEvent):
                         yield RetryScheduled(event.attempt, event.delay, event.error)
+                streaming = None
                 context = replace(context, usage=usage)
                 if not calls:
                     message = self.store.update_message(
@@ -216,9 +226,11 @@ class ReplyLoop:
             message = self.store.add_message(self.session_id, "error", stop, status="error", error=stop)
             yield ReplyFinished(message)
         except (ProviderError, ContextOverflowError) as error:
+            context = _with_counts_so_far(context, usage, streaming, content)
             yield ReplyFinished(self._finish_failed(message, content, context, str(error)))
         except (asyncio.CancelledError, GeneratorExit):
             if message is not None and message.status == "streaming":
+                context = _with_counts_so_far(context, usage, streaming, content)
                 try:
                     self.store.update_message(
                         message, content=content, status="cancelled", request_context=context
@@ -227,6 +239,16 @@ class ReplyLoop:
                     # Left 'streaming': the next start marks it partial, so nothing is lost.
                     logger.warning("could not mark the cancelled reply: %s", error)
             raise
+
+    def _keep_sent_request(self, message: StoredMessage, request: ChatRequest, model: ResolvedModel) -> None:
+        """Keep what this turn sends, masked and bounded, for View Context's "Show exact request";
+        failing to keep it never stops the reply."""
+        settings = model.provider.settings
+        secrets = (settings.api_key, *settings.headers.values())
+        try:
+            self.store.save_sent_request(message, sent_request(request, model.ref, secrets=secrets))
+        except UserDataError as error:
+            logger.warning("could not keep the request sent for reply %s: %s", message.id, error)
 
     async def _run_calls(
         self, calls: Sequence[ToolCall], prompt: Prompt, message_id: int
@@ -331,6 +353,31 @@ def _turn_messages(
     return out
 
 
+@dataclass(frozen=True)
+class _Streaming:
+    """A turn whose provider has not reported its counts yet: what ContextDesk counted of it."""
+
+    prompt_tokens: int
+    counter: TokenCounter
+
+
+def _with_counts_so_far(
+    context: RequestContext, usage: TokenUsage, streaming: _Streaming | None, content: str
+) -> RequestContext:
+    """``context`` of a reply that stopped early, with the counts known so far: those the provider
+    reported, and for a turn it stopped in before reporting, an estimate marked as one (the prompt
+    as counted when it was built, and the text received)."""
+    if streaming is None:
+        return replace(context, usage=usage)
+    try:
+        output = streaming.counter.count(content)
+    except ContextDeskError as error:  # the model's tokenizer; this runs while the reply stops
+        logger.info("estimating the stopped reply's tokens (%s)", error)
+        output = estimate_tokens(content)
+    estimate = TokenUsage(streaming.prompt_tokens, output, estimated=True)
+    return replace(context, usage=_add_usage(usage, estimate))
+
+
 def _add_usage(usage: TokenUsage, more: TokenUsage) -> TokenUsage:
     def add(a: int | None, b: int | None) -> int | None:
         return b if a is None else a if b is None else a + b
@@ -339,4 +386,6 @@ def _add_usage(usage: TokenUsage, more: TokenUsage) -> TokenUsage:
         add(usage.input_tokens, more.input_tokens),
         add(usage.output_tokens, more.output_tokens),
         add(usage.cached_input_tokens, more.cached_input_tokens),
+        without_model=usage.without_model or more.without_model,
+        estimated=usage.estimated or more.estimated,
     )

@@ -58,6 +58,7 @@ from agent_core.memory.records import Actor
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
+from agent_core.store.sent_requests import SentRequest
 from agent_core.subagents.runner import Delegator, Nesting
 from agent_core.workflows.chat_runs import ChatWorkflows, parse_run_command
 from indexer import IndexerError
@@ -140,6 +141,15 @@ class ChatSession:
             if message.request_context is not None:
                 return message.request_context
         return None
+
+    def sent_request(self, message_id: int) -> SentRequest | None:
+        """The exact request the reply ``message_id`` sent (credentials masked); None when none
+        was kept: replies saved before ContextDesk kept them, and replies that never reached a model.
+
+        Raises:
+            StoreError: the database could not be read.
+        """
+        return self.store.sent_request(message_id)
 
     def _save_record(self, **changes: Any) -> None:
         self.store.update_session(self.id, **changes)

@@ -8,7 +8,7 @@ with its score, so View Context shows why a tool was, or was not, called.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from agent_core.agent.schema import SelectionConfig
@@ -19,6 +19,10 @@ from agent_core.context.selection import ContextSelector, tool_candidate
 __all__ = ["route_tool"]
 
 
+# How a routed-out tool had come into the request, for its reason.
+_HOW_IN = {"always": "Always-on tool", "manual": "Tool added to this chat", "agent": "Selected tool"}
+
+
 async def route_tool(
     selector: ContextSelector | None,
     message: str,
@@ -27,7 +31,8 @@ async def route_tool(
     tools: Mapping[ItemRef, ToolDescriptor],
     config: SelectionConfig,
 ) -> RequestContext:
-    """``context`` with at most one tool: the one ``message`` clearly asks for."""
+    """``context`` with at most one tool: the one ``message`` clearly asks for. Every other tool
+    it held is listed as not included, saying how it had come in and why routing left it out."""
     offered = [item for item in context.of_type("tool") if item.ref in tools]
     if not offered:
         return context
@@ -36,7 +41,13 @@ async def route_tool(
     model = context.model.partition(":")[2] or context.model
     if selector is None:
         note = f"{model} cannot choose tools and selection is off in this app, so no tool was called"
-        return replace(context, items=without_tools, notes=replace(context.notes, tool_routing=note))
+        why = "selection is off in this app, so no tool can be picked"
+        return replace(
+            context,
+            items=without_tools,
+            near_misses=(*other_misses, *_routed_out(offered, None, {}, why)),
+            notes=replace(context.notes, tool_routing=note),
+        )
     candidates = [
         tool_candidate(d.server, d.name, d.description, dict(d.input_schema))
         for d in (tools[item.ref] for item in offered)
@@ -44,37 +55,56 @@ async def route_tool(
     threshold = config.tool_route_score
     routing = SelectionConfig(strategy="hybrid", top_n=1, include_score=1.0, min_score=min(threshold, 1.0))
     outcome = await selector.select(message, candidates, routing, previous_message)
+    scores = {miss.ref: miss.score for miss in outcome.near_misses} | {i.ref: i.score for i in outcome.items}
     scored = sorted(outcome.items, key=lambda item: -(item.score or 0.0))
     chosen = scored[0] if scored and (scored[0].score or 0.0) >= threshold else None
-    unchosen_reason = "outside_top_n" if chosen is not None else "below_floor"
-    misses = (
-        *outcome.near_misses,
-        *(NearMiss(item.ref, item.score or 0.0, unchosen_reason) for item in scored if item is not chosen),
-    )
+    needed: float | None = None
     if outcome.run.status != "ok":
+        problem = outcome.run.detail or outcome.run.status
         note = (
-            f"{model} cannot choose tools, and the tool could not be picked for it "
-            f"({outcome.run.detail or outcome.run.status}), so none was called"
+            f"{model} cannot choose tools, and the tool could not be picked for it ({problem}), "
+            "so none was called"
         )
+        why = f"picking a tool failed ({problem})"
     elif chosen is None:
-        best = max(misses, key=lambda miss: miss.score, default=None)
-        beaten = f" (best: {best.ref.label()} {best.score:.2f})" if best else ""
+        best = max(
+            ((ref, score) for ref, score in scores.items() if score is not None),
+            key=lambda pair: pair[1],
+            default=None,
+        )
+        beaten = f" (best: {best[0].label()} {best[1]:.2f})" if best else ""
         note = (
             f"{model} cannot choose tools itself; no tool matched this message at {threshold:.2f} or "
             f"more{beaten}, so none was called"
         )
+        why = "no tool matched the message well enough to be called"
+        needed = threshold
     else:
         note = (
             f"{model} cannot choose tools itself, so ContextDesk picked {chosen.ref.label()}, the tool this "
             f"message matched best ({chosen.score or 0.0:.2f} ≥ {threshold:.2f}), and called it"
         )
+        why = f"only {chosen.ref.label()}, the best match, was sent"
     kept: tuple[RequestItem, ...] = ()
     if chosen is not None:
         original = next(item for item in offered if item.ref == chosen.ref)
         kept = (RequestItem(chosen.ref, original.include_mode, chosen.score),)
+    left_out = [item for item in offered if chosen is None or item.ref != chosen.ref]
     return replace(
         context,
         items=(*without_tools, *kept),
-        near_misses=(*other_misses, *misses),
+        near_misses=(*other_misses, *_routed_out(left_out, needed, scores, why)),
         notes=replace(context.notes, tool_routing=note),
+    )
+
+
+def _routed_out(
+    items: Sequence[RequestItem], needed: float | None, scores: Mapping[ItemRef, float | None], why: str
+) -> tuple[NearMiss, ...]:
+    """Each tool routing left out, with how it had come in (an Always tool the user expects to be
+    there says so) and why it is out; unscored when selection did not get to score it. The model's
+    part (it cannot choose tools) is in the context's routing note, so the reasons stay short."""
+    return tuple(
+        NearMiss(item.ref, scores.get(item.ref), f"{_HOW_IN[item.include_mode]} routed out: {why}", needed)
+        for item in items
     )

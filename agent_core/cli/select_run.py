@@ -176,7 +176,9 @@ def outcome_json(outcome: SelectionOutcome, recalled: RecalledMemories | None = 
             ),
         ],
         "near_misses": [
-            *({**_ref_json(miss.ref), "score": miss.score, "reason": miss.reason} for miss in outcome.near_misses),
+            *({**_ref_json(miss.ref), "score": miss.score, "reason": miss.reason,
+               **({"needed": miss.needed} if miss.needed is not None else {})}
+              for miss in outcome.near_misses),
             *(
                 {"type": "memory", "name": miss.ref.name, "score": miss.score,
                  "text": recalled.texts.get(miss.ref.name, ""), "reason": miss.reason}
@@ -284,8 +286,10 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
     if outcome.near_misses:
         print("\nNot selected (best first):")
         for miss in outcome.near_misses:
+            needed = "" if miss.needed is None else f" (needed {miss.needed:.2f})"
             print(
-                f"  {miss.score:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} {miss.reason.replace('_', ' ')}"
+                f"  {miss.score or 0:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} "
+                f"{miss.reason.replace('_', ' ')}{needed}"
             )
     if recalled.items or recalled.near_misses:
         print("\nMemories recalled:" if recalled.items else "\nMemories recalled: none")

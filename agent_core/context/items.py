@@ -68,11 +68,13 @@ class RequestItem:
 
 @dataclass(frozen=True)
 class NearMiss:
-    """An agent-mode item the selector considered and left out, and why."""
+    """An agent-mode item the selector considered and left out, and why; ``needed`` is the score
+    it had to reach where a threshold left it out (the minimum score, or the routing threshold)."""
 
     ref: ItemRef
-    score: float
+    score: float | None  # None: left out before it could be scored (e.g. selection failed)
     reason: str
+    needed: float | None = None
 
 
 @dataclass(frozen=True)
@@ -90,9 +92,17 @@ class SelectionRun:
 
 @dataclass(frozen=True)
 class TokenUsage:
+    """Tokens a request used, as the provider reported them (None: not reported)."""
+
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_input_tokens: int | None = None
+    # The provider answered without running a model (a routed tool that needs no arguments, a
+    # tool's result shown as it is), so there are no tokens to report rather than zero.
+    without_model: bool = False
+    # Counted by ContextDesk, not reported: the reply stopped (the user's Stop, a time limit, an
+    # error) before the provider sent its counts; the prompt as counted, the text received so far.
+    estimated: bool = False
 
 
 PartKind = Literal[

@@ -184,9 +184,10 @@ class ContextSelector:
             except StoreError as error:
                 logger.warning("what selection learned could not be read: %s", error)
             documents = taught(documents, corrections)
+        settings = indexer_settings(config)
         try:
             selection = await asyncio.to_thread(
-                self._indexer.select, message, documents, indexer_settings(config), previous_message
+                self._indexer.select, message, documents, settings, previous_message
             )
         except (IndexerError, ValueError) as error:
             logger.warning("selection failed: %s", error)
@@ -198,13 +199,25 @@ class ContextSelector:
             if c.key in by_key
         )
         misses = tuple(
-            NearMiss(by_key[c.key], round(c.score, 4), why.left_out(c))
+            NearMiss(by_key[c.key], round(c.score, 4), why.left_out(c), needed_score(c, settings))
             for c in selection.best(len(items) + NEAR_MISSES_KEPT)
             if not c.included and c.key in by_key
         )[:NEAR_MISSES_KEPT]
         elapsed = (time.perf_counter() - started) * 1000
         via = {by_key[c.key]: c.via for c in selection.included if c.key in by_key}
         return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)), via)
+
+
+def needed_score(candidate: ScoredDocument, settings: SelectionSettings) -> float | None:
+    """The score a candidate left out for being under the minimum had to reach: the minimum (or
+    includeScore, when lower), or, when it did clear that, the stricter minimum of one clause of
+    the message (the hybrid ranks a compound message clause by clause too). None for other reasons."""
+    if candidate.reason != "below_floor":
+        return None
+    floor = min(settings.min_score, settings.include_score)
+    if candidate.score >= floor:
+        floor = min(settings.min_score + settings.clause_margin, settings.include_score)
+    return round(floor, 4)
 
 
 class _Reasons:

@@ -209,7 +209,7 @@ class LocalLlamaProvider(Provider):
             results = trailing_tool_results(request.messages)
             if results:
                 yield TextDelta(show_tool_results(results))
-                yield UsageEvent(TokenUsage(input_tokens=0, output_tokens=0))
+                yield UsageEvent(TokenUsage(without_model=True))
                 yield FinishEvent("stop")
                 return
         loop = asyncio.get_running_loop()
@@ -381,7 +381,7 @@ class LocalLlamaProvider(Provider):
                 f"The request names the tool {request.call_tool!r} but does not offer it: this is a bug."
             )
         schema = required_arguments_schema(spec.input_schema)
-        usage = TokenUsage(input_tokens=0, output_tokens=0)
+        usage = TokenUsage(without_model=True)  # unless the model has arguments to write, below
         arguments: dict[str, Any] = {}
         if schema["properties"]:
             messages = [

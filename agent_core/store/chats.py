@@ -44,6 +44,7 @@ from agent_core.store.records import (
     ToolCallRecord,
 )
 from agent_core.store.salvage import readable_rows
+from agent_core.store.sent_requests import SentRequest
 
 # The records are re-exported: they are what the store reads and writes.
 __all__ = [
@@ -69,6 +70,7 @@ _REFS = TypeAdapter(tuple[ItemRef, ...])
 _CALLS = TypeAdapter(tuple[ToolCallRecord, ...])
 _OVERRIDES = TypeAdapter(ChatOverrides)
 _ATTACHED = TypeAdapter(tuple[AttachedResource, ...])
+_SENT = TypeAdapter(SentRequest)
 
 
 class ChatStore:
@@ -393,6 +395,33 @@ class ChatStore:
                 ),
             )
         return updated
+
+    def save_sent_request(self, message: StoredMessage, request: SentRequest) -> None:
+        """Keep the exact request the model turn of ``message`` sent (see ``sent_requests``: it
+        comes masked and bounded); replaces one kept before for the same message.
+
+        Raises:
+            StoreError: the database could not be written.
+        """
+        with self._transaction() as db:
+            claim(db, message.session_id, self.holder, self._host)
+            db.execute(
+                "INSERT OR REPLACE INTO sent_requests(message_id, request) VALUES (?, ?)",
+                (message.id, _SENT.dump_json(request).decode()),
+            )
+
+    def sent_request(self, message_id: int) -> SentRequest | None:
+        """The exact request kept for the reply ``message_id``; None when none was kept (a reply
+        saved before requests were kept, or one that never reached the model).
+
+        Raises:
+            StoreError: the database could not be read.
+        """
+        with self._reading("could not read the request the reply sent") as db:
+            row = db.execute(
+                "SELECT request FROM sent_requests WHERE message_id = ?", (message_id,)
+            ).fetchone()
+        return None if row is None else _SENT.validate_json(row["request"])
 
     def replace_from(self, message: StoredMessage) -> None:
         """Mark ``message`` and every later message of its chat as replaced (kept, readable, no

@@ -213,6 +213,16 @@ ALTER TABLE messages ADD COLUMN replaced INTEGER NOT NULL DEFAULT 0;
 """
 
 
+# The exact request each model turn sent (credentials masked, bounded in size), for View Context.
+# Its own table, read only when asked for, so that loading a chat never reads the requests.
+_M010_SENT_REQUESTS = """
+CREATE TABLE sent_requests (
+    message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+    request TEXT NOT NULL
+);
+"""
+
+
 Migration = str | Callable[[sqlite3.Connection], None]
 
 # Append only: never edit or reorder a migration that has shipped; add a new one.
@@ -226,6 +236,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("workflow_runs", _M007_WORKFLOW_RUNS),
     ("selection_feedback", _M008_SELECTION_FEEDBACK),
     ("replaced_messages", _M009_REPLACED_MESSAGES),
+    ("sent_requests", _M010_SENT_REQUESTS),
 )
 
 

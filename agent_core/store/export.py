@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from agent_core.budget.manifest_rows import manifest_rows
-from agent_core.context.items import ContextManifest, RequestContext
+from agent_core.context.items import ContextManifest, NearMiss, RequestContext
 from agent_core.redaction import redact_credentials
 from agent_core.store.chats import StoredMessage, StoredSession
 
@@ -89,6 +89,10 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         for item in data["request_context"]["items"]:
             if not item.get("reason"):
                 del item["reason"]  # only recalled memories have one; other items keep the v1 shape
+        _drop_new_usage_fields(data["request_context"])
+        for miss in data["request_context"]["near_misses"]:
+            if miss.get("needed") is None:
+                del miss["needed"]  # only items a threshold left out have one
         del data["request_context"]["notes"]
         data["request_context"]["extras"] = dict(message.request_context.notes.topics())
         if not message.request_context.delegations:
@@ -227,7 +231,7 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
             )
         lines.append("")
     if context.near_misses:
-        misses = ", ".join(f"{m.ref.label()} ({m.score:.2f}, {m.reason})" for m in context.near_misses)
+        misses = ", ".join(_near_miss(m) for m in context.near_misses)
         lines += [f"**Not included**: {misses}", ""]
     run = context.selection
     lines.append(
@@ -238,7 +242,14 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
         lines.append(f"Note ({topic}): {note}")
     usage = context.usage
     if usage.input_tokens is not None or usage.output_tokens is not None:
-        lines.append(f"Tokens reported by the provider: {usage.input_tokens} in, {usage.output_tokens} out")
+        source = (
+            "estimated by ContextDesk (the reply stopped before the provider reported them)"
+            if usage.estimated
+            else "reported by the provider"
+        )
+        lines.append(f"Tokens {source}: {usage.input_tokens} in, {usage.output_tokens} out")
+    elif usage.without_model:
+        lines.append("No model was called: the tool answered, so there are no tokens.")
     lines.append("")
     if context.manifest is not None:
         lines += describe_manifest(context.manifest)
@@ -272,3 +283,19 @@ def _item(label: str, mode: str, score: float | None) -> str:
 
 def _when(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
+def _drop_new_usage_fields(context: dict[str, Any]) -> None:
+    """Token counts keep the v1 shape: the marks added since go where they say nothing."""
+    usages = [context["usage"], *(run["usage"] for run in context.get("delegations", ()))]
+    usages += [run["usage"] for run in context.get("workflow_runs", ())]
+    for usage in usages:
+        for mark in ("without_model", "estimated"):
+            if not usage.get(mark):
+                usage.pop(mark, None)
+
+
+def _near_miss(miss: NearMiss) -> str:
+    score = "not scored" if miss.score is None else f"{miss.score:.2f}"
+    needed = "" if miss.needed is None else f", needed {miss.needed:.2f}"
+    return f"{miss.ref.label()} ({score}, {miss.reason}{needed})"

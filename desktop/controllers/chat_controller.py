@@ -206,6 +206,10 @@ class ChatController(QObject):
         """The chat's tab closes: stop any reply, then let other programs write to the chat."""
         self.bridge.submit(self.session.close())  # never raises; this object may be gone by then
 
+    def last_measured_context(self) -> RequestContext | None:
+        """What the context gauge shows: the newest reply's context that has token costs."""
+        return self.conversation.last_measured_context()
+
     def session_context_of_last_reply(self) -> RequestContext | None:
         row = self.conversation.last_context_row()
         return None if row is None else self.conversation.entry(row).context
@@ -251,10 +255,25 @@ class ChatController(QObject):
     def _on_done(self, completed: bool) -> None:
         self.next_request_estimate = None  # the reply's own figures stand now
         if not completed:
-            self.conversation.mark_stopped()
+            stopped = self.conversation.mark_stopped()
+            if stopped is not None:
+                self._show_saved_context(stopped)
         self._set_busy(False)
         self.activity.emit()
         self.context_changed.emit()
+
+    def _show_saved_context(self, message_id: int) -> None:
+        """Read back a stopped reply as the core saved it: its context then holds the token counts
+        known when it stopped (estimated where the provider had not reported them yet)."""
+
+        def saved(message: StoredMessage) -> None:
+            self.conversation.set_saved_context(message)
+            self.context_changed.emit()
+
+        def unreadable(error: BaseException) -> None:
+            logger.warning("could not read the stopped reply back: %s", error)
+
+        self.bridge.call(self._message, message_id, on_result=saved, on_error=unreadable)
 
     # --- compaction ---------------------------------------------------------------------------
 
@@ -299,7 +318,7 @@ class ChatController(QObject):
     def _estimate_next_request(self) -> None:
         """The history changed with no request made: the gauge shows what the next one would cost
         (an estimate) until a reply brings exact figures."""
-        last = self.session_context_of_last_reply()
+        last = self.last_measured_context()
         if last is None or last.manifest is None:
             self.context_changed.emit()
             return

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.chat.tool_runtime import ToolDescriptor
-from agent_core.context.items import ItemRef, ItemType, RequestContext
+from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection
 from desktop.dialogs.workflow_section import OpenWorkflowRun, WorkflowSection
@@ -41,7 +41,7 @@ from desktop.views.item_delegate import ContextItemDelegate
 from desktop.views.token_bar import TokenSummary
 from desktop.views.window_geometry import fit_size
 
-__all__ = ["MEMORY_COLUMN", "ContextColumn", "ViewContextDialog", "describe_run", "tools_note"]
+__all__ = ["MEMORY_COLUMN", "ContextColumn", "ViewContextDialog", "describe_run", "tools_note", "usage_text"]
 
 COLUMNS: tuple[tuple[str, ItemType], ...] = (
     ("Rules", "rule"),
@@ -78,13 +78,27 @@ def describe_run(context: RequestContext) -> str:
     ]
     if run.elapsed_ms is not None:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
-    usage = context.usage
-    if usage.input_tokens is not None or usage.output_tokens is not None:
-        tokens = f"tokens {usage.input_tokens or 0} in, {usage.output_tokens or 0} out"
-        if usage.cached_input_tokens:
-            tokens += f" ({usage.cached_input_tokens} cached)"
+    if tokens := usage_text(context.usage):
         parts.append(tokens)
     return " · ".join(parts)
+
+
+def usage_text(usage: TokenUsage) -> str:
+    """The tokens a reply used, as reported; or, when none were, why (never a made-up 0)."""
+    if usage.input_tokens is None and usage.output_tokens is None:
+        return "answered by the tool, no model call (so no tokens)" if usage.without_model else ""
+
+    about = "~" if usage.estimated else ""
+
+    def count(tokens: int | None) -> str:
+        return "not reported" if tokens is None else f"{about}{tokens:,}"
+
+    text = f"tokens {count(usage.input_tokens)} in, {count(usage.output_tokens)} out"
+    if usage.cached_input_tokens:
+        text += f" ({usage.cached_input_tokens:,} cached)"
+    if usage.estimated:
+        text += " (estimated: the reply stopped before the provider reported them)"
+    return text
 
 
 def tools_note(context: RequestContext) -> str:
@@ -195,6 +209,7 @@ class ViewContextDialog(QDialog):
         parent: QWidget | None = None,
         *,
         on_what_if: Callable[[], None] | None = None,
+        on_exact_request: Callable[[], None] | None = None,
         attached: Mapping[ItemRef, DocumentItem] | None = None,
         memories: Mapping[str, str] | None = None,
         memory_actions: MemoryActions | None = None,
@@ -202,7 +217,8 @@ class ViewContextDialog(QDialog):
         open_workflow_run: OpenWorkflowRun | None = None,
         heading: str = "What this reply used",
     ) -> None:
-        """``attached`` are the chat's MCP resources, to describe those the reply used;
+        """``on_exact_request`` shows what the reply sent (its button is hidden without it);
+        ``attached`` are the chat's MCP resources, to describe those the reply used;
         ``memories`` the words of the memories it recalled (a Memories column shows them),
         ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do, and
         ``subagents`` where the sub-agents still running come from and how to open their chats,
@@ -290,6 +306,14 @@ class ViewContextDialog(QDialog):
         self.what_if_button.setVisible(on_what_if is not None)  # after addButton, which shows it
         if on_what_if is not None:
             self.what_if_button.clicked.connect(lambda: on_what_if())
+        self.exact_request_button = QPushButton("Show exact request")
+        self.exact_request_button.setToolTip(
+            "The exact messages and tool definitions sent to the provider for this reply, credentials masked"
+        )
+        buttons.addButton(self.exact_request_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.exact_request_button.setVisible(on_exact_request is not None)
+        if on_exact_request is not None:
+            self.exact_request_button.clicked.connect(lambda: on_exact_request())
         layout.addWidget(buttons)
 
     def _show_parts(self, shown: bool) -> None:

@@ -31,7 +31,7 @@ from agent_core.context.items import ItemRef, RequestContext
 from agent_core.errors import ContextDeskError
 from desktop.controllers.chat_controller import ChatController
 from desktop.models.manifest import ComparisonModel, group_delta, total_line
-from desktop.models.what_if import ToggleItemsModel
+from desktop.models.what_if import ResendEffects, ToggleItemsModel, resend_effects
 from desktop.theme import colors
 from desktop.views.token_bar import TokenSummary
 from desktop.views.window_geometry import fit_size
@@ -148,17 +148,23 @@ class WhatIfDialog(QDialog):
         self.status.setStyleSheet(f"color: {palette.muted};")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        self.resend_button = QPushButton("Resend with these settings")
-        self.resend_button.setToolTip(
-            "Make these selection settings and item changes this chat's, and send the same message again"
-        )
+        self.resend_button = QPushButton("Resend")
         self.resend_button.setEnabled(False)
         self.resend_button.clicked.connect(self._resend)
         buttons.addButton(self.resend_button, QDialogButtonBox.ButtonRole.ActionRole)
+        # Resending makes the what-if the chat's: said before it is done, and kept up to date.
+        self.resend_effects = QLabel()
+        self.resend_effects.setWordWrap(True)
+        root.addWidget(self.resend_effects)
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(buttons)
         root.addLayout(bottom)
+        for changed in (self.top_k.valueChanged, self.top_n.valueChanged, self.include_score.valueChanged):
+            changed.connect(self._show_resend_effects)
+        self.strategy.currentIndexChanged.connect(self._show_resend_effects)
+        self.items.dataChanged.connect(self._show_resend_effects)
+        self._show_resend_effects()
 
     # --- running ------------------------------------------------------------------------------
 
@@ -169,6 +175,23 @@ class WhatIfDialog(QDialog):
             "include_score": round(self.include_score.value(), 2),
             "strategy": self.strategy.currentData(),
         }
+
+    def effects(self) -> ResendEffects:
+        """What Resend would do to the chat with the settings and items as they are now."""
+        session = self.controller.session
+        return resend_effects(
+            session.selection_settings.model_dump(),
+            self.selection(),
+            self.items.included_rows(),
+            self.items.excluded_rows(),
+            {item.ref for item in session.items},
+        )
+
+    def _show_resend_effects(self) -> None:
+        effects = self.effects()
+        self.resend_button.setText(effects.button_text())
+        self.resend_button.setToolTip(effects.summary())
+        self.resend_effects.setText(effects.summary())
 
     def run(self) -> None:
         """Ask the core for the what-if context; only the newest answer is shown."""

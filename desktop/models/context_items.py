@@ -44,8 +44,14 @@ REASON_TEXT = {
 }
 
 
-def reason_text(reason: str) -> str:
-    return REASON_TEXT.get(reason, reason.replace("_", " "))
+def reason_text(reason: str, score: float | None = None, needed: float | None = None) -> str:
+    """Why an item was left out, in words; with the score it ``needed`` when a threshold left it out.
+    A reason code the app does not know reads as its words; reasons the core wrote are kept as they are."""
+    words = REASON_TEXT.get(reason) or (reason.replace("_", " ") if reason.isidentifier() else reason)
+    if needed is None:
+        return words
+    got = "" if score is None else f", got {score:.2f}"
+    return f"{words}: needed {needed:.2f}{got}"
 
 
 class Column(IntEnum):
@@ -91,6 +97,7 @@ class ContextRow:
     description: str = ""
     removed: bool = False  # the agent no longer has this item
     reason: str = ""  # why a near-miss was left out
+    needed: float | None = None  # the score a near-miss had to reach, where a threshold left it out
     tokens: int | None = None  # from the request's manifest; None when it has none
     detail: str = ""  # the manifest's detail, e.g. "chunks 2, 5 of 9"
     pinned: bool = False
@@ -109,6 +116,10 @@ class ContextRow:
         return f"{999 if self.priority is None else self.priority:03d}\x00{self.ref.name.lower()}"
 
     @property
+    def reason_words(self) -> str:
+        return reason_text(self.reason, self.score, self.needed) if self.reason else ""
+
+    @property
     def tooltip(self) -> str:
         parts = [self.ref.label()]
         if self.description:
@@ -116,7 +127,7 @@ class ContextRow:
         if self.removed:
             parts.append("This item is no longer in the agent.")
         if self.reason:
-            parts.append(f"Not included: {reason_text(self.reason)}")
+            parts.append(f"Not included: {self.reason_words}")
         if self.tokens is not None:
             parts.append(f"{self.tokens:,} tokens" + (f" ({self.detail})" if self.detail else ""))
         if self.pinned:
@@ -209,7 +220,17 @@ def near_miss_rows(
         if miss.ref.type == "memory":
             title, description = description or "(forgotten)", ""
         rows.append(
-            ContextRow(miss.ref, None, miss.score, priority, description, removed, miss.reason, title=title)
+            ContextRow(
+                miss.ref,
+                None,
+                miss.score,
+                priority,
+                description,
+                removed,
+                miss.reason,
+                needed=miss.needed,
+                title=title,
+            )
         )
     return rows
 
@@ -284,7 +305,7 @@ class ContextItemsModel(RowTableModel[ContextRow]):
             Role.DESCRIPTION: row.description,
             Role.REMOVED: row.removed,
             Role.SORT_KEY: row.sort_key,
-            Role.REASON: reason_text(row.reason) if row.reason else "",
+            Role.REASON: row.reason_words,
             Role.NAME: row.title or row.ref.name,
             Role.TOKENS: row.tokens,
             Role.DETAIL: row.detail,

@@ -25,6 +25,7 @@ from agent_core.chat.events import (
     MessagesReplaced,
     ReplyDelta,
     ReplyFinished,
+    RequestSent,
     RetryScheduled,
     ToolCallFinished,
     ToolCallStarted,
@@ -99,6 +100,7 @@ class ConversationModel(RowListModel[Entry]):
         self._open_reply: int | None = None  # the assistant row receiving deltas
         self._turn_row: int | None = None  # this turn's assistant row, once tool calls follow it
         self._pending_context: RequestContext | None = None
+        self._sent_message_id: int | None = None  # the saved message of the turn being streamed
 
     # --- Qt -----------------------------------------------------------------------------------
 
@@ -140,6 +142,17 @@ class ConversationModel(RowListModel[Entry]):
             if entry.kind in ("assistant", "error") and entry.context is not None:
                 return row
         return None
+
+    def last_measured_context(self) -> RequestContext | None:
+        """The newest reply's context that says what its request cost (for the context gauge): a
+        reply stopped before its request went out, or one that made none (a workflow run), leaves
+        the gauge on the last figure known rather than blank."""
+        contexts = [
+            e.context
+            for e in reversed(self._rows)
+            if e.kind in ("assistant", "error") and e.context is not None
+        ]
+        return next((c for c in contexts if c.manifest is not None), contexts[0] if contexts else None)
 
     # --- saved history ------------------------------------------------------------------------
 
@@ -262,6 +275,13 @@ class ConversationModel(RowListModel[Entry]):
             self._pending_context = event.context
             row = self._open_assistant()
             self._set(row, replace(self._rows[row], context=event.context, activity=WAITING_FOR_MODEL))
+        elif isinstance(event, RequestSent):
+            # The context now says what the request costs; a row opened later for this turn gets it too.
+            self._sent_message_id = event.message.id
+            self._pending_context = event.message.request_context or self._pending_context
+            if self._open_reply is not None:
+                row = self._open_reply
+                self._set(row, replace(self._rows[row], context=self._pending_context))
         elif isinstance(event, ReplyDelta):
             row = self._open_assistant()
             entry = self._rows[row]
@@ -301,10 +321,12 @@ class ConversationModel(RowListModel[Entry]):
                 status = "denied"
             self._upsert_tool(record.id, record, status)
         elif isinstance(event, TurnSaved):
+            self._sent_message_id = None
             self._finish_reply(event.message)
             # The next turn opens a fresh assistant row with the same context.
             self._pending_context = event.message.request_context
         elif isinstance(event, ReplyFinished):
+            self._sent_message_id = None
             self._finish_reply(event.message)
             self._pending_context = None
 
@@ -316,20 +338,36 @@ class ConversationModel(RowListModel[Entry]):
         entry.approval.decide(decision)
         self._set(row, replace(entry, decision=decision, status=decision.value))
 
-    def mark_stopped(self) -> None:
-        """The reply was stopped by the user: close the open reply and unanswered approvals."""
-        if self._open_reply is not None:
-            row = self._open_reply
+    def mark_stopped(self) -> int | None:
+        """The reply was stopped by the user: close the open reply and unanswered approvals.
+        Returns the id of the stopped reply's saved message when its row shows it (its row now
+        carries that id), so it can be read back with what the core kept of it."""
+        stopped: int | None = None
+        row = self._open_reply if self._open_reply is not None else self._turn_row
+        if row is not None:
             entry = self._rows[row]
-            self._set(row, replace(entry, status="cancelled"))
+            if entry.message_id is None and self._sent_message_id is not None:
+                entry = replace(entry, message_id=self._sent_message_id)
+                stopped = self._sent_message_id
+            status = "cancelled" if row == self._open_reply else entry.status
+            self._set(row, replace(entry, status=status))
             self._open_reply = None
         self._turn_row = None
+        self._sent_message_id = None
         for row, entry in enumerate(self._rows):
             if entry.kind == "approval" and entry.decision is None and entry.status == "pending":
                 self._set(row, replace(entry, status="cancelled"))
             if entry.kind == "tool_call" and entry.status == "running":
                 self._set(row, replace(entry, status="cancelled"))
         self._pending_context = None
+        return stopped
+
+    def set_saved_context(self, message: StoredMessage) -> None:
+        """Show the context the core saved with ``message`` on its row (a stopped reply's counts)."""
+        for row, entry in enumerate(self._rows):
+            if entry.message_id == message.id and entry.kind in ("assistant", "error"):
+                self._set(row, replace(entry, context=message.request_context or entry.context))
+                return
 
     def add_notice(self, text: str, status: str = "info") -> None:
         self._append(Entry("notice", text, status=status))

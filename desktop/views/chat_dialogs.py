@@ -15,10 +15,11 @@ from PySide6.QtCore import Qt
 from desktop.controllers.chat_controller import ChatController
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMessageBox
+    from PySide6.QtWidgets import QMessageBox, QWidget
 
     from agent_core.context.items import RequestContext
     from desktop.dialogs.attach_resource import AttachResourceDialog
+    from desktop.dialogs.exact_request import ExactRequestDialog
     from desktop.dialogs.help import HelpDialog
     from desktop.dialogs.insert_prompt import InsertPromptDialog
     from desktop.dialogs.learned import LearnedDialog
@@ -37,6 +38,7 @@ class ChatDialogs:
         self.window = window
         self.last_context_dialog: ViewContextDialog | None = None
         self.last_what_if_dialog: WhatIfDialog | None = None
+        self.last_exact_request_dialog: ExactRequestDialog | None = None
         self.last_resource_dialog: AttachResourceDialog | None = None
         self.last_prompt_dialog: InsertPromptDialog | None = None
         self.last_transcript_dialog: SubagentTranscriptDialog | None = None
@@ -58,6 +60,7 @@ class ChatDialogs:
         window = self.window
         agent = window.workspace.agent if window.workspace else None
         on_what_if: Callable[[], None] | None = None
+        on_exact_request: Callable[[], None] | None = None
         if message_id is not None and controller is not None:
             chat, reply = controller, message_id
 
@@ -65,7 +68,10 @@ class ChatDialogs:
                 dialog.accept()
                 self.show_what_if(chat, reply, context)
 
-            on_what_if = what_if
+            def exact_request() -> None:
+                self.show_exact_request(chat, reply, dialog)
+
+            on_what_if, on_exact_request = what_if, exact_request
         attached = controller.session.attached_resources() if controller is not None else None
         memories = controller.session.memory_texts(context) if controller is not None else None
         dialog = ViewContextDialog(
@@ -74,6 +80,7 @@ class ChatDialogs:
             window.host.tools.tools(),
             window,
             on_what_if=on_what_if,
+            on_exact_request=on_exact_request,
             attached=attached,
             memories=memories,
             memory_actions=controller.memories if controller is not None else None,
@@ -86,6 +93,16 @@ class ChatDialogs:
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog
+        dialog.open()
+
+    def show_exact_request(self, controller: ChatController, message_id: int, parent: QWidget) -> None:
+        """What the reply ``message_id`` sent, read from the chat's store, over ``parent``."""
+        from desktop.dialogs.exact_request import ExactRequestDialog
+
+        session = controller.session
+        dialog = ExactRequestDialog(controller.bridge, lambda: session.sent_request(message_id), parent)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.last_exact_request_dialog = dialog
         dialog.open()
 
     def view_last_context(self) -> None:

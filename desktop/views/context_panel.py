@@ -218,7 +218,7 @@ class ContextPanel(QWidget):
         if controller is not None and controller.next_request_estimate is not None:
             self.gauge.set_estimate(controller.next_request_estimate)
             return
-        self.gauge.set_context(None if controller is None else controller.session_context_of_last_reply())
+        self.gauge.set_context(None if controller is None else controller.last_measured_context())
 
     def refresh(self) -> None:
         controller = self.controller

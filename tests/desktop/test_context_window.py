@@ -193,6 +193,12 @@ def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
     assert set(gone) <= {"release-notes", "read_item"} and "release-notes" in gone
     assert f"{len(gone)} removed" in dialog.delta.text()
     assert dialog.what_if_side.summary is not None
+    # Resending makes these the chat's own: the button and the line above it say so first.
+    assert dialog.resend_button.text() == "Resend and change this chat (2 changes)"
+    effects = dialog.resend_effects.text()
+    assert (
+        "Strategy hybrid → anchor" in effects and "removes reference release-notes from this chat" in effects
+    )
     screenshot(dialog, "what_if")
 
     # Include a near-miss too, if the selector left one out: it shows as added.
@@ -201,6 +207,9 @@ def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
         dialog.items.set_checked(misses[0].ref, True)
         compare(qtbot, dialog)
         assert {r.ref: r.change for r in dialog.comparison.rows()}[misses[0].ref] == "added"
+        assert f"adds {misses[0].name} to this chat as Manual" in dialog.resend_effects.text()
+        assert dialog.resend_button.text() == "Resend and change this chat (3 changes)"
+        screenshot(dialog, "what_if_resend_adds")
         dialog.items.set_checked(misses[0].ref, False)
         compare(qtbot, dialog)
 
@@ -438,3 +447,41 @@ def test_automatic_compaction_shows_its_marker_live(qtbot: QtBot, desktop: Deskt
     assert kinds == ["user", "assistant", "summary", "user", "assistant", "user", "assistant"]
     assert controller_of(desktop).conversation.entries()[-1].text == "twelve"
     scripted(desktop).assert_all_used()
+
+
+def test_a_stopped_reply_keeps_its_token_counts_and_the_gauge_its_figure(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    import asyncio
+
+    gauge = desktop.window.context_panel.gauge
+    tools_ready(qtbot, desktop)
+    ask(qtbot, desktop, WORDS, WORDS)
+    first = last_total(desktop)
+    controller = controller_of(desktop)
+    scripted(desktop).enqueue_reply(chunks=["Once upon ", "a time", asyncio.Event(), " never shown"])
+    send(qtbot, desktop, "Tell me a long story")
+    qtbot.waitUntil(lambda: controller.conversation.entries()[-1].text == "Once upon a time", timeout=WAIT_MS)
+    view = desktop.window.current_view()
+    assert view is not None
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+
+    def stopped_with_counts() -> bool:
+        entry = controller.conversation.entries()[-1]
+        return entry.status == "cancelled" and entry.context is not None and entry.context.usage.estimated
+
+    qtbot.waitUntil(stopped_with_counts, timeout=WAIT_MS)
+    context = controller.conversation.entries()[-1].context
+    assert context is not None and context.manifest is not None
+    assert context.manifest.total_tokens > first  # the stopped request, with the first turn in its history
+    assert context.usage.input_tokens == context.manifest.total_tokens and context.usage.output_tokens == 4
+    # The gauge shows the stopped request's fill, not "no token counts".
+    assert gauge.level != "empty"
+    assert f"{context.manifest.total_tokens:,} of {context.manifest.budget:,} tokens" in gauge.caption.text()
+    screenshot(desktop.window, "stopped_reply_gauge")
+
+    dialog = open_context(qtbot, desktop)
+    summary = dialog.summary.text()
+    assert f"tokens ~{context.manifest.total_tokens:,} in, ~4 out" in summary and "estimated" in summary
+    screenshot(dialog, "view_context_stopped_reply")
+    dialog.close()

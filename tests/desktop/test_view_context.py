@@ -156,3 +156,61 @@ def test_a_rule_that_joined_by_file_glob_shows_which_file_matched(qtbot: QtBot, 
     )
     screenshot(dialog, "view_context_glob_match")
     dialog.close()
+
+
+def test_a_reply_the_tool_answered_says_no_model_was_called_instead_of_zero_tokens(qtbot: QtBot) -> None:
+    from agent_core.context.items import RequestContext, SelectionRun, TokenUsage
+    from desktop.dialogs.view_context import ViewContextDialog, usage_text
+
+    context = RequestContext(
+        (), "local:smollm2-135m-instruct", SelectionRun(20, 5, 0.7), usage=TokenUsage(without_model=True)
+    )
+    dialog = ViewContextDialog(context, None)
+    qtbot.addWidget(dialog)
+    assert "answered by the tool, no model call" in dialog.summary.text()
+    assert "0 in" not in dialog.summary.text()
+    # A count the provider did not report is said to be missing, not shown as 0.
+    assert usage_text(TokenUsage(input_tokens=1200)) == "tokens 1,200 in, not reported out"
+    assert usage_text(TokenUsage()) == ""
+
+
+def test_show_exact_request_shows_what_the_reply_sent_masked_read_only_and_copyable(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QFontDatabase, QGuiApplication
+
+    from desktop.dialogs.exact_request import NOT_KEPT, ExactRequestDialog
+    from tests.support.desktop_driver import idle, scripted, send
+
+    pasted = "sk-proj-abcdefghijklmnopqrstuvwx"
+    qtbot.waitUntil(lambda: len(desktop.host.tools.tools()) == 4, timeout=WAIT_MS)  # their schemas are sent
+    scripted(desktop).enqueue_reply("I will not keep it.")
+    send(qtbot, desktop, f"my API key is {pasted}, keep it safe")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    context_dialog = open_context(qtbot, desktop)
+    assert not context_dialog.exact_request_button.isHidden()
+
+    qtbot.mouseClick(context_dialog.exact_request_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: desktop.window.dialogs.last_exact_request_dialog is not None, timeout=WAIT_MS)
+    dialog = desktop.window.dialogs.last_exact_request_dialog
+    assert isinstance(dialog, ExactRequestDialog)
+    qtbot.waitUntil(lambda: dialog.request is not None, timeout=WAIT_MS)
+    text = dialog.text.toPlainText()
+    sent = scripted(desktop).requests[-1]
+    assert sent.messages[0].content in text  # the system prompt with the chat's rules, as sent
+    assert "my API key is ***, keep it safe" in text and pasted not in text
+    assert "workspace__read_file: Read a text file" in text and '"path"' in text  # a tool's schema
+    fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    assert dialog.text.isReadOnly() and dialog.text.font().family() == fixed.family()
+    dialog.copy_all()
+    assert QGuiApplication.clipboard().text() == text
+    screenshot(dialog, "exact_request")
+    dialog.close()
+    context_dialog.close()
+
+    # A reply saved before requests were kept says so instead of showing nothing.
+    old = ExactRequestDialog(desktop.window.bridge, lambda: None)
+    qtbot.addWidget(old)
+    qtbot.waitUntil(lambda: old.text.toPlainText() == NOT_KEPT, timeout=WAIT_MS)
+    assert not old.copy_button.isEnabled()

@@ -117,6 +117,10 @@ def routed_workspace(
     )
 
 
+def _session_of(events: Sequence[ChatEvent]) -> str:
+    return next(e for e in events if isinstance(e, ReplyFinished)).message.session_id
+
+
 def built(events: Sequence[ChatEvent]) -> ContextBuilt:
     return next(e for e in events if isinstance(e, ContextBuilt))
 
@@ -152,6 +156,41 @@ def test_a_message_asking_for_a_tool_gets_that_one_tool_and_the_next_turn_none(
     hello = built(second).context
     assert hello.of_type("tool") == []
     assert "none was called" in hello.notes.tool_routing
+
+
+def test_every_tool_routing_left_out_is_listed_with_how_it_came_in_and_why(
+    default_agent: Agent, tmp_path: Path, selector: ContextSelector
+) -> None:
+    provider = RoutedScripted()
+    provider.enqueue_tool_call("workspace__list_files", {}, id="l1")
+    provider.enqueue_reply("You have notes.md and budget-2026.txt.")
+    provider.enqueue_reply("Hello! How can I help?")
+    workspace = routed_workspace(default_agent, tmp_path, selector, provider)
+
+    async def scenario() -> tuple[list[list[ChatEvent]], set[ItemRef]]:
+        try:
+            replies = await converse(
+                workspace, ["list the files in my documents folder", "hello"], [ApprovalDecision.ALLOW_ONCE]
+            )
+            chat = workspace.open_chat(_session_of(replies[0]))
+            return replies, {item.ref for item in chat.items if item.ref.type == "tool"}
+        finally:
+            await workspace.aclose()
+
+    (listing, hello), chat_tools = asyncio.run(scenario())
+    routed = built(listing).context
+    misses = {miss.ref: miss for miss in routed.near_misses if miss.ref.type == "tool"}
+    assert chat_tools - {LIST_FILES} <= misses.keys()  # every one, not only the best few
+    for ref, miss in misses.items():
+        how = "Always-on tool" if ref in chat_tools else "Selected tool"  # agent-mode ones were selected
+        assert miss.reason.startswith(f"{how} routed out: "), miss
+        assert "only workspace.list_files, the best match, was sent" in miss.reason
+    threshold = default_agent.config.selection.tool_route_score
+    misses = {miss.ref: miss for miss in built(hello).context.near_misses if miss.ref.type == "tool"}
+    assert chat_tools <= misses.keys()
+    for miss in misses.values():
+        assert miss.needed == threshold and "no tool matched the message well enough" in miss.reason
+        assert miss.score is None or miss.score < threshold
 
 
 def test_the_route_score_setting_turns_routing_off(
@@ -258,5 +297,7 @@ def test_a_broken_embedding_model_means_no_tool_is_called_and_the_chat_goes_on(
     assert not provider.requests[0].tools and provider.requests[0].call_tool is None
     note = built(events).context.notes.tool_routing
     assert "could not be picked" in note and "reinstall ContextDesk" in note and "none was called" in note
+    misses = [miss for miss in built(events).context.near_misses if miss.ref.type == "tool"]
+    assert misses and all(miss.score is None and "picking a tool failed" in miss.reason for miss in misses)
     final = events[-1]
     assert isinstance(final, ReplyFinished) and final.message.status == "complete"

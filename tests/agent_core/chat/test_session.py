@@ -19,6 +19,7 @@ from agent_core.chat.events import (
     ContextBuilt,
     ReplyDelta,
     ReplyFinished,
+    RequestSent,
     RetryScheduled,
     ToolCallFinished,
     UserMessageSaved,
@@ -296,6 +297,59 @@ def test_cancelling_mid_reply_keeps_what_arrived_marked_cancelled(agent: Agent, 
         assert (reply.status, reply.content) == ("cancelled", "Once upon a time")
 
     asyncio.run(scenario())
+
+
+def test_a_stopped_reply_keeps_its_token_counts_estimated_and_marked_so(
+    agent: Agent, store: ChatStore
+) -> None:
+    async def scenario() -> list[ChatEvent]:
+        provider = ScriptedProvider()
+        provider.enqueue_reply(chunks=["Once upon ", "a time", asyncio.Event(), " the end"])
+        session = new_session(agent, store, provider)
+        seen = asyncio.Event()
+        events: list[ChatEvent] = []
+
+        async def consume() -> None:
+            async for event in session.send("story"):
+                events.append(event)
+                if isinstance(event, ReplyDelta) and event.text == "a time":
+                    seen.set()
+
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(seen.wait(), timeout=5)
+        session.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return events
+
+    events = asyncio.run(scenario())
+    # The request's costs reach the front end before the reply's first words (the gauge can show them).
+    [sent] = [e for e in events if isinstance(e, RequestSent)]
+    assert events.index(sent) < next(i for i, e in enumerate(events) if isinstance(e, ReplyDelta))
+    sent_context = sent.message.request_context
+    assert sent_context is not None and sent_context.manifest is not None
+    reply = store.messages(session_id_of(events))[-1]
+    assert reply.id == sent.message.id and reply.status == "cancelled"
+    context = reply.request_context
+    assert context is not None and context.manifest is not None
+    usage = context.usage
+    assert usage.estimated  # the provider reports counts at the end, which never came
+    # What the model was sent, and "Once upon a time" in the scripted tokenizer (one token a word).
+    assert usage.input_tokens == context.manifest.total_tokens and usage.output_tokens == 4
+
+
+def session_id_of(events: list[ChatEvent]) -> str:
+    return next(e.message.session_id for e in events if isinstance(e, UserMessageSaved))
+
+
+def test_a_finished_reply_has_the_counts_the_provider_reported(agent: Agent, store: ChatStore) -> None:
+    provider = ScriptedProvider()
+    provider.enqueue_reply("All done here.")
+    events = asyncio.run(collect(new_session(agent, store, provider), "hi"))
+    final = events[-1]
+    assert isinstance(final, ReplyFinished) and final.message.request_context is not None
+    usage = final.message.request_context.usage
+    assert not usage.estimated and usage.output_tokens == 3
 
 
 def test_a_reopened_chat_keeps_its_items_history_and_contexts(

@@ -19,7 +19,7 @@ from agent_core.context.items import ItemRef
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-from indexer import Indexer, ModelLoadError, onnx_backend
+from indexer import Indexer, ModelLoadError, SelectionSettings, onnx_backend
 
 
 @pytest.fixture
@@ -83,6 +83,20 @@ def test_a_message_that_needs_nothing_gets_no_agent_items(
 ) -> None:
     built, _ = context_of(agent, tmp_path, shared_selector, "thanks, that's all for today!")
     assert [i for i in built.context.items if i.include_mode == "agent"] == []
+
+
+@pytest.mark.slow
+def test_an_item_under_the_minimum_score_says_which_score_it_needed(
+    agent: Agent, tmp_path: Path, shared_selector: ContextSelector
+) -> None:
+    built, _ = context_of(agent, tmp_path, shared_selector, "thanks, that's all for today!")
+    under = [miss for miss in built.context.near_misses if miss.reason == "below_floor"]
+    assert under, built.context.near_misses
+    minimum = SelectionSettings().min_score  # the hybrid's own, as the agent sets none
+    for miss in under:
+        assert miss.needed == minimum and miss.score is not None and miss.score < minimum
+    others = [miss for miss in built.context.near_misses if miss.reason != "below_floor"]
+    assert all(miss.needed is None for miss in others)
 
 
 def test_while_the_model_loads_the_request_goes_on_without_agent_items(agent: Agent, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from agent_core.providers.base import (
     ProviderSettings,
     StreamEvent,
     TextDelta,
+    TokenUsage,
     ToolCall,
     ToolSpec,
     UsageEvent,
@@ -121,7 +122,8 @@ async def test_the_bundled_model_shows_a_tool_result_as_returned_instead_of_rest
         "`workspace.read_file` returned:\n\n```text\nBuy milk.\n```\n\n"
         "`workspace.read_file` failed:\n\n```text\nNo such file.\n```"
     )
-    assert completion.finish_reason == "stop" and completion.usage.output_tokens == 0
+    assert completion.finish_reason == "stop"
+    assert completion.usage == TokenUsage(without_model=True)  # no tokens, rather than a made-up 0 in, 0 out
     assert provider._llama is None  # the model was not even loaded
 
 
@@ -150,6 +152,25 @@ async def test_a_routed_call_gets_only_its_required_arguments_from_the_model(
     [call] = completion.tool_calls
     assert call.name == "workspace__read_file" and call.id.startswith("call_")
     assert list(call.arguments) == ["path"] and isinstance(call.arguments["path"], str)
+    assert completion.usage.input_tokens and completion.usage.output_tokens  # the model wrote them
+    assert not completion.usage.without_model
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_routed_call_without_arguments_reports_that_no_model_ran(
+    local_provider: LocalLlamaProvider,
+) -> None:
+    list_files = ToolSpec("workspace__list_files", "List files.", {"type": "object", "properties": {}})
+    request = ChatRequest(
+        messages=[ChatMessage("user", "list my files")],
+        settings=ask("", 64).settings,
+        tools=[list_files],
+        call_tool="workspace__list_files",
+    )
+    completion = await local_provider.complete(request)
+    assert [call.name for call in completion.tool_calls] == ["workspace__list_files"]
+    assert completion.usage == TokenUsage(without_model=True)
 
 
 @pytest.mark.slow

@@ -87,6 +87,23 @@ def test_near_misses_carry_their_reason_in_words(tmp_path: Path, qtbot: QtBot) -
     assert model.index(0, Column.SCORE).data() == "0.31"
 
 
+def test_a_near_miss_under_the_minimum_says_the_score_it_needed_and_got(qtbot: QtBot) -> None:
+    misses = (
+        NearMiss(ItemRef("rule", "pirate"), 0.3712, "below_floor", needed=0.45),
+        NearMiss(ItemRef("rule", "old"), 0.31, "below_floor"),  # saved before the minimum was kept
+    )
+    model = ContextItemsModel(near_miss_rows(misses, "rule", None))
+    assert model.index(0, 0).data(Role.REASON) == "score under the minimum: needed 0.45, got 0.37"
+    assert "Not included: score under the minimum: needed 0.45, got 0.37" in model.index(0, 0).data(0x03)
+    assert model.index(1, 0).data(Role.REASON) == "score under the minimum"
+
+
+def test_a_reason_the_core_wrote_in_words_keeps_its_names_as_they_are(qtbot: QtBot) -> None:
+    miss = NearMiss(ItemRef("tool", "read_file", "workspace"), 0.5, "only workspace.list_files was sent")
+    model = ContextItemsModel(near_miss_rows([miss], "tool", None))
+    assert model.index(0, 0).data(Role.REASON) == "only workspace.list_files was sent"
+
+
 def test_setting_rows_resets_the_model(qtbot: QtBot) -> None:
     model = ContextItemsModel()
     QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 from PySide6.QtTest import QAbstractItemModelTester
@@ -14,12 +15,21 @@ from agent_core.chat.events import (
     ContextBuilt,
     ReplyDelta,
     ReplyFinished,
+    RequestSent,
     ToolCallFinished,
     ToolCallStarted,
     TurnSaved,
     UserMessageSaved,
 )
-from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
+from agent_core.context.items import (
+    ContextManifest,
+    ItemRef,
+    ManifestPart,
+    RequestContext,
+    RequestItem,
+    SelectionRun,
+    TokenUsage,
+)
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from desktop.models.conversation import ConversationModel, Role
 
@@ -121,6 +131,39 @@ def test_stopping_marks_the_open_reply_and_unanswered_approvals() -> None:
 
     model = asyncio.run(run())
     assert [model.index(r, 0).data(Role.STATUS) for r in range(2)] == ["cancelled", "cancelled"]
+
+
+MANIFEST = ContextManifest(8192, "table", 512, "scripted tokenizer", True, (ManifestPart("message", 120),))
+SENT = replace(CONTEXT, manifest=MANIFEST)
+
+
+def test_a_sent_request_gives_the_reply_row_its_costs_and_a_stop_keeps_them(model: ConversationModel) -> None:
+    model.apply(UserMessageSaved(message(1, "user", "hi")))
+    model.apply(ContextBuilt(CONTEXT))
+    assert model.last_measured_context() == CONTEXT  # no costs yet: the newest context all the same
+    model.apply(RequestSent(message(2, "assistant", "", status="streaming", request_context=SENT)))
+    assert model.index(1, 0).data(Role.CONTEXT) == SENT
+    model.apply(ReplyDelta("Once upon"))
+
+    assert model.mark_stopped() == 2  # the stopped reply's saved message, to read its counts back
+    row = model.index(1, 0)
+    assert (row.data(Role.STATUS), row.data(Role.MESSAGE_ID)) == ("cancelled", 2)
+    counted = replace(SENT, usage=TokenUsage(120, 2, estimated=True))
+    model.set_saved_context(message(2, "assistant", "Once upon", "cancelled", request_context=counted))
+    assert row.data(Role.CONTEXT) == counted and model.last_measured_context() == counted
+
+
+def test_the_gauge_keeps_the_last_known_costs_when_a_reply_stops_before_its_request(
+    model: ConversationModel,
+) -> None:
+    model.apply(UserMessageSaved(message(1, "user", "hi")))
+    model.apply(ContextBuilt(CONTEXT))
+    model.apply(RequestSent(message(2, "assistant", "", status="streaming", request_context=SENT)))
+    model.apply(ReplyFinished(message(2, "assistant", "Hello", request_context=SENT)))
+    model.apply(UserMessageSaved(message(3, "user", "and?")))
+    model.apply(ContextBuilt(CONTEXT))  # stopped while the model loads: no request went out
+    assert model.mark_stopped() is None
+    assert model.last_measured_context() == SENT
 
 
 def test_saved_history_loads_with_tool_calls_and_statuses(model: ConversationModel) -> None:

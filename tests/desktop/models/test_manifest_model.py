@@ -30,7 +30,7 @@ from desktop.models.manifest import (
     gauge_level,
     gauge_tooltip,
 )
-from desktop.models.what_if import ToggleItemsModel
+from desktop.models.what_if import ToggleItemsModel, resend_effects
 
 STYLE = ItemRef("rule", "style")
 GUIDE = ItemRef("reference", "guide")
@@ -166,6 +166,34 @@ def test_toggling_items_excludes_used_ones_and_includes_near_misses(qtbot: QtBot
     model.set_checked(NOTES, True)
     assert model.exclude() == [STYLE] and model.include() == [NOTES]
     assert model.index(3).data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
+
+
+def test_resending_a_what_if_says_every_change_it_makes_to_the_chat(qtbot: QtBot) -> None:
+    model = ToggleItemsModel(ORIGINAL)
+    current = {"top_k": 20, "top_n": 5, "include_score": 0.7, "strategy": "hybrid"}
+    unchanged = resend_effects(current, dict(current), [], [], {STYLE, READ})
+    assert unchanged.changes == () and unchanged.button_text() == "Resend"
+    assert "stay as they are" in unchanged.summary()
+
+    model.set_checked(NOTES, True)  # a near-miss: it joins the chat
+    one = resend_effects(current, dict(current), model.included_rows(), model.excluded_rows(), {STYLE, READ})
+    assert one.button_text() == "Resend (adds reference notes to this chat as Manual)"
+
+    model.set_checked(STYLE, False)  # one of the chat's items: it leaves the chat
+    model.set_checked(GUIDE, False)  # selection chose it: it may be chosen again
+    selection = {**current, "strategy": "anchor", "include_score": 0.7000001}
+    effects = resend_effects(current, selection, model.included_rows(), model.excluded_rows(), {STYLE, READ})
+    assert effects.changes == (
+        "Strategy hybrid → anchor",
+        "adds reference notes to this chat as Manual",
+        "removes rule style from this chat",
+    )
+    assert effects.caveats == (
+        "reference guide is not one of this chat's items, so selection may choose it again",
+    )
+    assert effects.button_text() == "Resend and change this chat (3 changes)"
+    assert effects.summary().startswith("Resending changes this chat: Strategy hybrid → anchor; adds")
+    assert effects.summary().endswith("so selection may choose it again.")
 
 
 def test_resent_text_drops_mentions_of_items_left_out() -> None:
