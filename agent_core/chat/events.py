@@ -29,6 +29,7 @@ __all__ = [
     "ItemPulled",
     "MemoriesWritten",
     "MessagesReplaced",
+    "PromptProgress",
     "ReplyDelta",
     "ReplyFinished",
     "RetryScheduled",
@@ -76,6 +77,17 @@ class MemoriesWritten:
 class ContextBuilt:
     context: RequestContext
     type: Literal["context_built"] = "context_built"
+
+
+@dataclass(frozen=True)
+class PromptProgress:
+    """How far the model has read the prompt before its first words (providers that can tell: a
+    local model): ``done`` of ``total`` new tokens; ``cached`` ones were kept from the last request."""
+
+    done: int
+    total: int
+    cached: int = 0
+    type: Literal["prompt_progress"] = "prompt_progress"
 
 
 @dataclass(frozen=True)
@@ -269,6 +281,7 @@ ChatEvent = (
     | MemoriesWritten
     | ContextBuilt
     | Compacted
+    | PromptProgress
     | ReplyDelta
     | RetryScheduled
     | ApprovalRequest

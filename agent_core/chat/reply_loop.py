@@ -21,6 +21,7 @@ from agent_core.chat.events import (
     ChatEvent,
     Compacted,
     ItemPulled,
+    PromptProgress,
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
@@ -40,6 +41,7 @@ from agent_core.errors import ProviderError, ReplyLimitError, UserDataError
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
+    PromptProgressEvent,
     Provider,
     RetryEvent,
     StreamEvent,
@@ -171,6 +173,8 @@ class ReplyLoop:
                         )  # until Usage is TokenUsage
                     elif isinstance(event, RetryEvent):
                         yield RetryScheduled(event.attempt, event.delay, event.error)
+                    elif isinstance(event, PromptProgressEvent):
+                        yield PromptProgress(event.done, event.total, event.cached)
                 context = replace(context, usage=usage)
                 if not calls:
                     message = self.store.update_message(

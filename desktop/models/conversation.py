@@ -23,6 +23,7 @@ from agent_core.chat.events import (
     ChatEvent,
     ContextBuilt,
     MessagesReplaced,
+    PromptProgress,
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
@@ -262,6 +263,10 @@ class ConversationModel(RowListModel[Entry]):
             self._pending_context = event.context
             row = self._open_assistant()
             self._set(row, replace(self._rows[row], context=event.context, activity=WAITING_FOR_MODEL))
+        elif isinstance(event, PromptProgress):
+            row = self._open_assistant()
+            if not self._rows[row].text:
+                self._set(row, replace(self._rows[row], activity=prompt_progress_text(event)))
         elif isinstance(event, ReplyDelta):
             row = self._open_assistant()
             entry = self._rows[row]
@@ -528,6 +533,16 @@ class ConversationModel(RowListModel[Entry]):
             if entry.kind == "tool_call" and entry.call_id == call_id and entry.status == "running":
                 self._set(row, replace(entry, activity=activity))
                 return
+
+
+def prompt_progress_text(event: PromptProgress) -> str:
+    """ "Processing the prompt: 256 of 1,024 tokens…"; only the new tokens count when the start of
+    the prompt was kept from the last request (cached)."""
+    if event.cached:
+        return (
+            f"Processing the prompt: {event.done:,} of {event.total:,} new tokens ({event.cached:,} cached)…"
+        )
+    return f"Processing the prompt: {event.done:,} of {event.total:,} tokens…"
 
 
 def _progress_text(event: WorkflowProgress) -> str:

@@ -12,6 +12,7 @@ from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
     ContextBuilt,
+    PromptProgress,
     ReplyDelta,
     ReplyFinished,
     ToolCallFinished,
@@ -220,3 +221,16 @@ def test_a_reply_says_what_it_waits_for_until_its_first_words(model: Conversatio
     assert model.entry(1).activity == WAITING_FOR_MODEL  # the context is chosen: the index is not waited for
     model.apply(ReplyDelta("Hi"))
     assert (model.entry(1).text, model.entry(1).activity) == ("Hi", "")
+
+
+def test_a_reply_says_how_far_the_model_has_read_the_prompt_counting_only_new_tokens(
+    model: ConversationModel,
+) -> None:
+    model.apply(UserMessageSaved(message(1, "user", "hello")))
+    model.apply(ContextBuilt(CONTEXT))
+    model.apply(PromptProgress(256, 3000))
+    assert model.entry(1).activity == "Processing the prompt: 256 of 3,000 tokens…"
+    model.apply(PromptProgress(512, 1024, cached=2900))
+    assert model.entry(1).activity == "Processing the prompt: 512 of 1,024 new tokens (2,900 cached)…"
+    model.apply(ReplyDelta("Hi"))
+    assert model.entry(1).activity == ""
