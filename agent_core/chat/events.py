@@ -115,6 +115,9 @@ class ApprovalRequest:
     # Who asks: "" for this chat's model, the sub-agent path ("researcher", "researcher › reader"),
     # or "workflow NAME" for a workflow's state gate (server WORKFLOW_GATE) or tool state.
     origin: str = ""
+    # What the call acts on beyond its arguments, when its server can tell: "in your workspace
+    # folder ~/Documents" (a call with no arguments still reads somewhere).
+    target: str = ""
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
 
@@ -146,12 +149,12 @@ class ApprovalRequest:
 
     @property
     def action(self) -> str:
-        """What it asks to run: ``server.tool(arguments)``, or a workflow's state."""
+        """What it asks to run: ``server.tool(arguments)`` and what it acts on, or a workflow's state."""
         if self.server == WORKFLOW_GATE:
             return f"the state '{self.tool}'"
-        return (
-            f"{self.server}.{self.tool}({json.dumps(dict(self.arguments), ensure_ascii=False, default=str)})"
-        )
+        arguments = json.dumps(dict(self.arguments), ensure_ascii=False, default=str)
+        target = f" {self.target}" if self.target else ""
+        return f"{self.server}.{self.tool}({arguments}){target}"
 
     async def wait(self) -> ApprovalDecision:
         return await asyncio.shield(self._answer)

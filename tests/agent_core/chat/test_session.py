@@ -250,6 +250,27 @@ def test_a_provider_error_keeps_the_users_message_and_says_how_to_fix_it(
     assert [m.content for m in store.messages(session.id) if m.role == "user"] == ["hello?"]
 
 
+def test_an_approval_says_which_folder_a_workspace_call_without_arguments_acts_on(
+    agent: Agent, store: ChatStore
+) -> None:
+    tools = PythonTools(
+        [Tool("workspace", "list_files", "List files"), Tool("clock", "now", "Current time")],
+        {"list_files": lambda: "notes.md", "now": lambda: "12:00"},
+    )
+    provider = ScriptedProvider()
+    provider.enqueue_tool_calls([("workspace__list_files", {}, "w1"), ("clock__now", {}, "c1")])
+    provider.enqueue_reply("Done.")
+    session = new_session(agent, store, provider, tools)
+    events = asyncio.run(collect(session, "what is in my documents?", ApprovalDecision.ALLOW_ONCE))
+
+    # The default agent's workspace server reads ~/Documents; the clock's server cannot tell.
+    targets = {e.tool: e.target for e in events if isinstance(e, ApprovalRequest)}
+    assert targets == {"list_files": f"in your workspace folder {Path('~', 'Documents')}", "now": ""}
+    assert next(e for e in events if isinstance(e, ApprovalRequest)).action == (
+        f"workspace.list_files({{}}) in your workspace folder {Path('~', 'Documents')}"
+    )
+
+
 def test_a_retryable_error_is_retried_visibly(agent: Agent, store: ChatStore) -> None:
     provider = ScriptedProvider()
     provider.enqueue_error(ProviderUnavailableError("The server had a problem (500)"))
