@@ -27,6 +27,7 @@ from agent_core.chat.events import ApprovalDecision
 from desktop.models.conversation import Entry
 from desktop.theme import colors
 from desktop.views.common import Badge, MarkdownView
+from desktop.views.tool_arguments import readable_arguments
 
 __all__ = [
     "ApprovalWidget",
@@ -347,8 +348,8 @@ class ApprovalWidget(EntryWidget):
         layout.addWidget(self.question)
         self.arguments = QLabel()
         self.arguments.setWordWrap(True)
+        self.arguments.setTextFormat(Qt.TextFormat.RichText)
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.arguments.setStyleSheet("font-family: monospace;")
         layout.addWidget(self.arguments)
         buttons = QHBoxLayout()
         self.allow_once = QPushButton("Allow once")
@@ -377,14 +378,16 @@ class ApprovalWidget(EntryWidget):
         asker = approval.asker if approval is not None else ""
         kind, _, name = asker.partition(" ")
         who = f"The {kind.lower()} <b>{html.escape(name)}</b>" if asker else "The assistant"
-        self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>. Allow it?")
+        # What the call acts on, when its arguments do not say (the workspace's folder).
+        target = f" {html.escape(approval.target)}" if approval is not None and approval.target else ""
+        self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>{target}. Allow it?")
         in_sub_agent = asker.startswith("Sub-agent")
         self.allow_chat.setText("Allow for this sub-agent's chat" if in_sub_agent else "Allow for this chat")
         if entry.tool_call is not None:
             arguments = dict(entry.tool_call.arguments)
-            self.arguments.setText(
-                json.dumps(arguments, ensure_ascii=False) if arguments else "(no arguments)"
-            )
+            self.arguments.setText(readable_arguments(arguments, colors().muted) or "No arguments.")
+            self.arguments.setToolTip(_json(arguments) if arguments else "")
+            self.arguments.setVisible(bool(arguments) or not target)
         pending = entry.decision is None and entry.status == "pending"
         for button in (self.allow_once, self.allow_chat, self.deny):
             button.setVisible(pending)

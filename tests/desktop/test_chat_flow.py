@@ -225,3 +225,41 @@ def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(qtbot: QtBot, d
     history = view.controller.session.history()
     assert [m.content for m in history if not m.replaced] == ["What is 4 + 5?", "Nine."]
     assert "First answer." in [m.content for m in history if m.replaced]
+
+
+def test_an_approval_names_the_folder_a_call_acts_on_and_shows_arguments_as_text(
+    qtbot: QtBot, theme: str, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    provider = scripted(desktop)
+    provider.enqueue_tool_calls(
+        [
+            ("workspace__list_files", {}, "l1"),
+            ("workspace__search_files", {"query": "launch day", "pattern": "*.md"}, "s1"),
+        ]
+    )
+    provider.enqueue_reply("Done.")
+    qtbot.waitUntil(lambda: len(desktop.host.tools.tools()) > 0, timeout=WAIT_MS)
+    send(qtbot, desktop, "Where do my notes mention the launch?")
+    view = desktop.window.current_view()
+    assert view is not None
+
+    def approvals() -> list[ApprovalWidget]:
+        return [w for w in view.conversation.widgets() if isinstance(w, ApprovalWidget)]
+
+    folder = f"in your workspace folder {agent_dir.parent / 'files'}"  # the test agent's root
+    qtbot.waitUntil(lambda: len(approvals()) == 1, timeout=WAIT_MS)
+    listing = approvals()[0]
+    assert f"<b>workspace.list_files</b> {folder}. Allow it?" in listing.question.text()
+    assert listing.arguments.isHidden()  # no arguments: the folder says what it will list
+    qtbot.mouseClick(listing.allow_once, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: len(approvals()) == 2, timeout=WAIT_MS)
+    search = approvals()[1]
+    assert folder in search.question.text()
+    shown = search.arguments.text()
+    assert "query" in shown and "launch day" in shown and '"launch day"' not in shown  # text, not JSON
+    assert "pattern" in shown and "*.md" in shown and not search.arguments.isHidden()
+    screenshot(desktop.window, f"approval_with_its_folder_{theme}")
+    qtbot.mouseClick(search.allow_once, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    provider.assert_all_used()
