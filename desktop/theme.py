@@ -29,6 +29,7 @@ class Palette:
     border: str
     muted: str
     error: str
+    warning: str  # amber text: something the user chose to stop (a denied tool call), not a failure
     warning_background: str
     link: str
     code_style: str  # a Pygments style
@@ -42,6 +43,7 @@ LIGHT = Palette(
     border="#d9dce1",
     muted="#6b7280",
     error="#b42318",
+    warning="#8a4b08",
     warning_background="#fff4e5",
     link="#1a66d2",
     code_style="friendly",
@@ -54,6 +56,7 @@ DARK = Palette(
     border="#3a3f47",
     muted="#9aa3ae",
     error="#ff8a80",
+    warning="#ffc46b",
     warning_background="#3d2e12",
     link="#7ab4ff",
     code_style="github-dark",

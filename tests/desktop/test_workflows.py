@@ -356,7 +356,7 @@ def test_a_gated_state_asks_in_the_run_view_before_it_runs(qtbot: QtBot, desktop
     qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.status == "stopped"
     assert "did not let state 'publish' run" in dialog.record.error
-    assert approval.outcome.text() == "Denied"
+    assert approval.outcome.text() == "Denied by you"
 
 
 def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
