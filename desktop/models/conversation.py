@@ -39,6 +39,7 @@ from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from agent_core.subagents.runs import SubagentRun, run_of
 from desktop.models._table import RowListModel
+from desktop.models.tool_outcomes import ToolCallOutcome
 
 __all__ = ["ConversationModel", "Entry", "EntryKind", "MemoryRowStatus", "Role"]
 
@@ -133,6 +134,31 @@ class ConversationModel(RowListModel[Entry]):
     @property
     def is_streaming(self) -> bool:
         return self._open_reply is not None
+
+    def tool_calls_of_reply(self, message_id: int) -> list[ToolCallOutcome]:
+        """The tool calls made answering the message that the reply ``message_id`` answers (every
+        turn of it, in order), for its View Context; the calls of answers it replaced are not."""
+        row = next(
+            (
+                r
+                for r, e in enumerate(self._rows)
+                if e.message_id == message_id and e.kind in ("assistant", "error")
+            ),
+            None,
+        )
+        if row is None:
+            return []
+        start, end = row, row + 1
+        while start > 0 and self._rows[start - 1].kind != "user":
+            start -= 1
+        while end < len(self._rows) and self._rows[end].kind != "user":
+            end += 1
+        replaced = self._rows[row].replaced
+        return [
+            ToolCallOutcome(e.tool_call, e.status)
+            for e in self._rows[start:end]
+            if e.kind == "tool_call" and e.tool_call is not None and e.replaced == replaced
+        ]
 
     def last_context_row(self) -> int | None:
         """The newest assistant row that has a RequestContext (for "View Context" of the last reply)."""

@@ -143,6 +143,36 @@ def test_saved_history_loads_with_tool_calls_and_statuses(model: ConversationMod
     assert model.index(2, 0).data(Role.ERROR) == "dropped"
 
 
+def test_a_replys_tool_calls_are_every_turns_own_with_a_denied_one_as_denied(
+    model: ConversationModel,
+) -> None:
+    first = ToolCallRecord("c1", "fs", "list", {}, "a.md", elapsed_seconds=0.1)
+    denied = ToolCallRecord("c2", "fs", "read", {"path": "a.md"}, "denied", is_error=True, approval="denied")
+    failed = ToolCallRecord("c3", "fs", "read", {"path": "b.md"}, "no such file", True, elapsed_seconds=0.1)
+    model.load(
+        [
+            message(1, "user", "what is in my folder?"),
+            message(2, "assistant", "", tool_calls=(first,), request_context=CONTEXT),
+            message(3, "assistant", "Let me read it.", tool_calls=(denied,), request_context=CONTEXT),
+            message(4, "assistant", "You did not let me.", request_context=CONTEXT),
+            message(5, "user", "then b.md"),
+            message(6, "assistant", "", tool_calls=(failed,), request_context=CONTEXT),
+            message(7, "assistant", "It is missing.", request_context=CONTEXT),
+        ]
+    )
+    calls = model.tool_calls_of_reply(4)
+    assert [(c.record.id, c.status, c.status_text) for c in calls] == [
+        ("c1", "done", "done"),
+        ("c2", "denied", "denied by you"),
+    ]
+    assert [(c.record.id, c.status) for c in model.tool_calls_of_reply(3)] == [
+        ("c1", "done"),
+        ("c2", "denied"),
+    ]
+    assert [(c.record.id, c.status) for c in model.tool_calls_of_reply(7)] == [("c3", "failed")]
+    assert model.tool_calls_of_reply(99) == []
+
+
 def test_a_summary_from_history_sits_after_the_messages_it_covers_and_dims_them(
     model: ConversationModel,
 ) -> None:
