@@ -39,6 +39,7 @@ class Palette:
     field_border: str  # the frame of the message box and the model box: it must show on the window
     muted: str
     error: str
+    warning: str  # amber text: something the user chose to stop (a denied tool call), not a failure
     warning_background: str
     link: str
     code_style: str  # a Pygments style
@@ -53,6 +54,7 @@ LIGHT = Palette(
     field_border="#aab1bb",
     muted="#6b7280",
     error="#b42318",
+    warning="#8a4b08",
     warning_background="#fff4e5",
     link="#1a66d2",
     code_style="friendly",
@@ -66,6 +68,7 @@ DARK = Palette(
     field_border="#5f6772",
     muted="#9aa3ae",
     error="#ff8a80",
+    warning="#ffc46b",
     warning_background="#3d2e12",
     link="#7ab4ff",
     code_style="github-dark",

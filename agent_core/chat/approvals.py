@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from agent_core.agent.schema import ToolPermissionPolicy
+from agent_core.agent.schema import AgentConfig, InternalServerConfig, ToolPermissionPolicy
 from agent_core.chat.prompt import ToolBinding
 from agent_core.context.items import ItemRef
+from agent_core.mcp.builtins import BUILTIN_SERVERS
 
-__all__ = ["needs_approval", "tool_ref"]
+__all__ = ["call_target", "needs_approval", "tool_ref"]
 
 
 def tool_ref(binding: ToolBinding) -> ItemRef:
@@ -30,3 +31,15 @@ def needs_approval(
     if policy is ToolPermissionPolicy.ASK:
         return True
     return binding.permission_required
+
+
+def call_target(config: AgentConfig | None, server: str, tool: str) -> str:
+    """What a call of ``server.tool`` acts on beyond its arguments, in words ("in your workspace
+    folder ~/Documents"), when its server can tell; "" otherwise."""
+    server_config = config.mcp_servers.get(server) if config is not None else None
+    if not isinstance(server_config, InternalServerConfig):
+        return ""
+    builtin = BUILTIN_SERVERS.get(server_config.tool)
+    if builtin is None or builtin.target is None:
+        return ""
+    return builtin.target(server_config.options, tool)

@@ -29,6 +29,7 @@ __all__ = [
     "ItemPulled",
     "MemoriesWritten",
     "MessagesReplaced",
+    "PromptProgress",
     "ReplyDelta",
     "ReplyFinished",
     "RequestSent",
@@ -80,6 +81,17 @@ class ContextBuilt:
 
 
 @dataclass(frozen=True)
+class PromptProgress:
+    """How far the model has read the prompt before its first words (providers that can tell: a
+    local model): ``done`` of ``total`` new tokens; ``cached`` ones were kept from the last request."""
+
+    done: int
+    total: int
+    cached: int = 0
+    type: Literal["prompt_progress"] = "prompt_progress"
+
+
+@dataclass(frozen=True)
 class ReplyDelta:
     text: str
     type: Literal["reply_delta"] = "reply_delta"
@@ -104,6 +116,9 @@ class ApprovalRequest:
     # Who asks: "" for this chat's model, the sub-agent path ("researcher", "researcher › reader"),
     # or "workflow NAME" for a workflow's state gate (server WORKFLOW_GATE) or tool state.
     origin: str = ""
+    # What the call acts on beyond its arguments, when its server can tell: "in your workspace
+    # folder ~/Documents" (a call with no arguments still reads somewhere).
+    target: str = ""
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
 
@@ -135,12 +150,12 @@ class ApprovalRequest:
 
     @property
     def action(self) -> str:
-        """What it asks to run: ``server.tool(arguments)``, or a workflow's state."""
+        """What it asks to run: ``server.tool(arguments)`` and what it acts on, or a workflow's state."""
         if self.server == WORKFLOW_GATE:
             return f"the state '{self.tool}'"
-        return (
-            f"{self.server}.{self.tool}({json.dumps(dict(self.arguments), ensure_ascii=False, default=str)})"
-        )
+        arguments = json.dumps(dict(self.arguments), ensure_ascii=False, default=str)
+        target = f" {self.target}" if self.target else ""
+        return f"{self.server}.{self.tool}({arguments}){target}"
 
     async def wait(self) -> ApprovalDecision:
         return await asyncio.shield(self._answer)
@@ -280,6 +295,7 @@ ChatEvent = (
     | ContextBuilt
     | Compacted
     | RequestSent
+    | PromptProgress
     | ReplyDelta
     | RetryScheduled
     | ApprovalRequest

@@ -22,6 +22,7 @@ from agent_core.chat.events import (
     ChatEvent,
     Compacted,
     ItemPulled,
+    PromptProgress,
     ReplyDelta,
     ReplyFinished,
     RequestSent,
@@ -42,6 +43,7 @@ from agent_core.errors import ContextDeskError, ProviderError, ReplyLimitError, 
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
+    PromptProgressEvent,
     Provider,
     RetryEvent,
     StreamEvent,
@@ -180,6 +182,8 @@ class ReplyLoop:
                         streaming = None
                     elif isinstance(event, RetryEvent):
                         yield RetryScheduled(event.attempt, event.delay, event.error)
+                    elif isinstance(event, PromptProgressEvent):
+                        yield PromptProgress(event.done, event.total, event.cached)
                 streaming = None
                 context = replace(context, usage=usage)
                 if not calls:

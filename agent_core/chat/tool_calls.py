@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_core.agent.schema import ToolPermissionPolicy
-from agent_core.chat.approvals import needs_approval, tool_ref
+from agent_core.chat.approvals import call_target, needs_approval, tool_ref
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -104,7 +104,11 @@ class ToolCaller:
         approval: Approval = "auto"
         if needs_approval(binding, self.policy, self.allowed_for_chat()):
             request = ApprovalRequest(
-                call_id=call.id, server=binding.server, tool=binding.tool, arguments=call.arguments
+                call_id=call.id,
+                server=binding.server,
+                tool=binding.tool,
+                arguments=call.arguments,
+                target=call_target(self.agent.config if self.agent else None, binding.server, binding.tool),
             )
             yield request
             decision = await request.wait()

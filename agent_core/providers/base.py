@@ -21,6 +21,7 @@ __all__ = [
     "FinishEvent",
     "GenerationSettings",
     "ModelInfo",
+    "PromptProgressEvent",
     "Provider",
     "ProviderSettings",
     "RetryEvent",
@@ -121,12 +122,24 @@ class RetryEvent:
 
 
 @dataclass(frozen=True)
+class PromptProgressEvent:
+    """How far the model has read the prompt, for providers that can tell (a local model, which
+    may take a minute on a long prompt before its first word). ``done`` of ``total`` new tokens;
+    ``cached`` tokens at the start were kept from the previous request and need no reading."""
+
+    done: int
+    total: int
+    cached: int = 0
+    type: Literal["prompt_progress"] = "prompt_progress"
+
+
+@dataclass(frozen=True)
 class FinishEvent:
     reason: FinishReason
     type: Literal["finish"] = "finish"
 
 
-StreamEvent = TextDelta | ToolCallEvent | UsageEvent | RetryEvent | FinishEvent
+StreamEvent = TextDelta | ToolCallEvent | UsageEvent | RetryEvent | PromptProgressEvent | FinishEvent
 
 
 @dataclass(frozen=True)
@@ -176,7 +189,9 @@ class Provider(ABC):
 
     @abstractmethod
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        """Yield text deltas and complete tool calls as they arrive, then usage and a finish event."""
+        """Yield text deltas and complete tool calls as they arrive, then usage and a finish event.
+        Before the first of them a provider may report how far it has read the prompt
+        (``PromptProgressEvent``); most cannot tell and do not."""
 
     async def complete(self, request: ChatRequest) -> Completion:
         """The whole reply at once, built from ``stream``."""

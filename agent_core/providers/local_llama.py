@@ -2,6 +2,9 @@
 
 Generation runs in a worker thread and hands chunks to the event loop through an ``asyncio.Queue``;
 closing or cancelling the stream sets a ``threading.Event`` the worker checks between tokens.
+Before generating, the worker reads the prompt a few hundred tokens at a time (``_llama_prompt``),
+reporting ``PromptProgressEvent``s and checking that event between steps: a long prompt takes the
+bundled model tens of seconds, which would otherwise pass in silence and could not be stopped.
 The model is loaded lazily, once, and reused; one generation runs at a time (a llama context is
 not thread-safe).
 
@@ -37,6 +40,7 @@ from agent_core.errors import (
     ProviderRequestError,
     ProviderUnavailableError,
 )
+from agent_core.providers._llama_prompt import evaluate_prompt, prompt_tokens
 from agent_core.providers._local_tool_calls import (
     MAX_ARGUMENT_TOKENS,
     argument_instruction,
@@ -51,6 +55,7 @@ from agent_core.providers.base import (
     FinishEvent,
     FinishReason,
     ModelInfo,
+    PromptProgressEvent,
     Provider,
     ProviderSettings,
     StreamEvent,
@@ -104,7 +109,7 @@ class _Done:
     usage: TokenUsage
 
 
-_Item = TextDelta | ToolCallEvent | _Done | ProviderError
+_Item = TextDelta | ToolCallEvent | PromptProgressEvent | _Done | ProviderError
 
 
 class LocalLlamaProvider(Provider):
@@ -330,17 +335,37 @@ class LocalLlamaProvider(Provider):
             with self._workers_lock:
                 self._workers.discard(threading.current_thread())
 
+    def _read_prompt(
+        self,
+        llama: Llama,
+        messages: list[dict[str, str]],
+        stop: threading.Event,
+        put: Callable[[_Item], None],
+    ) -> int | None:
+        """Read the prompt ahead of the completion, reporting progress (see ``_llama_prompt``);
+        returns the tokens kept from the previous request, None when that is not known."""
+        tokens = prompt_tokens(llama, messages)
+        if tokens is None:
+            return None
+        return evaluate_prompt(
+            llama, tokens, stop, lambda done, total, cached: put(PromptProgressEvent(done, total, cached))
+        )
+
     def _generate(
         self, llama: Llama, request: ChatRequest, stop: threading.Event, put: Callable[[_Item], None]
     ) -> _Done:
         if request.call_tool is not None:
-            return self._generate_tool_call(llama, request, put)
+            return self._generate_tool_call(llama, request, stop, put)
         settings = request.settings
+        messages = to_llama_messages(request.messages)
+        cached = self._read_prompt(llama, messages, stop, put)
+        if stop.is_set():
+            return _Done("cancelled", TokenUsage(output_tokens=0, cached_input_tokens=cached))
         try:
             chunks = cast(
                 Iterator[Any],
                 llama.create_chat_completion(
-                    messages=cast(Any, to_llama_messages(request.messages)),
+                    messages=cast(Any, messages),
                     stream=True,
                     max_tokens=settings.max_output_tokens,
                     temperature=settings.temperature,
@@ -355,7 +380,7 @@ class LocalLlamaProvider(Provider):
             for chunk in chunks:
                 if stop.is_set():
                     chunks.close()  # type: ignore[attr-defined]  # a generator
-                    return _Done("cancelled", TokenUsage(prompt_tokens, output_tokens))
+                    return _Done("cancelled", TokenUsage(prompt_tokens, output_tokens, cached))
                 choice = chunk["choices"][0]
                 content = choice["delta"].get("content")
                 if content:
@@ -370,10 +395,12 @@ class LocalLlamaProvider(Provider):
             raise _request_error(error) from error
         return _Done(
             reason,
-            TokenUsage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=None),
+            TokenUsage(input_tokens=prompt_tokens, output_tokens=output_tokens, cached_input_tokens=cached),
         )
 
-    def _generate_tool_call(self, llama: Llama, request: ChatRequest, put: Callable[[_Item], None]) -> _Done:
+    def _generate_tool_call(
+        self, llama: Llama, request: ChatRequest, stop: threading.Event, put: Callable[[_Item], None]
+    ) -> _Done:
         """Write the arguments of ``request.call_tool`` and hand over the call (see the module docstring)."""
         spec = next((tool for tool in request.tools if tool.name == request.call_tool), None)
         if spec is None:
@@ -388,6 +415,9 @@ class LocalLlamaProvider(Provider):
                 *to_llama_messages(request.messages),
                 {"role": "user", "content": argument_instruction(spec, schema)},
             ]
+            cached = self._read_prompt(llama, messages, stop, put)
+            if stop.is_set():
+                return _Done("cancelled", TokenUsage(output_tokens=0, cached_input_tokens=cached))
             try:
                 reply = cast(
                     dict[str, Any],
@@ -406,7 +436,9 @@ class LocalLlamaProvider(Provider):
             arguments = parse_arguments(reply["choices"][0]["message"].get("content") or "", schema)
             counts = reply.get("usage") or {}
             usage = TokenUsage(
-                input_tokens=counts.get("prompt_tokens"), output_tokens=counts.get("completion_tokens")
+                input_tokens=counts.get("prompt_tokens"),
+                output_tokens=counts.get("completion_tokens"),
+                cached_input_tokens=cached,
             )
         put(ToolCallEvent(ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=spec.name, arguments=arguments)))
         return _Done("tool_calls", usage)

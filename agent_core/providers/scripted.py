@@ -2,7 +2,8 @@
 
 Queue replies, tool calls and errors; each ``stream()`` call plays the next step and records the
 request it received. A step can hold on a gate (anything with ``async wait()``, e.g. an
-``asyncio.Event``) so a test can cancel mid-stream without sleeping.
+``asyncio.Event``) so a test can cancel mid-stream without sleeping, and report how far the
+prompt is read (a ``PromptProgressEvent`` among its chunks), as a local model does.
 
 Script files (JSON or YAML) for the CLI, given as ``options: {script: path}``::
 
@@ -38,6 +39,7 @@ from agent_core.providers.base import (
     ChatRequest,
     FinishEvent,
     ModelInfo,
+    PromptProgressEvent,
     Provider,
     ProviderSettings,
     StreamEvent,
@@ -60,7 +62,7 @@ class Gate(Protocol):
     async def wait(self) -> Any: ...
 
 
-Chunk = str | Gate
+Chunk = str | Gate | PromptProgressEvent
 
 
 @dataclass
@@ -105,7 +107,8 @@ class ScriptedProvider(Provider):
     def enqueue_reply(
         self, text: str = "", *, chunks: Sequence[Chunk] | None = None, usage: TokenUsage | None = None
     ) -> None:
-        """Queue a text reply, streamed as ``chunks`` (strings and gates) or word by word from ``text``."""
+        """Queue a text reply, streamed as ``chunks`` (strings, gates and prompt progress) or word
+        by word from ``text``."""
         if chunks is None:
             chunks = _split_words(text)
         self._steps.append(_ReplyStep(chunks=list(chunks), usage=usage))
@@ -213,12 +216,16 @@ class ScriptedProvider(Provider):
         return call_id
 
 
-async def _play(chunks: Sequence[Chunk], produced: list[str]) -> AsyncIterator[TextDelta]:
+async def _play(
+    chunks: Sequence[Chunk], produced: list[str]
+) -> AsyncIterator[TextDelta | PromptProgressEvent]:
     for chunk in chunks:
         if isinstance(chunk, str):
             if chunk:
                 produced.append(chunk)
                 yield TextDelta(chunk)
+        elif isinstance(chunk, PromptProgressEvent):
+            yield chunk
         else:
             await chunk.wait()
 

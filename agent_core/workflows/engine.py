@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import ToolPermissionPolicy
+from agent_core.chat.approvals import call_target
 from agent_core.chat.events import WORKFLOW_GATE, WORKFLOW_ORIGIN, ApprovalDecision, ApprovalRequest
 from agent_core.chat.reply_loop import merged
 from agent_core.chat.services import ChatServices
@@ -547,6 +548,7 @@ class WorkflowEngine:
                 tool,
                 rendered,
                 origin=f"{WORKFLOW_ORIGIN}{self.workflow.name}",
+                target=call_target(self.agent.config, server, tool),
             )
             yield request
             decision = await request.wait()

@@ -32,9 +32,11 @@ from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection
+from desktop.dialogs.tool_call_section import ToolCallSection
 from desktop.dialogs.workflow_section import OpenWorkflowRun, WorkflowSection
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
 from desktop.models.manifest import PartsColumn, PartsModel
+from desktop.models.tool_outcomes import ToolCallOutcome
 from desktop.theme import colors
 from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
@@ -215,6 +217,7 @@ class ViewContextDialog(QDialog):
         memory_actions: MemoryActions | None = None,
         subagents: SubagentHooks | None = None,
         open_workflow_run: OpenWorkflowRun | None = None,
+        calls: Sequence[ToolCallOutcome] = (),
         heading: str = "What this reply used",
     ) -> None:
         """``on_exact_request`` shows what the reply sent (its button is hidden without it);
@@ -222,7 +225,8 @@ class ViewContextDialog(QDialog):
         ``memories`` the words of the memories it recalled (a Memories column shows them),
         ``memory_actions`` what its Edit / Pin / Forget / Not for this chat buttons do, and
         ``subagents`` where the sub-agents still running come from and how to open their chats,
-        ``open_workflow_run`` how to open the run view of a workflow it ran;
+        ``open_workflow_run`` how to open the run view of a workflow it ran,
+        ``calls`` the tool calls it made and how each ended;
         ``heading`` names what made the request (a workflow step's dialog names the step)."""
         super().__init__(parent)
         self.context = context
@@ -293,6 +297,9 @@ class ViewContextDialog(QDialog):
         self.subagents = SubagentSection(context, subagents)
         self.subagents.setVisible(self.subagents.model.rowCount() > 0)
         layout.addWidget(self.subagents)
+        self.tool_calls = ToolCallSection(calls)
+        self.tool_calls.setVisible(bool(calls))
+        layout.addWidget(self.tool_calls)
         self.workflows = WorkflowSection(context, open_workflow_run)
         self.workflows.setVisible(bool(context.workflow_runs))
         layout.addWidget(self.workflows)

@@ -55,7 +55,8 @@ class WorkflowApprovalWidget(ApprovalWidget):
             f"The workflow <b>{escape(request.origin)}</b> asks before it runs the state "
             f"<b>{escape(request.tool)}</b>. Run it?"
         )
-        self.arguments.setText(str(request.arguments.get("task", "")))
+        task = escape(str(request.arguments.get("task", ""))).replace("\n", "<br>")
+        self.arguments.setText(task)  # the card's arguments are rich text: the task as written
         self.allow_chat.hide()
 
 

@@ -23,6 +23,7 @@ from agent_core.chat.events import (
     ChatEvent,
     ContextBuilt,
     MessagesReplaced,
+    PromptProgress,
     ReplyDelta,
     ReplyFinished,
     RequestSent,
@@ -39,6 +40,7 @@ from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from agent_core.subagents.runs import SubagentRun, run_of
 from desktop.models._table import RowListModel
+from desktop.models.tool_outcomes import ToolCallOutcome
 
 __all__ = ["ConversationModel", "Entry", "EntryKind", "MemoryRowStatus", "Role"]
 
@@ -134,6 +136,31 @@ class ConversationModel(RowListModel[Entry]):
     @property
     def is_streaming(self) -> bool:
         return self._open_reply is not None
+
+    def tool_calls_of_reply(self, message_id: int) -> list[ToolCallOutcome]:
+        """The tool calls made answering the message that the reply ``message_id`` answers (every
+        turn of it, in order), for its View Context; the calls of answers it replaced are not."""
+        row = next(
+            (
+                r
+                for r, e in enumerate(self._rows)
+                if e.message_id == message_id and e.kind in ("assistant", "error")
+            ),
+            None,
+        )
+        if row is None:
+            return []
+        start, end = row, row + 1
+        while start > 0 and self._rows[start - 1].kind != "user":
+            start -= 1
+        while end < len(self._rows) and self._rows[end].kind != "user":
+            end += 1
+        replaced = self._rows[row].replaced
+        return [
+            ToolCallOutcome(e.tool_call, e.status)
+            for e in self._rows[start:end]
+            if e.kind == "tool_call" and e.tool_call is not None and e.replaced == replaced
+        ]
 
     def last_context_row(self) -> int | None:
         """The newest assistant row that has a RequestContext (for "View Context" of the last reply)."""
@@ -282,6 +309,10 @@ class ConversationModel(RowListModel[Entry]):
             if self._open_reply is not None:
                 row = self._open_reply
                 self._set(row, replace(self._rows[row], context=self._pending_context))
+        elif isinstance(event, PromptProgress):
+            row = self._open_assistant()
+            if not self._rows[row].text:
+                self._set(row, replace(self._rows[row], activity=prompt_progress_text(event)))
         elif isinstance(event, ReplyDelta):
             row = self._open_assistant()
             entry = self._rows[row]
@@ -566,6 +597,16 @@ class ConversationModel(RowListModel[Entry]):
             if entry.kind == "tool_call" and entry.call_id == call_id and entry.status == "running":
                 self._set(row, replace(entry, activity=activity))
                 return
+
+
+def prompt_progress_text(event: PromptProgress) -> str:
+    """ "Processing the prompt: 256 of 1,024 tokens…"; only the new tokens count when the start of
+    the prompt was kept from the last request (cached)."""
+    if event.cached:
+        return (
+            f"Processing the prompt: {event.done:,} of {event.total:,} new tokens ({event.cached:,} cached)…"
+        )
+    return f"Processing the prompt: {event.done:,} of {event.total:,} tokens…"
 
 
 def _progress_text(event: WorkflowProgress) -> str:

@@ -72,6 +72,11 @@ class ChatDialogs:
                 self.show_exact_request(chat, reply, dialog)
 
             on_what_if, on_exact_request = what_if, exact_request
+        calls = (
+            controller.conversation.tool_calls_of_reply(message_id)
+            if controller is not None and message_id is not None
+            else []
+        )
         attached = controller.session.attached_resources() if controller is not None else None
         memories = controller.session.memory_texts(context) if controller is not None else None
         dialog = ViewContextDialog(
@@ -90,6 +95,7 @@ class ChatDialogs:
                 self.show_transcript,
             ),
             open_workflow_run=self.show_workflow_run,
+            calls=calls,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_context_dialog = dialog

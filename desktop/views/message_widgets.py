@@ -25,8 +25,10 @@ from PySide6.QtWidgets import (
 
 from agent_core.chat.events import ApprovalDecision
 from desktop.models.conversation import Entry
+from desktop.models.tool_outcomes import TOOL_STATUS_TEXT, Tone, tone_of
 from desktop.theme import colors
 from desktop.views.common import Badge, MarkdownView
+from desktop.views.tool_arguments import readable_arguments
 
 __all__ = [
     "ApprovalWidget",
@@ -239,15 +241,6 @@ def _json(value: Any) -> str:
 class ToolCallWidget(EntryWidget):
     """A tool call, collapsed to one line; expands to its arguments and result or error."""
 
-    TOOL_STATUS: ClassVar[dict[str, str]] = {
-        "running": "running…",
-        "pending": "waiting",
-        "done": "done",
-        "failed": "failed",
-        "denied": "denied",
-        "cancelled": "stopped",
-    }
-
     def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         palette = colors()
@@ -292,26 +285,32 @@ class ToolCallWidget(EntryWidget):
         super().set_entry(entry)
         record = entry.tool_call
         name = f"{record.server}.{record.tool}" if record and record.server else entry.text
-        status = self.TOOL_STATUS.get(entry.status, entry.status)
+        status = TOOL_STATUS_TEXT.get(entry.status, entry.status)
         elapsed = ""
         if record is not None and record.elapsed_seconds is not None:
             elapsed = f" in {record.elapsed_seconds:.2f} s"
         activity = f"  ({entry.activity})" if entry.activity else ""
         self.toggle.setText(f"Tool  {name}  —  {status}{elapsed}{activity}")
-        failed = entry.status in ("failed", "denied")
-        self.toggle.setStyleSheet(f"color: {colors().error};" if failed else "")
+        self.toggle.setStyleSheet(_tone_style(tone_of(entry.status)))
         if record is not None:
             self.arguments.setPlainText(_json(dict(record.arguments)))
             self.result.setPlainText(record.result)
             _fit_box(self.arguments)
             _fit_box(self.result)
-            self._result_label.setText("Error" if record.is_error else "Result")
+            # A denied call did not fail: its "result" is what the model was told instead.
+            label = "Error" if record.is_error else "Result"
+            self._result_label.setText("Told to the model" if entry.status == "denied" else label)
             self._result_label.setVisible(bool(record.result))
             self.result.setVisible(bool(record.result))
 
     def _expand(self, expanded: bool) -> None:
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.details.setVisible(expanded)
+
+
+def _tone_style(tone: Tone) -> str:
+    palette = colors()
+    return {"error": f"color: {palette.error};", "warning": f"color: {palette.warning};"}.get(tone, "")
 
 
 def _fit_box(box: QPlainTextEdit, max_lines: int = 12) -> None:
@@ -328,7 +327,7 @@ class ApprovalWidget(EntryWidget):
     DECISION_TEXT: ClassVar[dict[str, str]] = {
         "allow_once": "Allowed once",
         "allow_for_chat": "Allowed for this chat",
-        "deny": "Denied",
+        "deny": "Denied by you",
         "cancelled": "Not answered (the reply was stopped)",
     }
 
@@ -347,8 +346,8 @@ class ApprovalWidget(EntryWidget):
         layout.addWidget(self.question)
         self.arguments = QLabel()
         self.arguments.setWordWrap(True)
+        self.arguments.setTextFormat(Qt.TextFormat.RichText)
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.arguments.setStyleSheet("font-family: monospace;")
         layout.addWidget(self.arguments)
         buttons = QHBoxLayout()
         self.allow_once = QPushButton("Allow once")
@@ -377,14 +376,16 @@ class ApprovalWidget(EntryWidget):
         asker = approval.asker if approval is not None else ""
         kind, _, name = asker.partition(" ")
         who = f"The {kind.lower()} <b>{html.escape(name)}</b>" if asker else "The assistant"
-        self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>. Allow it?")
+        # What the call acts on, when its arguments do not say (the workspace's folder).
+        target = f" {html.escape(approval.target)}" if approval is not None and approval.target else ""
+        self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>{target}. Allow it?")
         in_sub_agent = asker.startswith("Sub-agent")
         self.allow_chat.setText("Allow for this sub-agent's chat" if in_sub_agent else "Allow for this chat")
         if entry.tool_call is not None:
             arguments = dict(entry.tool_call.arguments)
-            self.arguments.setText(
-                json.dumps(arguments, ensure_ascii=False) if arguments else "(no arguments)"
-            )
+            self.arguments.setText(readable_arguments(arguments, colors().muted) or "No arguments.")
+            self.arguments.setToolTip(_json(arguments) if arguments else "")
+            self.arguments.setVisible(bool(arguments) or not target)
         pending = entry.decision is None and entry.status == "pending"
         for button in (self.allow_once, self.allow_chat, self.deny):
             button.setVisible(pending)

@@ -16,10 +16,13 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.scaffold import create_agent
 from desktop.app import DesktopApp, create_app
+from desktop.theme import THEME_VARIABLE, apply_theme
 from tests.support.desktop_driver import WAIT_MS
 from tests.support.fake_api import FakeApi
 
@@ -107,3 +110,14 @@ def local_server() -> Iterator[FakeApi]:
     api = FakeApi()
     yield api
     api.close()
+
+
+@pytest.fixture(params=["light", "dark"])
+def theme(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each theme in turn, as CONTEXTDESK_THEME sets it when the app starts: ask for it before
+    ``desktop``, and name screenshots after it, so a change can be looked at in both."""
+    monkeypatch.setenv(THEME_VARIABLE, request.param)
+    yield request.param
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    apply_theme(app, Qt.ColorScheme.Light)

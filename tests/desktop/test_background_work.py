@@ -1,23 +1,37 @@
-"""Progress of slow background steps: a chat's local model loading, and indexing the agent's items."""
+"""Progress of slow background steps: a chat's local model loading and reading the prompt, and
+indexing the agent's items."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.agent import Agent
 from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.selection import ContextSelector
+from agent_core.providers.base import PromptProgressEvent
 from agent_core.workspace import Workspace
 from desktop.app import DesktopApp
 from desktop.views.status_indicator import StatusIndicator
 from indexer import Indexer
 from indexer.backends import FloatMatrix
-from tests.support.desktop_driver import WAIT_MS, idle, screenshot, send, start, use_model, warm_provider
+from tests.support.desktop_driver import (
+    WAIT_MS,
+    idle,
+    last_reply,
+    screenshot,
+    scripted,
+    send,
+    start,
+    use_model,
+    warm_provider,
+)
 from tests.support.desktop_fakes import HeldBackend
 
 
@@ -162,7 +176,6 @@ def test_a_message_sent_while_indexing_says_it_waits_for_the_index(
     qtbot: QtBot, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import indexer.index
-    from tests.support.desktop_driver import scripted
 
     monkeypatch.setattr(indexer.index, "EMBED_SLICE", 1)
     backend = SteppedBackend()
@@ -195,3 +208,26 @@ def test_a_message_sent_while_indexing_says_it_waits_for_the_index(
         for _ in range(50):
             backend.steps.release()
         app.close()
+
+
+def test_a_reply_says_how_far_the_model_has_read_a_long_prompt_and_stop_still_stops_it(
+    qtbot: QtBot, theme: str, desktop: DesktopApp
+) -> None:
+    reading = asyncio.Event()  # never set: the model is still reading when Stop is pressed
+    scripted(desktop).enqueue_reply(
+        chunks=[PromptProgressEvent(0, 3000), PromptProgressEvent(1024, 3000), reading, "Never shown."]
+    )
+    send(qtbot, desktop, "Summarize the notes")
+    view = desktop.window.current_view()
+    assert view is not None
+    qtbot.waitUntil(lambda: view.conversation.model.rowCount() == 2, timeout=WAIT_MS)
+    reply = last_reply(desktop)
+    qtbot.waitUntil(
+        lambda: reply._status.text() == "· Processing the prompt: 1,024 of 3,000 tokens…", timeout=WAIT_MS
+    )
+    screenshot(desktop.window, f"reply_processing_the_prompt_{theme}")
+
+    qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not view.controller.busy, timeout=WAIT_MS)
+    assert reply.entry is not None and reply.entry.status == "cancelled" and reply.entry.text == ""
+    assert reply._status.text() == "· Stopped"

@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp, create_app
+from desktop.theme import colors
 from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
-from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
+from tests.support.desktop_driver import WAIT_MS, idle, open_context, screenshot, scripted, send
 
 
 def test_a_sent_message_streams_into_a_markdown_reply(qtbot: QtBot, desktop: DesktopApp) -> None:
@@ -61,6 +63,9 @@ def run_tool_call(qtbot: QtBot, app: DesktopApp, button: str) -> ToolCallWidget:
     provider = scripted(app)
     provider.enqueue_tool_call("workspace__read_file", {"path": "notes.md"})
     provider.enqueue_reply("Done.")
+    qtbot.waitUntil(
+        lambda: len(app.host.tools.tools()) > 0, timeout=WAIT_MS
+    )  # servers start in the background
     send(qtbot, app, "What does notes.md say?")
     view = app.window.current_view()
     assert view is not None
@@ -93,14 +98,37 @@ def test_an_allowed_tool_call_runs_and_shows_its_result_inline(qtbot: QtBot, des
     screenshot(desktop.window, "tool_call_expanded")
 
 
-def test_a_denied_tool_call_is_not_run_and_the_reply_goes_on(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_a_denied_tool_call_is_not_run_and_shows_as_denied_by_you_not_as_failed(
+    qtbot: QtBot, theme: str, desktop: DesktopApp
+) -> None:
     tool = run_tool_call(qtbot, desktop, "deny")
     assert tool.entry is not None and tool.entry.status == "denied"
-    assert "denied" in tool.result.toPlainText()
+    assert "denied by you" in tool.toggle.text() and "failed" not in tool.toggle.text()
+    palette = colors()
+    assert palette.warning in tool.toggle.styleSheet() and palette.error not in tool.toggle.styleSheet()
+    tool.toggle.click()
+    assert tool._result_label.text() == "Told to the model"
+    assert tool.result.toPlainText() == "The user denied this tool call."
     view = desktop.window.current_view()
     assert view is not None
     last = view.conversation.widgets()[-1]
     assert isinstance(last, MessageWidget) and last.entry is not None and last.entry.text == "Done."
+    # The model is still told that the call was denied, and answers knowing it.
+    told = [m for m in scripted(desktop).requests[1].messages if m.role == "tool"]
+    assert [(m.content, m.is_error) for m in told] == [("The user denied this tool call.", True)]
+    screenshot(desktop.window, f"tool_call_denied_{theme}")
+
+    dialog = open_context(qtbot, desktop)
+    assert not dialog.tool_calls.isHidden()
+    calls = dialog.tool_calls.model
+    assert [calls.index(0, column).data() for column in range(3)] == [
+        "workspace.read_file",
+        "path: notes.md",
+        "denied by you",
+    ]
+    assert calls.index(0, 2).data(Qt.ItemDataRole.ForegroundRole) == QColor(palette.warning)
+    screenshot(dialog, f"view_context_denied_call_{theme}")
+    dialog.close()
 
 
 def test_a_provider_error_shows_on_the_reply_and_keeps_the_chat_usable(
@@ -225,3 +253,41 @@ def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(qtbot: QtBot, d
     history = view.controller.session.history()
     assert [m.content for m in history if not m.replaced] == ["What is 4 + 5?", "Nine."]
     assert "First answer." in [m.content for m in history if m.replaced]
+
+
+def test_an_approval_names_the_folder_a_call_acts_on_and_shows_arguments_as_text(
+    qtbot: QtBot, theme: str, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    provider = scripted(desktop)
+    provider.enqueue_tool_calls(
+        [
+            ("workspace__list_files", {}, "l1"),
+            ("workspace__search_files", {"query": "launch day", "pattern": "*.md"}, "s1"),
+        ]
+    )
+    provider.enqueue_reply("Done.")
+    qtbot.waitUntil(lambda: len(desktop.host.tools.tools()) > 0, timeout=WAIT_MS)
+    send(qtbot, desktop, "Where do my notes mention the launch?")
+    view = desktop.window.current_view()
+    assert view is not None
+
+    def approvals() -> list[ApprovalWidget]:
+        return [w for w in view.conversation.widgets() if isinstance(w, ApprovalWidget)]
+
+    folder = f"in your workspace folder {agent_dir.parent / 'files'}"  # the test agent's root
+    qtbot.waitUntil(lambda: len(approvals()) == 1, timeout=WAIT_MS)
+    listing = approvals()[0]
+    assert f"<b>workspace.list_files</b> {folder}. Allow it?" in listing.question.text()
+    assert listing.arguments.isHidden()  # no arguments: the folder says what it will list
+    qtbot.mouseClick(listing.allow_once, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: len(approvals()) == 2, timeout=WAIT_MS)
+    search = approvals()[1]
+    assert folder in search.question.text()
+    shown = search.arguments.text()
+    assert "query" in shown and "launch day" in shown and '"launch day"' not in shown  # text, not JSON
+    assert "pattern" in shown and "*.md" in shown and not search.arguments.isHidden()
+    screenshot(desktop.window, f"approval_with_its_folder_{theme}")
+    qtbot.mouseClick(search.allow_once, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    provider.assert_all_used()

@@ -95,7 +95,10 @@ def test_a_new_user_chats_offline_adds_a_rule_sees_the_context_approves_a_tool_a
         )
         approval = next(w for w in view.conversation.widgets() if isinstance(w, ApprovalWidget))
         assert "workspace.list_files" in approval.question.text()
-        assert approval.arguments.text() == "(no arguments)"  # list_files needs none; defaults apply
+        # list_files needs no arguments; the card says which folder it lists instead.
+        documents = default_agent_dir.parent / "Documents"
+        assert f"workspace.list_files</b> in your workspace folder {documents}." in approval.question.text()
+        assert approval.arguments.isHidden()
         screenshot(app.window, "acceptance_approval")
         qtbot.mouseClick(approval.allow_once, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: finished(app, 2), timeout=REPLY_WAIT_MS)

@@ -356,7 +356,7 @@ def test_a_gated_state_asks_in_the_run_view_before_it_runs(qtbot: QtBot, desktop
     qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.status == "stopped"
     assert "did not let state 'publish' run" in dialog.record.error
-    assert approval.outcome.text() == "Denied"
+    assert approval.outcome.text() == "Denied by you"
 
 
 def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
@@ -401,7 +401,8 @@ def test_a_tool_call_of_an_assistant_state_is_approved_in_the_run_view_as_in_a_c
     qtbot.waitUntil(lambda: len(dialog.approval_widgets) == 1, timeout=WAIT_MS)
     [approval] = dialog.approval_widgets
     assert "wants to run <b>workspace.read_file</b>" in approval.question.text()
-    assert json.loads(approval.arguments.text()) == {"path": "notes.md"}
+    assert "path" in approval.arguments.text() and "notes.md" in approval.arguments.text()
+    assert json.loads(approval.arguments.toolTip()) == {"path": "notes.md"}  # the exact call
     qtbot.mouseClick(approval.allow_once, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.status == "finished"

@@ -24,6 +24,7 @@ __all__ = [
     "BuiltinContext",
     "BuiltinOptionError",
     "BuiltinServer",
+    "CallTarget",
     "MemoriesSource",
     "OptionValue",
     "ReferencesSource",
@@ -32,6 +33,8 @@ __all__ = [
 
 OptionValue = str | int | float | bool
 ReferencesSource = Callable[[], Mapping[str, DocumentItem]]
+# What a call of one tool acts on beyond its arguments, in words (for approvals), from the options.
+CallTarget = Callable[[Mapping[str, OptionValue], str], str]
 # The open agent's memories; blocking (the embedding model may still be loading).
 MemoriesSource = Callable[[], "MemoryBook"]
 
@@ -54,13 +57,15 @@ class BuiltinContext:
 
 @dataclass(frozen=True)
 class BuiltinServer:
-    """A built-in server: how to build it, and the tool settings it defaults to."""
+    """A built-in server: how to build it, the tool settings it defaults to, and what its calls act
+    on when their arguments do not say (the workspace's folder)."""
 
     kind: str
     description: str
     build: Callable[[BuiltinContext, Mapping[str, OptionValue]], MCPServer]
     tool_defaults: ToolSettings = field(default_factory=ToolSettings)
     tools: Mapping[str, ToolSettings] = field(default_factory=dict)
+    target: CallTarget | None = None
 
 
 def _build_references(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
@@ -73,6 +78,12 @@ def _build_workspace(context: BuiltinContext, options: Mapping[str, OptionValue]
     from agent_core.mcp.builtins.workspace import build_workspace_server
 
     return build_workspace_server(context, options)
+
+
+def _workspace_target(options: Mapping[str, OptionValue], tool_name: str) -> str:
+    from agent_core.mcp.builtins.workspace import call_target
+
+    return call_target(options, tool_name)
 
 
 def _build_memory(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
@@ -102,6 +113,7 @@ BUILTIN_SERVERS: dict[str, BuiltinServer] = {
         build=_build_workspace,
         tool_defaults=ToolSettings(include=IncludeMode.ALWAYS, permission_required=True),
         tools={"current_time": ToolSettings(permission_required=False)},
+        target=_workspace_target,
     ),
 }
 

@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from agent_core import __version__
 from agent_core.mcp.builtins import BuiltinContext, BuiltinOptionError, OptionValue
 
-__all__ = ["Workspace", "build_workspace_server"]
+__all__ = ["Workspace", "build_workspace_server", "call_target"]
 
 DEFAULT_MAX_READ_BYTES = 200_000
 MAX_SEARCH_FILE_BYTES = 1_000_000
@@ -216,6 +216,23 @@ def current_time(timezone: str = "") -> str:
         now = datetime.now().astimezone()
         label = now.tzname() or "local time"
     return f"{now.strftime('%A %Y-%m-%d %H:%M:%S')} ({label}, UTC{now.strftime('%z')[:3]}:{now.strftime('%z')[3:]})"
+
+
+def call_target(options: Mapping[str, OptionValue], tool_name: str) -> str:
+    """What a call of ``tool_name`` acts on, for its approval: "in your workspace folder
+    ~/Documents" (its paths are relative to the folder, and list_files lists its top by default)."""
+    root = options.get("root")
+    if tool_name == "current_time" or not isinstance(root, str) or not root.strip():
+        return ""
+    return f"in your workspace folder {_home_relative(Path(root).expanduser())}"
+
+
+def _home_relative(path: Path) -> str:
+    """``path`` as people write it: ``~/Documents`` for a folder under the home folder."""
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
 
 
 def _int_option(options: Mapping[str, OptionValue], key: str, default: int) -> int:

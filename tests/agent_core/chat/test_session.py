@@ -17,6 +17,7 @@ from agent_core.chat.events import (
     ApprovalRequest,
     ChatEvent,
     ContextBuilt,
+    PromptProgress,
     ReplyDelta,
     ReplyFinished,
     RequestSent,
@@ -29,7 +30,7 @@ from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError, ProviderAuthError, ProviderUnavailableError
-from agent_core.providers.base import Provider
+from agent_core.providers.base import PromptProgressEvent, Provider
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
@@ -250,6 +251,27 @@ def test_a_provider_error_keeps_the_users_message_and_says_how_to_fix_it(
     assert [m.content for m in store.messages(session.id) if m.role == "user"] == ["hello?"]
 
 
+def test_an_approval_says_which_folder_a_workspace_call_without_arguments_acts_on(
+    agent: Agent, store: ChatStore
+) -> None:
+    tools = PythonTools(
+        [Tool("workspace", "list_files", "List files"), Tool("clock", "now", "Current time")],
+        {"list_files": lambda: "notes.md", "now": lambda: "12:00"},
+    )
+    provider = ScriptedProvider()
+    provider.enqueue_tool_calls([("workspace__list_files", {}, "w1"), ("clock__now", {}, "c1")])
+    provider.enqueue_reply("Done.")
+    session = new_session(agent, store, provider, tools)
+    events = asyncio.run(collect(session, "what is in my documents?", ApprovalDecision.ALLOW_ONCE))
+
+    # The default agent's workspace server reads ~/Documents; the clock's server cannot tell.
+    targets = {e.tool: e.target for e in events if isinstance(e, ApprovalRequest)}
+    assert targets == {"list_files": f"in your workspace folder {Path('~', 'Documents')}", "now": ""}
+    assert next(e for e in events if isinstance(e, ApprovalRequest)).action == (
+        f"workspace.list_files({{}}) in your workspace folder {Path('~', 'Documents')}"
+    )
+
+
 def test_a_retryable_error_is_retried_visibly(agent: Agent, store: ChatStore) -> None:
     provider = ScriptedProvider()
     provider.enqueue_error(ProviderUnavailableError("The server had a problem (500)"))
@@ -258,6 +280,21 @@ def test_a_retryable_error_is_retried_visibly(agent: Agent, store: ChatStore) ->
     events = asyncio.run(collect(session, "hello"))
     assert [e.attempt for e in events if isinstance(e, RetryScheduled)] == [1]  # the attempt that failed
     assert isinstance(events[-1], ReplyFinished) and events[-1].message.content == "Recovered."
+
+
+def test_how_far_the_model_has_read_the_prompt_is_reported_before_its_first_words(
+    agent: Agent, store: ChatStore
+) -> None:
+    provider = ScriptedProvider()
+    provider.enqueue_reply(
+        chunks=[PromptProgressEvent(0, 600, cached=40), PromptProgressEvent(600, 600, cached=40), "Hi."]
+    )
+    session = new_session(agent, store, provider)
+    events = asyncio.run(collect(session, "hello"))
+    progress = [e for e in events if isinstance(e, PromptProgress)]
+    assert progress == [PromptProgress(0, 600, 40), PromptProgress(600, 600, 40)]
+    assert events.index(progress[-1]) < next(i for i, e in enumerate(events) if isinstance(e, ReplyDelta))
+    assert isinstance(events[-1], ReplyFinished) and events[-1].message.content == "Hi."
 
 
 def test_a_stream_that_drops_midway_keeps_the_partial_reply(agent: Agent, store: ChatStore) -> None:

@@ -124,3 +124,20 @@ async def test_a_workspace_folder_that_does_not_exist_is_explained(tmp_path: Pat
     async with McpManager({"ws": internal("workspace", root=str(tmp_path / "none"))}) as manager:
         result = await manager.call_tool("ws", "list_files", {})
     assert result.is_error and "does not exist" in result.text and "options.root" in result.text
+
+
+def test_a_workspace_call_acts_in_its_folder_named_as_people_write_it(tmp_path: Path) -> None:
+    from agent_core.mcp.builtins.workspace import call_target
+
+    home = Path.home()
+    assert (
+        call_target({"root": "~/Documents"}, "list_files")
+        == f"in your workspace folder {Path('~', 'Documents')}"
+    )
+    assert (
+        call_target({"root": str(home / "notes")}, "read_file")
+        == f"in your workspace folder {Path('~', 'notes')}"
+    )
+    assert call_target({"root": str(tmp_path)}, "search_files") == f"in your workspace folder {tmp_path}"
+    assert call_target({"root": str(tmp_path)}, "current_time") == ""  # the clock acts on no folder
+    assert call_target({}, "list_files") == ""  # no folder set: the server says so when it starts

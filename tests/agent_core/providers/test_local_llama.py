@@ -2,19 +2,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_core.errors import ProviderConfigError, ProviderRequestError
+from agent_core.providers._llama_prompt import PROMPT_STEP_TOKENS
 from agent_core.providers._local_tool_calls import parse_arguments, required_arguments_schema
 from agent_core.providers.base import (
     ChatMessage,
     ChatRequest,
     FinishEvent,
     GenerationSettings,
+    PromptProgressEvent,
     ProviderSettings,
     StreamEvent,
     TextDelta,
@@ -236,3 +238,96 @@ def test_only_the_required_arguments_are_asked_for_and_kept() -> None:
     )
     assert schema == {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
     assert parse_arguments('{"path": "a.md", "limit": 3}', schema) == {"path": "a.md"}
+
+
+# About 700 tokens: three steps of reading, a few seconds on two cores.
+LONG_PROMPT = " ".join(
+    f"Note {number}: the launch moved to day {number} of the month." for number in range(50)
+)
+
+
+def long_request(question: str, *, history: tuple[ChatMessage, ...] = ()) -> ChatRequest:
+    return ChatRequest(
+        messages=[ChatMessage("system", LONG_PROMPT), *history, ChatMessage("user", question)],
+        settings=GenerationSettings(model=DEFAULT_MODEL_ID, max_output_tokens=4, temperature=0.0),
+    )
+
+
+@pytest.fixture
+def fresh_provider() -> Iterator[LocalLlamaProvider]:
+    """A provider of its own: nothing from another test's prompt is cached in it."""
+    runnable_offline_model()
+    provider = LocalLlamaProvider(SETTINGS)
+    provider.load_model(DEFAULT_MODEL_ID)
+    yield provider
+    asyncio.run(provider.aclose())
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_long_prompt_reports_its_progress_then_only_the_new_tokens_of_the_next_one(
+    fresh_provider: LocalLlamaProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llama = fresh_provider._llama
+    assert llama is not None
+    evaluated: list[int] = []  # the length of every batch the model evaluates
+    read = llama.eval
+
+    def counted(tokens: Sequence[int]) -> None:
+        evaluated.append(len(tokens))
+        read(tokens)
+
+    monkeypatch.setattr(llama, "eval", counted)
+
+    events = [event async for event in fresh_provider.stream(long_request("When is the launch?"))]
+    progress = [event for event in events if isinstance(event, PromptProgressEvent)]
+    first_text = next(i for i, event in enumerate(events) if isinstance(event, TextDelta))
+    assert all(events.index(event) < first_text for event in progress)  # all before the first words
+    total = progress[0].total
+    assert total > 2 * PROMPT_STEP_TOKENS and progress[0].done == 0 and progress[0].cached == 0
+    assert [event.done for event in progress] == sorted(event.done for event in progress)
+    assert progress[-1].done == total and len(progress) == 1 + -(-total // PROMPT_STEP_TOKENS)
+    # The completion found the whole prompt read: it evaluated only the tokens it wrote.
+    assert max(evaluated[len(progress) - 1 :], default=0) <= 1
+    usage = next(event.usage for event in events if isinstance(event, UsageEvent))
+    assert usage.input_tokens == total and usage.cached_input_tokens == 0
+
+    answer = "".join(event.text for event in events if isinstance(event, TextDelta))
+    history = (ChatMessage("user", "When is the launch?"), ChatMessage("assistant", answer))
+    again = [
+        event async for event in fresh_provider.stream(long_request("And the next one?", history=history))
+    ]
+    progress = [event for event in again if isinstance(event, PromptProgressEvent)]
+    assert progress[0].cached >= total and progress[0].total < 40  # the shared start is not read again
+    usage = next(event.usage for event in again if isinstance(event, UsageEvent))
+    assert usage.cached_input_tokens == progress[0].cached
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_stopping_while_the_prompt_is_read_ends_at_once_and_frees_the_model_within_a_step(
+    fresh_provider: LocalLlamaProvider,
+) -> None:
+    reading = asyncio.Event()
+    seen: list[StreamEvent] = []
+
+    async def consume() -> None:
+        async for event in fresh_provider.stream(long_request("When is the launch?")):
+            seen.append(event)
+            if isinstance(event, PromptProgressEvent):
+                reading.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(reading.wait(), timeout=30)
+    stopped_at = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - stopped_at < 0.5  # the caller (the GUI's reply) does not wait
+    assert await asyncio.to_thread(fresh_provider.wait_until_idle, 30.0)
+    assert not any(isinstance(event, TextDelta) for event in seen)
+    first = next(event for event in seen if isinstance(event, PromptProgressEvent))
+    llama = fresh_provider._llama
+    assert llama is not None and llama.n_tokens < first.total  # stopped before the end of the prompt
+    again = await fresh_provider.complete(ask("Say yes.", 4))
+    assert again.usage.output_tokens is not None and again.usage.output_tokens <= 4

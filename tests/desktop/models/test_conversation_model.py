@@ -13,6 +13,7 @@ from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
     ContextBuilt,
+    PromptProgress,
     ReplyDelta,
     ReplyFinished,
     RequestSent,
@@ -185,6 +186,36 @@ def test_saved_history_loads_with_tool_calls_and_statuses(model: ConversationMod
     assert model.index(2, 0).data(Role.ERROR) == "dropped"
 
 
+def test_a_replys_tool_calls_are_every_turns_own_with_a_denied_one_as_denied(
+    model: ConversationModel,
+) -> None:
+    first = ToolCallRecord("c1", "fs", "list", {}, "a.md", elapsed_seconds=0.1)
+    denied = ToolCallRecord("c2", "fs", "read", {"path": "a.md"}, "denied", is_error=True, approval="denied")
+    failed = ToolCallRecord("c3", "fs", "read", {"path": "b.md"}, "no such file", True, elapsed_seconds=0.1)
+    model.load(
+        [
+            message(1, "user", "what is in my folder?"),
+            message(2, "assistant", "", tool_calls=(first,), request_context=CONTEXT),
+            message(3, "assistant", "Let me read it.", tool_calls=(denied,), request_context=CONTEXT),
+            message(4, "assistant", "You did not let me.", request_context=CONTEXT),
+            message(5, "user", "then b.md"),
+            message(6, "assistant", "", tool_calls=(failed,), request_context=CONTEXT),
+            message(7, "assistant", "It is missing.", request_context=CONTEXT),
+        ]
+    )
+    calls = model.tool_calls_of_reply(4)
+    assert [(c.record.id, c.status, c.status_text) for c in calls] == [
+        ("c1", "done", "done"),
+        ("c2", "denied", "denied by you"),
+    ]
+    assert [(c.record.id, c.status) for c in model.tool_calls_of_reply(3)] == [
+        ("c1", "done"),
+        ("c2", "denied"),
+    ]
+    assert [(c.record.id, c.status) for c in model.tool_calls_of_reply(7)] == [("c3", "failed")]
+    assert model.tool_calls_of_reply(99) == []
+
+
 def test_a_summary_from_history_sits_after_the_messages_it_covers_and_dims_them(
     model: ConversationModel,
 ) -> None:
@@ -263,3 +294,16 @@ def test_a_reply_says_what_it_waits_for_until_its_first_words(model: Conversatio
     assert model.entry(1).activity == WAITING_FOR_MODEL  # the context is chosen: the index is not waited for
     model.apply(ReplyDelta("Hi"))
     assert (model.entry(1).text, model.entry(1).activity) == ("Hi", "")
+
+
+def test_a_reply_says_how_far_the_model_has_read_the_prompt_counting_only_new_tokens(
+    model: ConversationModel,
+) -> None:
+    model.apply(UserMessageSaved(message(1, "user", "hello")))
+    model.apply(ContextBuilt(CONTEXT))
+    model.apply(PromptProgress(256, 3000))
+    assert model.entry(1).activity == "Processing the prompt: 256 of 3,000 tokens…"
+    model.apply(PromptProgress(512, 1024, cached=2900))
+    assert model.entry(1).activity == "Processing the prompt: 512 of 1,024 new tokens (2,900 cached)…"
+    model.apply(ReplyDelta("Hi"))
+    assert model.entry(1).activity == ""
