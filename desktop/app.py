@@ -49,12 +49,15 @@ class DesktopApp:
 
     def __init__(self, factory: WorkspaceFactory | None = None) -> None:
         app = QApplication.instance()
+        collector = None
         if app is not None:  # before the core thread starts: no Qt object may be collected there
-            collect_on_gui_thread(app)
+            collector = collect_on_gui_thread(app)
         self.bridge = CoreBridge()
         self.bridge.call(preload_core)  # in parallel with building the window
         self.host = WorkspaceHost(self.bridge, factory)
         self.window = MainWindow(self.bridge, self.host)
+        if collector is not None:
+            self.window.ready.connect(collector.freeze_startup)
         self._closed = False
 
     def start(self, agent_dir: Path | None = None) -> None:

@@ -12,7 +12,6 @@ from collections.abc import Collection
 from agent_core.agent.schema import AgentConfig, InternalServerConfig, ToolPermissionPolicy
 from agent_core.chat.prompt import ToolBinding
 from agent_core.context.items import ItemRef
-from agent_core.mcp.builtins import BUILTIN_SERVERS
 
 __all__ = ["call_target", "needs_approval", "tool_ref"]
 
@@ -39,6 +38,10 @@ def call_target(config: AgentConfig | None, server: str, tool: str) -> str:
     server_config = config.mcp_servers.get(server) if config is not None else None
     if not isinstance(server_config, InternalServerConfig):
         return ""
+    # Imported here: the mcp package brings the MCP SDK (a third of a second), and the desktop
+    # imports this module before its window opens.
+    from agent_core.mcp.builtins import BUILTIN_SERVERS
+
     builtin = BUILTIN_SERVERS.get(server_config.tool)
     if builtin is None or builtin.target is None:
         return ""

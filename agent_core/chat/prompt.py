@@ -27,6 +27,8 @@ __all__ = ["Prompt", "PromptLimits", "ToolBinding", "build_prompt", "history_mes
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _MODE_ORDER = {"always": 0, "manual": 1, "agent": 2}
+SELECTED_REFERENCES_SHARE = 0.5  # of the room, for all the references chosen for one message
+MIN_REFERENCE_TOKENS = 128  # less of a reference than this is rarely worth sending
 INTERRUPTED_TOOL_RESULT = "The tool call did not finish (the chat was interrupted)."
 
 
@@ -112,10 +114,11 @@ def build_prompt(
     selected = _documents(agent, context, ("agent",), attached)
     if selected:
         user.append(Block("framing", '<context selected-for="this message">'))
+        reference_cap = _selected_reference_cap(limits, sum(d.kind == "reference" for d in selected))
         for document in selected:
             text, detail = document.text, ""
             if document.kind == "reference":
-                text, detail = relevant_chunks(document.text, user_text, limits.max_reference_tokens, counter)
+                text, detail = relevant_chunks(document.text, user_text, reference_cap, counter)
             kind: PartKind = "selected_rule" if document.kind == "rule" else "selected_reference"
             user.append(Block(kind, _render(document, text), document.name, detail))
         user.append(Block("framing", "</context>"))
@@ -197,6 +200,16 @@ def history_messages(history: Sequence[StoredMessage]) -> list[ChatMessage]:
                     )
                 )
     return out
+
+
+def _selected_reference_cap(limits: PromptLimits, references: int) -> int:
+    """What one agent-selected reference may use: ``maxReferenceShare`` of the room, but the
+    references chosen for one message share at most half of it between them, so five long ones
+    still fit a small local model's window (each is cut to its most relevant chunks)."""
+    if references == 0:
+        return limits.max_reference_tokens
+    shared = int(limits.fit.budget * SELECTED_REFERENCES_SHARE) // references
+    return max(MIN_REFERENCE_TOKENS, min(limits.max_reference_tokens, shared))
 
 
 def _documents(

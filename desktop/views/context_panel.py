@@ -62,6 +62,11 @@ class ContextSection(QWidget):
         self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.add_menu = QMenu(self)
         self.add_button.setMenu(self.add_menu)
+        # Filled when it opens: an agent of hundreds of references would otherwise rebuild a
+        # menu of hundreds of entries on every refresh, on the GUI thread.
+        self.add_menu.aboutToShow.connect(self.fill_add_menu)
+        self._available: list[tuple[ItemRef, str]] = []
+        self._menu_filled = False
         self.remove_button = QToolButton()
         self.remove_button.setText("Remove")
         self.remove_button.setToolTip("Remove the selected item from this chat (Delete)")
@@ -117,16 +122,25 @@ class ContextSection(QWidget):
         self.view.setVisible(count > 0)
         fit_list_height(self.view)
         self._selection_changed()
+        self._available = available
+        self._menu_filled = False
+
+    def fill_add_menu(self) -> QMenu:
+        """The Add menu with what can be added now (built on first use after a change)."""
+        if self._menu_filled:
+            return self.add_menu
         self.add_menu.clear()
-        for ref, label in available:
+        for ref, label in self._available:
             action = self.add_menu.addAction(label)
             action.triggered.connect(lambda _checked=False, r=ref: self.on_add and self.on_add(r))
-        if not available:
+        if not self._available:
             self.add_menu.addAction("Everything is already in this chat").setEnabled(False)
         if self.extra_actions:
             self.add_menu.addSeparator()
         for text, callback in self.extra_actions:
             self.add_menu.addAction(text).triggered.connect(lambda _checked=False, c=callback: c())
+        self._menu_filled = True
+        return self.add_menu
 
     def set_note(self, text: str) -> None:
         """A short explanation under the title ("" hides it)."""

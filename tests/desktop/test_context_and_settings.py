@@ -18,9 +18,9 @@ def test_items_added_and_removed_in_the_panel_change_what_the_next_message_uses(
 ) -> None:
     panel = desktop.window.context_panel
     assert names(desktop, "rule") == ["clear-answers"]
-    labels = [a.text() for a in panel.sections["reference"].add_menu.actions()]
+    labels = [a.text() for a in panel.sections["reference"].fill_add_menu().actions()]
     assert any("release-notes" in label for label in labels)
-    panel.sections["reference"].add_menu.actions()[
+    panel.sections["reference"].fill_add_menu().actions()[
         next(i for i, t in enumerate(labels) if "release-notes" in t)
     ].trigger()
     qtbot.waitUntil(lambda: names(desktop, "reference") == ["release-notes"], timeout=WAIT_MS)

@@ -51,3 +51,14 @@ def test_the_collector_is_installed_once_and_can_hand_collection_back(qtbot: QtB
     finally:
         collector.deleteLater()
         qtbot.waitUntil(lambda: not app.findChildren(GuiThreadGarbageCollector), timeout=WAIT_MS)
+
+
+def test_what_the_app_built_at_start_is_frozen_out_of_later_collections(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    # Full collections run on the GUI thread: once started, they scan only what came after.
+    qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=WAIT_MS)
+    frozen = gc.get_freeze_count()
+    collector = collect_on_gui_thread(QApplication.instance())  # type: ignore[arg-type]
+    collector.freeze_startup()  # once per process: a second agent or window freezes nothing more
+    assert gc.get_freeze_count() == frozen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -40,3 +41,24 @@ def test_without_pyside6_the_desktop_app_says_what_is_missing_and_the_fix() -> N
     assert result.returncode == 2
     assert "PySide6 is not installed" in result.stderr
     assert "pip install 'contextdesk[desktop]'" in result.stderr
+
+
+def test_the_window_opens_without_loading_the_mcp_sdk_or_the_models() -> None:
+    """What the window needs is imported before it shows; the MCP SDK, onnxruntime and
+    llama.cpp load afterwards, off the GUI thread (a third of a second for the SDK alone)."""
+    script = (
+        "import sys\n"
+        "import desktop.app\n"
+        "heavy = sorted(m for m in ('mcp', 'onnxruntime', 'llama_cpp', 'tokenizers') if m in sys.modules)\n"
+        "print(heavy)\n"
+        "sys.exit(1 if heavy else 0)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -52,7 +52,7 @@ def test_a_servers_resource_is_attached_to_the_chat_as_a_reference_and_sent(
 ) -> None:
     window = with_demo.window
     references = window.context_panel.sections["reference"]
-    action = next(a for a in references.add_menu.actions() if a.text() == "Attach from a tool server…")
+    action = next(a for a in references.fill_add_menu().actions() if a.text() == "Attach from a tool server…")
     action.trigger()
     dialog = window.dialogs.last_resource_dialog
     assert isinstance(dialog, AttachResourceDialog)

@@ -67,7 +67,7 @@ def test_a_new_user_chats_offline_adds_a_rule_sees_the_context_approves_a_tool_a
         assert names(app, "rule") == ["clear-answers"]
 
         # Add a rule to the chat from the Rules section's menu.
-        actions = panel.sections["rule"].add_menu.actions()
+        actions = panel.sections["rule"].fill_add_menu().actions()
         next(a for a in actions if "writing-style" in a.text()).trigger()
         qtbot.waitUntil(lambda: "writing-style" in names(app, "rule"), timeout=REPLY_WAIT_MS)
 
