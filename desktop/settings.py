@@ -17,13 +17,17 @@ __all__ = [
     "RECENT_LIMIT",
     "add_recent_agent",
     "app_settings",
+    "new_tools_include",
     "open_tabs",
     "recent_agents",
     "remove_recent_agent",
     "save_open_tabs",
+    "set_new_tools_include",
 ]
 
 RECENT_LIMIT = 10
+NEW_TOOLS_KEY = "servers/newToolsInclude"
+_INCLUDE_MODES = ("agent", "always", "manual")
 
 
 def app_settings() -> QSettings:
@@ -78,4 +82,18 @@ def save_open_tabs(agent_root: Path, ids: list[str], current: str) -> None:
     settings = app_settings()
     settings.setValue(_tabs_key(agent_root), ids)
     settings.setValue(_tabs_key(agent_root) + "-current", current)
+    settings.sync()
+
+
+def new_tools_include() -> str:
+    """How a newly added server's tools join chats (Preferences); "agent" unless changed."""
+    value = app_settings().value(NEW_TOOLS_KEY, "agent")
+    return value if value in _INCLUDE_MODES else "agent"
+
+
+def set_new_tools_include(mode: str) -> None:
+    if mode not in _INCLUDE_MODES:
+        raise ValueError(f"unknown include mode {mode!r}")
+    settings = app_settings()
+    settings.setValue(NEW_TOOLS_KEY, mode)
     settings.sync()

@@ -1,9 +1,11 @@
-"""File ▸ Preferences: the app's look (system, light or dark), kept in desktop.ini, and the open
-agent's system prompt, written to its agent.yaml."""
+"""File ▸ Preferences: the app's look (system, light or dark) and how a new server's tools join
+chats, kept in desktop.ini; the open agent's system prompt and workspace folder, written to its
+agent.yaml."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
@@ -11,20 +13,34 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QWidget,
 )
 
-from desktop.settings import app_settings
+from agent_core.agent.schema import AgentConfig, InternalServerConfig
+from desktop.dialogs.server_dialog import NEW_TOOL_MODES, NEW_TOOLS_HINT
+from desktop.settings import app_settings, new_tools_include, set_new_tools_include
 from desktop.theme import apply_theme, colors
 from desktop.views.window_geometry import fit_size
 
-__all__ = ["THEME_KEY", "PreferencesDialog", "saved_scheme"]
+__all__ = ["THEME_KEY", "PreferencesDialog", "saved_scheme", "workspace_folder_of"]
 
 THEME_KEY = "ui/theme"
 _SCHEMES = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
+
+
+def workspace_folder_of(config: AgentConfig) -> str:
+    """The folder the agent's built-in workspace server may read ("" when it has none)."""
+    server = config.mcp_servers.get("workspace")
+    if isinstance(server, InternalServerConfig) and server.tool == "workspace":
+        return str(server.options.get("root", ""))
+    return ""
 
 
 def saved_scheme() -> Qt.ColorScheme | None:
@@ -39,13 +55,20 @@ class PreferencesDialog(QDialog):
         system_prompt: str | None,
         save_prompt: Callable[[str], None],
         parent: QWidget | None = None,
+        *,
+        workspace_folder: str | None = None,
+        save_workspace_folder: Callable[[Path], None] | None = None,
     ) -> None:
-        """``system_prompt``: the open agent's (None: no agent open); ``save_prompt`` writes it."""
+        """``system_prompt``: the open agent's (None: no agent open); ``save_prompt`` writes it.
+        ``workspace_folder``: the folder its workspace tools may read ("" for none yet; None: no
+        agent open); ``save_workspace_folder`` writes a new one."""
         super().__init__(parent)
         self.setWindowTitle("Preferences")
-        fit_size(self, QSize(640, 460))
+        fit_size(self, QSize(640, 520))
         self._save_prompt = save_prompt
         self._original_prompt = system_prompt
+        self._save_folder = save_workspace_folder
+        self._original_folder = workspace_folder
         form = QFormLayout(self)
         self.theme = QComboBox()
         for label, value in (("As the system is", "system"), ("Light", "light"), ("Dark", "dark")):
@@ -63,6 +86,34 @@ class PreferencesDialog(QDialog):
         hint.setWordWrap(True)
         hint.setStyleSheet(f"color: {colors().muted};")
         form.addRow("", hint)
+
+        self.folder = QLineEdit(workspace_folder or "")
+        self.folder.setPlaceholderText("the folder the workspace tools may read, e.g. ~/Documents")
+        self.folder.setEnabled(workspace_folder is not None)
+        browse = QPushButton("Choose…")
+        browse.setEnabled(workspace_folder is not None)
+        browse.clicked.connect(self._choose_folder)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder, 1)
+        folder_row.addWidget(browse)
+        form.addRow("Workspace folder", folder_row)
+
+        self.new_tools = QComboBox()
+        for label, mode in NEW_TOOL_MODES:
+            self.new_tools.addItem(label, mode)
+        self.new_tools.setCurrentIndex(max(0, self.new_tools.findData(new_tools_include())))
+        form.addRow("New servers' tools", self.new_tools)
+        tools_hint = QLabel(NEW_TOOLS_HINT)
+        tools_hint.setWordWrap(True)
+        tools_hint.setStyleSheet(f"color: {colors().muted};")
+        form.addRow("", tools_hint)
+        self.problem = QLabel()
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet(f"color: {colors().error};")
+        self.problem.hide()
+        self.folder.textChanged.connect(self.problem.hide)  # an error says what is wrong now, not before
+        form.addRow("", self.problem)
+
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -70,7 +121,23 @@ class PreferencesDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
+    def _choose_folder(self) -> None:
+        start = str(Path(self.folder.text().strip() or "~").expanduser())
+        chosen = QFileDialog.getExistingDirectory(self, "The folder the workspace tools may read", start)
+        if chosen:
+            self.folder.setText(chosen)
+
     def _save(self) -> None:
+        folder = self.folder.text().strip()
+        folder_changed = self._original_folder is not None and folder != self._original_folder
+        if folder_changed and not Path(folder).expanduser().is_dir():
+            self.problem.setText(
+                f"Workspace folder: {folder or 'nothing'} is not a folder on this computer; "
+                "choose one with Choose…"
+            )
+            self.problem.show()
+            return
+        set_new_tools_include(str(self.new_tools.currentData()))
         value = str(self.theme.currentData())
         settings = app_settings()
         settings.setValue(THEME_KEY, value)
@@ -81,4 +148,6 @@ class PreferencesDialog(QDialog):
         prompt = self.prompt.toPlainText()
         if self._original_prompt is not None and prompt != self._original_prompt:
             self._save_prompt(prompt)
+        if folder_changed and self._save_folder is not None:
+            self._save_folder(Path(folder).expanduser())
         self.accept()

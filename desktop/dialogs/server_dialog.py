@@ -33,6 +33,7 @@ from agent_core.agent.schema import (
     StdioServerConfig,
     StreamableHttpServerConfig,
 )
+from desktop.settings import new_tools_include
 from desktop.theme import colors
 
 __all__ = ["ServerDialog"]
@@ -115,6 +116,7 @@ class ServerDialog(QDialog):
         self.new_tools = QComboBox()
         for label, mode in NEW_TOOL_MODES:
             self.new_tools.addItem(label, mode)
+        self.new_tools.setCurrentIndex(max(0, self.new_tools.findData(new_tools_include())))
         self.new_tools_hint = QLabel(NEW_TOOLS_HINT)
         self.new_tools_hint.setWordWrap(True)
         self.new_tools_hint.setStyleSheet(f"color: {colors().muted};")

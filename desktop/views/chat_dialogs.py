@@ -161,9 +161,10 @@ class ChatDialogs:
     # --- sub-agents ------------------------------------------------------------------------------
 
     def show_preferences(self) -> None:
-        """The app's look and the open agent's system prompt."""
+        """The app's look, how new servers' tools join chats, and the open agent's system prompt
+        and workspace folder."""
         from desktop.controllers.agent_config import save_config_change
-        from desktop.dialogs.preferences import PreferencesDialog
+        from desktop.dialogs.preferences import PreferencesDialog, workspace_folder_of
 
         window = self.window
         workspace = window.workspace
@@ -181,7 +182,13 @@ class ChatDialogs:
                 on_result=lambda _: window.host.reload_agent(), on_error=window.show_error,
             )  # fmt: skip
 
-        dialog = PreferencesDialog(prompt, save_prompt, window)
+        dialog = PreferencesDialog(
+            prompt,
+            save_prompt,
+            window,
+            workspace_folder=workspace_folder_of(workspace.agent.config) if workspace is not None else None,
+            save_workspace_folder=window.set_workspace_folder,
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_preferences_dialog = dialog
         dialog.open()

@@ -50,3 +50,44 @@ def test_the_look_and_the_system_prompt_are_set_from_the_app(
         assert scripted(desktop).requests[-1].messages[0].content.startswith("You are a terse assistant.")
     finally:
         apply_theme(app, None)  # back to the system's look for the other tests
+
+
+def test_the_workspace_folder_and_new_servers_tools_are_set_in_preferences(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path, tmp_path: Path
+) -> None:
+    from desktop.dialogs.server_dialog import ServerDialog
+    from desktop.settings import new_tools_include
+
+    documents = tmp_path / "My Documents"
+    documents.mkdir()
+    desktop.window.dialogs.show_preferences()
+    dialog = desktop.window.dialogs.last_preferences_dialog
+    assert isinstance(dialog, PreferencesDialog)
+    assert dialog.new_tools.currentData() == "agent"  # the default, with why beside it
+    save = next(b for b in dialog.findChildren(QDialogButtonBox)).button(QDialogButtonBox.StandardButton.Save)
+    assert save is not None
+
+    # A folder that is not there is refused, with how to fix it; nothing is written.
+    dialog.folder.setText(str(tmp_path / "nowhere"))
+    save.click()
+    assert dialog.isVisible() and "is not a folder on this computer" in dialog.problem.text()
+    assert "nowhere" not in (agent_dir / "agent.yaml").read_text()
+
+    dialog.folder.setText(str(documents))
+    assert dialog.problem.isHidden()  # fixed: the error goes
+    dialog.new_tools.setCurrentIndex(dialog.new_tools.findData("manual"))
+    screenshot(dialog, "preferences_workspace_and_tools")
+    save.click()
+    assert not dialog.isVisible()
+    qtbot.waitUntil(lambda: "My Documents" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: (
+            desktop.host.workspace is not None
+            and desktop.host.workspace.agent.config.mcp_servers["workspace"].options["root"]  # type: ignore[union-attr]
+            == str(documents)
+        ),
+        timeout=WAIT_MS,
+    )
+    assert new_tools_include() == "manual"
+    # The next server added offers that choice first.
+    assert ServerDialog(taken={"workspace"}).new_tools.currentData() == "manual"
