@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from desktop.markdown import COPY_SCHEME, render_markdown
 from desktop.theme import badge_colors, colors
 
-__all__ = ["Badge", "Banner", "MarkdownView", "fit_list_height", "paint_badge"]
+__all__ = ["Badge", "Banner", "ElidedLabel", "MarkdownView", "fit_list_height", "paint_badge"]
 
 
 class MarkdownView(QTextBrowser):
@@ -164,6 +164,41 @@ class Banner(QFrame):
 
     def text(self) -> str:
         return self._label.text()
+
+
+class ElidedLabel(QLabel):
+    """One line of text cut with "…" to the width it is given, so a long name or status never
+    widens its row; it asks for its whole width and settles for ``minimum`` pixels."""
+
+    def __init__(self, text: str = "", minimum: int = 40) -> None:
+        super().__init__()
+        self._full = text
+        self._minimum = minimum
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def set_full_text(self, text: str) -> None:
+        self._full = text
+        self.updateGeometry()
+        self._elide()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 2, hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(min(self.sizeHint().width(), self._minimum), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(self.width(), self._minimum)
+        self.setText(self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width))
 
 
 def fit_list_height(view: QAbstractItemView, max_rows: int = 8) -> None:

@@ -71,7 +71,11 @@ class MemoriesPanel(QWidget):
         self.tier_filter.setToolTip(
             "Pinned: always recalled; Long: kept; Short: expires when unused; Working: one chat"
         )
-        # Two rows each for the filters and the buttons: the side panel must stay narrow.
+        # Two rows each for the filters and the buttons: the side panel must stay narrow, so the
+        # filters may show their choice cut short rather than widen it.
+        for combo in (self.status_filter, self.scope_filter, self.tier_filter):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
         layout.addWidget(self.search)
         filters.addWidget(self.status_filter, 1)
         filters.addWidget(self.scope_filter)

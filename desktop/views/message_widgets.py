@@ -27,7 +27,7 @@ from agent_core.chat.events import ApprovalDecision
 from desktop.models.conversation import Entry
 from desktop.models.tool_outcomes import TOOL_STATUS_TEXT, Tone, tone_of
 from desktop.theme import colors
-from desktop.views.common import Badge, MarkdownView
+from desktop.views.common import Badge, ElidedLabel, MarkdownView
 from desktop.views.tool_arguments import readable_arguments
 
 __all__ = [
@@ -110,9 +110,10 @@ class MessageWidget(EntryWidget):
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(4)
         header = QHBoxLayout()
-        self._who = QLabel(user_name if is_user else agent_name)
+        # Both give way before the buttons do: a narrow chat column still shows every button.
+        self._who = ElidedLabel(user_name if is_user else agent_name)
         self._who.setStyleSheet("font-weight: 600;")
-        self._status = QLabel()
+        self._status = ElidedLabel(minimum=0)
         self._status.setStyleSheet(f"color: {palette.muted};")
         header.addWidget(self._who)
         header.addWidget(self._status)
@@ -178,7 +179,8 @@ class MessageWidget(EntryWidget):
             status = "Replaced (kept for reference; not sent)"
         elif entry.status == "streaming" and entry.activity and not entry.text:
             status = entry.activity  # what the reply waits for, before its first words
-        self._status.setText(f"· {status}" if status else "")
+        self._status.set_full_text(f"· {status}" if status else "")
+        self._status.setToolTip(status)
         error = entry.error if entry.error and entry.error != entry.text else None
         if entry.kind == "error":
             error = error or None

@@ -9,39 +9,16 @@ from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QHBoxLayout, QProgressBar, QSizePolicy, QWidget
 
 from desktop.theme import colors
+from desktop.views.common import ElidedLabel
 
 __all__ = ["LINGER_MS", "SLOW_MS", "StatusIndicator"]
 
 SLOW_MS = 300
 LINGER_MS = 4000
-
-
-class _ElidedLabel(QLabel):
-    """One line of text cut with "…" to the width it is given (the tooltip has it whole)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._full = ""
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.setMinimumWidth(40)
-
-    def set_full_text(self, text: str) -> None:
-        self._full = text
-        self._elide()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        self.setText(
-            self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 40))
-        )
 
 
 class StatusIndicator(QWidget):
@@ -51,7 +28,8 @@ class StatusIndicator(QWidget):
         layout.setContentsMargins(0, 0, 8, 0)
         layout.setSpacing(6)
         # Long texts (a failure's reason) take the room there is and never widen the window.
-        self.label = _ElidedLabel()
+        self.label = ElidedLabel()
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.bar = QProgressBar()
         self.bar.setRange(0, 0)
         self.bar.setFixedSize(100, 10)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from agent_core.context.items import ContextManifest, RequestContext
@@ -153,6 +153,12 @@ class ContextGauge(QWidget):
         title = QLabel("Context window")
         title.setStyleSheet("font-weight: 600;")
         self.share_label = QLabel()
+        # Room for "100%" in bold, whatever it shows now: a rich-text label measured before its
+        # bold text arrived was cut to "5" at some widths.
+        bold = QFont(self.share_label.font())
+        bold.setBold(True)
+        self.share_label.setMinimumWidth(QFontMetrics(bold).horizontalAdvance("100%") + 4)
+        self.share_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         header.addWidget(title)
         header.addStretch(1)
         header.addWidget(self.share_label)

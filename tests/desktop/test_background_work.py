@@ -198,7 +198,7 @@ def test_a_message_sent_while_indexing_says_it_waits_for_the_index(
             lambda: conversation.entry(1).activity.startswith("Waiting for the index: 1 of "), timeout=WAIT_MS
         )
         reply = view.conversation.widgets()[1]
-        assert "Waiting for the index" in reply._status.text()  # type: ignore[attr-defined]
+        assert "Waiting for the index" in reply._status.full_text()  # type: ignore[attr-defined]
         screenshot(app.window, "reply_waiting_for_the_index")
         for _ in range(50):
             backend.steps.release()
@@ -223,11 +223,12 @@ def test_a_reply_says_how_far_the_model_has_read_a_long_prompt_and_stop_still_st
     qtbot.waitUntil(lambda: view.conversation.model.rowCount() == 2, timeout=WAIT_MS)
     reply = last_reply(desktop)
     qtbot.waitUntil(
-        lambda: reply._status.text() == "· Processing the prompt: 1,024 of 3,000 tokens…", timeout=WAIT_MS
+        lambda: reply._status.full_text() == "· Processing the prompt: 1,024 of 3,000 tokens…",
+        timeout=WAIT_MS,
     )
     screenshot(desktop.window, f"reply_processing_the_prompt_{theme}")
 
     qtbot.mouseClick(view.stop_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not view.controller.busy, timeout=WAIT_MS)
     assert reply.entry is not None and reply.entry.status == "cancelled" and reply.entry.text == ""
-    assert reply._status.text() == "· Stopped"
+    assert reply._status.full_text() == "· Stopped"

@@ -228,7 +228,7 @@ def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(qtbot: QtBot, d
     qtbot.waitUntil(lambda: idle(desktop) and replies()[-1].entry.text == "Second answer.", timeout=WAIT_MS)  # type: ignore[union-attr]
     kept = replies()[1]
     assert kept.entry is not None and kept.entry.text == "First answer." and kept.entry.replaced
-    assert "Replaced" in kept._status.text() and kept.regenerate_button.isHidden()
+    assert "Replaced" in kept._status.full_text() and kept.regenerate_button.isHidden()
 
     provider.enqueue_error(ProviderError("the server refused the request; check the model name"))
     provider.enqueue_reply("Third answer.")
