@@ -173,7 +173,7 @@ def test_a_cold_start_shows_how_many_chunks_are_indexed_so_far(
 
 
 def test_a_message_sent_while_indexing_says_it_waits_for_the_index(
-    qtbot: QtBot, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, theme: str, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import indexer.index
 
@@ -199,7 +199,7 @@ def test_a_message_sent_while_indexing_says_it_waits_for_the_index(
         )
         reply = view.conversation.widgets()[1]
         assert "Waiting for the index" in reply._status.full_text()  # type: ignore[attr-defined]
-        screenshot(app.window, "reply_waiting_for_the_index")
+        screenshot(app.window, f"reply_waiting_for_the_index_{theme}")
         for _ in range(50):
             backend.steps.release()
         qtbot.waitUntil(lambda: idle(app) and conversation.entry(1).text == "Hello.", timeout=WAIT_MS)

@@ -207,7 +207,9 @@ def test_an_approval_is_answered_by_keyboard_and_esc_denies_without_stopping_the
     assert (len(allowed) == 1) == (modifier == Qt.KeyboardModifier.ControlModifier)
 
 
-def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(
+    qtbot: QtBot, theme: str, desktop: DesktopApp
+) -> None:
     from agent_core.errors import ProviderError
 
     provider = scripted(desktop)
@@ -249,7 +251,7 @@ def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(qtbot: QtBot, d
     current = [w.entry.text for w in replies() if w.entry is not None and not w.entry.replaced]
     assert current == ["What is 4 + 5?", "Nine."]
     assert replies()[0].entry is not None and replies()[0].entry.replaced  # the old question is kept
-    screenshot(desktop.window, "regenerate_and_edit")
+    screenshot(desktop.window, f"regenerate_and_edit_{theme}")
     history = view.controller.session.history()
     assert [m.content for m in history if not m.replaced] == ["What is 4 + 5?", "Nine."]
     assert "First answer." in [m.content for m in history if m.replaced]

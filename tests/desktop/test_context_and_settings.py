@@ -93,7 +93,7 @@ def test_opening_another_agent_switches_the_chats(qtbot: QtBot, desktop: Desktop
 
 
 def test_at_completion_matches_the_typed_name_shows_descriptions_and_inserts_the_mention(
-    qtbot: QtBot, desktop: DesktopApp
+    qtbot: QtBot, theme: str, desktop: DesktopApp
 ) -> None:
     view = desktop.window.current_view()
     assert view is not None
@@ -107,7 +107,7 @@ def test_at_completion_matches_the_typed_name_shows_descriptions_and_inserts_the
     qtbot.waitUntil(popup.isVisible, timeout=WAIT_MS)  # "@pi" matches "@rule:pirate" by its name
     shown = composer.completer.completionModel().index(0, 0).data()
     assert shown == "@rule:pirate  —  Talk like a pirate"
-    screenshot(desktop.window, "at_completion")
+    screenshot(desktop.window, f"at_completion_{theme}")
     qtbot.keyClick(composer, Qt.Key.Key_Return)
     assert composer.toPlainText() == "say hi @rule:pirate "
     composer.clear()
@@ -117,7 +117,9 @@ def test_at_completion_matches_the_typed_name_shows_descriptions_and_inserts_the
     assert composer.completer.completionModel().index(0, 0).data().startswith("/compact  —  summarize")
 
 
-def test_the_model_box_never_shows_a_model_that_is_not_used(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_the_model_box_never_shows_a_model_that_is_not_used(
+    qtbot: QtBot, theme: str, desktop: DesktopApp
+) -> None:
     view = desktop.window.current_view()
     assert view is not None
     view.set_models(["scripted:x", "scripted:y"])
@@ -131,6 +133,7 @@ def test_the_model_box_never_shows_a_model_that_is_not_used(qtbot: QtBot, deskto
         assert box.currentText() == "scripted:x"  # back to the model really used
         assert said in view.inline_error.text()
         assert view.controller.session.chat_settings.model == "scripted:x"
+    screenshot(desktop.window, f"model_box_refused_{theme}")
     box.setCurrentText("scripted:z")  # the provider is there, the model is not in its list
     view._model_chosen()
     qtbot.waitUntil(lambda: view.controller.session.chat_settings.model == "scripted:z", timeout=WAIT_MS)

@@ -326,7 +326,9 @@ def test_one_click_opens_a_closed_compaction_marker_where_it_is(qtbot: QtBot, ag
         second.close()
 
 
-def test_a_junk_summary_is_replaced_and_undo_brings_the_turns_back(qtbot: QtBot, desktop: DesktopApp) -> None:
+def test_a_junk_summary_is_replaced_and_undo_brings_the_turns_back(
+    qtbot: QtBot, theme: str, desktop: DesktopApp
+) -> None:
     override_context(qtbot, desktop, keep_recent_turns=1, auto_compact=False)
     ask(qtbot, desktop, "Our release is on 2026-12-04 and Dana owns it.", "Noted: Dana, 2026-12-04.")
     ask(qtbot, desktop, "What is the launch day?", "Friday.")
@@ -338,7 +340,7 @@ def test_a_junk_summary_is_replaced_and_undo_brings_the_turns_back(qtbot: QtBot,
         "Conversation so far (taken from the messages"
     )
     assert "Dana owns it" in marker.body.markdown() and not marker.body.isHidden()
-    screenshot(desktop.window, "compaction_fallback")
+    screenshot(desktop.window, f"compaction_fallback_{theme}")
     view = desktop.window.current_view()
     assert view is not None
     session = view.controller.session

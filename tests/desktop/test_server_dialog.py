@@ -250,3 +250,21 @@ def test_a_new_servers_tools_join_as_chosen_and_a_builtin_server_has_its_own_for
     saved = edit.servers()["workspace"]
     assert isinstance(saved, InternalServerConfig) and saved.options == {"root": str(tmp_path)}
     assert saved.tool_defaults == workspace.tool_defaults
+
+
+def test_the_new_server_and_builtin_forms_read_well_in_both_themes(qtbot: QtBot, theme: str) -> None:
+    from desktop.app import create_app
+
+    create_app()  # applies the theme the fixture chose
+    new = ServerDialog(taken={"workspace"})
+    qtbot.addWidget(new)
+    new.show()
+    # A new server's tools join as Agent unless the user says otherwise, and the form says why.
+    assert new.new_tools.currentData() == "agent" and not new.new_tools_hint.isHidden()
+    screenshot(new, f"server_dialog_new_{theme}")
+    workspace = InternalServerConfig(type="internal", tool="workspace", options={"root": "~/Documents"})
+    edit = ServerDialog("workspace", workspace, {"workspace"})
+    qtbot.addWidget(edit)
+    edit.show()
+    assert edit.tabs.tabText(edit.tabs.currentIndex()) == "Built-in"
+    screenshot(edit, f"server_dialog_builtin_{theme}")

@@ -22,12 +22,12 @@ def empty_of(desktop: DesktopApp) -> EmptyChat:
 
 
 def test_the_first_chat_welcomes_with_examples_and_later_chats_show_one_line(
-    qtbot: QtBot, desktop: DesktopApp, tmp_path: Path, agent_dir: Path
+    qtbot: QtBot, theme: str, desktop: DesktopApp, tmp_path: Path, agent_dir: Path
 ) -> None:
     empty = empty_of(desktop)
     assert empty.first_run and not empty.isHidden()
     assert "<b>rules</b>" in empty.label.text() and len(empty.example_buttons) == len(EXAMPLES)
-    screenshot(desktop.window, "welcome")
+    screenshot(desktop.window, f"welcome_{theme}")
     desktop.window.resize(1024, 700)  # the smallest window the app is made for: nothing is cut off
     view = desktop.window.current_view()
     assert view is not None
