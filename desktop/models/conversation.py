@@ -318,13 +318,13 @@ class ConversationModel(RowListModel[Entry]):
             entry = self._rows[row]
             self._set(row, replace(entry, text=entry.text + event.text, status="streaming", activity=""))
         elif isinstance(event, RetryScheduled):
-            self._append(
-                Entry(
-                    "notice",
-                    f"{event.error} Trying again in {event.delay:.0f} s (attempt {event.attempt + 1}).",
-                    status="retry",
-                )
-            )
+            # One line for the whole run of retries, kept up to date, not a line per attempt.
+            text = f"{event.error} Trying again in {event.delay:.0f} s (attempt {event.attempt + 1})."
+            retry_row = self._retry_notice_row()
+            if retry_row is None:
+                self._append(Entry("notice", text, status="retry"))
+            else:
+                self._set(retry_row, replace(self._rows[retry_row], text=text))
         elif isinstance(event, ApprovalRequest):
             self._close_reply_if_empty()
             self._append(
@@ -547,7 +547,32 @@ class ConversationModel(RowListModel[Entry]):
             self._turn_row = row
         self._open_reply = None
 
+    def _retry_notice_row(self) -> int | None:
+        """This turn's "trying again" line, if the provider is being retried."""
+        for row in range(len(self._rows) - 1, -1, -1):
+            entry = self._rows[row]
+            if entry.kind == "user":
+                return None
+            if entry.kind == "notice" and entry.status == "retry":
+                return row
+        return None
+
+    def _drop_retry_notice(self) -> None:
+        """The reply came, or failed for good: "trying again" is no longer true (a failure's row
+        says what went wrong and how to fix it)."""
+        row = self._retry_notice_row()
+        if row is None:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._rows[row]
+        self.endRemoveRows()
+        for name in ("_open_reply", "_turn_row"):
+            index = getattr(self, name)
+            if index is not None and index > row:
+                setattr(self, name, index - 1)
+
     def _finish_reply(self, message: StoredMessage) -> None:
+        self._drop_retry_notice()
         if message.role == "error":
             if self._open_reply is not None and not self._rows[self._open_reply].text:
                 self._close_reply_if_empty()

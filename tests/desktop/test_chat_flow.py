@@ -293,3 +293,21 @@ def test_an_approval_names_the_folder_a_call_acts_on_and_shows_arguments_as_text
     qtbot.mouseClick(search.allow_once, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
     provider.assert_all_used()
+
+
+def test_a_provider_that_keeps_failing_shows_one_error_not_a_line_per_attempt(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    from agent_core.errors import ProviderUnavailableError
+
+    for _ in range(4):  # every attempt the app makes
+        scripted(desktop).enqueue_error(
+            ProviderUnavailableError("The server had a problem (HTTP 503): try again later.", retry_after=0)
+        )
+    send(qtbot, desktop, "hello")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    view = desktop.window.current_view()
+    assert view is not None
+    rows = [w.entry for w in view.conversation.widgets() if w.entry is not None]
+    assert [(e.kind, e.status) for e in rows] == [("user", "complete"), ("assistant", "error")]
+    assert sum("HTTP 503" in (e.text + (e.error or "")) for e in rows) == 1

@@ -307,3 +307,23 @@ def test_a_reply_says_how_far_the_model_has_read_the_prompt_counting_only_new_to
     assert model.entry(1).activity == "Processing the prompt: 512 of 1,024 new tokens (2,900 cached)…"
     model.apply(ReplyDelta("Hi"))
     assert model.entry(1).activity == ""
+
+
+def test_retries_share_one_line_that_goes_when_the_reply_comes_or_fails(model: ConversationModel) -> None:
+    from agent_core.chat.events import RetryScheduled
+    from agent_core.errors import ProviderError
+
+    busy = ProviderError("The provider is overloaded (HTTP 529).")
+    model.apply(UserMessageSaved(message(1, "user", "hi")))
+    for attempt in range(3):
+        model.apply(RetryScheduled(attempt, 2.0 * (attempt + 1), busy))
+    notices = [r for r in range(model.rowCount()) if model.index(r, 0).data(Role.KIND) == "notice"]
+    assert len(notices) == 1  # folded: not a line per attempt
+    assert model.index(notices[0], 0).data(Role.TEXT).endswith("Trying again in 6 s (attempt 3).")
+    model.apply(ReplyFinished(message(2, "assistant", "Hello")))
+    assert kinds(model) == ["user", "assistant"]  # the reply came: "trying again" is gone
+
+    model.apply(UserMessageSaved(message(3, "user", "again")))
+    model.apply(RetryScheduled(0, 1.0, busy))
+    model.apply(ReplyFinished(message(4, "error", "The provider is overloaded (HTTP 529).", status="error")))
+    assert kinds(model) == ["user", "assistant", "user", "error"]  # the error row alone says it
