@@ -11,7 +11,14 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25
-from indexer._texts import action_head, anchor_chunks, clauses, hybrid_chunks, mask_opaque_tokens
+from indexer._texts import (
+    action_head,
+    anchor_chunks,
+    clauses,
+    hybrid_chunks,
+    is_knowledge_question,
+    mask_opaque_tokens,
+)
 from indexer.backends import FloatMatrix
 from indexer.documents import Document
 from indexer.matrices import MatrixFiles
@@ -128,6 +135,12 @@ def rank(
         query_vector = blended / max(float(np.linalg.norm(blended)), 1e-12)
     else:
         query_vector = embed([query])[0]
+    if (settings.question_tool_penalty or settings.question_floor) and is_knowledge_question(lexical_query):
+        settings = replace(
+            settings,
+            tool_offset=settings.tool_offset - settings.question_tool_penalty,
+            min_score=settings.min_score + settings.question_floor,
+        )
     ranking = _hybrid_view(
         settings, query, lexical_query, query_vector, embed, matrix, chunk_item, n_items, extras
     )

@@ -50,6 +50,35 @@ def action_head(message: str) -> str | None:
     return head if head and head != message.strip() else None
 
 
+# A question about how things are or differ, not a request to act: "what's the difference
+# between a list and a tuple", "explain what a b-tree is", "ls -R vs tree, which is nicer?".
+_KNOWLEDGE_QUESTION = re.compile(
+    r"^\s*(?:(?:so|ok|hey|quick question)[,:]?\s+)?(?:"
+    r"what(?:'s|’s| is| are) (?:the )?(?:actual |real |main )?differences? between\b"
+    r"|what(?:'s|’s| is| are) (?:a|an)\b"
+    r"|(?:can you |could you |please )?explain (?:what|how|why|the difference)\b"
+    r"|how does\b|how do \w+ work\b|why (?:is|are|does|do) \w+"
+    r"|is it \w+ or \w+\b"
+    r")"
+    r"|\b(?:which is|which one is) (?:better|nicer|faster|preferred)\b"
+    r"|\w+ vs\.? \w+.*\?\s*$",
+    re.IGNORECASE,
+)
+
+
+# ...unless it is about the user's own things ("what's the difference between our staging and
+# prod configs?" needs the agent's references).
+_OWN = re.compile(r"\b(?:our|my|mine|this|these|we|us)\b", re.IGNORECASE)
+
+
+def is_knowledge_question(message: str) -> bool:
+    """Whether ``message`` asks how things are in general rather than asking for something to be
+    done or about the user's own things."""
+    if _KNOWLEDGE_QUESTION.search(message) is None:
+        return False
+    return _OWN.search(_QUOTED.sub(" ", message)) is None  # a quoted sentence is not the user's
+
+
 # Where one request of a compound message ends and the next begins.
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;\n]|(?<=[.!?])\s|,?\s+(?:and then|and also|then|also|plus|after that|and)\s+)\s*", re.IGNORECASE

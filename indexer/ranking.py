@@ -90,6 +90,11 @@ class SelectionSettings:
     clause_split: bool = True
     #: hybrid: a clause's items must clear the floor by this much more than the whole message's.
     clause_margin: float = 0.05
+    #: hybrid: taken off tools' scores for a question about how things are ("what's the
+    #: difference between git diff and git show?"): it asks to know, not to act.
+    question_tool_penalty: float = 0.3
+    #: hybrid: the floor is raised this much for such a question (rules and references too).
+    question_floor: float = 0.1
     #: hybrid: an item the user added after a message at least this similar is included.
     learned_similarity: float = 0.8
     #: hybrid: an item the user removed after a message at least this similar is left out.
