@@ -18,6 +18,7 @@ import sqlite3
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -70,6 +71,8 @@ _REFS = TypeAdapter(tuple[ItemRef, ...])
 _CALLS = TypeAdapter(tuple[ToolCallRecord, ...])
 _OVERRIDES = TypeAdapter(ChatOverrides)
 _ATTACHED = TypeAdapter(tuple[AttachedResource, ...])
+#: The exact requests kept per chat (its newest replies'); older replies say none was kept.
+SENT_REQUESTS_KEPT = 50
 _SENT = TypeAdapter(SentRequest)
 
 
@@ -403,11 +406,21 @@ class ChatStore:
         Raises:
             StoreError: the database could not be written.
         """
+        # Compressed (a request is mostly prompt text repeated turn after turn: ~8x smaller), and
+        # only a chat's newest SENT_REQUESTS_KEPT are kept, so a long chat with a large window does
+        # not grow the database by megabytes nobody reads.
+        packed = zlib.compress(_SENT.dump_json(request), 6)
         with self._transaction() as db:
             claim(db, message.session_id, self.holder, self._host)
             db.execute(
                 "INSERT OR REPLACE INTO sent_requests(message_id, request) VALUES (?, ?)",
-                (message.id, _SENT.dump_json(request).decode()),
+                (message.id, packed),
+            )
+            db.execute(
+                "DELETE FROM sent_requests WHERE message_id IN ("
+                " SELECT s.message_id FROM sent_requests s JOIN messages m ON m.id = s.message_id"
+                " WHERE m.session_id = ? ORDER BY s.message_id DESC LIMIT -1 OFFSET ?)",
+                (message.session_id, SENT_REQUESTS_KEPT),
             )
 
     def sent_request(self, message_id: int) -> SentRequest | None:
@@ -421,7 +434,14 @@ class ChatStore:
             row = db.execute(
                 "SELECT request FROM sent_requests WHERE message_id = ?", (message_id,)
             ).fetchone()
-        return None if row is None else _SENT.validate_json(row["request"])
+        if row is None:
+            return None
+        stored = row["request"]
+        try:
+            data = zlib.decompress(stored) if isinstance(stored, bytes) else stored
+        except zlib.error as error:
+            raise StoreError(f"the kept request of reply {message_id} is damaged ({error})") from error
+        return _SENT.validate_json(data)
 
     def replace_from(self, message: StoredMessage) -> None:
         """Mark ``message`` and every later message of its chat as replaced (kept, readable, no

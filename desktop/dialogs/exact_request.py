@@ -32,8 +32,9 @@ ABOUT = (
     "(API keys, tokens, passwords in links) are masked as ***."
 )
 NOT_KEPT = (
-    "No exact request was kept for this reply. ContextDesk keeps one for each reply sent from this "
-    "version on; replies saved before, and replies that stopped before reaching the model, have none. "
+    "No exact request was kept for this reply. ContextDesk keeps one for each of a chat's 50 newest "
+    "replies; older replies, replies saved by an earlier version, and replies that stopped before "
+    "reaching the model have none. "
     "View Context still shows what the request held and what each part cost."
 )
 

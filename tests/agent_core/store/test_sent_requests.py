@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,9 @@ def test_credentials_are_masked_before_the_request_is_written(agent: Agent, tmp_
     message = kept.messages[-1].content
     assert message == "my key is ***, the provider's is ***, see https://***@example.com/x"
     with sqlite3.connect(store.path) as db:
-        [(raw,)] = db.execute("SELECT request FROM sent_requests").fetchall()
+        [(packed,)] = db.execute("SELECT request FROM sent_requests").fetchall()
+    raw = zlib.decompress(packed).decode()
+    assert "my key is ***" in raw
     assert PASTED_KEY not in raw and PROVIDER_KEY not in raw and "hunter2pass" not in raw
 
 
@@ -136,3 +139,28 @@ def test_a_reply_without_a_kept_request_has_none_and_deleting_the_chat_deletes_t
 
     with sqlite3.connect(store.path) as db:
         assert db.execute("SELECT count(*) FROM sent_requests").fetchone() == (0,)
+
+
+def test_a_long_chat_keeps_only_its_newest_requests_compressed(agent: Agent, tmp_path: Path) -> None:
+    from agent_core.store.chats import SENT_REQUESTS_KEPT
+
+    store = ChatStore(tmp_path / "chats.sqlite3")
+    provider = ScriptedProvider()
+    session = chat(agent, store, provider)
+    replies = []
+    for turn in range(SENT_REQUESTS_KEPT + 3):
+        provider.enqueue_reply(f"Answer {turn}.")
+        [*_, final] = answer(session, f"question {turn} " + "words " * 200)
+        assert isinstance(final, ReplyFinished)
+        replies.append(final.message.id)
+
+    assert [session.sent_request(r) is None for r in replies[:3]] == [True, True, True]
+    assert all(session.sent_request(r) is not None for r in replies[3:])
+    with sqlite3.connect(store.path) as db:
+        count, stored = db.execute("SELECT count(*), sum(length(request)) FROM sent_requests").fetchone()
+        [(newest,)] = db.execute(
+            "SELECT request FROM sent_requests WHERE message_id = ?", (replies[-1],)
+        ).fetchall()
+    assert count == SENT_REQUESTS_KEPT
+    assert len(newest) * 4 < len(zlib.decompress(newest))  # what is kept is compressed
+    assert stored < SENT_REQUESTS_KEPT * 20_000
