@@ -171,6 +171,26 @@ class McpManager:
         """Raises: McpServerError: the server is unknown, not ready, or does not know the prompt."""
         return await self._connection(server).get_prompt(name, arguments)
 
+    async def replace(self, server: str, config: McpServerConfig) -> ServerStatus:
+        """Run one server with a new configuration (stopped, then started again); the others are
+        not touched.
+
+        Raises:
+            UnknownServerError: no server has that name.
+        """
+        connection = self._connection(server)
+        await connection.stop()
+        connection.config = config
+        return await connection.start()
+
+    def roots_of(self, server: str) -> tuple[Path, ...]:
+        """The folders ``server`` is told it may work in.
+
+        Raises:
+            UnknownServerError: no server has that name.
+        """
+        return self._connection(server).roots
+
     async def set_roots(self, roots: Sequence[Path]) -> None:
         """New workspace folders for the agent: each ready server whose roots change is told
         (``notifications/roots/list_changed``), without a restart."""
