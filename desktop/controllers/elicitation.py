@@ -7,13 +7,17 @@ whose answer resolves the future through the loop. Neither thread ever waits for
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from agent_core.mcp.elicitation import ElicitationAnswer, ElicitationRequest, FormElicitation
 from desktop.bridge import CoreBridge
-from desktop.dialogs.elicitation import ElicitationDialog, UrlElicitationDialog
+
+if TYPE_CHECKING:
+    # The MCP package (and its SDK) loads with the first server, not with the window.
+    from agent_core.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+    from desktop.dialogs.elicitation import ElicitationDialog, UrlElicitationDialog
 
 __all__ = ["ElicitationAsker"]
 
@@ -37,8 +41,10 @@ class ElicitationAsker(QObject):
                 answered.set_result(answer)
 
         def show(_: object) -> None:
+            from desktop.dialogs.elicitation import ElicitationDialog, UrlElicitationDialog
+
             dialog: ElicitationDialog | UrlElicitationDialog
-            if isinstance(request, FormElicitation):
+            if request.mode == "form":
                 dialog = ElicitationDialog(request, self.parent_window)
             else:
                 dialog = UrlElicitationDialog(request, self.parent_window)

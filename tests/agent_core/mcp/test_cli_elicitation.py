@@ -82,3 +82,33 @@ def test_get_roots_list_returns_the_agent_workspace_folder(everything_agent: Pat
     work = (everything_agent.parent / "work").resolve()
     assert result.returncode == 0, result.stderr
     assert "(1 total)" in result.stdout and work.as_uri() in result.stdout
+
+
+def test_chat_with_yes_approves_the_tool_call_but_declines_the_form_it_brings(
+    everything_agent: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "script.json"
+    steps = [{"tool_calls": [{"name": "everything__trigger-elicitation-request", "arguments": {}}]}]
+    script.write_text(json.dumps({"steps": [*steps, {"reply": "Done."}]}))
+    config = (everything_agent / "agent.yaml").read_text()
+    scripted = f"chat: {{model: 'scripted:x'}}\nproviders:\n  scripted:\n    options: {{script: {json.dumps(str(script))}}}\n"
+    (everything_agent / "agent.yaml").write_text(config.replace("mcpServers:\n", scripted + "mcpServers:\n"))
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_core.cli.main",
+            "chat",
+            "--agent",
+            str(everything_agent),
+            "--yes",
+            "Ask me",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[3],
+    )
+    assert result.returncode == 0, result.stderr
+    assert "declined: --yes never answers for you" in result.stderr
+    assert "Done." in result.stdout
