@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
-from agent_core.agent.variables import variables_for
+from agent_core.agent.variables import variables_for, workspace_root_of
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge, Generation
@@ -194,6 +194,10 @@ class WorkspaceHost(QObject):
         changed = [name for name in after if after[name] != before[name]]
         if not all(after[name].type == "internal" and before[name].type == "internal" for name in changed):
             return False
+        if workspace_root_of(old) != workspace_root_of(new) and any(
+            "${workspace" in after[name].model_dump_json() for name in after if name not in changed
+        ):
+            return False  # a server started with the old ${workspaceFolder} must start again
         for name in changed:
             await manager.replace(name, after[name])
         mcp = importlib.import_module("agent_core.mcp")

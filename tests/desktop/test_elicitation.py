@@ -6,6 +6,7 @@ is the servers' root, and changing it in the app tells a running server (roots/l
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from desktop.app import DesktopApp
 from desktop.dialogs.elicitation import ChoiceChecks, ElicitationDialog, UrlElicitationDialog
 from desktop.views.message_widgets import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send, start
-from tests.support.mcp_servers import NODE_MODULES, npm_server
+from tests.support.mcp_servers import DEMO_SERVER, NODE_MODULES, npm_server
 
 EVERYTHING = NODE_MODULES / "@modelcontextprotocol" / "server-everything"
 
@@ -161,6 +162,27 @@ def test_changing_the_workspace_folder_tells_the_running_server_its_new_root(
         return elsewhere.resolve().as_uri() in result.text and files.as_uri() not in result.text
 
     qtbot.waitUntil(shows_new_root, timeout=WAIT_MS)
+
+
+def test_a_server_started_with_the_workspace_folder_in_its_settings_is_restarted_instead(
+    qtbot: QtBot, agent_dir: Path, tmp_path: Path
+) -> None:
+    with (agent_dir / "agent.yaml").open("a", encoding="utf-8") as config:
+        config.write(
+            f"  demo:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(DEMO_SERVER))}]\n"
+            "    env: {FOLDER: '${workspaceFolder}'}\n"
+        )
+    app = start(qtbot, agent_dir)
+    try:
+        qtbot.waitUntil(lambda: ready(app, "demo"), timeout=WAIT_MS)
+        before = app.host.mcp
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        app.window.set_workspace_folder(elsewhere)
+        qtbot.waitUntil(lambda: app.host.mcp is not before and ready(app, "demo"), timeout=WAIT_MS)
+        assert app.host.mcp.roots_of("demo") == (elsewhere,)
+    finally:
+        app.close()
 
 
 def test_long_words_from_a_server_do_not_widen_the_dialogs(qtbot: QtBot) -> None:
