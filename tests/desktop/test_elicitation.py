@@ -199,3 +199,25 @@ def test_long_words_from_a_server_do_not_widen_the_dialogs(qtbot: QtBot) -> None
         qtbot.addWidget(dialog)
         dialog.show()
         assert dialog.width() < 1000
+
+
+def test_a_request_the_core_stops_waiting_for_closes_its_dialog(qtbot: QtBot) -> None:
+    import asyncio
+
+    from agent_core.mcp.elicitation import form_from_schema
+    from desktop.bridge import CoreBridge
+    from desktop.controllers.elicitation import ElicitationAsker
+
+    bridge = CoreBridge()
+    asker = ElicitationAsker(bridge)
+    form = form_from_schema("slow", "Name?", {"type": "object", "properties": {"a": {"type": "string"}}})
+    outcome: list[BaseException] = []
+    try:
+        with qtbot.waitSignal(asker.asked, timeout=WAIT_MS) as shown:
+            bridge.submit(asyncio.wait_for(asker(form), 0.5), lambda _: None, outcome.append)
+        dialog = shown.args[0]
+        assert dialog.isVisible()
+        qtbot.waitUntil(lambda: not dialog.isVisible() and bool(outcome), timeout=WAIT_MS)
+        assert isinstance(outcome[0], TimeoutError)
+    finally:
+        bridge.shutdown()
