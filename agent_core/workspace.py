@@ -28,6 +28,7 @@ from agent_core.workflows.tools import WithWorkflows
 
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager, ServerStatus
+    from agent_core.mcp.elicitation import ElicitationHandler
 
 __all__ = ["Workspace"]
 
@@ -43,7 +44,9 @@ class Workspace:
         selector: ContextSelector | None = None,
         tools: ToolRuntime | None = None,
         providers: ProviderPool | None = None,
+        elicitation: ElicitationHandler | None = None,
     ) -> None:
+        """``elicitation`` answers a server's request for the user's input (declined without it)."""
         self.agent = agent
         self.store = store or ChatStore()
         try:
@@ -60,12 +63,15 @@ class Workspace:
         self.mcp: McpManager | None = None
         if tools is None and agent.config.mcp_servers:
             from agent_core.mcp import McpManager
+            from agent_core.mcp.roots import agent_roots
 
             self.mcp = McpManager(
                 agent.config.mcp_servers,
                 references_source=lambda: self.agent.references,
                 memories_source=lambda: self.memories.book_for(self.agent),
                 variables=variables_for(agent),
+                elicitation=elicitation,
+                roots=agent_roots(agent.config),
             )
         self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)
@@ -75,13 +81,15 @@ class Workspace:
         return [] if self.mcp is None else await self.mcp.start()
 
     @classmethod
-    def open(cls, agent_dir: Path | None = None) -> Workspace:
+    def open(
+        cls, agent_dir: Path | None = None, *, elicitation: ElicitationHandler | None = None
+    ) -> Workspace:
         """The agent in ``agent_dir`` (the user's default agent when None).
 
         Raises:
             AgentFileError: the folder is not an agent.
         """
-        return cls(load_agent(agent_dir or ensure_default_agent()))
+        return cls(load_agent(agent_dir or ensure_default_agent()), elicitation=elicitation)
 
     @property
     def chat_services(self) -> ChatServices:

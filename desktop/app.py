@@ -56,6 +56,7 @@ class DesktopApp:
         self.bridge.call(preload_core)  # in parallel with building the window
         self.host = WorkspaceHost(self.bridge, factory)
         self.window = MainWindow(self.bridge, self.host)
+        self.host.elicitation_asker.parent_window = self.window
         if collector is not None:
             self.window.ready.connect(collector.freeze_startup)
         self._closed = False

@@ -7,6 +7,7 @@ so a typo is reported instead of silently ignored.
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
@@ -187,6 +188,21 @@ class _ServerBase(FileModel):
     start_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
     call_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     enabled: bool = True
+    roots: list[str] | None = Field(
+        default=None,
+        max_length=64,
+        description="folders the server may work in (MCP roots); default: the agent's workspace folder(s)",
+    )
+
+    @field_validator("roots")
+    @classmethod
+    def _absolute_roots(cls, roots: list[str] | None) -> list[str] | None:
+        for root in roots or ():
+            if not root.strip() or not Path(root).expanduser().is_absolute():
+                raise ValueError(
+                    f"root {root!r} must be an absolute folder (or start with ~), e.g. ~/Projects"
+                )
+        return roots
 
 
 class StdioServerConfig(_ServerBase):

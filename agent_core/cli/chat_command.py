@@ -63,7 +63,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--model", help="provider:model for this chat, e.g. openai:gpt-4o-mini")
     parser.add_argument("--session", help="continue the saved chat with this id")
     parser.add_argument(
-        "--yes", action="store_true", help="approve every tool call without asking (for scripts)"
+        "--yes",
+        action="store_true",
+        help="approve every tool call without asking (for scripts); a server's form or link is declined, never filled in",
     )
     parser.set_defaults(handler=run_chat)
 
@@ -73,7 +75,9 @@ def run_chat(args: argparse.Namespace) -> int:
 
 
 async def _chat(args: argparse.Namespace) -> int:
-    workspace = Workspace.open(args.agent)
+    # Only where MCP can run: the form prompt imports the MCP package, an optional extra.
+    elicitation = _terminal_elicitation(args.yes)
+    workspace = Workspace.open(args.agent, elicitation=elicitation)
     show_agent_problems(workspace)
     try:
         for status in await workspace.start_tools():
@@ -88,6 +92,14 @@ async def _chat(args: argparse.Namespace) -> int:
         return await _interactive(workspace, session, auto_approve=args.yes)
     finally:
         await workspace.aclose()
+
+
+def _terminal_elicitation(assume_yes: bool) -> Any:
+    try:
+        from agent_core.cli.elicitation_prompt import TerminalElicitation
+    except ImportError:
+        return None
+    return TerminalElicitation(assume_yes=assume_yes)
 
 
 def show_agent_problems(workspace: Workspace) -> None:

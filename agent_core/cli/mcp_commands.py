@@ -33,6 +33,11 @@ def register(subparsers: Any) -> None:
         "--args", default="{}", metavar="JSON", help='the arguments, e.g. \'{"timezone": "UTC"}\''
     )
     call.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    call.add_argument(
+        "--yes",
+        action="store_true",
+        help="answer without asking where that is safe; a server's form or link is declined, never filled in",
+    )
     call.set_defaults(handler=run_call)
 
     ping = commands.add_parser("ping", help="start servers (all by default) and time a round trip to each")
@@ -63,7 +68,9 @@ def _check_server(agent: Agent, server: str) -> None:
 
 
 def run_call(args: argparse.Namespace) -> int:
+    from agent_core.cli.elicitation_prompt import TerminalElicitation
     from agent_core.mcp import McpManager, ServerState
+    from agent_core.mcp.roots import agent_roots
 
     agent = load_agent(args.dir)
     _check_server(agent, args.server)
@@ -79,7 +86,11 @@ def run_call(args: argparse.Namespace) -> int:
     async def call() -> Any:
         servers = {args.server: agent.config.mcp_servers[args.server]}
         async with McpManager(
-            servers, references_source=lambda: agent.references, variables=_variables(agent)
+            servers,
+            references_source=lambda: agent.references,
+            variables=_variables(agent),
+            elicitation=TerminalElicitation(assume_yes=args.yes),
+            roots=agent_roots(agent.config),
         ) as manager:
             status = manager.status(args.server)
             if status.state is not ServerState.READY and status.reason:
@@ -110,6 +121,7 @@ def run_call(args: argparse.Namespace) -> int:
 
 def run_ping(args: argparse.Namespace) -> int:
     from agent_core.mcp import McpManager, McpServerError, ServerState
+    from agent_core.mcp.roots import agent_roots
 
     agent = load_agent(args.dir)
     names = args.servers or list(agent.config.mcp_servers)
@@ -120,7 +132,10 @@ def run_ping(args: argparse.Namespace) -> int:
         failures = 0
         servers = {name: agent.config.mcp_servers[name] for name in names}
         async with McpManager(
-            servers, references_source=lambda: agent.references, variables=_variables(agent)
+            servers,
+            references_source=lambda: agent.references,
+            variables=_variables(agent),
+            roots=agent_roots(agent.config),
         ) as manager:
             for status in manager.statuses():
                 if status.state is not ServerState.READY:
@@ -171,6 +186,7 @@ def _list_per_server(
 ) -> int:
     """Start the named servers (all by default) and print what ``lines`` says of each."""
     from agent_core.mcp import McpManager, McpServerError
+    from agent_core.mcp.roots import agent_roots
 
     agent = load_agent(args.dir)
     names = args.servers or list(agent.config.mcp_servers)
@@ -180,7 +196,10 @@ def _list_per_server(
     async def listing() -> None:
         servers = {name: agent.config.mcp_servers[name] for name in names}
         async with McpManager(
-            servers, references_source=lambda: agent.references, variables=_variables(agent)
+            servers,
+            references_source=lambda: agent.references,
+            variables=_variables(agent),
+            roots=agent_roots(agent.config),
         ) as manager:
             for name in names:
                 try:

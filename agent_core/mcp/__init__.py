@@ -7,6 +7,7 @@ from agent_core.mcp._connection import StatusListener
 from agent_core.mcp.builtins import BUILTIN_SERVERS
 from agent_core.mcp.errors import McpServerError, McpServerNotReadyError, UnknownServerError
 from agent_core.mcp.manager import McpManager, inspect_servers
+from agent_core.mcp.roots import agent_roots
 from agent_core.mcp.settings import EffectiveToolSettings, effective_tool_settings
 from agent_core.mcp.types import (
     ContentPart,
@@ -48,6 +49,7 @@ __all__ = [
     "ToolPermission",
     "ToolResult",
     "UnknownServerError",
+    "agent_roots",
     "effective_tool_settings",
     "inspect_servers",
     "tool_fingerprint",

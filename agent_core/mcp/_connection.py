@@ -13,9 +13,10 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -39,8 +40,10 @@ from agent_core.agent.variables import VariableContext
 from agent_core.mcp._content import content_part, prompt_message, resource_part
 from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
+from agent_core.mcp._server_requests import answer_elicitation, roots_result
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
+from agent_core.mcp.elicitation import ElicitationHandler
 from agent_core.mcp.errors import (
     SERVER_ERRORS,
     McpServerError,
@@ -49,6 +52,7 @@ from agent_core.mcp.errors import (
     explain_failure,
     is_server_failure,
 )
+from agent_core.mcp.roots import server_roots
 from agent_core.mcp.settings import effective_tool_settings
 from agent_core.mcp.types import (
     PromptArgument,
@@ -87,6 +91,8 @@ class ServerConnection:
         context: BuiltinContext | None = None,
         on_status: StatusListener | None = None,
         variables: VariableContext | None = None,
+        elicitation: ElicitationHandler | None = None,
+        roots: Sequence[Path] = (),
     ) -> None:
         self.name = name
         self.config = config
@@ -106,6 +112,8 @@ class ServerConnection:
         self._lost = False
         self._bad_output: str | None = None
         self._stderr: StderrCapture | None = None
+        self._elicitation = elicitation
+        self._agent_roots = tuple(roots)
 
     # --- state --------------------------------------------------------------------------
 
@@ -324,9 +332,41 @@ class ServerConnection:
             mode="legacy" if isinstance(target, MCPServer) else "auto",
             read_timeout_seconds=self.config.call_timeout_seconds,
             logging_callback=self._on_server_log,
+            elicitation_callback=self._on_elicit,
+            list_roots_callback=self._on_list_roots,
             client_info=mcp_types.Implementation(name="ContextDesk", version=__version__),
             cache=None,
         )
+
+    # --- what the server asks of us ------------------------------------------------------------
+
+    async def _on_elicit(
+        self, context: object, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult:
+        return await answer_elicitation(self.name, self._elicitation, params, self._log.append)
+
+    async def _on_list_roots(self, context: object) -> mcp_types.ListRootsResult:
+        return roots_result(self.roots)
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """The folders this server is told it may work in."""
+        return server_roots(self.config, self._agent_roots)
+
+    async def set_agent_roots(self, roots: Sequence[Path]) -> None:
+        """Use the agent's new workspace folder(s); a ready server whose roots change is told so."""
+        before = self.roots
+        self._agent_roots = tuple(roots)
+        client = self._client
+        if self.roots == before or client is None or self._state is not ServerState.READY:
+            return
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return  # 2026-07-28 dropped the notification: such a server asks for the roots each time
+        try:
+            async with asyncio.timeout(self.config.call_timeout_seconds):
+                await client.session.send_notification(mcp_types.RootsListChangedNotification())
+        except SERVER_ERRORS as error:
+            logger.info("MCP server %s was not told its roots changed: %s", self.name, error)
 
     async def _list_tools(self, client: Client) -> tuple[ToolInfo, ...]:
         if client.server_capabilities.tools is None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -11,6 +12,7 @@ from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.variables import VariableContext
 from agent_core.mcp._connection import ServerConnection, StatusListener
 from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
+from agent_core.mcp.elicitation import ElicitationHandler
 from agent_core.mcp.errors import UnknownServerError
 from agent_core.mcp.types import (
     PromptInfo,
@@ -43,13 +45,25 @@ class McpManager:
         memories_source: MemoriesSource | None = None,
         on_status: StatusListener | None = None,
         variables: VariableContext | None = None,
+        elicitation: ElicitationHandler | None = None,
+        roots: Sequence[Path] = (),
     ) -> None:
         """``variables`` gives ``${workspaceFolder}`` and ``${input:id}`` their values (see
-        ``agent_core.agent.variables``); without it only environment variables expand."""
+        ``agent_core.agent.variables``); without it only environment variables expand.
+        ``elicitation`` asks the user what a server asks for (without it every request is declined);
+        ``roots`` are the agent's workspace folders, the roots of every server without its own."""
         context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
         variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers
         self._connections = {
-            name: ServerConnection(name, config, context=context, on_status=on_status, variables=variables)
+            name: ServerConnection(
+                name,
+                config,
+                context=context,
+                on_status=on_status,
+                variables=variables,
+                elicitation=elicitation,
+                roots=roots,
+            )
             for name, config in servers.items()
         }
 
@@ -156,6 +170,31 @@ class McpManager:
     ) -> PromptResult:
         """Raises: McpServerError: the server is unknown, not ready, or does not know the prompt."""
         return await self._connection(server).get_prompt(name, arguments)
+
+    async def replace(self, server: str, config: McpServerConfig) -> ServerStatus:
+        """Run one server with a new configuration (stopped, then started again); the others are
+        not touched.
+
+        Raises:
+            UnknownServerError: no server has that name.
+        """
+        connection = self._connection(server)
+        await connection.stop()
+        connection.config = config
+        return await connection.start()
+
+    def roots_of(self, server: str) -> tuple[Path, ...]:
+        """The folders ``server`` is told it may work in.
+
+        Raises:
+            UnknownServerError: no server has that name.
+        """
+        return self._connection(server).roots
+
+    async def set_roots(self, roots: Sequence[Path]) -> None:
+        """New workspace folders for the agent: each ready server whose roots change is told
+        (``notifications/roots/list_changed``), without a restart."""
+        await asyncio.gather(*(c.set_agent_roots(roots) for c in self._connections.values()))
 
     async def _from_ready_servers(
         self, list_one: Callable[[ServerConnection], Awaitable[list[ItemT]]]

@@ -18,10 +18,11 @@ from PySide6.QtCore import QObject, Signal
 from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
-from agent_core.agent.variables import variables_for
+from agent_core.agent.variables import variables_for, workspace_root_of
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge, Generation
+from desktop.controllers.elicitation import ElicitationAsker
 from desktop.controllers.input_values import InputAsker
 
 if TYPE_CHECKING:
@@ -77,6 +78,8 @@ class WorkspaceHost(QObject):
         self.tools = SwitchableTools()
         # A tool server whose settings use ${input:id} asks the user once (the keyring keeps it).
         self.input_asker = InputAsker(bridge)
+        # A tool server's form or link (MCP elicitation) is shown in a dialog the core awaits.
+        self.elicitation_asker = ElicitationAsker(bridge)
         self.mcp: Any = None  # McpManager when the mcp extra is installed
         self._generation = Generation()
         self._reload_generation = Generation()
@@ -135,6 +138,8 @@ class WorkspaceHost(QObject):
             memories_source=lambda: workspace.memories.book_for(workspace.agent),
             on_status=lambda _status: self._report_servers(),
             variables=variables_for(workspace.agent, ask_input=self.input_asker),
+            elicitation=self.elicitation_asker,
+            roots=mcp.agent_roots(workspace.agent.config),
         )
         self.mcp = manager
         self.tools.runtime = manager
@@ -173,12 +178,32 @@ class WorkspaceHost(QObject):
         if agent.config.providers != old.config.providers:
             # New keys or URLs: the pool creates its providers again on next use.
             await workspace.providers.aclose()
-        if agent.config.mcp_servers != old.config.mcp_servers:
+        if agent.config.mcp_servers != old.config.mcp_servers and not await self._update_servers(old, agent):
             previous = self.mcp
             await self._start_servers(workspace)
             if previous is not None:
                 await previous.aclose()
         return agent
+
+    async def _update_servers(self, old: Agent, new: Agent) -> bool:
+        """Apply a change of built-in servers only (a new workspace folder) without restarting the
+        others, which are told their new roots; False when the change needs a full restart."""
+        manager, before, after = self.mcp, old.config.mcp_servers, new.config.mcp_servers
+        if manager is None or before.keys() != after.keys():
+            return False
+        changed = [name for name in after if after[name] != before[name]]
+        if not all(after[name].type == "internal" and before[name].type == "internal" for name in changed):
+            return False
+        if workspace_root_of(old) != workspace_root_of(new) and any(
+            "${workspace" in after[name].model_dump_json() for name in after if name not in changed
+        ):
+            return False  # a server started with the old ${workspaceFolder} must start again
+        for name in changed:
+            await manager.replace(name, after[name])
+        mcp = importlib.import_module("agent_core.mcp")
+        await manager.set_roots(mcp.agent_roots(new.config))
+        self._report_servers()
+        return True
 
     # --- closing ------------------------------------------------------------------------------
 
