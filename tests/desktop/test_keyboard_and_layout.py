@@ -33,6 +33,10 @@ def press(qtbot: QtBot, key: Qt.Key, modifier: Qt.KeyboardModifier = Qt.Keyboard
 def chat_with_two_replies(qtbot: QtBot, app: DesktopApp) -> list[MessageWidget]:
     app.window.show()
     qtbot.waitExposed(app.window)
+    # Keyboard focus goes to the active window only: wait until this one is it (an earlier
+    # test's window may still be closing).
+    app.window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is app.window, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: len(app.host.tools.tools()) == 4, timeout=WAIT_MS)
     for question, answer in [("first question", "First answer."), ("second question", "Second answer.")]:
         scripted(app).enqueue_reply(answer)
@@ -164,6 +168,7 @@ def test_messages_keep_a_readable_width_in_a_wide_window(qtbot: QtBot, desktop: 
     messages = chat_with_two_replies(qtbot, desktop)
     window = desktop.window
     window.resize(2400, 900)
+    qtbot.waitUntil(lambda: window.width() >= 2000, timeout=WAIT_MS)
     window.set_panel_shown(0, False)
     window.set_panel_shown(2, False)
     view = window.current_view()
