@@ -9,6 +9,7 @@ from typing import Any, Self, TypeVar
 
 from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.variables import VariableContext
+from agent_core.chat.sampling import SamplingRouter
 from agent_core.mcp._connection import ServerConnection, StatusListener
 from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
 from agent_core.mcp.errors import UnknownServerError
@@ -43,13 +44,17 @@ class McpManager:
         memories_source: MemoriesSource | None = None,
         on_status: StatusListener | None = None,
         variables: VariableContext | None = None,
+        sampling: SamplingRouter | None = None,
     ) -> None:
         """``variables`` gives ``${workspaceFolder}`` and ``${input:id}`` their values (see
-        ``agent_core.agent.variables``); without it only environment variables expand."""
+        ``agent_core.agent.variables``); without it only environment variables expand.
+        ``sampling`` answers the servers' sampling requests; without it they are refused."""
         context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
         variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers
         self._connections = {
-            name: ServerConnection(name, config, context=context, on_status=on_status, variables=variables)
+            name: ServerConnection(
+                name, config, context=context, on_status=on_status, variables=variables, sampling=sampling
+            )
             for name, config in servers.items()
         }
 
