@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from agent_core.context.items import TokenUsage
@@ -26,6 +26,7 @@ __all__ = [
     "SamplingRefusedError",
     "SamplingRequest",
     "SamplingRouter",
+    "StopReason",
 ]
 
 # What is kept and shown of a server's prompt: a server is untrusted and may send megabytes.
@@ -53,13 +54,17 @@ class SamplingRequest:
     stop_sequences: tuple[str, ...] = ()
     model_hints: tuple[str, ...] = ()  # the server's model names, best first (substrings)
     requested_max_tokens: int = 0  # what the server asked for, before the cap
+    # Why the router refuses it (a cap): the handler only records it, and must raise.
+    refused: str = ""
 
     @property
     def prompt(self) -> str:
         """The messages as the user reads them, one "role: text" paragraph each, bounded."""
         text = "\n\n".join(f"{m.role}: {m.text}" for m in self.messages)
         if len(text) > MAX_PROMPT_CHARACTERS:
-            return text[:MAX_PROMPT_CHARACTERS] + f"\n[… {len(text) - MAX_PROMPT_CHARACTERS:,} characters more]"
+            return (
+                text[:MAX_PROMPT_CHARACTERS] + f"\n[… {len(text) - MAX_PROMPT_CHARACTERS:,} characters more]"
+            )
         return text
 
 
@@ -68,13 +73,14 @@ class SamplingAnswer:
     text: str
     model: str  # provider:model
     stop_reason: StopReason = "endTurn"
-    usage: TokenUsage = TokenUsage()
+    usage: TokenUsage = field(default_factory=TokenUsage)
 
 
 class SamplingRefusedError(ContextDeskError):
     """A sampling request is not answered; the message goes back to the server as the error."""
 
 
+# Answers a request, or raises SamplingRefusedError (always, for one marked ``refused``).
 SamplingHandler = Callable[[SamplingRequest], Awaitable[SamplingAnswer]]
 
 
@@ -106,7 +112,8 @@ class SamplingRouter:
             handlers.remove(handler)
 
     async def answer(self, request: SamplingRequest, limits: SamplingLimits) -> SamplingAnswer:
-        """The answer of the handler in charge of ``request.server``.
+        """The answer of the handler in charge of ``request.server``; a request over a cap goes
+        to it marked ``refused``, to be recorded.
 
         Raises:
             SamplingRefusedError: no handler (nobody can be asked), the server's per-minute cap
@@ -123,7 +130,11 @@ class SamplingRouter:
             requested_max_tokens=request.requested_max_tokens or request.max_tokens,
             max_tokens=max(1, min(request.max_tokens, limits.max_tokens)),
         )
-        reservation = self._reserve(request.server, request.max_tokens, limits.tokens_per_minute)
+        try:
+            reservation = self._reserve(request.server, request.max_tokens, limits.tokens_per_minute)
+        except SamplingRefusedError as error:
+            await handlers[-1](replace(request, refused=str(error)))  # recorded where the call is
+            raise
         try:
             answer = await handlers[-1](request)
         except BaseException:

@@ -135,6 +135,7 @@ class WorkspaceHost(QObject):
             memories_source=lambda: workspace.memories.book_for(workspace.agent),
             on_status=lambda _status: self._report_servers(),
             variables=variables_for(workspace.agent, ask_input=self.input_asker),
+            sampling=workspace.sampling,
         )
         self.mcp = manager
         self.tools.runtime = manager
