@@ -12,8 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core.agent import Agent, load_agent
 from agent_core.agent.variables import VariableContext, variables_for
+from agent_core.chat.resolved_model import ModelResolver
+from agent_core.chat.sampling import SamplingHandler, SamplingRouter
+from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.cli.input_prompt import ask_in_terminal
+from agent_core.cli.sampling_prompt import terminal_sampling_events
 from agent_core.errors import ContextDeskError
+from agent_core.providers.pool import ProviderPool
 
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager
@@ -33,6 +38,9 @@ def register(subparsers: Any) -> None:
         "--args", default="{}", metavar="JSON", help='the arguments, e.g. \'{"timezone": "UTC"}\''
     )
     call.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    call.add_argument(
+        "--yes", action="store_true", help="approve the server's sampling requests without asking"
+    )
     call.set_defaults(handler=run_call)
 
     ping = commands.add_parser("ping", help="start servers (all by default) and time a round trip to each")
@@ -49,6 +57,19 @@ def register(subparsers: Any) -> None:
     prompts.add_argument("dir", type=Path, help="the agent folder")
     prompts.add_argument("servers", nargs="*", metavar="SERVER")
     prompts.set_defaults(handler=run_prompts)
+
+
+def _terminal_sampling(
+    agent: Agent, tool: str, *, auto_approve: bool
+) -> tuple[SamplingRouter, SamplingHandler, ProviderPool]:
+    """The server's sampling requests during the call, answered by the agent's chat model once
+    the user approves at the terminal (or ``--yes`` did)."""
+    providers = ProviderPool(agent)
+    sampling = ChatSampling(
+        ModelResolver(providers.resolve), agent.config.chat, agent.config.mcp_servers, allowed_servers=set()
+    )
+    handler = sampling.handler("", tool, terminal_sampling_events(auto_approve=auto_approve))
+    return SamplingRouter(), handler, providers
 
 
 def _variables(agent: Agent) -> VariableContext:
@@ -78,13 +99,21 @@ def run_call(args: argparse.Namespace) -> int:
 
     async def call() -> Any:
         servers = {args.server: agent.config.mcp_servers[args.server]}
-        async with McpManager(
-            servers, references_source=lambda: agent.references, variables=_variables(agent)
-        ) as manager:
-            status = manager.status(args.server)
-            if status.state is not ServerState.READY and status.reason:
-                raise ContextDeskError(status.reason)
-            return await manager.call_tool(args.server, args.tool, arguments)
+        router, handler, providers = _terminal_sampling(agent, args.tool, auto_approve=args.yes)
+        try:
+            async with McpManager(
+                servers,
+                references_source=lambda: agent.references,
+                variables=_variables(agent),
+                sampling=router,
+            ) as manager:
+                status = manager.status(args.server)
+                if status.state is not ServerState.READY and status.reason:
+                    raise ContextDeskError(status.reason)
+                with router.handling(args.server, handler):
+                    return await manager.call_tool(args.server, args.tool, arguments)
+        finally:
+            await providers.aclose()
 
     result = asyncio.run(call())
     if args.json:

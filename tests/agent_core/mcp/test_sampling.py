@@ -262,3 +262,84 @@ def test_the_servers_model_hints_pick_one_of_the_agents_models() -> None:
     )
     assert choose_model(("gpt-9",), None, "local:small", ("anthropic:claude-x",)) == ("local:small", "")
     assert choose_model(("claude",), "openai:gpt", "local:small", ())[0] == "openai:gpt"
+
+
+def scripted_everything_agent(tmp_path: Path, node_modules: Path, steps: list[dict[str, object]]) -> Path:
+    """server-everything, and a scripted chat model playing ``steps``."""
+    import json
+
+    root = everything_agent(tmp_path, node_modules)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"steps": steps}))
+    config = (root / "agent.yaml").read_text()
+    config = config.replace("model: local:smollm2-135m-instruct", "model: scripted:demo")
+    config = config.replace(
+        "providers:\n  local: {}", f"providers:\n  scripted:\n    options:\n      script: {script}"
+    )
+    (root / "agent.yaml").write_text(config)
+    return root
+
+
+def test_mcp_call_with_yes_answers_sampling_with_the_agents_model(
+    tmp_path: Path, node_modules: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.cli.main import main
+
+    agent = scripted_everything_agent(tmp_path, node_modules, [{"reply": "Scripted answer."}])
+    code = main(
+        [
+            "mcp",
+            "call",
+            str(agent),
+            "everything",
+            "trigger-sampling-request",
+            "--args",
+            '{"prompt": "hi"}',
+            "--yes",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Scripted answer." in out and '"model": "scripted:demo"' in out
+    assert "[sampling for everything.trigger-sampling-request answered by scripted:demo" in err
+
+
+def test_mcp_call_asks_at_the_terminal_and_a_no_reaches_the_server(
+    tmp_path: Path, node_modules: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_core.cli.main import main
+
+    questions: list[str] = []
+
+    def answer(question: str) -> str:
+        questions.append(question)
+        return "d"
+
+    monkeypatch.setattr("builtins.input", answer)
+    agent = scripted_everything_agent(tmp_path, node_modules, [])
+    code = main(
+        ["mcp", "call", str(agent), "everything", "trigger-sampling-request", "--args", '{"prompt": "hi"}']
+    )
+    _, err = capsys.readouterr()
+    assert code == 1
+    assert "MCP server 'everything'" in err and "Resource trigger-sampling-request context: hi" in err
+    assert questions == ["Send it to the model? [o]nce / [a]lways for this server / [d]eny: "]
+    assert "denied the sampling request" in err
+
+
+def test_chat_with_yes_approves_sampling(
+    tmp_path: Path, node_modules: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.cli.main import main
+
+    steps: list[dict[str, object]] = [
+        {"tool_calls": [{"name": TOOL, "arguments": {"prompt": "a haiku"}, "id": "c1"}]},
+        {"reply": "Leaves fall."},
+        {"reply": "The server has its haiku."},
+    ]
+    agent = scripted_everything_agent(tmp_path, node_modules, steps)
+    code = main(["chat", "--agent", str(agent), "--yes", "sample please"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Leaves fall." in out and out.rstrip().endswith("The server has its haiku.")
+    assert "[sampling for everything.trigger-sampling-request answered by scripted:demo" in err
