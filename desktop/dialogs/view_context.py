@@ -31,6 +31,7 @@ from agent_core.agent.items import DocumentItem
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
+from desktop.dialogs.sampling_section import SamplingSection
 from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection
 from desktop.dialogs.tool_call_section import ToolCallSection
 from desktop.dialogs.workflow_section import OpenWorkflowRun, WorkflowSection
@@ -300,6 +301,9 @@ class ViewContextDialog(QDialog):
         self.tool_calls = ToolCallSection(calls)
         self.tool_calls.setVisible(bool(calls))
         layout.addWidget(self.tool_calls)
+        self.samplings = SamplingSection(context)
+        self.samplings.setVisible(bool(context.samplings))
+        layout.addWidget(self.samplings)
         self.workflows = WorkflowSection(context, open_workflow_run)
         self.workflows.setVisible(bool(context.workflow_runs))
         layout.addWidget(self.workflows)

@@ -28,6 +28,7 @@ from agent_core.chat.events import (
     ReplyFinished,
     RequestSent,
     RetryScheduled,
+    SamplingAnswered,
     ToolCallFinished,
     ToolCallStarted,
     TurnSaved,
@@ -339,6 +340,9 @@ class ConversationModel(RowListModel[Entry]):
                     tool_call=ToolCallRecord(event.call_id, event.server, event.tool, event.arguments),
                 )
             )
+        elif isinstance(event, SamplingAnswered):
+            asked = event.record
+            self._set_activity(asked.call_id, f"Sampling request from {asked.server}: {asked.outcome}")
         elif isinstance(event, ToolCallStarted):
             self._close_reply_if_empty()
             record = ToolCallRecord(event.call_id, event.server, event.tool, event.arguments)
