@@ -7,7 +7,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_core.agent.schema import ToolPermissionPolicy
 from agent_core.chat.approvals import call_target, needs_approval, tool_ref
@@ -161,20 +161,27 @@ class ToolCaller:
             await asyncio.wait({running})
             return
         events: asyncio.Queue[SamplingEvent] = asyncio.Queue()
+        asked: list[ApprovalRequest] = []
         handler = self.sampling.handler(call_id, binding.tool, events.put_nowait)
         try:
             with self.router.handling(binding.server, handler):
                 while not running.done() or not events.empty():
                     next_event = asyncio.ensure_future(events.get())
-                    waiting: set[asyncio.Future[object]] = {running, next_event}  # type: ignore[arg-type]
-                    await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+                    either: list[asyncio.Future[Any]] = [running, next_event]
+                    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                     if next_event.done():
-                        yield next_event.result()
+                        event = next_event.result()
+                        if isinstance(event, ApprovalRequest):
+                            asked.append(event)
+                        yield event
                     else:
                         next_event.cancel()
         finally:
             if not running.done():
                 running.cancel()  # the reply stopped while the call ran
+            for request in asked:
+                # Unanswered when the call ended (stopped, timed out): the server is refused.
+                request.decide(ApprovalDecision.DENY)
 
     async def _read_item(self, call: ToolCall, binding: ToolBinding) -> AsyncIterator[ToolCallEvent]:
         """``context.read_item``: the text of a rule or reference the catalogue offered."""

@@ -83,6 +83,10 @@ def describe_run(context: RequestContext) -> str:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
     if tokens := usage_text(context.usage):
         parts.append(tokens)
+    if context.samplings:
+        spent = sum((r.usage.input_tokens or 0) + (r.usage.output_tokens or 0) for r in context.samplings)
+        count = len(context.samplings)
+        parts.append(f"{count} sampling request{'s' if count > 1 else ''} for tool servers, {spent:,} tokens")
     return " · ".join(parts)
 
 

@@ -343,3 +343,39 @@ def test_chat_with_yes_approves_sampling(
     assert code == 0, err
     assert "Leaves fall." in out and out.rstrip().endswith("The server has its haiku.")
     assert "[sampling for everything.trigger-sampling-request answered by scripted:demo" in err
+
+
+def test_a_reply_saved_before_sampling_existed_still_opens(tmp_path: Path) -> None:
+    import json
+
+    from pydantic import TypeAdapter
+
+    from agent_core.context.items import RequestContext, SelectionRun
+
+    adapter = TypeAdapter(RequestContext)
+    saved = json.loads(adapter.dump_json(RequestContext((), "local:x", SelectionRun(20, 5, 0.7))))
+    del saved["samplings"]  # as stored by the versions before it
+    assert adapter.validate_json(json.dumps(saved)).samplings == ()
+
+
+async def test_stopping_the_reply_while_a_sampling_approval_waits_refuses_it(
+    tmp_path: Path, node_modules: Path
+) -> None:
+    provider = ScriptedProvider()
+    sample(provider, "never answered")
+    agent = load_agent(everything_agent(tmp_path, node_modules))
+    workspace = Workspace(agent, store=ChatStore(tmp_path / "db.sqlite3"), providers=ScriptedPool(provider))
+    asked: list[ApprovalRequest] = []
+    try:
+        await workspace.start_tools()
+        session = workspace.new_chat()
+        replies = session.send("sample")
+        async for event in replies:
+            if isinstance(event, ApprovalRequest):
+                asked.append(event)
+                break
+        await replies.aclose()  # the user stopped the reply
+    finally:
+        await workspace.aclose()
+    assert len(asked) == 1 and asked[0].decided
+    assert await asked[0].wait() is ApprovalDecision.DENY
