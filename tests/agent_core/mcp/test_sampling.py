@@ -379,3 +379,37 @@ async def test_stopping_the_reply_while_a_sampling_approval_waits_refuses_it(
         await workspace.aclose()
     assert len(asked) == 1 and asked[0].decided
     assert await asked[0].wait() is ApprovalDecision.DENY
+
+
+@pytest.mark.slow
+async def test_the_bundled_offline_model_answers_a_sampling_request_recorded_in_the_request_context(
+    tmp_path: Path, node_modules: Path
+) -> None:
+    from tests.support.models import runnable_offline_model
+
+    runnable_offline_model()
+    steps: list[dict[str, object]] = [
+        {"tool_calls": [{"name": TOOL, "arguments": {"prompt": "Say hello.", "maxTokens": 16}, "id": "c1"}]},
+        {"reply": "Done."},
+    ]
+    agent_dir = scripted_everything_agent(tmp_path, node_modules, steps)
+    config = agent_dir / "agent.yaml"
+    config.write_text(config.read_text() + "    samplingModel: local:smollm2-135m-instruct\n")
+    workspace = Workspace(load_agent(agent_dir), store=ChatStore(tmp_path / "db.sqlite3"))
+    events: list[ChatEvent] = []
+    try:
+        await workspace.start_tools()
+        async for event in workspace.new_chat().send("let the server sample"):
+            events.append(event)
+            if isinstance(event, ApprovalRequest):
+                event.decide(ApprovalDecision.ALLOW_ONCE)
+    finally:
+        await workspace.aclose()
+    (record,) = samplings(events)
+    assert record.outcome == "answered", record.note
+    assert record.model == "local:smollm2-135m-instruct" and record.note == "the server's samplingModel"
+    assert record.answer.strip() and (record.usage.output_tokens or 0) <= 16
+    (result,) = tool_results(events)
+    assert not result.record.is_error and '"model": "local:smollm2-135m-instruct"' in result.record.result
+    turn = next(e.message for e in events if isinstance(e, TurnSaved))
+    assert turn.request_context is not None and turn.request_context.samplings == (record,)
