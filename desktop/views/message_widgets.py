@@ -332,6 +332,7 @@ class ApprovalWidget(EntryWidget):
         "allow_for_chat": "Allowed for this chat",
         "deny": "Denied by you",
         "cancelled": "Not answered (the reply was stopped)",
+        "expired": "Not answered: the tool call ended first, so it was refused",
     }
 
     def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:

@@ -60,6 +60,7 @@ def test_a_sampling_request_is_approved_from_the_chat_and_shown_in_view_context(
         )
         assert "You are a helpful test server." in card.arguments.text()
         assert card.allow_chat.text() == "Always for this server"
+        app.window.activateWindow()
         qtbot.waitUntil(card.hasFocus, timeout=WAIT_MS)  # the card has the keyboard, as for tools
         screenshot(app.window, "sampling_approval")
         qtbot.keyClick(card, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
