@@ -21,7 +21,9 @@ __all__ = ["SamplingCallback"]
 
 logger = logging.getLogger(__name__)
 
-MAX_MESSAGES = 100  # a server is untrusted: a conversation longer than this is refused
+# A server is untrusted: a conversation longer than this is refused before anyone is asked.
+MAX_MESSAGES = 100
+MAX_CHARACTERS = 200_000
 MAX_HINTS = 10
 
 
@@ -42,9 +44,15 @@ class SamplingCallback:
             return _refusal("ContextDesk does not offer tools to sampling requests.")
         if len(params.messages) > MAX_MESSAGES:
             return _refusal(f"A sampling request may hold at most {MAX_MESSAGES} messages.")
+        messages = tuple(_message(m) for m in params.messages)
+        size = sum(len(m.text) for m in messages) + len(params.system_prompt or "")
+        if size > MAX_CHARACTERS:
+            return _refusal(
+                f"A sampling request may hold at most {MAX_CHARACTERS:,} characters ({size:,} sent)."
+            )
         request = SamplingRequest(
             server=self._server,
-            messages=tuple(_message(m) for m in params.messages),
+            messages=messages,
             max_tokens=params.max_tokens,
             requested_max_tokens=params.max_tokens,
             system_prompt=params.system_prompt or "",

@@ -413,3 +413,57 @@ async def test_the_bundled_offline_model_answers_a_sampling_request_recorded_in_
     assert not result.record.is_error and '"model": "local:smollm2-135m-instruct"' in result.record.result
     turn = next(e.message for e in events if isinstance(e, TurnSaved))
     assert turn.request_context is not None and turn.request_context.samplings == (record,)
+
+
+async def test_sampling_is_answered_over_streamable_http_too(node_modules: Path) -> None:
+    from agent_core.agent.schema import StreamableHttpServerConfig
+    from agent_core.mcp import McpManager
+    from tests.support.mcp_servers import free_port, start_http_server, stop_process
+
+    entry = str(node_modules / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js")
+    port = free_port()
+    process = start_http_server(["node", entry, "streamableHttp"], port, {"PORT": str(port)})
+    router = SamplingRouter()
+    asked: list[SamplingRequest] = []
+
+    async def answer(request: SamplingRequest) -> SamplingAnswer:
+        asked.append(request)
+        return SamplingAnswer("over http", "scripted:x")
+
+    try:
+        config = StreamableHttpServerConfig(type="streamable-http", url=f"http://127.0.0.1:{port}/mcp")
+        async with McpManager({"http": config}, sampling=router) as manager:
+            assert "trigger-sampling-request" in {t.name for t in manager.tools()}
+            with router.handling("http", answer):
+                result = await manager.call_tool("http", "trigger-sampling-request", {"prompt": "hi"})
+    finally:
+        stop_process(process)
+    assert not result.is_error and "over http" in result.text
+    assert [r.server for r in asked] == ["http"] and "hi" in asked[0].prompt
+
+
+async def test_an_oversized_request_is_refused_before_anyone_is_asked() -> None:
+    import mcp_types
+
+    from agent_core.mcp._sampling import MAX_CHARACTERS, SamplingCallback
+
+    router = SamplingRouter()
+    asked: list[SamplingRequest] = []
+
+    async def answer(request: SamplingRequest) -> SamplingAnswer:
+        asked.append(request)
+        return SamplingAnswer("no", "m:x")
+
+    callback = SamplingCallback("srv", router, SamplingLimits(100, 1000))
+    huge = mcp_types.CreateMessageRequestParams(
+        messages=[
+            mcp_types.SamplingMessage(
+                role="user", content=mcp_types.TextContent(type="text", text="x" * (MAX_CHARACTERS + 1))
+            )
+        ],
+        max_tokens=10,
+    )
+    with router.handling("srv", answer):
+        refused = await callback(None, huge)  # type: ignore[arg-type]
+    assert isinstance(refused, mcp_types.ErrorData) and "at most 200,000 characters" in refused.message
+    assert asked == []
