@@ -14,6 +14,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.variables import variables_for
+from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
@@ -61,6 +62,8 @@ class Workspace:
         # Memories live in the chat database file and share the selector's embedding model.
         self.memories = MemoryService(self.store.path, self.selector)
         self.mcp: McpManager | None = None
+        # The servers' sampling requests reach the chat whose tool call is running on them.
+        self.sampling = SamplingRouter()
         if tools is None and agent.config.mcp_servers:
             from agent_core.mcp import McpManager
             from agent_core.mcp.roots import agent_roots
@@ -72,6 +75,7 @@ class Workspace:
                 variables=variables_for(agent),
                 elicitation=elicitation,
                 roots=agent_roots(agent.config),
+                sampling=self.sampling,
             )
         self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)
@@ -96,7 +100,9 @@ class Workspace:
         """What every chat of this workspace shares (built anew: the agent's tools can change)."""
         # One tool per sub-agent and per workflow, beside the MCP ones.
         tools = WithWorkflows(WithSubagents(self.tools, lambda: self.agent), lambda: self.agent.workflows)
-        return ChatServices(self.providers.resolve, self.selector, tools, memories=self.memories)
+        return ChatServices(
+            self.providers.resolve, self.selector, tools, memories=self.memories, sampling=self.sampling
+        )
 
     def new_chat(self) -> ChatSession:
         return ChatSession.create(self.agent, self.store, self.chat_services)

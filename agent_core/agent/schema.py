@@ -27,6 +27,7 @@ __all__ = [
     "McpServerConfig",
     "MemoryConfig",
     "ProviderConfig",
+    "SamplingPolicy",
     "SelectionConfig",
     "SseServerConfig",
     "StdioServerConfig",
@@ -55,6 +56,14 @@ class IncludeMode(StrEnum):
     ALWAYS = "always"  # added to every new session
     MANUAL = "manual"  # the user adds or removes it
     AGENT = "agent"  # chosen per message by semantic selection
+
+
+class SamplingPolicy(StrEnum):
+    """Whether a tool server may have the chat's model write a reply for it (MCP sampling)."""
+
+    ASK = "ask"  # ask the user each time (or once for the server, if they say so)
+    ALLOW = "allow"  # answer without asking, within the token caps
+    DENY = "deny"  # refuse every request
 
 
 class ToolPermissionPolicy(StrEnum):
@@ -193,6 +202,11 @@ class _ServerBase(FileModel):
         max_length=64,
         description="folders the server may work in (MCP roots); default: the agent's workspace folder(s)",
     )
+    # MCP sampling: the server asks the chat's model for a reply (docs/mcp.md#sampling).
+    sampling: SamplingPolicy = SamplingPolicy.ASK
+    sampling_model: str | None = Field(default=None, description="provider:model; default the chat's")
+    sampling_max_tokens: int = Field(default=1000, ge=1, le=32_000)
+    sampling_tokens_per_minute: int = Field(default=10_000, ge=1, le=1_000_000)
 
     @field_validator("roots")
     @classmethod

@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from agent_core.context.items import Delegation, ItemRef, RequestContext, TokenUsage, WorkflowRunLink
+from agent_core.chat.sampling import SamplingRequest
+from agent_core.context.items import (
+    Delegation,
+    ItemRef,
+    RequestContext,
+    SamplingRecord,
+    TokenUsage,
+    WorkflowRunLink,
+)
 from agent_core.errors import ProviderError
 from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
@@ -34,6 +42,7 @@ __all__ = [
     "ReplyFinished",
     "RequestSent",
     "RetryScheduled",
+    "SamplingAnswered",
     "SubagentFinished",
     "SubagentProgress",
     "SubagentStarted",
@@ -107,7 +116,9 @@ class RetryScheduled:
 
 @dataclass
 class ApprovalRequest:
-    """A tool call waiting for the user's permission."""
+    """A tool call waiting for the user's permission, or (``sampling`` set) a tool server that
+    asks for a model reply while the call ``call_id`` runs: there ALLOW_FOR_CHAT means "always
+    for this server" (in this chat)."""
 
     call_id: str
     server: str
@@ -119,6 +130,7 @@ class ApprovalRequest:
     # What the call acts on beyond its arguments, when its server can tell: "in your workspace
     # folder ~/Documents" (a call with no arguments still reads somewhere).
     target: str = ""
+    sampling: SamplingRequest | None = None
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
 
@@ -153,12 +165,26 @@ class ApprovalRequest:
         """What it asks to run: ``server.tool(arguments)`` and what it acts on, or a workflow's state."""
         if self.server == WORKFLOW_GATE:
             return f"the state '{self.tool}'"
+        if self.sampling is not None:
+            return (
+                f"the MCP server '{self.server}' (during {self.server}.{self.tool}) to have the model write "
+                f"a reply of up to {self.sampling.max_tokens:,} tokens to its prompt"
+            )
         arguments = json.dumps(dict(self.arguments), ensure_ascii=False, default=str)
         target = f" {self.target}" if self.target else ""
         return f"{self.server}.{self.tool}({arguments}){target}"
 
     async def wait(self) -> ApprovalDecision:
         return await asyncio.shield(self._answer)
+
+
+@dataclass(frozen=True)
+class SamplingAnswered:
+    """A tool server's sampling request ended (answered, denied, refused or failed); the record
+    goes into the reply's RequestContext."""
+
+    record: SamplingRecord
+    type: Literal["sampling_answered"] = "sampling_answered"
 
 
 @dataclass(frozen=True)
@@ -299,6 +325,7 @@ ChatEvent = (
     | ReplyDelta
     | RetryScheduled
     | ApprovalRequest
+    | SamplingAnswered
     | ToolCallStarted
     | ToolCallFinished
     | WorkflowProgress

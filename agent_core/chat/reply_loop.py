@@ -27,6 +27,7 @@ from agent_core.chat.events import (
     ReplyFinished,
     RequestSent,
     RetryScheduled,
+    SamplingAnswered,
     SubagentFinished,
     ToolCallFinished,
     TurnSaved,
@@ -209,6 +210,10 @@ class ReplyLoop:
                     if isinstance(tool_event, ItemPulled):
                         pulled = RequestItem(tool_event.ref, "agent", reason=PULLED_REASON)
                         context = replace(context, items=(*context.items, pulled))
+                        message = self.store.update_message(message, request_context=context)
+                    if isinstance(tool_event, SamplingAnswered):
+                        # Like a sub-agent's, its tokens are recorded beside the reply's own.
+                        context = replace(context, samplings=(*context.samplings, tool_event.record))
                         message = self.store.update_message(message, request_context=context)
                     if isinstance(tool_event, WorkflowRunFinished):
                         context = replace(context, workflow_runs=(*context.workflow_runs, tool_event.link))

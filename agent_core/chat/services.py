@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from agent_core.chat.reply_loop import Streamer
 from agent_core.chat.resolved_model import ProviderResolver
+from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.memory.service import MemoryService
@@ -24,3 +25,4 @@ class ChatServices:
     tools: ToolRuntime = field(default_factory=NoTools)
     streamer: Streamer = stream_with_retries
     memories: MemoryService | None = None  # long-term memories; None: none are recalled
+    sampling: SamplingRouter | None = None  # the tool servers' sampling requests; None: refused

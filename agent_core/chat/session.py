@@ -45,6 +45,7 @@ from agent_core.chat.prompt import history_messages
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.run_command import run_workflow_command
+from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.chat.services import ChatServices
 from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.what_if import what_if
@@ -92,6 +93,8 @@ class ChatSession:
         # Tools allowed without asking because a parent chat allowed them (approvals: inherit).
         self.inherited_allowed: Callable[[], Collection[ItemRef]] = tuple
         self.models = ModelResolver(services.resolve_provider)
+        # Tool servers the user let have model replies without asking, for the rest of this chat.
+        self.sampling_allowed: set[str] = set()
         self._record = record
         self._task: asyncio.Task[Any] | None = None
         self.memories = ChatMemories(
@@ -563,6 +566,14 @@ class ChatSession:
             delegator=self.delegator,
             workflows=self.workflows,
             agent=self.agent,
+            router=self.services.sampling,
+            sampling=ChatSampling(
+                self.models,
+                settings.chat,
+                self.agent.config.mcp_servers,
+                self.sampling_allowed,
+                agent_models=self.agent_models(),
+            ),
         )
         return ReplyLoop(
             agent=self.agent,
@@ -574,6 +585,12 @@ class ChatSession:
             tool_caller=caller,
             attached=self.attached_resources,
         )
+
+    def agent_models(self) -> tuple[str, ...]:
+        """The provider:model refs this chat's agent names (its chat's and its sub-agents')."""
+        refs = [self.agent.config.chat.model]
+        refs += [s.model for s in self.agent.subagents.values() if ":" in s.model]
+        return tuple(dict.fromkeys(refs))
 
     def cancel(self) -> None:
         """Stop the reply in progress; what was received so far is kept, marked cancelled."""

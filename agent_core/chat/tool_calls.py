@@ -3,10 +3,11 @@ so, call it, and record what happened (a failure is a result the model sees, nev
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_core.agent.schema import ToolPermissionPolicy
 from agent_core.chat.approvals import call_target, needs_approval, tool_ref
@@ -14,6 +15,7 @@ from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
     ItemPulled,
+    SamplingAnswered,
     SubagentFinished,
     SubagentProgress,
     SubagentStarted,
@@ -24,7 +26,9 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
 from agent_core.chat.prompt import Prompt, ToolBinding
-from agent_core.chat.tool_runtime import ToolRuntime
+from agent_core.chat.sampling import SamplingRouter
+from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
+from agent_core.chat.tool_runtime import ToolOutcome, ToolRuntime
 from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
@@ -49,6 +53,7 @@ ToolCallEvent = (
     | WorkflowProgress
     | WorkflowRunFinished
     | ItemPulled
+    | SamplingAnswered
 )
 
 
@@ -64,6 +69,9 @@ class ToolCaller:
     delegator: Delegator | None = None  # runs the calls of sub-agent tools
     workflows: ChatWorkflows | None = None  # runs the calls of workflow tools
     agent: Agent | None = None  # the chat's agent: ``context.read_item`` reads its rules and references
+    # A server's sampling requests during a call go to this chat through the router.
+    router: SamplingRouter | None = None
+    sampling: ChatSampling | None = None
 
     def delegates(self, call: ToolCall, prompt: Prompt) -> bool:
         """Whether ``call`` starts a sub-agent (such calls of one turn may run side by side)."""
@@ -132,14 +140,48 @@ class ToolCaller:
                 approval = "allowed_once"
         yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
         started = time.monotonic()
+        running = asyncio.ensure_future(self.tools.call_tool(binding.server, binding.tool, call.arguments))
+        async for event in self._sampling_during(running, call.id, binding):
+            yield event
         try:
-            outcome = await self.tools.call_tool(binding.server, binding.tool, call.arguments)
+            outcome = await running
             result, is_error, elapsed = outcome.text, outcome.is_error, outcome.elapsed_seconds
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
             result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
         yield finished(
             call, binding.server, binding.tool, result, is_error=is_error, elapsed=elapsed, approval=approval
         )
+
+    async def _sampling_during(
+        self, running: asyncio.Future[ToolOutcome], call_id: str, binding: ToolBinding
+    ) -> AsyncIterator[SamplingEvent]:
+        """Until the call ends: the approvals and records of the sampling requests its server
+        makes meanwhile (the router hands them to this call's handler)."""
+        if self.router is None or self.sampling is None:
+            await asyncio.wait({running})
+            return
+        events: asyncio.Queue[SamplingEvent] = asyncio.Queue()
+        asked: list[ApprovalRequest] = []
+        handler = self.sampling.handler(call_id, binding.tool, events.put_nowait)
+        try:
+            with self.router.handling(binding.server, handler):
+                while not running.done() or not events.empty():
+                    next_event = asyncio.ensure_future(events.get())
+                    either: list[asyncio.Future[Any]] = [running, next_event]
+                    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                    if next_event.done():
+                        event = next_event.result()
+                        if isinstance(event, ApprovalRequest):
+                            asked.append(event)
+                        yield event
+                    else:
+                        next_event.cancel()
+        finally:
+            if not running.done():
+                running.cancel()  # the reply stopped while the call ran
+            for request in asked:
+                # Unanswered when the call ended (stopped, timed out): the server is refused.
+                request.decide(ApprovalDecision.DENY)
 
     async def _read_item(self, call: ToolCall, binding: ToolBinding) -> AsyncIterator[ToolCallEvent]:
         """``context.read_item``: the text of a rule or reference the catalogue offered."""

@@ -19,6 +19,7 @@ from agent_core.chat.events import (
     ReplyDelta,
     ReplyFinished,
     RetryScheduled,
+    SamplingAnswered,
     SubagentFinished,
     SubagentStarted,
     ToolCallFinished,
@@ -27,6 +28,7 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
+from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.store.export import describe_context
@@ -65,7 +67,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--yes",
         action="store_true",
-        help="approve every tool call without asking (for scripts); a server's form or link is declined, never filled in",
+        help="approve every tool call and tool servers' sampling requests without asking (for scripts); a server's form or link is declined, never filled in",
     )
     parser.set_defaults(handler=run_chat)
 
@@ -157,6 +159,8 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
         print(f"\n[{event.error} - retrying in {event.delay:.0f} s]", file=sys.stderr)
     elif isinstance(event, ApprovalRequest):
         event.decide(ApprovalDecision.ALLOW_ONCE if auto_approve else await ask_approval(event))
+    elif isinstance(event, SamplingAnswered):
+        print(f"[{sampling_line(event.record)}]", file=sys.stderr)
     elif isinstance(event, SubagentStarted | SubagentFinished):
         print(f"\n[{subagent_line(event)}]", file=sys.stderr)
     elif isinstance(event, WorkflowProgress) and event.status != "started":
@@ -197,6 +201,8 @@ def subagent_line(event: SubagentStarted | SubagentFinished) -> str:
 
 async def ask_approval(request: ApprovalRequest) -> ApprovalDecision:
     """Ask at the terminal; a sub-agent's or a workflow's request says which asks."""
+    if request.sampling is not None:
+        return await ask_sampling(request)
     who = f"{request.asker} asks: allow" if request.asker else "Allow"
     prompt = f"\n{who} {request.action}? [o]nce / for this [c]hat / [d]eny: "
     while True:

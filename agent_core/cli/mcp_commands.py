@@ -12,8 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core.agent import Agent, load_agent
 from agent_core.agent.variables import VariableContext, variables_for
+from agent_core.chat.resolved_model import ModelResolver
+from agent_core.chat.sampling import SamplingHandler, SamplingRouter
+from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.cli.input_prompt import ask_in_terminal
+from agent_core.cli.sampling_prompt import terminal_sampling_events
 from agent_core.errors import ContextDeskError
+from agent_core.providers.pool import ProviderPool
 
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager
@@ -36,7 +41,7 @@ def register(subparsers: Any) -> None:
     call.add_argument(
         "--yes",
         action="store_true",
-        help="answer without asking where that is safe; a server's form or link is declined, never filled in",
+        help="approve the server's sampling requests without asking; a server's form or link is declined, never filled in",
     )
     call.set_defaults(handler=run_call)
 
@@ -54,6 +59,19 @@ def register(subparsers: Any) -> None:
     prompts.add_argument("dir", type=Path, help="the agent folder")
     prompts.add_argument("servers", nargs="*", metavar="SERVER")
     prompts.set_defaults(handler=run_prompts)
+
+
+def _terminal_sampling(
+    agent: Agent, tool: str, *, auto_approve: bool
+) -> tuple[SamplingRouter, SamplingHandler, ProviderPool]:
+    """The server's sampling requests during the call, answered by the agent's chat model once
+    the user approves at the terminal (or ``--yes`` did)."""
+    providers = ProviderPool(agent)
+    sampling = ChatSampling(
+        ModelResolver(providers.resolve), agent.config.chat, agent.config.mcp_servers, allowed_servers=set()
+    )
+    handler = sampling.handler("", tool, terminal_sampling_events(auto_approve=auto_approve))
+    return SamplingRouter(), handler, providers
 
 
 def _variables(agent: Agent) -> VariableContext:
@@ -85,17 +103,23 @@ def run_call(args: argparse.Namespace) -> int:
 
     async def call() -> Any:
         servers = {args.server: agent.config.mcp_servers[args.server]}
-        async with McpManager(
-            servers,
-            references_source=lambda: agent.references,
-            variables=_variables(agent),
-            elicitation=TerminalElicitation(assume_yes=args.yes),
-            roots=agent_roots(agent.config),
-        ) as manager:
-            status = manager.status(args.server)
-            if status.state is not ServerState.READY and status.reason:
-                raise ContextDeskError(status.reason)
-            return await manager.call_tool(args.server, args.tool, arguments)
+        router, handler, providers = _terminal_sampling(agent, args.tool, auto_approve=args.yes)
+        try:
+            async with McpManager(
+                servers,
+                references_source=lambda: agent.references,
+                variables=_variables(agent),
+                sampling=router,
+                elicitation=TerminalElicitation(assume_yes=args.yes),
+                roots=agent_roots(agent.config),
+            ) as manager:
+                status = manager.status(args.server)
+                if status.state is not ServerState.READY and status.reason:
+                    raise ContextDeskError(status.reason)
+                with router.handling(args.server, handler):
+                    return await manager.call_tool(args.server, args.tool, arguments)
+        finally:
+            await providers.aclose()
 
     result = asyncio.run(call())
     if args.json:

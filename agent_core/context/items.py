@@ -19,6 +19,7 @@ __all__ = [
     "NearMiss",
     "RequestContext",
     "RequestItem",
+    "SamplingRecord",
     "SelectionRun",
     "SessionItem",
     "StoppedBy",
@@ -220,6 +221,30 @@ class WorkflowRunLink:
     error: str = ""
 
 
+SamplingOutcome = Literal["answered", "denied", "refused", "failed"]
+
+
+@dataclass(frozen=True)
+class SamplingRecord:
+    """A tool server asked the chat's model for a reply (MCP sampling) during tool call
+    ``call_id``: who asked, exactly what it sent, what went back and what it cost. Its tokens are
+    counted here, never in the reply's own ``usage``."""
+
+    call_id: str
+    server: str
+    tool: str
+    system_prompt: str
+    prompt: str  # the server's messages, one "role: text" paragraph each (bounded)
+    max_tokens: int  # as granted: the server's maxTokens within the server's cap
+    outcome: SamplingOutcome
+    approval: str = ""  # allowed_once, allowed_for_server, allowed_by_setting, denied, denied_by_setting
+    model: str = ""  # provider:model that answered
+    answer: str = ""
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    elapsed_seconds: float = 0.0
+    note: str = ""  # why it was refused or failed, or which model hint was honoured
+
+
 @dataclass(frozen=True)
 class RequestContext:
     """Exactly what one request used; attached to the assistant message and stored with it."""
@@ -233,6 +258,7 @@ class RequestContext:
     notes: ContextNotes = field(default_factory=ContextNotes)
     delegations: tuple[Delegation, ...] = ()  # sub-agents this reply ran, in order
     workflow_runs: tuple[WorkflowRunLink, ...] = ()  # workflows this reply ran, in order
+    samplings: tuple[SamplingRecord, ...] = ()  # replies tool servers asked the model for, in order
 
     def of_type(self, item_type: ItemType) -> list[RequestItem]:
         return [item for item in self.items if item.ref.type == item_type]

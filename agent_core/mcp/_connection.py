@@ -37,9 +37,11 @@ from agent_core.agent.schema import (
     StreamableHttpServerConfig,
 )
 from agent_core.agent.variables import VariableContext
+from agent_core.chat.sampling import SamplingLimits, SamplingRouter
 from agent_core.mcp._content import content_part, prompt_message, resource_part
 from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
+from agent_core.mcp._sampling import SamplingCallback
 from agent_core.mcp._server_requests import answer_elicitation, roots_result
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
@@ -93,8 +95,10 @@ class ServerConnection:
         variables: VariableContext | None = None,
         elicitation: ElicitationHandler | None = None,
         roots: Sequence[Path] = (),
+        sampling: SamplingRouter | None = None,
     ) -> None:
         self.name = name
+        self._sampling = sampling
         self.config = config
         self._context = context or BuiltinContext()
         self._variables = variables
@@ -336,6 +340,12 @@ class ServerConnection:
             list_roots_callback=self._on_list_roots,
             client_info=mcp_types.Implementation(name="ContextDesk", version=__version__),
             cache=None,
+            # Declared for every server: a request with no chat to ask is refused (fail closed).
+            sampling_callback=SamplingCallback(
+                self.name,
+                self._sampling,
+                SamplingLimits(self.config.sampling_max_tokens, self.config.sampling_tokens_per_minute),
+            ),
         )
 
     # --- what the server asks of us ------------------------------------------------------------

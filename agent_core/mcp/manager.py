@@ -10,6 +10,7 @@ from typing import Any, Self, TypeVar
 
 from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.variables import VariableContext
+from agent_core.chat.sampling import SamplingRouter
 from agent_core.mcp._connection import ServerConnection, StatusListener
 from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
 from agent_core.mcp.elicitation import ElicitationHandler
@@ -47,11 +48,13 @@ class McpManager:
         variables: VariableContext | None = None,
         elicitation: ElicitationHandler | None = None,
         roots: Sequence[Path] = (),
+        sampling: SamplingRouter | None = None,
     ) -> None:
         """``variables`` gives ``${workspaceFolder}`` and ``${input:id}`` their values (see
         ``agent_core.agent.variables``); without it only environment variables expand.
         ``elicitation`` asks the user what a server asks for (without it every request is declined);
-        ``roots`` are the agent's workspace folders, the roots of every server without its own."""
+        ``roots`` are the agent's workspace folders, the roots of every server without its own;
+        ``sampling`` answers the servers' sampling requests (without it they are refused)."""
         context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
         variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers
         self._connections = {
@@ -63,6 +66,7 @@ class McpManager:
                 variables=variables,
                 elicitation=elicitation,
                 roots=roots,
+                sampling=sampling,
             )
             for name, config in servers.items()
         }

@@ -99,6 +99,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             del data["request_context"]["delegations"]  # replies that ran no sub-agent keep the v1 shape
         if not message.request_context.workflow_runs:
             del data["request_context"]["workflow_runs"]
+        if not message.request_context.samplings:
+            del data["request_context"]["samplings"]
     return data
 
 
@@ -230,6 +232,21 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
                 f"{ran.elapsed_seconds:.1f} s; run `{ran.run_id}` (`contextdesk workflow show {ran.run_id}`)"
             )
         lines.append("")
+    if context.samplings:
+        lines.append("**Sampling requests** (tokens not counted in this reply's):")
+        for asked in context.samplings:
+            tokens = (asked.usage.input_tokens or 0) + (asked.usage.output_tokens or 0)
+            how = f" ({asked.approval})" if asked.approval else ""
+            model = f" by `{asked.model}`" if asked.model else ""
+            lines.append(
+                f"- `{asked.server}` during `{asked.server}.{asked.tool}`: {asked.outcome}{how}{model}; "
+                f"{tokens:,} tokens of {asked.max_tokens:,} granted, {asked.elapsed_seconds:.1f} s"
+                + (f"; {asked.note}" if asked.note else "")
+            )
+            lines.append(f"  - sent: “{' '.join(asked.prompt.split())[:300]}”")
+            if asked.answer:
+                lines.append(f"  - answer: “{' '.join(asked.answer.split())[:300]}”")
+        lines.append("")
     if context.near_misses:
         misses = ", ".join(_near_miss(m) for m in context.near_misses)
         lines += [f"**Not included**: {misses}", ""]
@@ -289,6 +306,7 @@ def _drop_new_usage_fields(context: dict[str, Any]) -> None:
     """Token counts keep the v1 shape: the marks added since go where they say nothing."""
     usages = [context["usage"], *(run["usage"] for run in context.get("delegations", ()))]
     usages += [run["usage"] for run in context.get("workflow_runs", ())]
+    usages += [asked["usage"] for asked in context.get("samplings", ())]
     for usage in usages:
         for mark in ("without_model", "estimated"):
             if not usage.get(mark):

@@ -140,6 +140,7 @@ class WorkspaceHost(QObject):
             variables=variables_for(workspace.agent, ask_input=self.input_asker),
             elicitation=self.elicitation_asker,
             roots=mcp.agent_roots(workspace.agent.config),
+            sampling=workspace.sampling,
         )
         self.mcp = manager
         self.tools.runtime = manager

@@ -31,6 +31,7 @@ from agent_core.agent.items import DocumentItem
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
+from desktop.dialogs.sampling_section import SamplingSection
 from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection
 from desktop.dialogs.tool_call_section import ToolCallSection
 from desktop.dialogs.workflow_section import OpenWorkflowRun, WorkflowSection
@@ -82,6 +83,10 @@ def describe_run(context: RequestContext) -> str:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
     if tokens := usage_text(context.usage):
         parts.append(tokens)
+    if context.samplings:
+        spent = sum((r.usage.input_tokens or 0) + (r.usage.output_tokens or 0) for r in context.samplings)
+        count = len(context.samplings)
+        parts.append(f"{count} sampling request{'s' if count > 1 else ''} for tool servers, {spent:,} tokens")
     return " · ".join(parts)
 
 
@@ -300,6 +305,9 @@ class ViewContextDialog(QDialog):
         self.tool_calls = ToolCallSection(calls)
         self.tool_calls.setVisible(bool(calls))
         layout.addWidget(self.tool_calls)
+        self.samplings = SamplingSection(context)
+        self.samplings.setVisible(bool(context.samplings))
+        layout.addWidget(self.samplings)
         self.workflows = WorkflowSection(context, open_workflow_run)
         self.workflows.setVisible(bool(context.workflow_runs))
         layout.addWidget(self.workflows)

@@ -28,6 +28,7 @@ from agent_core.chat.events import (
     ReplyFinished,
     RequestSent,
     RetryScheduled,
+    SamplingAnswered,
     ToolCallFinished,
     ToolCallStarted,
     TurnSaved,
@@ -339,6 +340,9 @@ class ConversationModel(RowListModel[Entry]):
                     tool_call=ToolCallRecord(event.call_id, event.server, event.tool, event.arguments),
                 )
             )
+        elif isinstance(event, SamplingAnswered):
+            asked = event.record
+            self._set_activity(asked.call_id, f"Sampling request from {asked.server}: {asked.outcome}")
         elif isinstance(event, ToolCallStarted):
             self._close_reply_if_empty()
             record = ToolCallRecord(event.call_id, event.server, event.tool, event.arguments)
@@ -351,6 +355,7 @@ class ConversationModel(RowListModel[Entry]):
             if record.approval == "denied":
                 status = "denied"
             self._upsert_tool(record.id, record, status)
+            self._expire_approvals(record.id)
         elif isinstance(event, TurnSaved):
             self._sent_message_id = None
             self._finish_reply(event.message)
@@ -615,6 +620,15 @@ class ConversationModel(RowListModel[Entry]):
                 self._set(row, replace(entry, tool_call=record, status=status, activity=""))
                 return
         self._append(Entry("tool_call", record.tool, status=status, call_id=call_id, tool_call=record))
+
+    def _expire_approvals(self, call_id: str) -> None:
+        """A sampling question still open when its tool call ended (the call timed out): the core
+        refused it, so its card no longer asks."""
+        for row, entry in enumerate(self._rows):
+            asking = entry.status == "pending" and entry.decision is None
+            sampling = entry.approval is not None and entry.approval.sampling is not None
+            if entry.kind == "approval" and entry.call_id == call_id and asking and sampling:
+                self._set(row, replace(entry, status="expired"))
 
     def _set_activity(self, call_id: str, activity: str) -> None:
         for row in range(len(self._rows) - 1, -1, -1):

@@ -28,6 +28,7 @@ from desktop.models.conversation import Entry
 from desktop.models.tool_outcomes import TOOL_STATUS_TEXT, Tone, tone_of
 from desktop.theme import colors
 from desktop.views.common import Badge, ElidedLabel, MarkdownView
+from desktop.views.sampling_approval import sampling_prompt_html, sampling_question
 from desktop.views.tool_arguments import readable_arguments
 
 __all__ = [
@@ -331,6 +332,7 @@ class ApprovalWidget(EntryWidget):
         "allow_for_chat": "Allowed for this chat",
         "deny": "Denied by you",
         "cancelled": "Not answered (the reply was stopped)",
+        "expired": "Not answered: the tool call ended first, so it was refused",
     }
 
     def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
@@ -383,7 +385,18 @@ class ApprovalWidget(EntryWidget):
         self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>{target}. Allow it?")
         in_sub_agent = asker.startswith("Sub-agent")
         self.allow_chat.setText("Allow for this sub-agent's chat" if in_sub_agent else "Allow for this chat")
-        if entry.tool_call is not None:
+        sampling = approval is not None and approval.sampling is not None
+        if approval is not None and approval.sampling is not None:
+            # A server asking for a model reply: its prompt is what the user decides on.
+            self.question.setText(sampling_question(approval))
+            self.allow_chat.setText("Always for this server")
+            self.allow_chat.setToolTip(
+                "Ctrl+Enter: this server's requests are answered without asking, in this chat"
+            )
+            self.arguments.setText(sampling_prompt_html(approval, colors().muted))
+            self.arguments.setToolTip(approval.sampling.prompt)
+            self.arguments.setVisible(True)
+        elif entry.tool_call is not None:
             arguments = dict(entry.tool_call.arguments)
             self.arguments.setText(readable_arguments(arguments, colors().muted) or "No arguments.")
             self.arguments.setToolTip(_json(arguments) if arguments else "")
@@ -392,7 +405,10 @@ class ApprovalWidget(EntryWidget):
         for button in (self.allow_once, self.allow_chat, self.deny):
             button.setVisible(pending)
         key = entry.decision.value if entry.decision is not None else entry.status
-        self.outcome.setText("" if pending else self.DECISION_TEXT.get(key, key))
+        outcome = self.DECISION_TEXT.get(key, key)
+        if sampling and key == ApprovalDecision.ALLOW_FOR_CHAT.value:
+            outcome = "Allowed for this server"
+        self.outcome.setText("" if pending else outcome)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if pending else Qt.FocusPolicy.NoFocus)
         if pending:
             QTimer.singleShot(0, self._take_focus)  # once shown: the answer is one key away

@@ -327,3 +327,27 @@ def test_retries_share_one_line_that_goes_when_the_reply_comes_or_fails(model: C
     model.apply(RetryScheduled(0, 1.0, busy))
     model.apply(ReplyFinished(message(4, "error", "The provider is overloaded (HTTP 529).", status="error")))
     assert kinds(model) == ["user", "assistant", "user", "error"]  # the error row alone says it
+
+
+def test_a_sampling_question_still_open_when_its_tool_call_ends_no_longer_asks() -> None:
+    from agent_core.chat.events import SamplingAnswered
+    from agent_core.chat.sampling import SamplingMessage, SamplingRequest
+    from agent_core.context.items import SamplingRecord
+
+    async def run() -> ConversationModel:
+        model = ConversationModel()
+        model.apply(ContextBuilt(CONTEXT))
+        model.apply(ToolCallStarted("c1", "srv", "slow", {}))
+        asked = SamplingRequest("srv", (SamplingMessage("user", "hi"),), max_tokens=10)
+        model.apply(ApprovalRequest("c1", "srv", "slow", {}, sampling=asked))
+        refused = SamplingRecord("c1", "srv", "slow", "", "user: hi", 10, "denied", "denied")
+        model.apply(SamplingAnswered(refused))
+        model.apply(ToolCallFinished(ToolCallRecord("c1", "srv", "slow", {}, "timed out", True)))
+        return model
+
+    model = asyncio.run(run())
+    statuses = {
+        model.index(r, 0).data(Role.KIND): model.index(r, 0).data(Role.STATUS)
+        for r in range(model.rowCount())
+    }
+    assert statuses["approval"] == "expired" and statuses["tool_call"] == "failed"
