@@ -477,9 +477,10 @@ def test_a_stopped_reply_keeps_its_token_counts_and_the_gauge_its_figure(
     assert context is not None and context.manifest is not None
     assert context.manifest.total_tokens > first  # the stopped request, with the first turn in its history
     assert context.usage.input_tokens == context.manifest.total_tokens and context.usage.output_tokens == 4
-    # The gauge shows the stopped request's fill, not "no token counts".
-    assert gauge.level != "empty"
-    assert f"{context.manifest.total_tokens:,} of {context.manifest.budget:,} tokens" in gauge.caption.text()
+    # The gauge shows the stopped request's fill, not "no token counts" (once the stopped reply
+    # has been read back from the store).
+    expected = f"{context.manifest.total_tokens:,} of {context.manifest.budget:,} tokens"
+    qtbot.waitUntil(lambda: gauge.level != "empty" and expected in gauge.caption.text(), timeout=WAIT_MS)
     screenshot(desktop.window, "stopped_reply_gauge")
 
     dialog = open_context(qtbot, desktop)
