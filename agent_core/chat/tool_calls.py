@@ -3,9 +3,10 @@ so, call it, and record what happened (a failure is a result the model sees, nev
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from agent_core.agent.schema import ToolPermissionPolicy
@@ -24,7 +25,8 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
 from agent_core.chat.prompt import Prompt, ToolBinding
-from agent_core.chat.tool_runtime import ToolRuntime
+from agent_core.chat.tool_runtime import RichOutcome, ToolRuntime
+from agent_core.content_parts import kept_parts
 from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
@@ -37,7 +39,10 @@ if TYPE_CHECKING:
     from agent_core.subagents.runner import Delegator
     from agent_core.workflows.chat_runs import ChatWorkflows
 
-__all__ = ["ToolCaller", "delegation_result", "finished", "pending_record"]
+__all__ = ["ToolCaller", "delegation_result", "finished", "pending_record", "with_rich_result"]
+
+# Characters of structured content a chat keeps to show (the model reads a shorter cut).
+MAX_KEPT_STRUCTURED = 1_000_000
 
 ToolCallEvent = (
     ToolCallStarted
@@ -134,12 +139,30 @@ class ToolCaller:
         started = time.monotonic()
         try:
             outcome = await self.tools.call_tool(binding.server, binding.tool, call.arguments)
-            result, is_error, elapsed = outcome.text, outcome.is_error, outcome.elapsed_seconds
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
             result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
-        yield finished(
-            call, binding.server, binding.tool, result, is_error=is_error, elapsed=elapsed, approval=approval
+            yield finished(
+                call,
+                binding.server,
+                binding.tool,
+                result,
+                is_error=is_error,
+                elapsed=elapsed,
+                approval=approval,
+            )
+            return
+        end = finished(
+            call,
+            binding.server,
+            binding.tool,
+            outcome.text,
+            is_error=outcome.is_error,
+            elapsed=outcome.elapsed_seconds,
+            approval=approval,
         )
+        if isinstance(outcome, RichOutcome):
+            end = ToolCallFinished(with_rich_result(end.record, outcome))
+        yield end
 
     async def _read_item(self, call: ToolCall, binding: ToolBinding) -> AsyncIterator[ToolCallEvent]:
         """``context.read_item``: the text of a rule or reference the catalogue offered."""
@@ -202,6 +225,18 @@ def finished(
             elapsed_seconds=round(elapsed, 4),
             approval=approval,
         )
+    )
+
+
+def with_rich_result(record: ToolCallRecord, outcome: RichOutcome) -> ToolCallRecord:
+    """``record`` with what the chat shows beyond the text: structured content (dropped when its
+    JSON is too big to keep, which the problem then says) and the bounded non-text parts."""
+    structured, problem = outcome.structured, outcome.structured_problem
+    if structured is not None and len(json.dumps(structured, default=str)) > MAX_KEPT_STRUCTURED:
+        structured = None
+        problem = problem or "The structured content is too big to show; the model read the start of it."
+    return replace(
+        record, structured=structured, structured_problem=problem, parts=kept_parts(outcome.content)
     )
 
 

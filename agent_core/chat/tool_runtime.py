@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from agent_core.agent.schema import IncludeMode
+from agent_core.content_parts import ContentPart
 
-__all__ = ["NoTools", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
+__all__ = ["NoTools", "RichOutcome", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
 
 
 class ToolDescriptor(Protocol):
@@ -32,6 +33,18 @@ class ToolOutcome(Protocol):
     def is_error(self) -> bool: ...
     @property
     def elapsed_seconds(self) -> float: ...
+
+
+@runtime_checkable
+class RichOutcome(ToolOutcome, Protocol):
+    """An outcome with more than text (an MCP tool's): the chat keeps the rest to show it."""
+
+    @property
+    def structured(self) -> Mapping[str, Any] | None: ...
+    @property
+    def structured_problem(self) -> str | None: ...
+    @property
+    def content(self) -> tuple[ContentPart, ...]: ...
 
 
 class ToolRuntime(Protocol):
