@@ -12,7 +12,15 @@ import struct
 from dataclasses import dataclass, replace
 from typing import Literal
 
-__all__ = ["ContentPart", "MediaFacts", "human_size", "kept_parts", "media_facts"]
+__all__ = [
+    "ContentPart",
+    "MediaFacts",
+    "decoded_size",
+    "human_size",
+    "kept_parts",
+    "media_facts",
+    "media_summary",
+]
 
 # What a chat keeps of a result's non-text parts (in its database, and to show): the first few,
 # each with at most this much base64 data; a bigger one is kept without its data.

@@ -15,7 +15,7 @@ from jsonschema.exceptions import best_match
 from jsonschema.validators import validator_for
 from referencing.exceptions import Unresolvable
 
-__all__ = ["MAX_STRUCTURED_TEXT", "structured_problem", "structured_text"]
+__all__ = ["MAX_STRUCTURED_TEXT", "structured_problem", "structured_text", "wraps_text"]
 
 # Characters of structured content a model reads; a bigger result is cut, and says so.
 MAX_STRUCTURED_TEXT = 20_000
@@ -57,15 +57,26 @@ def structured_text(value: Mapping[str, Any], already_said: str) -> str:
     return text
 
 
-def _same_json(text: str, value: Mapping[str, Any]) -> bool:
-    """Whether ``text`` already says ``value``: its JSON, or (the SDK's wrapping of a plain return
-    value) ``{"result": text}``."""
-    if len(text) > 4 * MAX_STRUCTURED_TEXT:
+def wraps_text(value: Mapping[str, Any], text: str) -> bool:
+    """Whether ``value`` is only ``{"result": <the text>}``: how SDK-built servers wrap a plain
+    return value, which says nothing the text does not."""
+    if list(value) != ["result"] or len(text) > 4 * MAX_STRUCTURED_TEXT:
         return False
-    if list(value) == ["result"] and value["result"] == text:
+    if value["result"] == text:
         return True
     try:
-        said = json.loads(text)
+        return bool(json.loads(text) == value["result"])
     except ValueError:
         return False
-    return bool(said == value or (list(value) == ["result"] and said == value["result"]))
+
+
+def _same_json(text: str, value: Mapping[str, Any]) -> bool:
+    """Whether ``text`` already says ``value``: as its JSON, or as a wrapped plain value."""
+    if len(text) > 4 * MAX_STRUCTURED_TEXT:
+        return False
+    if wraps_text(value, text):
+        return True
+    try:
+        return bool(json.loads(text) == value)
+    except ValueError:
+        return False
