@@ -7,8 +7,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from agent_core.agent.schema import IncludeMode
 from agent_core.content_parts import ContentPart
+from agent_core.tool_hints import ToolAnnotations
 
-__all__ = ["NoTools", "RichOutcome", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
+__all__ = ["HintedTool", "NoTools", "RichOutcome", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
 
 
 class ToolDescriptor(Protocol):
@@ -24,6 +25,14 @@ class ToolDescriptor(Protocol):
     def include(self) -> IncludeMode: ...
     @property
     def permission_required(self) -> bool: ...
+
+
+@runtime_checkable
+class HintedTool(ToolDescriptor, Protocol):
+    """A tool whose server said what it does (an MCP tool's annotations)."""
+
+    @property
+    def annotations(self) -> ToolAnnotations: ...
 
 
 class ToolOutcome(Protocol):

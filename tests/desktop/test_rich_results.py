@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from agent_core.mcp.types import ServerState
 from desktop.app import DesktopApp, create_app
 from desktop.dialogs.resource_preview import ResourcePreviewDialog
+from desktop.models.context_items import Role
 from desktop.models.structured_result import StructuredTableModel, StructuredTreeModel, table_shape
 from desktop.models.tools import ToolColumn
 from desktop.views.message_widgets import ToolCallWidget
@@ -133,6 +134,13 @@ def test_the_tools_panel_shows_each_tools_hints(
     assert hints["echo"] == "read-only"
     assert hints["gzip-file-as-resource"] == "idempotent · open-world"
     screenshot(manager, f"tool_hints_{theme}")
+
+    # The chat's context panel marks them too.
+    tools = with_everything.window.context_panel.sections["tool"].model
+    qtbot.waitUntil(lambda: tools.rowCount() > 0, timeout=WAIT_MS)
+    marked = {tools.row_at(r).ref.name: tools.index(r, 0).data(Role.HINTS) for r in range(tools.rowCount())}
+    assert marked["echo"] == ("read-only",)
+    screenshot(with_everything.window.context_panel, f"context_tool_hints_{theme}")
 
 
 def test_a_nested_result_is_a_bounded_tree_and_an_invalid_one_says_why(qtbot: QtBot) -> None:
