@@ -4,13 +4,16 @@ in the Tools panel."""
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTableView
+from PySide6.QtWidgets import QLabel, QTableView
 from pytestqt.qtbot import QtBot
 
 from agent_core.mcp.types import ServerState
@@ -20,7 +23,7 @@ from desktop.models.context_items import Role
 from desktop.models.structured_result import StructuredTableModel, StructuredTreeModel, table_shape
 from desktop.models.tools import ToolColumn
 from desktop.views.message_widgets import ToolCallWidget
-from desktop.views.rich_result import ImageDialog, RichResultView
+from desktop.views.rich_result import ImageDialog, RichResultView, decode_image
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send
 from tests.support.mcp_servers import NODE_MODULES, npm_server
 
@@ -167,3 +170,61 @@ def test_a_nested_result_is_a_bounded_tree_and_an_invalid_one_says_why(qtbot: Qt
     view = RichResultView(record)
     qtbot.addWidget(view)
     assert view.problem.text() == "Not valid: at city: wrong"
+
+
+def wav(seconds: float, rate: int = 8000) -> bytes:
+    samples = int(seconds * rate)
+    fmt = struct.pack("<HHIIHH", 1, 1, rate, rate * 2, 2, 16)
+    return (
+        b"RIFF"
+        + struct.pack("<I", 36 + samples * 2)
+        + b"WAVE"
+        + b"fmt "
+        + struct.pack("<I", 16)
+        + fmt
+        + b"data"
+        + struct.pack("<I", samples * 2)
+        + b"\0" * (samples * 2)
+    )
+
+
+def test_audio_is_a_line_with_its_facts_and_save_writes_it(qtbot: QtBot, tmp_path: Path) -> None:
+    from agent_core.content_parts import ContentPart
+    from agent_core.store.records import ToolCallRecord
+
+    clip = wav(1.5)
+    part = ContentPart("audio", mime_type="audio/wav", data=base64.b64encode(clip).decode())
+    view = RichResultView(ToolCallRecord(id="1", server="s", tool="speak", arguments={}, parts=(part,)))
+    qtbot.addWidget(view)
+    line = next(label.text() for label in view.findChildren(QLabel) if label.text().startswith("Audio"))
+    assert line == "Audio  WAV · 1.5 s · 23.5 KB"
+    target = tmp_path / "clip.wav"
+    view.choose_save_path = lambda suggested: str(target) if suggested == "speak.wav" else ""
+    qtbot.mouseClick(view.save_buttons[0], Qt.MouseButton.LeftButton)
+    assert target.read_bytes() == clip
+
+
+def test_an_untrusted_image_that_is_not_one_or_too_big_is_described_not_decoded(qtbot: QtBot) -> None:
+    from agent_core.content_parts import ContentPart
+    from agent_core.store.records import ToolCallRecord
+
+    # A PNG header claiming 100000 x 100000 pixels: refused from the header, before any decoding.
+    ihdr = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 6, 0, 0, 0)
+    giant = (
+        b"\x89PNG\r\n\x1a\n"
+        + struct.pack(">I", 13)
+        + b"IHDR"
+        + ihdr
+        + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    )
+    assert decode_image(base64.b64encode(giant).decode()) is None
+    parts = (
+        ContentPart("image", mime_type="image/png", data=base64.b64encode(giant).decode()),
+        ContentPart("image", mime_type="image/png", data="!!not base64!!"),
+        ContentPart("image", mime_type="image/png", dropped_size=9_000_000),
+    )
+    view = RichResultView(ToolCallRecord(id="1", server="s", tool="t", arguments={}, parts=parts))
+    qtbot.addWidget(view)
+    assert not view.thumbnails
+    notes = [label.text() for label in view.findChildren(QLabel) if label.text().startswith("[image")]
+    assert len(notes) == 3 and "8.6 MB: not shown" in notes[2]
