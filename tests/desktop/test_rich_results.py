@@ -101,6 +101,9 @@ def test_structured_content_and_an_image_show_in_the_tool_rows(
     request = scripted(with_everything).requests[-1]
     said = "\n".join(m.content for m in request.messages if m.role == "tool")
     assert "[image: PNG 20x20, " in said and said.count('"temperature"') == 1
+    # A model that can see is given the image itself beside that line (see ChatMessage.images).
+    [with_image] = [m for m in request.messages if m.role == "tool" and m.images]
+    assert with_image.images[0].mime_type == "image/png" and with_image.images[0].data.startswith("iVBOR")
 
 
 def test_resource_links_open_and_attach_to_the_chat(
