@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QTableView,
     QTreeView,
     QVBoxLayout,
@@ -204,14 +205,19 @@ class RichResultView(QWidget):
 
     def _resource_line(self, part: ContentPart) -> QHBoxLayout:
         row = QHBoxLayout()
-        kind = "Link" if part.type == "resource_link" else "Resource"
-        name = part.text if part.type == "resource_link" and part.text else part.uri or "resource"
+        if part.type == "resource_link":
+            kind, name = "Link", part.text or part.uri or "resource"
+        else:  # an embedded resource has no name of its own: say what it holds
+            size = len(part.text) if part.text is not None else decoded_size(part.data or "")
+            kind, name = "Resource", f"{part.mime_type or 'unknown type'}, {human_size(size)}"
         # The names come from the server: escaped, so they cannot style or link the label.
         label = QLabel(
             f"{kind}  {html.escape(name)}  <span style='color:{colors().muted}'>{html.escape(part.uri or '')}</span>"
         )
         label.setTextFormat(Qt.TextFormat.RichText)
-        label.setToolTip(part.description or part.mime_type or "")
+        label.setToolTip("\n".join(t for t in (part.uri, part.description or part.mime_type) if t))
+        # A long name or address is cut at the row's width: the buttons always show.
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row.addWidget(label, 1)
         resource = ResultResource(self.record.server, part)
         opener = QPushButton("Open")

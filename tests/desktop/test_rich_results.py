@@ -95,6 +95,7 @@ def test_structured_content_and_an_image_show_in_the_tool_rows(
     assert isinstance(dialog, ImageDialog)
     pixmap = dialog.picture.pixmap()
     assert (pixmap.width(), pixmap.height()) == (20, 20)
+    screenshot(dialog, f"rich_image_full_{theme}")
     dialog.close()
 
     # The model read a one-line summary of the image, and the weather once.
@@ -231,3 +232,28 @@ def test_an_untrusted_image_that_is_not_one_or_too_big_is_described_not_decoded(
     assert not view.thumbnails
     notes = [label.text() for label in view.findChildren(QLabel) if label.text().startswith("[image")]
     assert len(notes) == 3 and "8.6 MB: not shown" in notes[2]
+
+
+def test_an_embedded_resource_opens_and_attaches_as_it_came(
+    qtbot: QtBot, with_everything: DesktopApp, theme: str
+) -> None:
+    [row] = call_tools(
+        qtbot, with_everything, ("get-resource-reference", {"resourceType": "Text", "resourceId": 1})
+    )
+    assert row.rich is not None and len(row.rich.attach_buttons) == 1
+    screenshot(row, f"rich_embedded_{theme}")
+    window = with_everything.window
+    qtbot.mouseClick(row.rich.open_buttons[0], Qt.MouseButton.LeftButton)
+    preview = window.dialogs.last_preview_dialog
+    assert isinstance(preview, ResourcePreviewDialog)
+    assert preview.text.toPlainText().startswith("Resource 1: This is a plaintext resource")
+    preview.close()
+
+    references = window.context_panel.sections["reference"]
+    qtbot.mouseClick(row.rich.attach_buttons[0], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: references.model.rowCount() == 1, timeout=WAIT_MS)
+    assert references.model.row_at(0).ref.name == "demo://resource/dynamic/text/1"
+    view = window.current_view()
+    assert view is not None
+    attached = view.controller.session.attached_resources()
+    assert [item.text for item in attached.values()][0].startswith("Resource 1:")
