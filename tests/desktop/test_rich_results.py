@@ -256,4 +256,5 @@ def test_an_embedded_resource_opens_and_attaches_as_it_came(
     view = window.current_view()
     assert view is not None
     attached = view.controller.session.attached_resources()
-    assert [item.text for item in attached.values()][0].startswith("Resource 1:")
+    [text] = [item.text for item in attached.values()]
+    assert text.startswith("Resource 1:")

@@ -159,3 +159,22 @@ def test_mcp_call_saves_images_to_files_it_names_and_never_overwrites(
     assert (folder / "get-tiny-image-2.png").read_bytes().startswith(b"\x89PNG")
     code, out, _ = run(capsys, *args, "--json")
     assert json.loads(out)["savedFiles"] == [str(folder / "get-tiny-image-3.png")]
+
+
+def test_agent_show_prints_each_tools_hints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support.mcp_servers import RICH_SERVER
+
+    root = tmp_path / "rich-agent"
+    root.mkdir()
+    (root / "agent.yaml").write_text(
+        "name: Rich\nmcpServers:\n"
+        f"  rich:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(RICH_SERVER))}]\n"
+        "    toolDefaults: {permissionRequired: false}\n"
+    )
+    code, out, _ = run(capsys, "agent", "show", str(root))
+    assert code == 0
+    delete = next(line for line in out.splitlines() if line.split()[:1] == ["delete_note"])
+    assert delete.split()[1:3] == ["always", "ask"] and delete.endswith("[destructive]")
+    code, out, _ = run(capsys, "agent", "show", str(root), "--json")
+    tools = {t["name"]: t for t in json.loads(out)["mcpServers"][0]["availableTools"]}
+    assert tools["read_note"]["hints"] == ["read-only"] and tools["write_note"]["hints"] == []
