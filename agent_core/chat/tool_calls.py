@@ -140,15 +140,10 @@ class ToolCaller:
         try:
             outcome = await self.tools.call_tool(binding.server, binding.tool, call.arguments)
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
-            result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
+            failed = f"The tool failed: {error}"
+            elapsed = time.monotonic() - started
             yield finished(
-                call,
-                binding.server,
-                binding.tool,
-                result,
-                is_error=is_error,
-                elapsed=elapsed,
-                approval=approval,
+                call, binding.server, binding.tool, failed, is_error=True, elapsed=elapsed, approval=approval
             )
             return
         end = finished(

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QModelIndex, QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QImageReader, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -97,7 +97,7 @@ class RichResultView(QWidget):
         layout.setSpacing(4)
         palette = colors()
         if record.structured_problem:
-            self.problem = QLabel(f"Not valid: {record.structured_problem}")
+            self.problem = QLabel(record.structured_problem)  # a sentence: what is wrong, and where
             self.problem.setWordWrap(True)
             self.problem.setStyleSheet(f"color: {palette.warning};")
             layout.addWidget(self.problem)
@@ -131,12 +131,18 @@ class RichResultView(QWidget):
             frame = 2 * view.frameWidth() + view.horizontalHeader().sizeHint().height()
             view.setFixedHeight(min(320, body + frame + 2))
         else:
-            view = QTreeView()
-            view.setModel(StructuredTreeModel(record.structured, self))
-            view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-            view.expandToDepth(1)
-            view.setColumnWidth(0, 180)
-            view.setFixedHeight(240)
+            tree = view = QTreeView()
+            model = StructuredTreeModel(record.structured, self)
+            tree.setModel(model)
+            tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+            tree.expandToDepth(1)
+            tree.setColumnWidth(0, 180)
+            # As tall as the rows open at first (three levels), up to 12; then it scrolls.
+            shown = _rows_to_depth(model, QModelIndex(), 3, limit=12)
+            row_height = tree.fontMetrics().height() + 6
+            tree.setFixedHeight(
+                tree.header().sizeHint().height() + 2 * tree.frameWidth() + row_height * shown + 4
+            )
         return view
 
     def _thumbnail(self, part: ContentPart) -> QWidget:
@@ -231,6 +237,18 @@ class RichResultView(QWidget):
         row.addWidget(opener)
         row.addWidget(attach)
         return row
+
+
+def _rows_to_depth(model: StructuredTreeModel, parent: QModelIndex, depth: int, *, limit: int) -> int:
+    """How many rows show with the first ``depth`` levels open, counting no further than ``limit``."""
+    count = 0
+    for row in range(model.rowCount(parent)):
+        count += 1
+        if depth > 1 and count < limit:
+            count += _rows_to_depth(model, model.index(row, 0, parent), depth - 1, limit=limit - count)
+        if count >= limit:
+            return limit
+    return count
 
 
 class ImageDialog(QDialog):

@@ -173,7 +173,9 @@ def test_a_nested_result_is_a_bounded_tree_and_an_invalid_one_says_why(qtbot: Qt
     )
     view = RichResultView(record)
     qtbot.addWidget(view)
-    assert view.problem.text() == "Not valid: at city: wrong"
+    assert view.problem.text() == "at city: wrong"
+    view.resize(600, view.sizeHint().height())
+    screenshot(view, "rich_invalid_tree")
 
 
 def wav(seconds: float, rate: int = 8000) -> bytes:
