@@ -38,7 +38,7 @@ from agent_core.agent.variables import VariableContext
 from agent_core.mcp._content import content_part, prompt_message, resource_part
 from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
-from agent_core.mcp._structured import structured_problem, structured_text
+from agent_core.mcp._structured import checked_problem, structured_text
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
 from agent_core.mcp.errors import (
@@ -74,7 +74,6 @@ T = TypeVar("T")
 # so a server offering 10,000 would make the first selection take minutes. The rest are left out,
 # visibly (the server's status says so).
 MAX_TOOLS_PER_SERVER = 1000
-SCHEMA_CHECK_SECONDS = 5.0  # a structured result's check against its schema; then it counts as unchecked
 STOP_GRACE_SECONDS = 10.0  # the SDK bounds a stdio shutdown at a few seconds; this is the backstop
 
 
@@ -413,7 +412,8 @@ class ServerConnection:
         structured = answer.structured_content
         is_error = bool(answer.is_error)
         listed = next((t for t in self._tools if t.name == tool), None)
-        problem = await _checked(listed.output_schema if listed else None, structured, is_error=is_error)
+        schema = listed.output_schema if listed else None
+        problem = await checked_problem(schema, structured, is_error=is_error)
         text = "\n".join(p.describe() for p in parts)
         if structured is not None and (extra := structured_text(structured, text)):
             text = f"{text}\n{extra}" if text else extra
@@ -521,23 +521,6 @@ def _annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
         idempotent=hints.idempotent_hint,
         open_world=hints.open_world_hint,
     )
-
-
-async def _checked(
-    schema: Mapping[str, Any] | None, value: Mapping[str, Any] | None, *, is_error: bool
-) -> str | None:
-    """``structured_problem`` off the event loop, bounded in time: a server's schema may hold a
-    pattern that makes the check take forever, and the loop serves every other server and chat."""
-    if schema is None or is_error:
-        return None
-    try:
-        return await asyncio.wait_for(
-            asyncio.to_thread(structured_problem, schema, value, is_error=is_error), SCHEMA_CHECK_SECONDS
-        )
-    except TimeoutError:
-        return (
-            f"Checking it against the tool's output schema took over {SCHEMA_CHECK_SECONDS:g} s; not checked."
-        )
 
 
 async def _keep_result(name: str, result: mcp_types.CallToolResult) -> None:

@@ -6,16 +6,32 @@ the whole result is lost, while a user should see what came back and why it is n
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Mapping
+import logging
+import threading
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jsonschema import SchemaError
+from jsonschema import SchemaError, ValidationError
 from jsonschema.exceptions import best_match
-from jsonschema.validators import validator_for
+from jsonschema.validators import extend, validator_for
 from referencing.exceptions import Unresolvable
 
-__all__ = ["MAX_STRUCTURED_TEXT", "structured_problem", "structured_text", "wraps_text"]
+__all__ = [
+    "MAX_STRUCTURED_TEXT",
+    "SCHEMA_CHECK_SECONDS",
+    "checked_problem",
+    "structured_problem",
+    "structured_text",
+    "wraps_text",
+]
+
+logger = logging.getLogger(__name__)
+
+# How long checking one result against its schema may take; then it counts as not checked.
+SCHEMA_CHECK_SECONDS = 5.0
 
 # Characters of structured content a model reads; a bigger result is cut, and says so.
 MAX_STRUCTURED_TEXT = 20_000
@@ -36,7 +52,10 @@ def structured_problem(
     try:
         validator_class = validator_for(document)
         validator_class.check_schema(document)
-        error = best_match(validator_class(document).iter_errors(value))
+        # ``pattern`` is not checked: Python's regular expressions cannot be stopped and hold the
+        # interpreter while they run, so a server's pattern could freeze the app.
+        checking = extend(validator_class, {"pattern": _pattern_not_checked})  # type: ignore[no-untyped-call]
+        error = best_match(checking(document).iter_errors(value))
     except SchemaError as bad:
         return f"The tool's output schema is not valid JSON Schema ({bad.message}), so nothing was checked."
     except Unresolvable as missing:
@@ -45,6 +64,46 @@ def structured_problem(
         return None
     where = "/".join(str(step) for step in error.absolute_path)
     return f"Does not match the tool's output schema{f' at {where}' if where else ''}: {error.message}"[:500]
+
+
+async def checked_problem(
+    schema: Mapping[str, Any] | None, value: Mapping[str, Any] | None, *, is_error: bool
+) -> str | None:
+    """:func:`structured_problem`, off the event loop and bounded in time.
+
+    A big result can take seconds to check (``uniqueItems`` over thousands of objects compares every
+    pair): the check runs in a daemon thread, which is left to finish (or to end with the process)
+    once its time is up, rather than in a pool thread that would hold up the app's exit.
+    """
+    if schema is None or is_error:
+        return None
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[str | None] = loop.create_future()
+
+    def deliver(problem: str | None) -> None:
+        if not answer.done():
+            answer.set_result(problem)
+
+    def check() -> None:
+        try:
+            problem = structured_problem(schema, value, is_error=is_error)
+        except Exception:  # the thread's top level: a strange schema must not leave the call waiting
+            logger.exception("Checking structured content against its output schema failed")
+            problem = "The tool's output schema could not be used to check it (the log says why)."
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody is waiting
+            loop.call_soon_threadsafe(deliver, problem)
+
+    threading.Thread(target=check, name="mcp-output-schema-check", daemon=True).start()
+    try:
+        return await asyncio.wait_for(answer, SCHEMA_CHECK_SECONDS)
+    except TimeoutError:
+        return (
+            f"Checking it against the tool's output schema took over {SCHEMA_CHECK_SECONDS:g} s: not checked."
+        )
+
+
+def _pattern_not_checked(*_: object) -> Iterator[ValidationError]:
+    return iter(())
 
 
 def structured_text(value: Mapping[str, Any], already_said: str) -> str:

@@ -135,3 +135,21 @@ def test_a_chat_keeps_rich_parts_within_bounds() -> None:
     small = ToolResult("s", "t", "text", False, 0.1, structured={"a": 1})
     assert with_rich_result(record, small).structured == {"a": 1}
     assert json.loads(json.dumps(record.structured_problem))
+
+
+async def test_a_slow_schema_check_leaves_the_result_unchecked_and_patterns_are_never_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_core.mcp import _structured
+
+    monkeypatch.setattr(_structured, "SCHEMA_CHECK_SECONDS", 0.2)
+    # uniqueItems compares every pair of objects: about two seconds for these.
+    slow = {"type": "object", "properties": {"rows": {"type": "array", "uniqueItems": True}}}
+    value = {"rows": [{"i": [i]} for i in range(1000)]}
+    problem = await _structured.checked_problem(slow, value, is_error=False)
+    assert problem is not None and "not checked" in problem
+
+    # Catastrophic backtracking would hold the interpreter for years: the pattern is not run.
+    evil = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+    assert await _structured.checked_problem(evil, {"s": "a" * 60 + "!"}, is_error=False) is None
+    assert await _structured.checked_problem(evil, {"s": 3}, is_error=False) is not None
