@@ -267,4 +267,4 @@ class ImageDialog(QDialog):
         close = QPushButton("Close")
         close.clicked.connect(self.accept)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignRight)
-        self.resize(min(1000, image.width() + 60), min(800, image.height() + 90))
+        self.resize(max(320, min(1000, image.width() + 60)), max(240, min(800, image.height() + 90)))
