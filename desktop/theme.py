@@ -83,6 +83,8 @@ _BADGES_LIGHT = {
     "removed": ("#eceff1", "#6b7280"),
     "miss": ("#fdebd2", "#8a4b08"),
     "pinned": ("#fde2ef", "#9d174d"),
+    "read-only": ("#e3f1f4", "#155e75"),
+    "destructive": ("#fde4e1", "#b42318"),
 }
 _BADGES_DARK = {
     "always": ("#1d3a6e", "#b9d3ff"),
@@ -92,6 +94,8 @@ _BADGES_DARK = {
     "removed": ("#33373c", "#a3abb5"),
     "miss": ("#4a3213", "#ffd39a"),
     "pinned": ("#5a1e3b", "#fbcfe8"),
+    "read-only": ("#15414d", "#b6e6f2"),
+    "destructive": ("#5c1f1a", "#ffc4bc"),
 }
 
 
@@ -105,7 +109,8 @@ def colors() -> Palette:
 
 
 def badge_colors(kind: str) -> BadgeColors:
-    """Colours of a badge: an include mode (always/manual/agent), "score", "removed" or "miss"."""
+    """Colours of a badge: an include mode (always/manual/agent), "score", "removed", "miss",
+    "pinned", or a tool's "read-only" or "destructive" hint."""
     table = _BADGES_DARK if is_dark() else _BADGES_LIGHT
     background, foreground = table.get(kind, table["score"])
     return BadgeColors(QColor(background), QColor(foreground))

@@ -26,6 +26,9 @@ _.model_config
 # sqlite3 reads the connection's row factory.
 _.row_factory
 
+# The MCP SDK's ClientSession calls it on every tool result (agent_core/mcp/_connection.py).
+_.validate_tool_result
+
 # onnxruntime.SessionOptions and sentence-transformers read the options set on them.
 _.graph_optimization_level
 _.execution_mode

@@ -189,6 +189,9 @@ class ToolSettings(FileModel):
 class ToolDefaults(FileModel):
     include: IncludeMode = IncludeMode.ALWAYS
     permission_required: bool = True
+    # Run tools the server marks read-only without asking, whatever ``permissionRequired`` says.
+    # Off by default: the mark is the server's claim, so trusting it is the user's choice.
+    allow_read_only: bool = False
 
 
 class _ServerBase(FileModel):

@@ -20,10 +20,18 @@ from agent_core.budget.fitting import Block, Draft, Limits, fit_request
 from agent_core.budget.reference_chunks import relevant_chunks
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ContextManifest, ItemRef, PartKind, RequestContext, RequestItem
-from agent_core.providers.base import ChatMessage, ToolCall, ToolSpec
-from agent_core.store.chats import StoredMessage
+from agent_core.providers.base import ChatMessage, ImageInput, ToolCall, ToolSpec
+from agent_core.store.chats import StoredMessage, ToolCallRecord
 
-__all__ = ["Prompt", "PromptLimits", "ToolBinding", "build_prompt", "history_messages", "tool_api_name"]
+__all__ = [
+    "Prompt",
+    "PromptLimits",
+    "ToolBinding",
+    "build_prompt",
+    "history_messages",
+    "tool_api_name",
+    "tool_images",
+]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _MODE_ORDER = {"always": 0, "manual": 1, "agent": 2}
@@ -197,6 +205,7 @@ def history_messages(history: Sequence[StoredMessage]) -> list[ChatMessage]:
                         tool_call_id=record.id,
                         tool_name=tool_api_name(record.server, record.tool),
                         is_error=record.is_error or not finished,
+                        images=tool_images(record),
                     )
                 )
     return out
@@ -241,3 +250,17 @@ def _render(document: DocumentItem, text: str) -> str:
     tag = document.kind
     description = f' description="{escape(document.description)}"' if document.description else ""
     return f'<{tag} name="{escape(document.name)}"{description}>\n{text.strip()}\n</{tag}>'
+
+
+# Images of one tool result a model that can see is shown (the rest it reads about in one line).
+MAX_IMAGES_PER_RESULT = 4
+
+
+def tool_images(record: ToolCallRecord) -> tuple[ImageInput, ...]:
+    """The images a tool call gave back (as the chat kept them), for ``ChatMessage.images``."""
+    images = [
+        ImageInput(part.mime_type, part.data)
+        for part in record.parts
+        if part.type == "image" and part.data is not None and part.mime_type
+    ]
+    return tuple(images[:MAX_IMAGES_PER_RESULT])

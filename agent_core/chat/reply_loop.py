@@ -35,7 +35,7 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.item_pulls import PULLED_REASON
-from agent_core.chat.prompt import Prompt, build_prompt
+from agent_core.chat.prompt import Prompt, build_prompt, tool_images
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, ToolCallEvent, pending_record
 from agent_core.chat.tool_runtime import ToolDescriptor
@@ -356,7 +356,12 @@ def _turn_messages(
     for call, record in zip(calls, records, strict=True):
         out.append(
             ChatMessage(
-                "tool", record.result, tool_call_id=call.id, tool_name=call.name, is_error=record.is_error
+                "tool",
+                record.result,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                is_error=record.is_error,
+                images=tool_images(record),
             )
         )
     return out

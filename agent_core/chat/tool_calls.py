@@ -4,9 +4,10 @@ so, call it, and record what happened (a failure is a result the model sees, nev
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from agent_core.agent.schema import ToolPermissionPolicy
@@ -28,7 +29,8 @@ from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
-from agent_core.chat.tool_runtime import ToolOutcome, ToolRuntime
+from agent_core.chat.tool_runtime import RichOutcome, ToolOutcome, ToolRuntime
+from agent_core.content_parts import kept_parts
 from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
@@ -41,7 +43,10 @@ if TYPE_CHECKING:
     from agent_core.subagents.runner import Delegator
     from agent_core.workflows.chat_runs import ChatWorkflows
 
-__all__ = ["ToolCaller", "delegation_result", "finished", "pending_record"]
+__all__ = ["ToolCaller", "delegation_result", "finished", "pending_record", "with_rich_result"]
+
+# Characters of structured content a chat keeps to show (the model reads a shorter cut).
+MAX_KEPT_STRUCTURED = 1_000_000
 
 ToolCallEvent = (
     ToolCallStarted
@@ -145,12 +150,25 @@ class ToolCaller:
             yield event
         try:
             outcome = await running
-            result, is_error, elapsed = outcome.text, outcome.is_error, outcome.elapsed_seconds
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
-            result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
-        yield finished(
-            call, binding.server, binding.tool, result, is_error=is_error, elapsed=elapsed, approval=approval
+            failed = f"The tool failed: {error}"
+            elapsed = time.monotonic() - started
+            yield finished(
+                call, binding.server, binding.tool, failed, is_error=True, elapsed=elapsed, approval=approval
+            )
+            return
+        end = finished(
+            call,
+            binding.server,
+            binding.tool,
+            outcome.text,
+            is_error=outcome.is_error,
+            elapsed=outcome.elapsed_seconds,
+            approval=approval,
         )
+        if isinstance(outcome, RichOutcome):
+            end = ToolCallFinished(with_rich_result(end.record, outcome))
+        yield end
 
     async def _sampling_during(
         self, running: asyncio.Future[ToolOutcome], call_id: str, binding: ToolBinding
@@ -244,6 +262,18 @@ def finished(
             elapsed_seconds=round(elapsed, 4),
             approval=approval,
         )
+    )
+
+
+def with_rich_result(record: ToolCallRecord, outcome: RichOutcome) -> ToolCallRecord:
+    """``record`` with what the chat shows beyond the text: structured content (dropped when its
+    JSON is too big to keep, which the problem then says) and the bounded non-text parts."""
+    structured, problem = outcome.structured, outcome.structured_problem
+    if structured is not None and len(json.dumps(structured, default=str)) > MAX_KEPT_STRUCTURED:
+        structured = None
+        problem = problem or "The structured content is too big to show; the model read the start of it."
+    return replace(
+        record, structured=structured, structured_problem=problem, parts=kept_parts(outcome.content)
     )
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from agent_core.agent.schema import IncludeMode
+from agent_core.content_parts import ContentPart
+from agent_core.tool_hints import ToolAnnotations
 
-__all__ = ["NoTools", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
+__all__ = ["HintedTool", "NoTools", "RichOutcome", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
 
 
 class ToolDescriptor(Protocol):
@@ -25,6 +27,14 @@ class ToolDescriptor(Protocol):
     def permission_required(self) -> bool: ...
 
 
+@runtime_checkable
+class HintedTool(ToolDescriptor, Protocol):
+    """A tool whose server said what it does (an MCP tool's annotations)."""
+
+    @property
+    def annotations(self) -> ToolAnnotations: ...
+
+
 class ToolOutcome(Protocol):
     @property
     def text(self) -> str: ...
@@ -32,6 +42,18 @@ class ToolOutcome(Protocol):
     def is_error(self) -> bool: ...
     @property
     def elapsed_seconds(self) -> float: ...
+
+
+@runtime_checkable
+class RichOutcome(ToolOutcome, Protocol):
+    """An outcome with more than text (an MCP tool's): the chat keeps the rest to show it."""
+
+    @property
+    def structured(self) -> Mapping[str, Any] | None: ...
+    @property
+    def structured_problem(self) -> str | None: ...
+    @property
+    def content(self) -> tuple[ContentPart, ...]: ...
 
 
 class ToolRuntime(Protocol):

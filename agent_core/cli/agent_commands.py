@@ -275,6 +275,7 @@ def _add_server_status(agent: Agent, summary: dict[str, Any], timeout: float) ->
                 "description": tool.description,
                 "include": tool.include.value,
                 "permission": tool.permission,
+                "hints": list(tool.annotations.badges),
                 "fingerprint": tool.fingerprint,
             }
             for tool in tools
@@ -297,7 +298,10 @@ def _print_server_status(server: dict[str, Any]) -> None:
         print(f"    warning: {status['reason']}")
     for tool in tools:
         description = tool["description"].strip().splitlines()[0] if tool["description"].strip() else ""
-        print(f"      {tool['name']:<28} {tool['include']:<7} {tool['permission']:<6} {description[:70]}")
+        hints = f"  [{', '.join(tool['hints'])}]" if tool.get("hints") else ""
+        print(
+            f"      {tool['name']:<28} {tool['include']:<7} {tool['permission']:<6} {description[:70]}{hints}"
+        )
 
 
 def agent_summary(agent: Agent) -> dict[str, Any]:

@@ -16,12 +16,13 @@ from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.sampling import SamplingHandler, SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.cli.input_prompt import ask_in_terminal
+from agent_core.cli.media_files import SavedMedia, save_media
 from agent_core.cli.sampling_prompt import terminal_sampling_events
 from agent_core.errors import ContextDeskError
 from agent_core.providers.pool import ProviderPool
 
 if TYPE_CHECKING:
-    from agent_core.mcp import McpManager
+    from agent_core.mcp import McpManager, ToolResult
 
 __all__ = ["register"]
 
@@ -42,6 +43,14 @@ def register(subparsers: Any) -> None:
         "--yes",
         action="store_true",
         help="approve the server's sampling requests without asking; a server's form or link is declined, never filled in",
+    )
+    call.add_argument(
+        "--save-dir",
+        type=Path,
+        default=Path(),
+        metavar="DIR",
+        help="where images and audio in the result are saved (default: the current folder; "
+        "files are named after the tool and never overwritten)",
     )
     call.set_defaults(handler=run_call)
 
@@ -92,6 +101,10 @@ def run_call(args: argparse.Namespace) -> int:
 
     agent = load_agent(args.dir)
     _check_server(agent, args.server)
+    if args.save_dir.exists() and not args.save_dir.is_dir():
+        raise ContextDeskError(
+            f"--save-dir {args.save_dir} is a file: give a folder (it is created if missing)"
+        )
     try:
         arguments = json.loads(args.args)
     except json.JSONDecodeError as error:
@@ -122,6 +135,7 @@ def run_call(args: argparse.Namespace) -> int:
             await providers.aclose()
 
     result = asyncio.run(call())
+    saved = save_media(result.content, args.save_dir, args.tool)
     if args.json:
         print(
             json.dumps(
@@ -132,6 +146,8 @@ def run_call(args: argparse.Namespace) -> int:
                     "elapsedSeconds": round(result.elapsed_seconds, 3),
                     "text": result.text,
                     "structured": result.structured,
+                    "structuredProblem": result.structured_problem,
+                    "savedFiles": [str(s.path) for s in saved if s.path is not None],
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -139,8 +155,27 @@ def run_call(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(result.text, file=sys.stderr if result.is_error else sys.stdout)
+        _print_result(result, saved)
     return 1 if result.is_error else 0
+
+
+def _print_result(result: ToolResult, saved: list[SavedMedia]) -> None:
+    """The model's text of the result, then its structured content as pretty JSON, then where
+    its images and audio went."""
+    from agent_core.mcp._structured import wraps_text
+
+    out = sys.stderr if result.is_error else sys.stdout
+    text = "\n".join(p.describe() for p in result.content) if result.content else result.text
+    if text:
+        print(text, file=out)
+    if result.structured is not None and not wraps_text(result.structured, text):
+        print("Structured content:", file=out)
+        print(json.dumps(result.structured, indent=2, ensure_ascii=False, default=str), file=out)
+    if result.structured_problem:
+        print(f"The structured content is not valid: {result.structured_problem}", file=sys.stderr)
+    for media in saved:
+        where = f"saved to {media.path}" if media.path else media.problem
+        print(f"{media.summary} {where}", file=out)
 
 
 def run_ping(args: argparse.Namespace) -> int:

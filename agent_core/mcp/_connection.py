@@ -10,7 +10,6 @@ nothing else.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -43,6 +42,7 @@ from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._sampling import SamplingCallback
 from agent_core.mcp._server_requests import answer_elicitation, roots_result
+from agent_core.mcp._structured import checked_problem, structured_text
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
 from agent_core.mcp.elicitation import ElicitationHandler
@@ -64,6 +64,7 @@ from agent_core.mcp.types import (
     ResourceInfo,
     ServerState,
     ServerStatus,
+    ToolAnnotations,
     ToolInfo,
     ToolResult,
 )
@@ -220,6 +221,7 @@ class ServerConnection:
             async with asyncio.timeout(self.config.start_timeout_seconds) as deadline:
                 async with AsyncExitStack() as stack:
                     client = await stack.enter_async_context(self._client_for(target))
+                    _validate_results_ourselves(client)
                     tools = await self._list_tools(client)
                     deadline.reschedule(None)
                     info = client.server_info
@@ -384,7 +386,8 @@ class ServerConnection:
         tools: list[ToolInfo] = []
         for page in await all_pages(lambda cursor: client.list_tools(cursor=cursor)):
             for tool in page.tools:
-                settings = effective_tool_settings(self.config, tool.name)
+                annotations = _annotations(tool.annotations)
+                settings = effective_tool_settings(self.config, tool.name, annotations)
                 tools.append(
                     ToolInfo(
                         server=self.name,
@@ -394,6 +397,8 @@ class ServerConnection:
                         include=settings.include,
                         permission_required=settings.permission_required,
                         title=tool.title,
+                        annotations=annotations,
+                        output_schema=tool.output_schema,
                     )
                 )
         return tuple(tools)
@@ -455,10 +460,16 @@ class ServerConnection:
             return result(str(error), True)
         parts = tuple(content_part(block) for block in answer.content)
         structured = answer.structured_content
+        is_error = bool(answer.is_error)
+        listed = next((t for t in self._tools if t.name == tool), None)
+        schema = listed.output_schema if listed else None
+        problem = await checked_problem(schema, structured, is_error=is_error)
         text = "\n".join(p.describe() for p in parts)
-        if not parts and structured is not None:
-            text = json.dumps(structured, ensure_ascii=False)
-        return result(text, bool(answer.is_error), structured=structured, content=parts)
+        if structured is not None and (extra := structured_text(structured, text)):
+            text = f"{text}\n{extra}" if text else extra
+        if problem is not None:
+            text = f"{text}\n[structured content not valid: {problem}]"
+        return result(text, is_error, structured=structured, content=parts, structured_problem=problem)
 
     async def ping(self) -> float:
         """Round-trip time in seconds.
@@ -549,3 +560,23 @@ class ServerConnection:
         return PromptResult(
             self.name, name, answer.description or "", tuple(prompt_message(m) for m in answer.messages)
         )
+
+
+def _annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
+    if hints is None:
+        return ToolAnnotations()
+    return ToolAnnotations(
+        read_only=hints.read_only_hint,
+        destructive=hints.destructive_hint,
+        idempotent=hints.idempotent_hint,
+        open_world=hints.open_world_hint,
+    )
+
+
+async def _keep_result(name: str, result: mcp_types.CallToolResult) -> None:
+    """Stands in for the SDK's output-schema check, which raises and loses the result
+    (``call_tool`` checks it against the listed schema and shows why it does not match)."""
+
+
+def _validate_results_ourselves(client: Client) -> None:
+    client.session.validate_tool_result = _keep_result  # type: ignore[method-assign]

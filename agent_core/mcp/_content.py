@@ -23,7 +23,13 @@ def content_part(block: mcp_types.ContentBlock) -> ContentPart:
     if isinstance(block, mcp_types.AudioContent):
         return ContentPart("audio", mime_type=block.mime_type, data=block.data)
     if isinstance(block, mcp_types.ResourceLink):
-        return ContentPart("resource_link", text=block.name, mime_type=block.mime_type, uri=str(block.uri))
+        return ContentPart(
+            "resource_link",
+            text=block.title or block.name,
+            mime_type=block.mime_type,
+            uri=str(block.uri),
+            description=block.description,
+        )
     part = resource_part(block.resource)
     return ContentPart("resource", text=part.text, mime_type=part.mime_type, data=part.blob, uri=part.uri)
 

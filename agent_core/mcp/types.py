@@ -10,6 +10,8 @@ from enum import StrEnum
 from typing import Any, Literal, Protocol
 
 from agent_core.agent.schema import IncludeMode
+from agent_core.content_parts import ContentPart
+from agent_core.tool_hints import ToolAnnotations
 
 __all__ = [
     "ContentPart",
@@ -22,6 +24,7 @@ __all__ = [
     "ResourcePart",
     "ServerState",
     "ServerStatus",
+    "ToolAnnotations",
     "ToolDescription",
     "ToolInfo",
     "ToolPermission",
@@ -69,6 +72,8 @@ class ToolInfo:
     include: IncludeMode
     permission_required: bool
     title: str | None = None
+    annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
+    output_schema: Mapping[str, Any] | None = None
 
     @property
     def permission(self) -> ToolPermission:
@@ -106,29 +111,6 @@ def tool_fingerprint(server: str, tool: ToolDescription) -> str:
 
 
 @dataclass(frozen=True)
-class ContentPart:
-    """One block of a tool result, prompt or resource: text, or a description of binary data."""
-
-    type: Literal["text", "image", "audio", "resource", "resource_link"]
-    text: str | None = None
-    mime_type: str | None = None
-    data: str | None = None  # base64, for images, audio and binary resources
-    uri: str | None = None
-
-    def describe(self) -> str:
-        """The part as text a model can read."""
-        if self.type == "text":
-            return self.text or ""
-        if self.type == "resource" and self.text is not None:
-            return self.text
-        size = f", {len(self.data) * 3 // 4} bytes" if self.data else ""
-        where = f" {self.uri}" if self.uri else ""
-        kind = "link" if self.type == "resource_link" else self.type
-        name = f" ({self.text})" if self.text and self.type == "resource_link" else ""
-        return f"[{kind}{where}{name}: {self.mime_type or 'unknown type'}{size}]"
-
-
-@dataclass(frozen=True)
 class ToolResult:
     """What a tool call gave back. Errors (from the tool, the server or the connection) are results too."""
 
@@ -139,6 +121,8 @@ class ToolResult:
     elapsed_seconds: float
     structured: Mapping[str, Any] | None = None
     content: tuple[ContentPart, ...] = ()
+    # Why ``structured`` does not match the tool's output schema; None when it does (or has none).
+    structured_problem: str | None = None
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ class AnthropicProvider(Provider):
     """Claude models (type ``anthropic``)."""
 
     label = "Anthropic"
+    accepts_images = True  # every current Claude model reads images, in tool results too
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
@@ -298,12 +299,23 @@ def to_anthropic_messages(
     return system, result
 
 
+# The image types the Messages API reads.
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
 def _blocks(message: ChatMessage) -> list[dict[str, Any]]:
     if message.role == "tool":
+        content: str | list[dict[str, Any]] = message.content
+        images = [image for image in message.images if image.mime_type in IMAGE_TYPES]
+        if images:
+            content = [{"type": "text", "text": message.content or "(images)"}] + [
+                {"type": "image", "source": {"type": "base64", "media_type": i.mime_type, "data": i.data}}
+                for i in images
+            ]
         block: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": message.tool_call_id or "",
-            "content": message.content,
+            "content": content,
         }
         if message.is_error:
             block["is_error"] = True

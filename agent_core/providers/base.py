@@ -20,6 +20,7 @@ __all__ = [
     "Completion",
     "FinishEvent",
     "GenerationSettings",
+    "ImageInput",
     "ModelInfo",
     "PromptProgressEvent",
     "Provider",
@@ -64,6 +65,14 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class ImageInput:
+    """An image a tool gave back, for a model that can see (``Provider.accepts_images``)."""
+
+    mime_type: str
+    data: str  # base64
+
+
+@dataclass(frozen=True)
 class ChatMessage:
     role: Role
     content: str = ""
@@ -72,6 +81,9 @@ class ChatMessage:
     tool_name: str | None = None  # tool results: the ToolSpec name
     is_error: bool = False  # tool results: the tool failed
     cache_breakpoint: bool = False  # last message of the stable prefix (prompt caching hint)
+    # Tool results: the images among the result's parts. ``content`` describes each in one line
+    # too, so a provider that cannot show images ignores this and loses nothing but the pixels.
+    images: tuple[ImageInput, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -183,6 +195,8 @@ class Provider(ABC):
     #: For tests and demos only (the scripted provider): registered like any other, but front ends
     #: leave it out of the types a user chooses from.
     internal: ClassVar[bool] = False
+    #: Whether the provider passes ``ChatMessage.images`` to its models (they can see them).
+    accepts_images: ClassVar[bool] = False
 
     def __init__(self, settings: ProviderSettings) -> None:
         self.settings = settings

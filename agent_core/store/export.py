@@ -85,6 +85,10 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         data["content"] = redact_credentials(data["content"])
     if not message.replaced:
         data.pop("replaced", None)  # messages never replaced keep the v1 shape
+    for call in data.get("tool_calls") or ():
+        for rich in ("structured", "structured_problem", "parts"):  # calls with text only keep it too
+            if not call.get(rich):
+                call.pop(rich, None)
     if message.request_context is not None:
         for item in data["request_context"]["items"]:
             if not item.get("reason"):

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent_core.content_parts import ContentPart
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
 
@@ -36,6 +37,11 @@ class ToolCallRecord:
     is_error: bool = False
     elapsed_seconds: float | None = None
     approval: Approval | None = None
+    # What the result held beyond its text, for the chat to show (the model reads ``result``):
+    # structured content, why it does not match the tool's output schema, and the non-text parts.
+    structured: Mapping[str, Any] | None = None
+    structured_problem: str | None = None
+    parts: tuple[ContentPart, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -479,6 +479,19 @@ class ChatController(QObject):
 
         self.bridge.submit(run(), done, on_error)
 
+    def attach_resource_text(
+        self, server: str, uri: str, text: str, on_error: Callable[[BaseException], None]
+    ) -> None:
+        """Attach a resource a tool result carried (its text is here already) as a reference."""
+        self.bridge.call(
+            self.session.attach_resource,
+            server,
+            uri,
+            text,
+            on_result=lambda _ref: self.items_changed.emit(),
+            on_error=on_error,
+        )
+
     def remove_item(self, ref: ItemRef) -> None:
         """The user removes ``ref``; selection learns the last message did not need it."""
         self.bridge.call(

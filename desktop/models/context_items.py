@@ -15,7 +15,7 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.chat.tool_runtime import ToolDescriptor
+from agent_core.chat.tool_runtime import HintedTool, ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
 from desktop.models._table import RowTableModel
 from desktop.models.manifest import cost_of
@@ -86,6 +86,7 @@ class Role(IntEnum):
     TOKENS = Qt.ItemDataRole.UserRole + 10  # int | None: what the item cost in the request
     DETAIL = Qt.ItemDataRole.UserRole + 11  # e.g. the chunks of a selected reference
     PINNED = Qt.ItemDataRole.UserRole + 12
+    HINTS = Qt.ItemDataRole.UserRole + 13  # tuple[str, ...]: a tool's "read-only", "destructive", ...
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ class ContextRow:
     detail: str = ""  # the manifest's detail, e.g. "chunks 2, 5 of 9"
     pinned: bool = False
     title: str = ""  # shown instead of the name (a memory's words)
+    hints: tuple[str, ...] = ()  # what a tool's server says it does: "read-only", "destructive", ...
 
     @property
     def prefix(self) -> str:
@@ -160,6 +162,11 @@ def _details(
     return document.priority_level, document.description, False
 
 
+def _hints(ref: ItemRef, tools: Mapping[ItemRef, ToolDescriptor]) -> tuple[str, ...]:
+    tool = tools.get(ref) if ref.type == "tool" else None
+    return tool.annotations.badges if isinstance(tool, HintedTool) else ()
+
+
 def _tool_map(tools: Iterable[ToolDescriptor]) -> dict[ItemRef, ToolDescriptor]:
     return {ItemRef("tool", t.name, t.server): t for t in tools}
 
@@ -198,6 +205,7 @@ def request_rows(
                 tokens=None if part is None else part.tokens,
                 detail="" if part is None else part.detail,
                 title=title,
+                hints=_hints(item.ref, by_ref),
             )
         )
     return rows
@@ -230,6 +238,7 @@ def near_miss_rows(
                 miss.reason,
                 needed=miss.needed,
                 title=title,
+                hints=_hints(miss.ref, by_ref),
             )
         )
     return rows
@@ -250,7 +259,16 @@ def session_rows(
             continue
         priority, description, removed = _details(item.ref, agent, by_ref, attached)
         rows.append(
-            ContextRow(item.ref, item.include_mode, None, priority, description, removed, pinned=item.pinned)
+            ContextRow(
+                item.ref,
+                item.include_mode,
+                None,
+                priority,
+                description,
+                removed,
+                pinned=item.pinned,
+                hints=_hints(item.ref, by_ref),
+            )
         )
     return rows
 
@@ -310,6 +328,7 @@ class ContextItemsModel(RowTableModel[ContextRow]):
             Role.TOKENS: row.tokens,
             Role.DETAIL: row.detail,
             Role.PINNED: row.pinned,
+            Role.HINTS: row.hints,
         }
         return by_role.get(role)
 

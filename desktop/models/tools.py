@@ -85,7 +85,18 @@ class ToolColumn(IntEnum):
     NAME = 0
     INCLUDE = 1
     PERMISSION = 2
-    DESCRIPTION = 3
+    HINTS = 3  # what the server says the tool does: read-only, destructive, ...
+    DESCRIPTION = 4
+
+
+DESTRUCTIVE_COLOUR = "#c0392b"
+HINT_TIPS = {
+    "read-only": "The server says this tool changes nothing.",
+    "destructive": "The server says this tool may delete or overwrite things: it is asked about before "
+    "it runs, whatever the server's default, unless you set this tool to run without asking.",
+    "idempotent": "The server says running it twice with the same arguments does no more than once.",
+    "open-world": "The server says this tool reaches beyond the server (the web, other systems).",
+}
 
 
 class ToolRole(IntEnum):
@@ -93,7 +104,7 @@ class ToolRole(IntEnum):
 
 
 class ToolListModel(RowTableModel[ToolInfo]):
-    HEADERS = ("Tool", "Include", "Permission", "Description")
+    HEADERS = ("Tool", "Include", "Permission", "Hints", "Description")
 
     def set_tools(self, tools: Sequence[ToolInfo]) -> None:
         self._reset_rows(sorted(tools, key=lambda t: (t.server, t.name)))
@@ -107,9 +118,21 @@ class ToolListModel(RowTableModel[ToolInfo]):
                 ToolColumn.NAME: f"{tool.server}.{tool.name}",
                 ToolColumn.INCLUDE: tool.include.value.capitalize(),
                 ToolColumn.PERMISSION: "Ask first" if tool.permission_required else "Runs without asking",
+                ToolColumn.HINTS: " · ".join(tool.annotations.badges),
                 ToolColumn.DESCRIPTION: (tool.description or "").splitlines()[0] if tool.description else "",
             }[ToolColumn(column)]
+        if (
+            role == Qt.ItemDataRole.ForegroundRole
+            and column == ToolColumn.HINTS
+            and tool.annotations.is_destructive
+        ):
+            return QColor(DESTRUCTIVE_COLOUR)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == ToolColumn.HINTS:
+                return (
+                    "\n".join(HINT_TIPS[badge] for badge in tool.annotations.badges)
+                    or "No hints from the server."
+                )
             return tool.description or tool.name
         if role == ToolRole.TOOL:
             return tool

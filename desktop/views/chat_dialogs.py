@@ -24,11 +24,13 @@ if TYPE_CHECKING:
     from desktop.dialogs.insert_prompt import InsertPromptDialog
     from desktop.dialogs.learned import LearnedDialog
     from desktop.dialogs.preferences import PreferencesDialog
+    from desktop.dialogs.resource_preview import ResourcePreviewDialog
     from desktop.dialogs.subagent_transcript import SubagentTranscriptDialog
     from desktop.dialogs.view_context import ViewContextDialog
     from desktop.dialogs.what_if import WhatIfDialog
     from desktop.dialogs.workflow_run import WorkflowRunDialog
     from desktop.views.main_window import MainWindow
+    from desktop.views.rich_result import ResultResource
 
 __all__ = ["ChatDialogs"]
 
@@ -38,6 +40,7 @@ class ChatDialogs:
         self.window = window
         self.last_context_dialog: ViewContextDialog | None = None
         self.last_what_if_dialog: WhatIfDialog | None = None
+        self.last_preview_dialog: ResourcePreviewDialog | None = None
         self.last_exact_request_dialog: ExactRequestDialog | None = None
         self.last_resource_dialog: AttachResourceDialog | None = None
         self.last_prompt_dialog: InsertPromptDialog | None = None
@@ -251,6 +254,65 @@ class ChatDialogs:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.last_resource_dialog = dialog
         dialog.open()
+
+    def open_result_resource(self, resource: ResultResource, controller: ChatController) -> None:
+        """Show the text of a resource in a tool result: an embedded one as it came, a linked one
+        read from the server that sent the link."""
+        part = resource.part
+        if part.type == "resource":
+            self._preview(resource, part.text if part.text is not None else part.describe(), controller)
+            return
+        manager = self._tool_servers()
+        if manager is None or part.uri is None:
+            return
+        view = self.window.current_view()
+        self.window.bridge.submit(
+            manager.read_resource(resource.server, part.uri),
+            on_result=lambda content: self._preview(
+                resource, content.text or "(no text: the resource is binary or empty)", controller
+            ),
+            on_error=lambda error: view.show_error(str(error)) if view is not None else None,
+        )
+
+    def _preview(self, resource: ResultResource, text: str, controller: ChatController) -> None:
+        from desktop.dialogs.resource_preview import ResourcePreviewDialog
+
+        dialog = ResourcePreviewDialog(resource.part.uri or "resource", text, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.attach_requested.connect(lambda: self.attach_result_resource(resource, controller))
+        self.last_preview_dialog = dialog
+        dialog.open()
+
+    def attach_result_resource(self, resource: ResultResource, controller: ChatController) -> None:
+        """Attach a tool result's resource to the chat as a reference: an embedded one's text as
+        it came, a linked one as its server reads it now."""
+        from agent_core.mcp.types import ResourceInfo
+
+        part, view = resource.part, self.window.current_view()
+
+        def failed(error: BaseException) -> None:
+            if view is not None:
+                view.show_error(str(error))
+
+        if part.uri is None:
+            return
+        if part.type == "resource":
+            if not (part.text or "").strip():
+                failed(ValueError(f"{part.uri} has no text to attach (it is empty or binary)."))
+                return
+            controller.attach_resource_text(resource.server, part.uri, part.text or "", on_error=failed)
+            return
+        manager = self._tool_servers()
+        if manager is None:
+            return
+        info = ResourceInfo(
+            server=resource.server,
+            uri=part.uri,
+            name=part.text or part.uri,
+            description=part.description or "",
+            mime_type=part.mime_type,
+        )
+        controller.attach_resource(manager, info, on_done=lambda _ref: None, on_error=failed)
 
     def insert_prompt(self, name: str = "") -> None:
         """Choose a prompt of a tool server (``name`` preselects one) and put it in the message box."""

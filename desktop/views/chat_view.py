@@ -32,6 +32,8 @@ class ChatView(QWidget):
     workspace_requested = Signal()  # the welcome's "choose the folder its tools may read"
     new_chat_requested = Signal()
     prompt_requested = Signal(str)  # the prompt's name, "" to choose one
+    resource_open_requested = Signal(object)  # ResultResource: a tool result's resource to show
+    resource_attach_requested = Signal(object)  # ResultResource: a tool result's resource to attach
 
     def __init__(self, controller: ChatController, agent_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,6 +73,9 @@ class ChatView(QWidget):
         self.conversation.example_chosen.connect(self._use_example)
         self.conversation.workspace_requested.connect(self.workspace_requested)
         self.conversation.edit_requested.connect(self.start_editing)
+        self.conversation.resource_open_requested.connect(self.resource_open_requested)
+        self.conversation.resource_attach_requested.connect(self.resource_attach_requested)
+        self.conversation.notice_requested.connect(self.show_error)
         self.last_remember_dialog: RememberDialog | None = None
         self.editing: int | None = None  # the id of the user's message being edited
         layout.addWidget(self.conversation, 1)

@@ -42,6 +42,9 @@ class ConversationView(QScrollArea):
     example_chosen = Signal(str)  # a welcome example to put in the message box
     workspace_requested = Signal()  # choose the workspace folder (from the welcome)
     edit_requested = Signal(object)  # Entry: a message of the user's to change and send again
+    resource_open_requested = Signal(object)  # ResultResource of a tool result: read and show it
+    resource_attach_requested = Signal(object)  # ResultResource of a tool result: attach it
+    notice_requested = Signal(str)  # something a row could not do, for the chat to show
 
     def __init__(
         self,
@@ -166,6 +169,10 @@ class ConversationView(QScrollArea):
         if isinstance(widget, SummaryWidget):
             widget.edited.connect(lambda text, w=widget: self._edit_summary(w, text))
             widget.undo_requested.connect(lambda w=widget: self._emit_row(w, self.summary_undone))
+        if isinstance(widget, ToolCallWidget):
+            widget.resource_open_requested.connect(self.resource_open_requested)
+            widget.resource_attach_requested.connect(self.resource_attach_requested)
+            widget.save_failed.connect(self.notice_requested)
         if isinstance(widget, SummaryWidget | ToolCallWidget):
             widget.toggle.pressed.connect(lambda w=widget: self._keep_in_place(w))
         self._widgets.insert(row, widget)

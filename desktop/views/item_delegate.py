@@ -76,6 +76,10 @@ class ContextItemDelegate(QStyledItemDelegate):
             badges.append(("Not included", "miss"))
         if score is not None:
             badges.append((f"{score:.2f}", "score"))
+        # A tool's hints from its server: only the two that change how to treat it.
+        for hint in index.data(Role.HINTS) or ():
+            if hint in ("read-only", "destructive"):
+                badges.append((hint, hint))
         badge_font = QFont(option.font)
         badge_font.setPointSizeF(max(7.0, option.font.pointSizeF() * 0.85))
         badge_font.setBold(True)

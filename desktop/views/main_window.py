@@ -333,6 +333,12 @@ class MainWindow(QMainWindow):
         view.workspace_requested.connect(self.choose_workspace_folder)
         view.new_chat_requested.connect(self.new_chat)
         view.prompt_requested.connect(self.dialogs.insert_prompt)
+        view.resource_open_requested.connect(
+            lambda resource, c=controller: self.dialogs.open_result_resource(resource, c)
+        )
+        view.resource_attach_requested.connect(
+            lambda resource, c=controller: self.dialogs.attach_result_resource(resource, c)
+        )
         controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))
         controller.activity.connect(lambda c=controller: self.chat_list.used(c))
         controller.settings_changed.connect(lambda c=controller: self._on_chat_settings(c))

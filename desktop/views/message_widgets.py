@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.chat.events import ApprovalDecision
+from agent_core.store.records import ToolCallRecord
 from desktop.models.conversation import Entry
 from desktop.models.tool_outcomes import TOOL_STATUS_TEXT, Tone, tone_of
 from desktop.theme import colors
 from desktop.views.common import Badge, ElidedLabel, MarkdownView
+from desktop.views.rich_result import RichResultView
 from desktop.views.sampling_approval import sampling_prompt_html, sampling_question
 from desktop.views.tool_arguments import readable_arguments
 
@@ -242,10 +244,16 @@ def _json(value: Any) -> str:
 
 
 class ToolCallWidget(EntryWidget):
-    """A tool call, collapsed to one line; expands to its arguments and result or error."""
+    """A tool call, collapsed to one line; expands to its arguments and result or error. What the
+    result held beyond text (structured content, images, audio, resources) shows under the line."""
+
+    resource_open_requested = Signal(object)  # ResultResource
+    resource_attach_requested = Signal(object)  # ResultResource
+    save_failed = Signal(str)
 
     def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.rich: RichResultView | None = None
         palette = colors()
         self.setObjectName("toolcall")
         self.setStyleSheet(f"#toolcall {{ border: 1px solid {palette.border}; border-radius: 8px; }}")
@@ -272,6 +280,7 @@ class ToolCallWidget(EntryWidget):
         details.addWidget(self.result)
         self.details.hide()
         layout.addWidget(self.details)
+        self._layout = layout
         self.set_entry(entry)
 
     def _code_box(self) -> QPlainTextEdit:
@@ -305,6 +314,23 @@ class ToolCallWidget(EntryWidget):
             self._result_label.setText("Told to the model" if entry.status == "denied" else label)
             self._result_label.setVisible(bool(record.result))
             self.result.setVisible(bool(record.result))
+            self._show_rich(record)
+
+    def _show_rich(self, record: ToolCallRecord) -> None:
+        """Build the rich view once the record has rich parts (rebuilt only when they change)."""
+        if self.rich is not None and self.rich.record == record:
+            return
+        if self.rich is not None:
+            self.rich.deleteLater()
+            self.rich = None
+        if record.structured is None and not record.parts and not record.structured_problem:
+            return
+        self.rich = RichResultView(record)
+        self.rich.setContentsMargins(20, 0, 0, 4)
+        self.rich.resource_open_requested.connect(self.resource_open_requested)
+        self.rich.resource_attach_requested.connect(self.resource_attach_requested)
+        self.rich.save_failed.connect(self.save_failed)
+        self._layout.insertWidget(1, self.rich)
 
     def _expand(self, expanded: bool) -> None:
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)

@@ -15,6 +15,7 @@ from agent_core.agent.schema import StdioServerConfig
 from tests.support.paths import FIXTURES, REPO_ROOT
 
 DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
+RICH_SERVER = FIXTURES / "mcp" / "rich_server.py"
 TESTS_DIR = REPO_ROOT / "tests"
 NODE_MODULES = TESTS_DIR / "node_modules"
 
@@ -22,6 +23,11 @@ NODE_MODULES = TESTS_DIR / "node_modules"
 def demo(*args: str, **settings: Any) -> StdioServerConfig:
     """The demo server over stdio, run by this Python."""
     return StdioServerConfig(command=sys.executable, args=[str(DEMO_SERVER), *args], **settings)
+
+
+def rich(**settings: Any) -> StdioServerConfig:
+    """The rich-result server (annotated tools, a structured result that breaks its schema)."""
+    return StdioServerConfig(command=sys.executable, args=[str(RICH_SERVER)], **settings)
 
 
 def free_port() -> int:

@@ -111,3 +111,70 @@ def test_interactive_chat_attaches_a_resource_and_sends_a_prompt(agent_dir: Path
     assert "demo://greeting [Manual]" in out  # the attached resource is in the reply's context
     assert "--- prompt review ---" in out and "x=1" in out
     assert "Looks fine." in out
+
+
+@pytest.fixture
+def everything_agent(tmp_path: Path, node_modules: Path) -> Path:
+    from tests.support.mcp_servers import npm_server
+
+    server = npm_server(node_modules, "server-everything", "stdio")
+    root = tmp_path / "everything-agent"
+    root.mkdir()
+    (root / "agent.yaml").write_text(
+        "name: Everything\nmcpServers:\n"
+        f"  everything:\n    command: {json.dumps(server.command)}\n    args: {json.dumps(server.args)}\n"
+    )
+    return root
+
+
+def test_mcp_call_prints_structured_content_as_pretty_json(
+    everything_agent: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        capsys,
+        "mcp",
+        "call",
+        str(everything_agent),
+        "everything",
+        "get-structured-content",
+        "--args",
+        '{"location": "Chicago"}',
+    )
+    assert code == 0
+    pretty = out.split("Structured content:\n", 1)[1]
+    assert json.loads(pretty)["conditions"] and '\n  "temperature": ' in pretty
+
+
+def test_mcp_call_saves_images_to_files_it_names_and_never_overwrites(
+    everything_agent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "media"
+    folder.mkdir()
+    (folder / "get-tiny-image-1.png").write_bytes(b"mine")
+    args = ("mcp", "call", str(everything_agent), "everything", "get-tiny-image", "--save-dir", str(folder))
+    code, out, _ = run(capsys, *args)
+    assert code == 0
+    assert f"[image: PNG 20x20, 3.9 KB] saved to {folder / 'get-tiny-image-2.png'}" in out
+    assert (folder / "get-tiny-image-1.png").read_bytes() == b"mine"
+    assert (folder / "get-tiny-image-2.png").read_bytes().startswith(b"\x89PNG")
+    code, out, _ = run(capsys, *args, "--json")
+    assert json.loads(out)["savedFiles"] == [str(folder / "get-tiny-image-3.png")]
+
+
+def test_agent_show_prints_each_tools_hints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support.mcp_servers import RICH_SERVER
+
+    root = tmp_path / "rich-agent"
+    root.mkdir()
+    (root / "agent.yaml").write_text(
+        "name: Rich\nmcpServers:\n"
+        f"  rich:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(RICH_SERVER))}]\n"
+        "    toolDefaults: {permissionRequired: false}\n"
+    )
+    code, out, _ = run(capsys, "agent", "show", str(root))
+    assert code == 0
+    delete = next(line for line in out.splitlines() if line.split()[:1] == ["delete_note"])
+    assert delete.split()[1:3] == ["always", "ask"] and delete.endswith("[destructive]")
+    code, out, _ = run(capsys, "agent", "show", str(root), "--json")
+    tools = {t["name"]: t for t in json.loads(out)["mcpServers"][0]["availableTools"]}
+    assert tools["read_note"]["hints"] == ["read-only"] and tools["write_note"]["hints"] == []

@@ -195,3 +195,25 @@ async def test_no_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None
     provider = AnthropicProvider(ProviderSettings(provider_id="anthropic", type="anthropic"))
     with pytest.raises(ProviderConfigError, match="No API key for Anthropic: set ANTHROPIC_API_KEY"):
         await collect(provider, request())
+
+
+def test_images_of_a_tool_result_go_to_claude_beside_their_one_line_summary() -> None:
+    from agent_core.providers.anthropic_provider import to_anthropic_messages
+    from agent_core.providers.base import ChatMessage, ImageInput
+
+    assert AnthropicProvider.accepts_images
+    result = ChatMessage(
+        "tool",
+        "[image: PNG 20x20, 3.9 KB]",
+        tool_call_id="c1",
+        images=(ImageInput("image/png", "iVBORw0K"), ImageInput("image/x-unknown", "AAAA")),
+    )
+    _, messages = to_anthropic_messages([result])
+    [block] = messages[0]["content"]
+    assert block["type"] == "tool_result"
+    assert block["content"] == [
+        {"type": "text", "text": "[image: PNG 20x20, 3.9 KB]"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}},
+    ]
+    _, plain = to_anthropic_messages([ChatMessage("tool", "text only", tool_call_id="c2")])
+    assert plain[0]["content"][0]["content"] == "text only"
