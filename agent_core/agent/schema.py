@@ -27,6 +27,7 @@ __all__ = [
     "MemoryConfig",
     "ProviderConfig",
     "SelectionConfig",
+    "ServerLogLevel",
     "SseServerConfig",
     "StdioServerConfig",
     "StreamableHttpServerConfig",
@@ -181,12 +182,18 @@ class ToolDefaults(FileModel):
     permission_required: bool = True
 
 
+# The MCP log levels (RFC 5424 severities), least severe first.
+ServerLogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+
 class _ServerBase(FileModel):
     tool_defaults: ToolDefaults = Field(default_factory=ToolDefaults)
     tools: dict[str, ToolSettings] = Field(default_factory=dict)
     start_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
     call_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
     enabled: bool = True
+    # The least severe of the server's log messages to receive (sent as logging/setLevel).
+    log_level: ServerLogLevel = "info"
 
 
 class StdioServerConfig(_ServerBase):

@@ -17,6 +17,7 @@ from agent_core.context.items import Delegation, ItemRef, RequestContext, TokenU
 from agent_core.errors import ProviderError
 from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
+from agent_core.tool_progress import ToolProgress
 
 __all__ = [
     "WORKFLOW_GATE",
@@ -38,6 +39,7 @@ __all__ = [
     "SubagentProgress",
     "SubagentStarted",
     "ToolCallFinished",
+    "ToolCallProgress",
     "ToolCallStarted",
     "TurnSaved",
     "UserMessageSaved",
@@ -171,6 +173,15 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ToolCallProgress:
+    """A running tool call's server reported progress (coalesced: a few a second at most)."""
+
+    call_id: str
+    progress: ToolProgress
+    type: Literal["tool_call_progress"] = "tool_call_progress"
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
     record: ToolCallRecord
     type: Literal["tool_call_finished"] = "tool_call_finished"
@@ -300,6 +311,7 @@ ChatEvent = (
     | RetryScheduled
     | ApprovalRequest
     | ToolCallStarted
+    | ToolCallProgress
     | ToolCallFinished
     | WorkflowProgress
     | WorkflowRunFinished

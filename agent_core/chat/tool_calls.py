@@ -18,11 +18,13 @@ from agent_core.chat.events import (
     SubagentProgress,
     SubagentStarted,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     WorkflowProgress,
     WorkflowRunFinished,
 )
 from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
+from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.items import Delegation, ItemRef
@@ -42,6 +44,7 @@ __all__ = ["ToolCaller", "delegation_result", "finished", "pending_record"]
 ToolCallEvent = (
     ToolCallStarted
     | ApprovalRequest
+    | ToolCallProgress
     | ToolCallFinished
     | SubagentStarted
     | SubagentProgress
@@ -132,8 +135,11 @@ class ToolCaller:
                 approval = "allowed_once"
         yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
         started = time.monotonic()
+        relay = ProgressRelay(self.tools.call_tool(binding.server, binding.tool, call.arguments))
         try:
-            outcome = await self.tools.call_tool(binding.server, binding.tool, call.arguments)
+            async for progress in relay.events():
+                yield ToolCallProgress(call.id, progress)
+            outcome = await relay.task
             result, is_error, elapsed = outcome.text, outcome.is_error, outcome.elapsed_seconds
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
             result, is_error, elapsed = f"The tool failed: {error}", True, time.monotonic() - started
