@@ -22,11 +22,13 @@ from agent_core.chat.events import (
     SubagentFinished,
     SubagentStarted,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     WorkflowProgress,
 )
 from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
+from agent_core.cli.progress_lines import progress_line
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.store.export import describe_context
@@ -156,6 +158,8 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
             f"\n→ {event.server}.{event.tool}({json.dumps(dict(event.arguments), ensure_ascii=False)})",
             file=out,
         )
+    elif isinstance(event, ToolCallProgress):
+        print(progress_line("progress", event.progress), file=sys.stderr)
     elif isinstance(event, ToolCallFinished):
         record = event.record
         label = "error" if record.is_error else "result"

@@ -63,7 +63,9 @@ def _check_server(agent: Agent, server: str) -> None:
 
 
 def run_call(args: argparse.Namespace) -> int:
+    from agent_core.cli.progress_lines import ProgressPrinter
     from agent_core.mcp import McpManager, ServerState
+    from agent_core.tool_progress import listening_to_progress
 
     agent = load_agent(args.dir)
     _check_server(agent, args.server)
@@ -84,7 +86,8 @@ def run_call(args: argparse.Namespace) -> int:
             status = manager.status(args.server)
             if status.state is not ServerState.READY and status.reason:
                 raise ContextDeskError(status.reason)
-            return await manager.call_tool(args.server, args.tool, arguments)
+            with listening_to_progress(ProgressPrinter(f"{args.server}.{args.tool}", sys.stderr)):
+                return await manager.call_tool(args.server, args.tool, arguments)
 
     result = asyncio.run(call())
     if args.json:
