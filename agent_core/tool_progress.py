@@ -34,10 +34,10 @@ class ToolProgress:
         return min(max(self.progress / self.total, 0.0), 1.0)
 
     def describe(self) -> str:
-        """One line: "3/5 (60%) copying" or "3 copying"."""
+        """One line: "3/5 · 60% copying" or "3 copying"."""
         amount = f"{self.progress:g}/{self.total:g}" if self.total else f"{self.progress:g}"
         if (fraction := self.fraction) is not None:
-            amount += f" ({fraction:.0%})"
+            amount += f" · {fraction:.0%}"
         return f"{amount} {self.message}".strip()
 
 

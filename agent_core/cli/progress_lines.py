@@ -14,7 +14,7 @@ MIN_INTERVAL = 0.1  # seconds between two lines: a server's flood of reports pri
 
 
 def progress_line(label: str, progress: ToolProgress) -> str:
-    """``[echo: 3/5 (60%) copying]``."""
+    """``[echo: 3/5 · 60% copying]``."""
     return f"[{label}: {progress.describe()}]"
 
 

@@ -38,8 +38,8 @@ def test_mcp_call_prints_every_step_of_a_long_running_operation(
     lines = [
         line for line in err.splitlines() if line.startswith("[everything.trigger-long-running-operation:")
     ]
-    assert lines[0] == "[everything.trigger-long-running-operation: 1/5 (20%)]"
-    assert lines[-1] == "[everything.trigger-long-running-operation: 5/5 (100%)]"
+    assert lines[0] == "[everything.trigger-long-running-operation: 1/5 · 20%]"
+    assert lines[-1] == "[everything.trigger-long-running-operation: 5/5 · 100%]"
     assert len(lines) == 5
 
 
@@ -51,4 +51,4 @@ def test_a_flood_of_progress_prints_a_few_lines_and_the_last(
     assert code == 0 and "sent 10000 progress reports" in out
     lines = [line for line in err.splitlines() if line.startswith("[n.flood_progress:")]
     assert 1 <= len(lines) < 100
-    assert lines[-1] == "[n.flood_progress: 10000/10000 (100%) step 10000]"
+    assert lines[-1] == "[n.flood_progress: 10000/10000 · 100% step 10000]"

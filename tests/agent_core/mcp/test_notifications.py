@@ -40,7 +40,7 @@ async def test_every_progress_step_of_a_long_running_operation_reaches_the_liste
             )
         assert not result.is_error, result.text
         assert [(r.progress, r.total) for r in reports] == [(step, 5) for step in range(1, 6)]
-        assert reports[-1].describe() == "5/5 (100%)"
+        assert reports[-1].describe() == "5/5 · 100%"
 
 
 async def test_no_progress_token_is_sent_when_nobody_listens(node_modules: Path) -> None:
