@@ -10,6 +10,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_core.chat.attached_updates import subscribe
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -340,8 +341,9 @@ async def _mcp_command(
             if len(words) != 2:
                 print("Usage: /attach SERVER URI (see /resources)")
                 return None
+            seen = await subscribe(manager, words[0], words[1])  # first: no update falls between
             content = await manager.read_resource(words[0], words[1])
-            session.attach_resource(words[0], words[1], content.text)
+            session.attach_resource(words[0], words[1], content.text, seen_version=seen)
             print(f"Attached {words[1]} ({len(content.text):,} characters) to this chat as a reference.")
         elif command == "/prompt":
             if len(words) < 2:
