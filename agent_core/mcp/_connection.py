@@ -13,7 +13,6 @@ import asyncio
 import json
 import logging
 import time
-import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from functools import partial
@@ -25,7 +24,7 @@ from mcp import Client
 from mcp.client import Transport
 from mcp.client.subscriptions import ResourceUpdated, ServerEvent
 from mcp.server.mcpserver import MCPServer
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -33,6 +32,7 @@ from agent_core import __version__
 from agent_core.agent.schema import (
     InternalServerConfig,
     McpServerConfig,
+    ServerLogLevel,
     SseServerConfig,
     StdioServerConfig,
     StreamableHttpServerConfig,
@@ -323,10 +323,7 @@ class ServerConnection:
             return
         try:
             async with asyncio.timeout(self.config.call_timeout_seconds):
-                with warnings.catch_warnings():
-                    # Deprecated from 2026-07-28 on, and only sent to older servers (checked above).
-                    warnings.simplefilter("ignore", MCPDeprecationWarning)
-                    await client.set_logging_level(self.config.log_level)
+                await client.session.send_request(_set_level(self.config.log_level), mcp_types.EmptyResult)
         except SERVER_ERRORS as error:
             self._log.append(f"(ContextDesk) the server refused log level {self.config.log_level}: {error}")
 
@@ -568,10 +565,9 @@ class ServerConnection:
             self._resource_versions[uri] = 0
             self._watcher.listen(self._resource_versions)
             return True
-        with warnings.catch_warnings():
-            # resources/subscribe is deprecated from 2026-07-28 on; older servers (checked above) have it.
-            warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await self._request(f"subscribing to {uri}", lambda c: c.subscribe_resource(uri))
+        await self._request(
+            f"subscribing to {uri}", lambda c: c.session.send_request(_subscribe(uri), mcp_types.EmptyResult)
+        )
         self._resource_versions[uri] = 0
         return True
 
@@ -616,3 +612,15 @@ class ServerConnection:
         return PromptResult(
             self.name, name, answer.description or "", tuple(prompt_message(m) for m in answer.messages)
         )
+
+
+# logging/setLevel and resources/subscribe left the protocol in 2026-07-28 (the SDK's helpers for
+# them warn so); they are sent only to servers of older revisions, which have them.
+
+
+def _set_level(level: ServerLogLevel) -> mcp_types.SetLevelRequest:
+    return mcp_types.SetLevelRequest(params=mcp_types.SetLevelRequestParams(level=level))
+
+
+def _subscribe(uri: str) -> mcp_types.SubscribeRequest:
+    return mcp_types.SubscribeRequest(params=mcp_types.SubscribeRequestParams(uri=uri))
