@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 from agent_core.errors import ContextDeskError
 from agent_core.store.chat_state import AttachedResource
 
-__all__ = ["ResourceText", "ResourceUpdates", "refreshed", "subscribe"]
+__all__ = ["ResourceText", "ResourceUpdates", "refreshed", "resource_source", "subscribe"]
 
 logger = logging.getLogger(__name__)
 
@@ -38,10 +38,21 @@ class ResourceUpdates(Protocol):
     async def read_resource(self, server: str, uri: str) -> ResourceText: ...
 
 
-async def subscribe(source: object, server: str, uri: str) -> int | None:
-    """Subscribe to ``uri`` when ``source`` and its server can; the server's update count now, or
+def resource_source(tools: object) -> ResourceUpdates | None:
+    """The runtime under ``tools`` that can report resource changes: the sub-agent and workflow
+    wrappers keep the one they wrap as ``inner``."""
+    for _ in range(8):  # a few wrappers at most; never a loop
+        if isinstance(tools, ResourceUpdates):
+            return tools
+        tools = getattr(tools, "inner", None)
+    return None
+
+
+async def subscribe(tools: object, server: str, uri: str) -> int | None:
+    """Subscribe to ``uri`` when ``tools`` and its server can; the server's update count now, or
     None (no subscription: the resource stays as it read)."""
-    if not isinstance(source, ResourceUpdates):
+    source = resource_source(tools)
+    if source is None:
         return None
     try:
         if not await source.subscribe_resource(server, uri):
@@ -53,14 +64,15 @@ async def subscribe(source: object, server: str, uri: str) -> int | None:
 
 
 async def refreshed(
-    source: object, resources: Sequence[AttachedResource]
+    tools: object, resources: Sequence[AttachedResource]
 ) -> tuple[AttachedResource, ...] | None:
     """``resources`` with the changed ones read again; None when none changed.
 
     A resource whose subscription is gone (its server restarted) is subscribed again; one that
     cannot be read now keeps its last text (the message goes on with it).
     """
-    if not isinstance(source, ResourceUpdates):
+    source = resource_source(tools)
+    if source is None:
         return None
     updated: list[AttachedResource] = []
     changed = False

@@ -684,9 +684,10 @@ class ChatSession:
 
 
 def _attached_description(resource: AttachedResource) -> str:
-    """Its title, and whether the server changed it since it was attached."""
+    """Its title, after whether the server changed it since it was attached (first: a narrow
+    column still shows it)."""
     if not resource.updates:
         return resource.title
     times = "once" if resource.updates == 1 else f"{resource.updates} times"
-    changed = f"changed by the server {times} since attached"
-    return f"{resource.title} ({changed})" if resource.title else changed.capitalize()
+    changed = f"Changed by the server {times} since attached"
+    return f"{changed} · {resource.title}" if resource.title else changed

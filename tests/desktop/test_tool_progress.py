@@ -170,3 +170,43 @@ def test_a_flood_of_progress_and_log_messages_never_stalls_the_gui(qtbot: QtBot,
     assert longest[0] < 100, f"the GUI thread stalled for {longest[0]} ms"
     log = live.host.mcp.status("n").log_tail
     assert log[-1] == "info: log line 9999"  # the log view has the last lines, nothing more
+
+
+def test_an_attached_resource_the_server_updates_is_sent_anew_and_view_context_says_so(
+    qtbot: QtBot, live: DesktopApp
+) -> None:
+    from agent_core.mcp import ResourceInfo
+    from desktop.models.context_items import Column
+    from tests.support.desktop_driver import open_context
+
+    controller = live.window.current_controller()
+    assert controller is not None
+    manager = live.host.mcp
+    uri = "demo://resource/dynamic/text/1"  # its text carries the time it was read
+    attached: list[object] = []
+    resource = ResourceInfo("everything", uri, "Resource 1", title="Dynamic text")
+    controller.attach_resource(manager, resource, attached.append, attached.append)
+    qtbot.waitUntil(lambda: bool(attached), timeout=WAIT_MS)
+    first = controller.session.attached_resources()[attached[0]].text  # type: ignore[index]
+    toggled: list[object] = []
+    live.host.bridge.submit(
+        manager.call_tool("everything", "toggle-subscriber-updates", {}), toggled.append, toggled.append
+    )
+    # The first update comes at once, the next 5 s later: by then the text's time has changed.
+    qtbot.waitUntil(lambda: (manager.resource_version("everything", uri) or 0) >= 2, timeout=20_000)
+    live.host.bridge.submit(
+        manager.call_tool("everything", "toggle-subscriber-updates", {}), toggled.append, toggled.append
+    )
+    provider = scripted(live)
+    provider.enqueue_reply("It changed.")
+    send(qtbot, live, "What does the resource say now?")
+    qtbot.waitUntil(lambda: idle(live), timeout=WAIT_MS)
+    now = controller.session.attached_resources()[attached[0]].text  # type: ignore[index]
+    assert now != first
+    sent = "\n".join(m.content or "" for m in provider.requests[-1].messages)
+    assert now in sent and first not in sent
+    dialog = open_context(qtbot, live)
+    proxy = dialog.columns["reference"].items_view.proxy  # type: ignore[index]
+    descriptions = [proxy.index(row, Column.DESCRIPTION).data() for row in range(proxy.rowCount())]
+    assert any("Changed by the server once since attached" in (d or "") for d in descriptions), descriptions
+    screenshot(dialog, "view_context_resource_changed")

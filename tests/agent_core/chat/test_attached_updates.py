@@ -74,7 +74,7 @@ async def test_the_next_message_uses_the_text_the_server_updated(tmp_path: Path)
         assert now.text != first.text
         sent = sent_text(provider, 1)
         assert now.text in sent and first.text not in sent
-        assert now.description == "Dynamic text (changed by the server once since attached)"
+        assert now.description == "Changed by the server once since attached · Dynamic text"
 
 
 async def test_without_subscriptions_an_attached_resource_stays_as_it_read(tmp_path: Path) -> None:
