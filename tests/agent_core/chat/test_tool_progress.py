@@ -125,3 +125,28 @@ async def test_stopping_a_reply_during_a_long_call_ends_it_at_once(
         assert session.store.messages(session.id)[-1].status == "cancelled"
         echo = await manager.call_tool("everything", "echo", {"message": "still here"})
         assert "still here" in echo.text
+
+
+async def test_stopping_a_reply_sends_the_server_a_cancellation_for_its_call(
+    agent: Agent, tmp_path: Path
+) -> None:
+    marker = tmp_path / "cancelled"
+    provider = ScriptedProvider()
+    provider.enqueue_tool_calls([("n__wait_for_cancel", {"marker": str(marker)}, "c1")])
+    async with McpManager({"n": notifying(**OPEN)}) as manager:
+        session = session_with(agent, tmp_path, provider, manager)
+        waiting = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in session.send("wait"):
+                if isinstance(event, ToolCallProgress):
+                    waiting.set()  # the server reports "waiting" once its handler runs
+
+        reply = asyncio.create_task(consume())
+        await asyncio.wait_for(waiting.wait(), 10)
+        session.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(reply, 1)
+        async with asyncio.timeout(10):  # the server's handler was cancelled: it writes the marker
+            while not marker.exists():
+                await asyncio.sleep(0.01)
