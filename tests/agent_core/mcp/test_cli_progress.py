@@ -10,6 +10,7 @@ import pytest
 
 from agent_core.cli.main import main
 from tests.support.mcp_servers import NOTIFYING_SERVER
+from tests.support.paths import REPO_ROOT
 
 
 @pytest.fixture
@@ -52,3 +53,33 @@ def test_a_flood_of_progress_prints_a_few_lines_and_the_last(
     lines = [line for line in err.splitlines() if line.startswith("[n.flood_progress:")]
     assert 1 <= len(lines) < 100
     assert lines[-1] == "[n.flood_progress: 10000/10000 · 100% step 10000]"
+
+
+def test_contextdesk_chat_prints_the_progress_of_a_tool_call(agent_dir: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    script = tmp_path / "script.json"
+    call = {
+        "name": "everything__trigger-long-running-operation",
+        "arguments": {"duration": 1, "steps": 2},
+        "id": "c1",
+    }
+    script.write_text(json.dumps({"steps": [{"tool_calls": [call]}, {"reply": "It ran."}]}))
+    config = (agent_dir / "agent.yaml").read_text(encoding="utf-8")
+    config = config.replace(
+        "name: Tools\n",
+        "name: Tools\nchat: {model: 'scripted:x', toolPermission: allow}\n"
+        f"providers:\n  scripted:\n    options: {{script: {json.dumps(str(script))}}}\n",
+    )
+    (agent_dir / "agent.yaml").write_text(config, encoding="utf-8")
+    result = subprocess.run(  # this checkout's code, whichever one the installed script runs
+        [sys.executable, "-m", "agent_core.cli.main", "chat", "--agent", str(agent_dir)],
+        cwd=REPO_ROOT,
+        input="run the long operation\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "[progress: 1/2 · 50%]" in result.stderr and "[progress: 2/2 · 100%]" in result.stderr
+    assert "It ran." in result.stdout
