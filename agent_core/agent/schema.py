@@ -29,6 +29,7 @@ __all__ = [
     "ProviderConfig",
     "SamplingPolicy",
     "SelectionConfig",
+    "ServerLogLevel",
     "SseServerConfig",
     "StdioServerConfig",
     "StreamableHttpServerConfig",
@@ -194,6 +195,10 @@ class ToolDefaults(FileModel):
     allow_read_only: bool = False
 
 
+# The MCP log levels (RFC 5424 severities), least severe first.
+ServerLogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+
 class _ServerBase(FileModel):
     tool_defaults: ToolDefaults = Field(default_factory=ToolDefaults)
     tools: dict[str, ToolSettings] = Field(default_factory=dict)
@@ -210,6 +215,8 @@ class _ServerBase(FileModel):
     sampling_model: str | None = Field(default=None, description="provider:model; default the chat's")
     sampling_max_tokens: int = Field(default=1000, ge=1, le=32_000)
     sampling_tokens_per_minute: int = Field(default=10_000, ge=1, le=1_000_000)
+    # The least severe of the server's log messages to receive (sent as logging/setLevel).
+    log_level: ServerLogLevel = "info"
 
     @field_validator("roots")
     @classmethod

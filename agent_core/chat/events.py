@@ -25,6 +25,7 @@ from agent_core.context.items import (
 from agent_core.errors import ProviderError
 from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
+from agent_core.tool_progress import ToolProgress
 
 __all__ = [
     "WORKFLOW_GATE",
@@ -47,6 +48,7 @@ __all__ = [
     "SubagentProgress",
     "SubagentStarted",
     "ToolCallFinished",
+    "ToolCallProgress",
     "ToolCallStarted",
     "TurnSaved",
     "UserMessageSaved",
@@ -197,6 +199,15 @@ class ToolCallStarted:
 
 
 @dataclass(frozen=True)
+class ToolCallProgress:
+    """A running tool call's server reported progress (coalesced: a few a second at most)."""
+
+    call_id: str
+    progress: ToolProgress
+    type: Literal["tool_call_progress"] = "tool_call_progress"
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
     record: ToolCallRecord
     type: Literal["tool_call_finished"] = "tool_call_finished"
@@ -327,6 +338,7 @@ ChatEvent = (
     | ApprovalRequest
     | SamplingAnswered
     | ToolCallStarted
+    | ToolCallProgress
     | ToolCallFinished
     | WorkflowProgress
     | WorkflowRunFinished

@@ -20,6 +20,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import ChatDefaults, ContextConfig, IncludeMode, SelectionConfig
 from agent_core.budget.estimates import estimate_next_request
+from agent_core.chat.attached_updates import refreshed
 from agent_core.chat.chat_memories import ChatMemories
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
@@ -223,21 +224,33 @@ class ChatSession:
         )
 
     def attached_resources(self) -> dict[ItemRef, DocumentItem]:
-        """MCP resources attached to this chat as references, as they read when attached."""
+        """MCP resources attached to this chat as references, as they last read."""
         return {
             resource.ref: DocumentItem(
-                kind="reference", name=resource.uri, description=resource.title, text=resource.text
+                kind="reference",
+                name=resource.uri,
+                description=_attached_description(resource),
+                text=resource.text,
             )
             for resource in self._record.attached_resources
         }
 
-    def attach_resource(self, server: str, uri: str, text: str, title: str = "") -> ItemRef:
-        """Attach an MCP resource's text to the chat as a reference (kept as read now)."""
-        resource = AttachedResource(server=server, uri=uri, text=text, title=title)
+    def attach_resource(
+        self, server: str, uri: str, text: str, title: str = "", seen_version: int | None = None
+    ) -> ItemRef:
+        """Attach an MCP resource's text to the chat as a reference (kept as read now);
+        ``seen_version``: the server's update count when subscribed (see ``attached_updates``)."""
+        resource = AttachedResource(server=server, uri=uri, text=text, title=title, seen_version=seen_version)
         others = tuple(r for r in self._record.attached_resources if r.ref != resource.ref)
         self._save_record(attached_resources=(*others, resource))
         self.add_item(resource.ref)
         return resource.ref
+
+    async def _refresh_attached_resources(self) -> None:
+        """Read again the attached resources their servers said changed (before the context is built)."""
+        resources = self._record.attached_resources
+        if resources and (updated := await refreshed(self.services.tools, resources)) is not None:
+            self._save_record(attached_resources=updated)
 
     def add_item(self, ref: ItemRef, *, learn: bool = False) -> None:
         """Add an item to the chat (as ``manual``), whatever its include mode. ``learn``: the
@@ -348,6 +361,7 @@ class ChatSession:
                     yield event
             return
         one_turn = self._one_turn_reference(text)
+        await self._refresh_attached_resources()
         history = self.store.messages(self.id, with_contexts=False, current_only=True)
         user_message = self.store.add_message(self.id, "user", text)
         self.delegator.user_text = self.workflows.user_text = text
@@ -684,3 +698,13 @@ class ChatSession:
                 f"/ref: this agent has no reference named '{name}' (its references: {known})"
             )
         return ItemRef("reference", name)
+
+
+def _attached_description(resource: AttachedResource) -> str:
+    """Its title, after whether the server changed it since it was attached (first: a narrow
+    column still shows it)."""
+    if not resource.updates:
+        return resource.title
+    times = "once" if resource.updates == 1 else f"{resource.updates} times"
+    changed = f"Changed by the server {times} since attached"
+    return f"{changed} · {resource.title}" if resource.title else changed

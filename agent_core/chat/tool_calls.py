@@ -8,7 +8,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_core.agent.schema import ToolPermissionPolicy
 from agent_core.chat.approvals import call_target, needs_approval, tool_ref
@@ -21,11 +21,13 @@ from agent_core.chat.events import (
     SubagentProgress,
     SubagentStarted,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     WorkflowProgress,
     WorkflowRunFinished,
 )
 from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
+from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
@@ -43,7 +45,9 @@ if TYPE_CHECKING:
     from agent_core.subagents.runner import Delegator
     from agent_core.workflows.chat_runs import ChatWorkflows
 
-__all__ = ["ToolCaller", "delegation_result", "finished", "pending_record", "with_rich_result"]
+__all__ = ["ToolCaller", "delegation_result", "finished", "interleaved", "pending_record", "with_rich_result"]
+
+E = TypeVar("E")
 
 # Characters of structured content a chat keeps to show (the model reads a shorter cut).
 MAX_KEPT_STRUCTURED = 1_000_000
@@ -51,6 +55,7 @@ MAX_KEPT_STRUCTURED = 1_000_000
 ToolCallEvent = (
     ToolCallStarted
     | ApprovalRequest
+    | ToolCallProgress
     | ToolCallFinished
     | SubagentStarted
     | SubagentProgress
@@ -145,11 +150,13 @@ class ToolCaller:
                 approval = "allowed_once"
         yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
         started = time.monotonic()
-        running = asyncio.ensure_future(self.tools.call_tool(binding.server, binding.tool, call.arguments))
-        async for event in self._sampling_during(running, call.id, binding):
+        relay = ProgressRelay(self.tools.call_tool(binding.server, binding.tool, call.arguments))
+        progress = (ToolCallProgress(call.id, report) async for report in relay.events())
+        # While the call runs: its progress and the sampling requests its server makes, as they come.
+        async for event in interleaved(progress, self._sampling_during(relay.task, call.id, binding)):
             yield event
         try:
-            outcome = await running
+            outcome = await relay.task
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
             failed = f"The tool failed: {error}"
             elapsed = time.monotonic() - started
@@ -297,3 +304,34 @@ def pending_record(call: ToolCall, prompt: Prompt) -> ToolCallRecord:
         tool=binding.tool if binding else call.name,
         arguments=call.arguments,
     )
+
+
+async def interleaved(*sources: AsyncIterator[E]) -> AsyncIterator[E]:
+    """The items of ``sources`` as each comes, until all have ended; an error in one is raised
+    here, and leaving early stops them all (their own clean-up runs)."""
+    queue: asyncio.Queue[tuple[str, object]] = asyncio.Queue()
+
+    async def pump(source: AsyncIterator[E]) -> None:
+        try:
+            async for item in source:
+                queue.put_nowait(("item", item))
+        except Exception as error:  # noqa: BLE001 - handed to the consumer below and raised there
+            queue.put_nowait(("error", error))
+        finally:
+            queue.put_nowait(("end", None))
+
+    tasks = [asyncio.ensure_future(pump(source)) for source in sources]
+    running = len(tasks)
+    try:
+        while running:
+            kind, value = await queue.get()
+            if kind == "end":
+                running -= 1
+            elif kind == "error":
+                assert isinstance(value, Exception)
+                raise value
+            else:
+                yield value  # type: ignore[misc]
+    finally:
+        for task in tasks:
+            task.cancel()

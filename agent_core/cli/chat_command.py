@@ -10,6 +10,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_core.chat.attached_updates import subscribe
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -23,11 +24,13 @@ from agent_core.chat.events import (
     SubagentFinished,
     SubagentStarted,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     WorkflowProgress,
 )
 from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
+from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
@@ -172,6 +175,8 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
             f"\n→ {event.server}.{event.tool}({json.dumps(dict(event.arguments), ensure_ascii=False)})",
             file=out,
         )
+    elif isinstance(event, ToolCallProgress):
+        print(progress_line("progress", event.progress), file=sys.stderr)
     elif isinstance(event, ToolCallFinished):
         record = event.record
         label = "error" if record.is_error else "result"
@@ -354,8 +359,9 @@ async def _mcp_command(
             if len(words) != 2:
                 print("Usage: /attach SERVER URI (see /resources)")
                 return None
+            seen = await subscribe(manager, words[0], words[1])  # first: no update falls between
             content = await manager.read_resource(words[0], words[1])
-            session.attach_resource(words[0], words[1], content.text)
+            session.attach_resource(words[0], words[1], content.text, seen_version=seen)
             print(f"Attached {words[1]} ({len(content.text):,} characters) to this chat as a reference.")
         elif command == "/prompt":
             if len(words) < 2:

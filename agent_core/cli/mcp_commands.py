@@ -96,8 +96,10 @@ def _check_server(agent: Agent, server: str) -> None:
 
 def run_call(args: argparse.Namespace) -> int:
     from agent_core.cli.elicitation_prompt import TerminalElicitation
+    from agent_core.cli.progress_lines import ProgressPrinter
     from agent_core.mcp import McpManager, ServerState
     from agent_core.mcp.roots import agent_roots
+    from agent_core.tool_progress import listening_to_progress
 
     agent = load_agent(args.dir)
     _check_server(agent, args.server)
@@ -129,7 +131,10 @@ def run_call(args: argparse.Namespace) -> int:
                 status = manager.status(args.server)
                 if status.state is not ServerState.READY and status.reason:
                     raise ContextDeskError(status.reason)
-                with router.handling(args.server, handler):
+                with (
+                    router.handling(args.server, handler),
+                    listening_to_progress(ProgressPrinter(f"{args.server}.{args.tool}", sys.stderr)),
+                ):
                     return await manager.call_tool(args.server, args.tool, arguments)
         finally:
             await providers.aclose()

@@ -22,6 +22,7 @@ import anyio
 import mcp_types
 from mcp import Client
 from mcp.client import Transport
+from mcp.client.subscriptions import ResourceUpdated, ServerEvent
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
@@ -31,6 +32,7 @@ from agent_core import __version__
 from agent_core.agent.schema import (
     InternalServerConfig,
     McpServerConfig,
+    ServerLogLevel,
     SseServerConfig,
     StdioServerConfig,
     StreamableHttpServerConfig,
@@ -38,6 +40,7 @@ from agent_core.agent.schema import (
 from agent_core.agent.variables import VariableContext
 from agent_core.chat.sampling import SamplingLimits, SamplingRouter
 from agent_core.mcp._content import content_part, prompt_message, resource_part
+from agent_core.mcp._live import ChangeRefresher, ChangeWatcher
 from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._sampling import SamplingCallback
@@ -68,6 +71,7 @@ from agent_core.mcp.types import (
     ToolInfo,
     ToolResult,
 )
+from agent_core.tool_progress import current_progress_listener, progress_report
 
 __all__ = ["ServerConnection", "StatusListener"]
 
@@ -80,6 +84,7 @@ T = TypeVar("T")
 # so a server offering 10,000 would make the first selection take minutes. The rest are left out,
 # visibly (the server's status says so).
 MAX_TOOLS_PER_SERVER = 1000
+MAX_SUBSCRIPTIONS = 100  # resources one server keeps current (each one a line in a small dict)
 STOP_GRACE_SECONDS = 10.0  # the SDK bounds a stdio shutdown at a few seconds; this is the backstop
 
 
@@ -119,6 +124,9 @@ class ServerConnection:
         self._stderr: StderrCapture | None = None
         self._elicitation = elicitation
         self._agent_roots = tuple(roots)
+        self._lists = ChangeRefresher(self._refresh_lists)
+        self._resource_versions: dict[str, int] = {}  # subscribed resource -> updates received
+        self._watcher: ChangeWatcher | None = None
 
     # --- state --------------------------------------------------------------------------
 
@@ -233,10 +241,14 @@ class ServerConnection:
                     )
                     self._tools = tools[:MAX_TOOLS_PER_SERVER]
                     self._client = client
+                    await self._set_log_level(client)
+                    self._watch_changes(client)
                     self._set_state(ServerState.READY, self._too_many_tools(len(tools)))
                     self._settled.set()
                     await self._wake.wait()
                     self._client = None
+                    if self._watcher is not None:
+                        self._watcher.close()  # before the client's exit: its stream lives in the client
             if self._stopping:
                 self._set_state(ServerState.STOPPED)
             else:
@@ -260,6 +272,11 @@ class ServerConnection:
             await self._fail(error)
         finally:
             self._client = None
+            self._lists.close()
+            if self._watcher is not None:
+                self._watcher.close()
+                self._watcher = None
+            self._resource_versions.clear()
             if self._stderr is not None:
                 self._stderr.close_writer()
             self._settled.set()
@@ -310,7 +327,63 @@ class ServerConnection:
         self._log.append(f"stdout (not JSON-RPC): {self._bad_output}")
 
     async def _on_server_log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
+        # The ring buffer bounds what a flood of log messages can hold; nothing reaches the chat.
         self._log.append(f"{params.level}: {params.data}")
+
+    async def _set_log_level(self, client: Client) -> None:
+        """Ask for the server's log messages from the configured level up (older protocol revisions;
+        newer ones carry the level on each request, see ``_client_for``)."""
+        if client.server_capabilities.logging is None or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return
+        try:
+            async with asyncio.timeout(self.config.call_timeout_seconds):
+                await client.session.send_request(_set_level(self.config.log_level), mcp_types.EmptyResult)
+        except SERVER_ERRORS as error:
+            self._log.append(f"(ContextDesk) the server refused log level {self.config.log_level}: {error}")
+
+    def _watch_changes(self, client: Client) -> None:
+        """From 2026-07-28 on, change notifications come only on a stream the client opens."""
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            self._watcher = ChangeWatcher(client, self._on_change_event, self._log)
+            self._watcher.listen(self._resource_versions)
+
+    def _on_change_event(self, event: ServerEvent) -> None:
+        self._note_change(event.uri if isinstance(event, ResourceUpdated) else None)
+
+    async def _on_server_notification(self, message: mcp_types.ServerNotification | Exception) -> None:
+        """Change notifications of older protocol revisions; called by the SDK's reader, so it only
+        notes them and returns."""
+        if isinstance(
+            message,
+            mcp_types.ToolListChangedNotification
+            | mcp_types.PromptListChangedNotification
+            | mcp_types.ResourceListChangedNotification,
+        ):
+            self._note_change()
+        elif isinstance(message, mcp_types.ResourceUpdatedNotification):
+            self._note_change(message.params.uri)
+
+    def _note_change(self, updated_uri: str | None = None) -> None:
+        if updated_uri is not None:
+            if updated_uri not in self._resource_versions:
+                return  # only what was subscribed: a server cannot grow the dict
+            self._resource_versions[updated_uri] += 1
+        self._lists.request()
+
+    async def _refresh_lists(self) -> None:
+        """Re-list the tools and report the status, which front ends redraw (and re-index) from."""
+        client = self._client
+        if client is None or self._state is not ServerState.READY:
+            return
+        try:
+            async with asyncio.timeout(self.config.call_timeout_seconds):
+                tools = await self._list_tools(client)
+        except SERVER_ERRORS as error:
+            self._log.append(f"(ContextDesk) re-listing the tools after a change failed: {error}")
+            return
+        if self._client is client and self._state is ServerState.READY:
+            self._tools = tools[:MAX_TOOLS_PER_SERVER]
+            self._set_state(ServerState.READY, self._too_many_tools(len(tools)))
 
     def _target(self) -> Transport | MCPServer:
         config = self.config
@@ -340,6 +413,8 @@ class ServerConnection:
             logging_callback=self._on_server_log,
             elicitation_callback=self._on_elicit,
             list_roots_callback=self._on_list_roots,
+            log_level=self.config.log_level,
+            message_handler=self._on_server_notification,
             client_info=mcp_types.Implementation(name="ContextDesk", version=__version__),
             cache=None,
             # Declared for every server: a request with no chat to ask is refused (fail closed).
@@ -449,11 +524,21 @@ class ServerConnection:
             elapsed = time.monotonic() - started
             return ToolResult(self.name, tool, text, is_error, elapsed, **details)
 
+        listener = current_progress_listener()
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            if listener is not None:
+                listener(progress_report(progress, total, message))
+
         try:
             answer = await self._request(
                 f"the call to {tool}",
                 lambda client: client.call_tool(
-                    tool, dict(arguments or {}), read_timeout_seconds=self.config.call_timeout_seconds
+                    tool,
+                    dict(arguments or {}),
+                    read_timeout_seconds=self.config.call_timeout_seconds,
+                    # A progress token goes with the call only when someone shows the progress.
+                    progress_callback=on_progress if listener is not None else None,
                 ),
             )
         except McpServerError as error:
@@ -523,6 +608,34 @@ class ServerConnection:
         answer = await self._request(f"reading {uri}", lambda client: client.read_resource(uri))
         return ResourceContent(self.name, uri, tuple(resource_part(part) for part in answer.contents))
 
+    async def subscribe_resource(self, uri: str) -> bool:
+        """Ask the server to report changes of ``uri``; False when it does not offer subscriptions.
+
+        Raises:
+            McpServerError: the server is not ready or refused the subscription.
+        """
+        client = self._ready_client()
+        offered = client.server_capabilities.resources
+        if offered is None or not offered.subscribe:
+            return False
+        if uri in self._resource_versions:
+            return True
+        if len(self._resource_versions) >= MAX_SUBSCRIPTIONS:
+            return False
+        if self._watcher is not None:
+            self._resource_versions[uri] = 0
+            self._watcher.listen(self._resource_versions)
+            return True
+        await self._request(
+            f"subscribing to {uri}", lambda c: c.session.send_request(_subscribe(uri), mcp_types.EmptyResult)
+        )
+        self._resource_versions[uri] = 0
+        return True
+
+    def resource_version(self, uri: str) -> int | None:
+        """How many updates of a subscribed ``uri`` arrived (None when it is not subscribed)."""
+        return self._resource_versions.get(uri)
+
     async def list_prompts(self) -> list[PromptInfo]:
         """The server's prompts (empty when it has none).
 
@@ -580,3 +693,15 @@ async def _keep_result(name: str, result: mcp_types.CallToolResult) -> None:
 
 def _validate_results_ourselves(client: Client) -> None:
     client.session.validate_tool_result = _keep_result  # type: ignore[method-assign]
+
+
+# logging/setLevel and resources/subscribe left the protocol in 2026-07-28 (the SDK's helpers for
+# them warn so); they are sent only to servers of older revisions, which have them.
+
+
+def _set_level(level: ServerLogLevel) -> mcp_types.SetLevelRequest:
+    return mcp_types.SetLevelRequest(params=mcp_types.SetLevelRequestParams(level=level))
+
+
+def _subscribe(uri: str) -> mcp_types.SubscribeRequest:
+    return mcp_types.SubscribeRequest(params=mcp_types.SubscribeRequestParams(uri=uri))

@@ -159,6 +159,20 @@ class McpManager:
         """Raises: McpServerError: the server is unknown, not ready, or cannot read ``uri``."""
         return await self._connection(server).read_resource(uri)
 
+    async def subscribe_resource(self, server: str, uri: str) -> bool:
+        """Keep ``uri`` current: True when the server will report its changes (see ``resource_version``).
+
+        Raises:
+            McpServerError: the server is unknown, not ready, or refused the subscription.
+        """
+        return await self._connection(server).subscribe_resource(uri)
+
+    def resource_version(self, server: str, uri: str) -> int | None:
+        """How many updates of a subscribed resource arrived; None when it is not subscribed (or the
+        server is unknown)."""
+        connection = self._connections.get(server)
+        return connection.resource_version(uri) if connection is not None else None
+
     async def list_prompts(self, server: str | None = None) -> list[PromptInfo]:
         """The prompts of one server, or of every ready server when ``server`` is None.
 

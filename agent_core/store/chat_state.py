@@ -27,12 +27,17 @@ class ChatOverrides:
 
 @dataclass(frozen=True)
 class AttachedResource:
-    """An MCP resource attached to a chat as a reference, kept as it read when attached."""
+    """An MCP resource attached to a chat as a reference, kept as it last read (see
+    ``agent_core.chat.attached_updates``)."""
 
     server: str
     uri: str
     text: str
     title: str = ""
+    # Kept current by a subscription: the server's update count last read, and how many times
+    # the text changed since it was attached (View Context says so).
+    seen_version: int | None = None
+    updates: int = 0
 
     @property
     def ref(self) -> ItemRef:

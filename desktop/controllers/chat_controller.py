@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from PySide6.QtCore import QObject, Signal
 
 from agent_core.agent.agent import Agent
+from agent_core.chat.attached_updates import subscribe
 from agent_core.chat.events import (
     ApprovalDecision,
     ChatEvent,
@@ -462,6 +463,8 @@ class ChatController(QObject):
         async def run() -> ItemRef:
             from agent_core.mcp.errors import McpServerError
 
+            # Subscribed first, so that no update falls between the read and the subscription.
+            seen = await subscribe(reader, resource.server, resource.uri)
             content = await reader.read_resource(resource.server, resource.uri)
             if not content.text.strip():
                 raise McpServerError(
@@ -470,7 +473,7 @@ class ChatController(QObject):
                 )
             title = resource.title or resource.name or resource.description
             return await asyncio.to_thread(
-                self.session.attach_resource, resource.server, resource.uri, content.text, title
+                self.session.attach_resource, resource.server, resource.uri, content.text, title, seen
             )
 
         def done(ref: ItemRef) -> None:

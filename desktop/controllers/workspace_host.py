@@ -50,6 +50,19 @@ class SwitchableTools:
     async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
         return await self.runtime.call_tool(server, tool, arguments)  # type: ignore[no-any-return]
 
+    # Attached resources kept current (agent_core.chat.attached_updates): passed on to the manager.
+
+    def resource_version(self, server: str, uri: str) -> int | None:
+        version = getattr(self.runtime, "resource_version", None)
+        return version(server, uri) if version is not None else None
+
+    async def subscribe_resource(self, server: str, uri: str) -> bool:
+        subscribe = getattr(self.runtime, "subscribe_resource", None)
+        return bool(await subscribe(server, uri)) if subscribe is not None else False
+
+    async def read_resource(self, server: str, uri: str) -> Any:
+        return await self.runtime.read_resource(server, uri)
+
 
 def _default_factory(agent: Agent, tools: ToolRuntime) -> Workspace:
     from agent_core.workspace import Workspace

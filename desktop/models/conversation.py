@@ -30,6 +30,7 @@ from agent_core.chat.events import (
     RetryScheduled,
     SamplingAnswered,
     ToolCallFinished,
+    ToolCallProgress,
     ToolCallStarted,
     TurnSaved,
     UserMessageSaved,
@@ -40,6 +41,7 @@ from agent_core.memory.book import WriteOutcome
 from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from agent_core.subagents.runs import SubagentRun, run_of
+from agent_core.tool_progress import ToolProgress
 from desktop.models._table import RowListModel
 from desktop.models.tool_outcomes import ToolCallOutcome
 
@@ -93,6 +95,7 @@ class Entry:
     merged: bool = False  # memory rows: the fact was already known (its count grew)
     subagent: SubagentRun | None = None  # a sub-agent's tool call: its run, live or as saved
     activity: str = ""  # a running workflow's call: where it is ("state draft · 1 done")
+    progress: ToolProgress | None = None  # a running tool call: what its server last reported
     fresh: bool = False  # summaries: just made in this window, shown open with Undo
     replaced: bool = False  # a regenerated answer or an edit took its place: kept, dimmed, not sent
 
@@ -349,6 +352,8 @@ class ConversationModel(RowListModel[Entry]):
             self._upsert_tool(event.call_id, record, "running")
         elif isinstance(event, WorkflowProgress):
             self._set_activity(event.call_id, _progress_text(event))
+        elif isinstance(event, ToolCallProgress):
+            self._set_activity(event.call_id, event.progress.describe(), event.progress)
         elif isinstance(event, ToolCallFinished):
             record = event.record
             status = "failed" if record.is_error else "done"
@@ -617,7 +622,7 @@ class ConversationModel(RowListModel[Entry]):
         for row in range(len(self._rows) - 1, -1, -1):
             entry = self._rows[row]
             if entry.kind == "tool_call" and entry.call_id == call_id:
-                self._set(row, replace(entry, tool_call=record, status=status, activity=""))
+                self._set(row, replace(entry, tool_call=record, status=status, activity="", progress=None))
                 return
         self._append(Entry("tool_call", record.tool, status=status, call_id=call_id, tool_call=record))
 
@@ -630,11 +635,11 @@ class ConversationModel(RowListModel[Entry]):
             if entry.kind == "approval" and entry.call_id == call_id and asking and sampling:
                 self._set(row, replace(entry, status="expired"))
 
-    def _set_activity(self, call_id: str, activity: str) -> None:
+    def _set_activity(self, call_id: str, activity: str, progress: ToolProgress | None = None) -> None:
         for row in range(len(self._rows) - 1, -1, -1):
             entry = self._rows[row]
             if entry.kind == "tool_call" and entry.call_id == call_id and entry.status == "running":
-                self._set(row, replace(entry, activity=activity))
+                self._set(row, replace(entry, activity=activity, progress=progress or entry.progress))
                 return
 
 

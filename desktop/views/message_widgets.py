@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QProgressBar,
     QPushButton,
     QSizePolicy,
     QToolButton,
@@ -268,6 +269,12 @@ class ToolCallWidget(EntryWidget):
         self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.toggle.toggled.connect(self._expand)
         layout.addWidget(self.toggle)
+        # What the server reports of a running call: a bar when it knows the total, busy otherwise.
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setFixedHeight(6)
+        self.progress.hide()
+        layout.addWidget(self.progress)
         self.details = QWidget()
         details = QVBoxLayout(self.details)
         details.setContentsMargins(20, 0, 0, 4)
@@ -294,6 +301,7 @@ class ToolCallWidget(EntryWidget):
         return box
 
     def set_entry(self, entry: Entry) -> None:
+        previous = self.entry
         super().set_entry(entry)
         record = entry.tool_call
         name = f"{record.server}.{record.tool}" if record and record.server else entry.text
@@ -303,6 +311,9 @@ class ToolCallWidget(EntryWidget):
             elapsed = f" in {record.elapsed_seconds:.2f} s"
         activity = f"  ({entry.activity})" if entry.activity else ""
         self.toggle.setText(f"Tool  {name}  —  {status}{elapsed}{activity}")
+        self._show_progress(entry)
+        if previous is not None and (previous.status, previous.tool_call) == (entry.status, record):
+            return  # a progress report: only the line and the bar change (a style sheet costs a restyle)
         self.toggle.setStyleSheet(_tone_style(tone_of(entry.status)))
         if record is not None:
             self.arguments.setPlainText(_json(dict(record.arguments)))
@@ -335,6 +346,19 @@ class ToolCallWidget(EntryWidget):
     def _expand(self, expanded: bool) -> None:
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.details.setVisible(expanded)
+
+    def _show_progress(self, entry: Entry) -> None:
+        reported = entry.progress if entry.status == "running" else None
+        self.progress.setVisible(reported is not None)
+        if reported is None:
+            return
+        fraction = reported.fraction
+        if fraction is None:
+            self.progress.setRange(0, 0)  # busy: the server does not say how much is left
+        else:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(round(fraction * 1000))
+        self.progress.setToolTip(reported.describe())
 
 
 def _tone_style(tone: Tone) -> str:

@@ -16,6 +16,7 @@ from tests.support.paths import FIXTURES, REPO_ROOT
 
 DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
 RICH_SERVER = FIXTURES / "mcp" / "rich_server.py"
+NOTIFYING_SERVER = FIXTURES / "mcp" / "notifying_server.py"
 TESTS_DIR = REPO_ROOT / "tests"
 NODE_MODULES = TESTS_DIR / "node_modules"
 
@@ -28,6 +29,11 @@ def demo(*args: str, **settings: Any) -> StdioServerConfig:
 def rich(**settings: Any) -> StdioServerConfig:
     """The rich-result server (annotated tools, a structured result that breaks its schema)."""
     return StdioServerConfig(command=sys.executable, args=[str(RICH_SERVER)], **settings)
+
+
+def notifying(**settings: Any) -> StdioServerConfig:
+    """The notifying server (progress and log floods, a tool added at runtime, cancellation) over stdio."""
+    return StdioServerConfig(command=sys.executable, args=[str(NOTIFYING_SERVER)], **settings)
 
 
 def free_port() -> int:
@@ -81,3 +87,15 @@ def npm_server(modules: Path, package: str, *args: str, **settings: Any) -> Stdi
     """An npm server run with node directly (no npx: nothing is fetched at run time)."""
     entry = modules / "@modelcontextprotocol" / package / "dist" / "index.js"
     return StdioServerConfig(command=shutil.which("node") or "node", args=[str(entry), *args], **settings)
+
+
+def require_node_modules() -> Path:
+    """tests/node_modules with the npm servers (``npm ci`` when missing); skips without node."""
+    import pytest
+
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("node and npm are not installed: the tests with MCP servers from npm are skipped")
+    if not (NODE_MODULES / "@modelcontextprotocol" / "server-everything").is_dir():
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=TESTS_DIR, check=True)
+    return NODE_MODULES
