@@ -74,9 +74,6 @@ class DesktopApp:
         self.bridge.shutdown(self.host.aclose())
 
 
-GUI_SWITCH_INTERVAL = 0.001  # seconds (Python's default is 0.005)
-
-
 def create_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance()
     if not isinstance(app, QApplication):
@@ -85,10 +82,6 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("ContextDesk")
     app.setApplicationDisplayName("ContextDesk")
     app.setDesktopFileName("contextdesk")  # matches packaging/linux/contextdesk.desktop
-    # The core thread may be busy for seconds (a server flooding notifications); the GUI thread
-    # then waits for the interpreter lock at each of its Python steps, up to the switch interval
-    # each time. A shorter interval hands it over sooner, so the window keeps up.
-    sys.setswitchinterval(GUI_SWITCH_INTERVAL)
     try:
         app.setWindowIcon(QIcon(str(app_icon())))
     except ContextDeskError as error:  # an incomplete installation: the app still runs, without its icon
