@@ -7,7 +7,16 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QStyleOptionComplex, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QPlainTextEdit,
+    QProxyStyle,
+    QStyle,
+    QStyleOption,
+    QStyleOptionComplex,
+    QTextEdit,
+    QWidget,
+)
 
 __all__ = [
     "THEME_VARIABLE",
@@ -159,14 +168,27 @@ def apply_theme(app: QApplication, scheme: Qt.ColorScheme | None = None) -> None
         hints.colorSchemeChanged.connect(lambda _scheme: apply_theme(app))
 
 
-# Widgets (by object name) whose frame is drawn in ``field_border``: Fusion draws frames a shade
-# darker than the window, which on a dark window does not show.
+# Widgets (by object name) whose frame is drawn in ``field_border`` whatever they are: Fusion draws
+# frames a shade darker than the window, which on a dark window does not show. Every text field,
+# drop-down, number box, editable text area and check box gets the same frame.
 FRAMED_FIELDS = frozenset({"composer", "modelPicker"})
+_FRAMED_CONTROLS = (QStyle.ComplexControl.CC_ComboBox, QStyle.ComplexControl.CC_SpinBox)
+
+
+def _is_field(element: QStyle.PrimitiveElement, widget: QWidget | None) -> bool:
+    if element == QStyle.PrimitiveElement.PE_FrameLineEdit:
+        return True
+    if element != QStyle.PrimitiveElement.PE_Frame or widget is None:
+        return False
+    if widget.objectName() in FRAMED_FIELDS:
+        return True
+    return isinstance(widget, QPlainTextEdit | QTextEdit) and not widget.isReadOnly()
 
 
 class FramedFieldsStyle(QProxyStyle):
-    """Fusion, with the frame of the message box and the model box drawn in a colour that shows in
-    both themes (read when painted, so a theme switch shows at once)."""
+    """Fusion, with the frames of fields (text, drop-downs, number boxes, editable text areas,
+    check boxes) drawn in a colour that shows in both themes (read when painted, so a theme
+    switch shows at once)."""
 
     def __init__(self) -> None:
         super().__init__("Fusion")
@@ -179,9 +201,10 @@ class FramedFieldsStyle(QProxyStyle):
         widget: QWidget | None = None,
     ) -> None:
         super().drawPrimitive(element, option, painter, widget)
-        framed = element in (QStyle.PrimitiveElement.PE_Frame, QStyle.PrimitiveElement.PE_FrameLineEdit)
-        if framed and widget is not None and widget.objectName() in FRAMED_FIELDS:
+        if _is_field(element, widget):
             _frame(painter, option)
+        elif element == QStyle.PrimitiveElement.PE_IndicatorCheckBox:
+            _frame(painter, option, radius=1)
 
     def drawComplexControl(
         self,
@@ -191,22 +214,18 @@ class FramedFieldsStyle(QProxyStyle):
         widget: QWidget | None = None,
     ) -> None:
         super().drawComplexControl(control, option, painter, widget)
-        if (
-            control == QStyle.ComplexControl.CC_ComboBox
-            and widget is not None
-            and widget.objectName() in FRAMED_FIELDS
-        ):
+        if control in _FRAMED_CONTROLS:
             _frame(painter, option)
 
 
-def _frame(painter: QPainter, option: QStyleOption) -> None:
+def _frame(painter: QPainter, option: QStyleOption, radius: float = 2) -> None:
     focused = bool(option.state & QStyle.StateFlag.State_HasFocus)
     palette = colors()
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setPen(QPen(QColor(palette.link if focused else palette.field_border), 1))
     painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.drawRoundedRect(QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5), 2, 2)
+    painter.drawRoundedRect(QRectF(option.rect).adjusted(0.5, 0.5, -0.5, -0.5), radius, radius)
     painter.restore()
 
 

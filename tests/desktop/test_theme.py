@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
@@ -98,3 +98,37 @@ def test_the_app_has_its_icon_and_desktop_file_name(desktop: DesktopApp) -> None
     assert not QApplication.windowIcon().isNull()
     assert QApplication.windowIcon().pixmap(32, 32).width() == 32
     assert QApplication.desktopFileName() == "contextdesk"
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_every_field_and_check_box_has_a_border_that_shows(qtbot: QtBot, theme: str) -> None:
+    from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QPlainTextEdit, QSpinBox, QVBoxLayout
+
+    from desktop.app import create_app
+
+    qt_app = create_app()
+    apply_theme(qt_app, Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light)
+    try:
+        form = QWidget()
+        layout = QVBoxLayout(form)
+        fields = [QLineEdit(), QComboBox(), QSpinBox(), QPlainTextEdit()]
+        for field in fields:
+            layout.addWidget(field)
+        check = QCheckBox("Agree")
+        layout.addWidget(check)
+        qtbot.addWidget(form)
+        form.resize(300, 260)
+        form.show()
+        qtbot.waitExposed(form)
+        screenshot(form, f"fields_{theme}")
+        for field in fields:
+            assert edge_contrast(field) >= 40, type(field).__name__
+        option = QStyleOptionButton()
+        check.initStyleOption(option)
+        box = check.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, option, check)
+        image = check.grab().toImage()
+        edge = image.pixelColor(box.left(), box.center().y())
+        window = QApplication.palette().color(QPalette.ColorRole.Window)
+        assert abs(edge.lightness() - window.lightness()) >= 40
+    finally:
+        apply_theme(qt_app, Qt.ColorScheme.Light)
