@@ -37,6 +37,7 @@ PAGES = (
     ("memory.md", "Long-term memory"),
     ("subagents.md", "Sub-agents"),
     ("workflows.md", "Workflows"),
+    ("mcp.md", "Tool servers (MCP)"),
 )
 #: What ContextDesk is built on, and under which licence.
 LICENCES = (
