@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
@@ -122,6 +123,8 @@ def test_deleting_a_chat_moves_nothing_and_leaves_time_to_undo_with_ctrl_z(
     window = desktop.window
     window.resize(1024, 700)
     window.show()
+    window.activateWindow()  # keys go to the active window only
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=WAIT_MS)
     settle()
     store = desktop.host.workspace.store  # type: ignore[union-attr]
     table = window.session_panel.table
