@@ -37,7 +37,8 @@ def runs_as_task(client: Client, task_support: str | None) -> bool:
     if task_support != "required" or client.protocol_version in MODERN_PROTOCOL_VERSIONS:
         return False  # 2026-07-28 moved tasks out of the core protocol
     offered = client.server_capabilities.tasks
-    return offered is not None and offered.requests is not None and offered.requests.tools is not None
+    tools = offered.requests.tools if offered is not None and offered.requests is not None else None
+    return tools is not None and tools.call is not None
 
 
 def poll_seconds(suggested_ms: int | None) -> float:
