@@ -25,6 +25,7 @@ class ToolProgress:
     progress: float
     total: float | None = None
     message: str = ""
+    task_status: str | None = None  # set when the call runs as a protocol task ("working", ...)
 
     @property
     def fraction(self) -> float | None:
@@ -34,7 +35,9 @@ class ToolProgress:
         return min(max(self.progress / self.total, 0.0), 1.0)
 
     def describe(self) -> str:
-        """One line: "3/5 · 60% copying" or "3 copying"."""
+        """One line: "3/5 · 60% copying", "3 copying" or "task working · Analyzing content..."."""
+        if self.task_status is not None:
+            return f"task {self.task_status} · {self.message}" if self.message else f"task {self.task_status}"
         amount = f"{self.progress:g}/{self.total:g}" if self.total else f"{self.progress:g}"
         if (fraction := self.fraction) is not None:
             amount += f" · {fraction:.0%}"
@@ -65,3 +68,9 @@ def progress_report(progress: float, total: float | None, message: str | None) -
     """A server's report as a value, its message bounded (a server is untrusted input)."""
     text = " ".join((message or "").split())[:MAX_MESSAGE_CHARS]
     return ToolProgress(float(progress), float(total) if total is not None else None, text)
+
+
+def task_report(status: str, message: str | None) -> ToolProgress:
+    """A task's status as a progress report (a busy bar with the status), bounded like the others."""
+    report = progress_report(0, None, message)
+    return ToolProgress(0.0, None, report.message, task_status=status[:MAX_MESSAGE_CHARS])

@@ -46,6 +46,7 @@ from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._sampling import SamplingCallback
 from agent_core.mcp._server_requests import answer_elicitation, roots_result
 from agent_core.mcp._structured import checked_problem, structured_text
+from agent_core.mcp._tasks import ToolTasks, runs_as_task
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS, BuiltinContext
 from agent_core.mcp.elicitation import ElicitationHandler
@@ -71,7 +72,7 @@ from agent_core.mcp.types import (
     ToolInfo,
     ToolResult,
 )
-from agent_core.tool_progress import current_progress_listener, progress_report
+from agent_core.tool_progress import current_progress_listener, progress_report, task_report
 
 __all__ = ["ServerConnection", "StatusListener"]
 
@@ -127,6 +128,7 @@ class ServerConnection:
         self._lists = ChangeRefresher(self._refresh_lists)
         self._resource_versions: dict[str, int] = {}  # subscribed resource -> updates received
         self._watcher: ChangeWatcher | None = None
+        self._tasks = ToolTasks(self._log.append)
 
     # --- state --------------------------------------------------------------------------
 
@@ -474,6 +476,7 @@ class ServerConnection:
                         title=tool.title,
                         annotations=annotations,
                         output_schema=tool.output_schema,
+                        task_support=tool.execution.task_support if tool.execution else None,
                     )
                 )
         return tuple(tools)
@@ -530,23 +533,36 @@ class ServerConnection:
             if listener is not None:
                 listener(progress_report(progress, total, message))
 
-        try:
-            answer = await self._request(
-                f"the call to {tool}",
-                lambda client: client.call_tool(
+        def on_task_status(status: str, message: str | None) -> None:
+            if listener is not None:
+                listener(task_report(status, message))
+
+        listed = next((t for t in self._tools if t.name == tool), None)
+
+        def send(client: Client) -> Awaitable[mcp_types.CallToolResult]:
+            if runs_as_task(client, listed.task_support if listed else None):
+                return self._tasks.call(
+                    client,
                     tool,
-                    dict(arguments or {}),
-                    read_timeout_seconds=self.config.call_timeout_seconds,
-                    # A progress token goes with the call only when someone shows the progress.
-                    progress_callback=on_progress if listener is not None else None,
-                ),
+                    arguments or {},
+                    request_timeout=self.config.call_timeout_seconds,
+                    on_status=on_task_status,
+                )
+            return client.call_tool(
+                tool,
+                dict(arguments or {}),
+                read_timeout_seconds=self.config.call_timeout_seconds,
+                # A progress token goes with the call only when someone shows the progress.
+                progress_callback=on_progress if listener is not None else None,
             )
+
+        try:
+            answer = await self._request(f"the call to {tool}", send)
         except McpServerError as error:
             return result(str(error), True)
         parts = tuple(content_part(block) for block in answer.content)
         structured = answer.structured_content
         is_error = bool(answer.is_error)
-        listed = next((t for t in self._tools if t.name == tool), None)
         schema = listed.output_schema if listed else None
         problem = await checked_problem(schema, structured, is_error=is_error)
         text = "\n".join(p.describe() for p in parts)

@@ -74,6 +74,7 @@ class ToolInfo:
     title: str | None = None
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     output_schema: Mapping[str, Any] | None = None
+    task_support: str | None = None  # "required": the server runs each call as a task
 
     @property
     def permission(self) -> ToolPermission:

@@ -83,3 +83,24 @@ def test_contextdesk_chat_prints_the_progress_of_a_tool_call(agent_dir: Path, tm
     assert result.returncode == 0, result.stderr
     assert "[progress: 1/2 · 50%]" in result.stderr and "[progress: 2/2 · 100%]" in result.stderr
     assert "It ran." in result.stdout
+
+
+def test_mcp_call_prints_the_status_of_a_task_and_its_result(
+    agent_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "mcp",
+            "call",
+            str(agent_dir),
+            "everything",
+            "simulate-research-query",
+            "--args",
+            '{"topic": "moss"}',
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0 and "# Research Report: moss" in out
+    lines = [line for line in err.splitlines() if line.startswith("[everything.simulate-research-query:")]
+    assert lines[0] == "[everything.simulate-research-query: task working · Gathering sources...]"
+    assert lines[-1].startswith("[everything.simulate-research-query: task completed")
