@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
 import time as real_time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +22,7 @@ from agent_core.mcp import McpManager, ServerState, oauth
 from agent_core.mcp.oauth import KEYRING_SERVICE, SignInRequest
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.oauth_server import OAuthMcpServer
+from tests.support.paths import REPO_ROOT
 
 pytestmark = pytest.mark.anyio
 
@@ -195,3 +199,57 @@ async def test_tokens_live_only_in_the_keyring(
     assert logged  # the SDK and httpx did log, at DEBUG
     for token in issued:
         assert str(token) not in logged
+
+
+def cli_call(agent: Path, *extra: str) -> subprocess.Popen[str]:
+    """`contextdesk mcp call` in a child whose keyring is the in-memory one (never the real keyring)."""
+    environment = {**os.environ, "PYTHON_KEYRING_BACKEND": "tests.support.memory_keyring.MemoryKeyring"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_core.cli.main", "mcp", "call", str(agent), "remote", "whoami", *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=REPO_ROOT,
+    )
+
+
+@pytest.fixture
+def oauth_agent(tmp_path: Path, oauth_server: OAuthMcpServer) -> Path:
+    root = tmp_path / "agent"
+    root.mkdir()
+    (root / "agent.yaml").write_text(
+        f"name: OAuth\nmcpServers:\n  remote:\n    type: streamable-http\n    url: {oauth_server.url}\n    oauth: true\n"
+    )
+    return root
+
+
+def test_the_cli_prints_the_sign_in_url_and_waits_for_the_browser(
+    oauth_agent: Path, oauth_server: OAuthMcpServer
+) -> None:
+    process = cli_call(oauth_agent)
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.write("w\n")  # "I will open it myself"
+    process.stdin.flush()
+    seen: list[str] = []
+    for line in process.stderr:
+        seen.append(line)
+        if line.strip().startswith(f"{oauth_server.base}/authorize?"):
+            # The user's browser: the sign-in page redirects to the CLI's loopback listener.
+            page = httpx2.get(line.strip(), follow_redirects=True, timeout=10)
+            assert "Signed in" in page.text
+            break
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, "".join(seen) + err
+    assert "needs you to sign in at:" in "".join(seen)
+    assert "signed in" in out
+
+
+def test_the_cli_with_yes_never_signs_in_for_the_user(oauth_agent: Path, oauth_server: OAuthMcpServer) -> None:
+    process = cli_call(oauth_agent, "--yes")
+    out, err = process.communicate(input="", timeout=60)
+    assert process.returncode != 0
+    assert "--yes never signs in for you" in err
+    assert "sign in again" in err, err
+    assert oauth_server.provider.authorizations == 0
