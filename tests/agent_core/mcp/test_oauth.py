@@ -248,7 +248,7 @@ def test_the_cli_prints_the_sign_in_url_and_waits_for_the_browser(
 
 def test_the_cli_with_yes_never_signs_in_for_the_user(oauth_agent: Path, oauth_server: OAuthMcpServer) -> None:
     process = cli_call(oauth_agent, "--yes")
-    out, err = process.communicate(input="", timeout=60)
+    _out, err = process.communicate(input="", timeout=60)
     assert process.returncode != 0
     assert "--yes never signs in for you" in err
     assert "sign in again" in err, err
