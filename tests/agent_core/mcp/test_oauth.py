@@ -246,10 +246,28 @@ def test_the_cli_prints_the_sign_in_url_and_waits_for_the_browser(
     assert "signed in" in out
 
 
-def test_the_cli_with_yes_never_signs_in_for_the_user(oauth_agent: Path, oauth_server: OAuthMcpServer) -> None:
+def test_the_cli_with_yes_never_signs_in_for_the_user(
+    oauth_agent: Path, oauth_server: OAuthMcpServer
+) -> None:
     process = cli_call(oauth_agent, "--yes")
     _out, err = process.communicate(input="", timeout=60)
     assert process.returncode != 0
     assert "--yes never signs in for you" in err
     assert "sign in again" in err, err
     assert oauth_server.provider.authorizations == 0
+
+
+async def test_without_a_keyring_the_server_fails_closed_and_says_why(oauth_server: OAuthMcpServer) -> None:
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    browser = BrowserStandIn()
+    try:
+        async with McpManager({"remote": oauth_config(oauth_server.url)}, sign_in=browser) as manager:
+            status = manager.status("remote")
+    finally:
+        keyring.set_keyring(previous)
+    assert status.state is ServerState.FAILED
+    assert status.reason is not None and "system keyring, which is not available here" in status.reason
+    assert browser.requests == [] and oauth_server.provider.authorizations == 0  # no sign-in it could not keep
