@@ -270,4 +270,5 @@ async def test_without_a_keyring_the_server_fails_closed_and_says_why(oauth_serv
         keyring.set_keyring(previous)
     assert status.state is ServerState.FAILED
     assert status.reason is not None and "system keyring, which is not available here" in status.reason
-    assert browser.requests == [] and oauth_server.provider.authorizations == 0  # no sign-in it could not keep
+    # No sign-in whose tokens could not be kept.
+    assert browser.requests == [] and oauth_server.provider.authorizations == 0
