@@ -272,3 +272,16 @@ async def test_without_a_keyring_the_server_fails_closed_and_says_why(oauth_serv
     assert status.reason is not None and "system keyring, which is not available here" in status.reason
     # No sign-in whose tokens could not be kept.
     assert browser.requests == [] and oauth_server.provider.authorizations == 0
+
+
+async def test_signing_out_forgets_the_tokens_and_the_next_start_asks_again(
+    oauth_server: OAuthMcpServer, memory_keyring: MemoryKeyring
+) -> None:
+    browser = BrowserStandIn()
+    async with McpManager({"remote": oauth_config(oauth_server.url)}, sign_in=browser) as manager:
+        assert manager.status("remote").state is ServerState.READY
+    oauth.sign_out("remote", oauth_server.url)
+    assert memory_keyring.entries == {}
+    async with McpManager({"remote": oauth_config(oauth_server.url)}, sign_in=browser) as manager:
+        assert manager.status("remote").state is ServerState.READY
+    assert len(browser.requests) == 2 and len(oauth_server.provider.clients) == 2  # registered anew
