@@ -30,6 +30,7 @@ from agent_core.workflows.tools import WithWorkflows
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager, ServerStatus
     from agent_core.mcp.elicitation import ElicitationHandler
+    from agent_core.mcp.oauth import SignInHandler
 
 __all__ = ["Workspace"]
 
@@ -46,8 +47,10 @@ class Workspace:
         tools: ToolRuntime | None = None,
         providers: ProviderPool | None = None,
         elicitation: ElicitationHandler | None = None,
+        sign_in: SignInHandler | None = None,
     ) -> None:
-        """``elicitation`` answers a server's request for the user's input (declined without it)."""
+        """``elicitation`` answers a server's request for the user's input (declined without it);
+        ``sign_in`` shows an OAuth server's sign-in URL (without it such a server asks to sign in again)."""
         self.agent = agent
         self.store = store or ChatStore()
         try:
@@ -74,6 +77,7 @@ class Workspace:
                 memories_source=lambda: self.memories.book_for(self.agent),
                 variables=variables_for(agent),
                 elicitation=elicitation,
+                sign_in=sign_in,
                 roots=agent_roots(agent.config),
                 sampling=self.sampling,
             )
@@ -86,14 +90,18 @@ class Workspace:
 
     @classmethod
     def open(
-        cls, agent_dir: Path | None = None, *, elicitation: ElicitationHandler | None = None
+        cls,
+        agent_dir: Path | None = None,
+        *,
+        elicitation: ElicitationHandler | None = None,
+        sign_in: SignInHandler | None = None,
     ) -> Workspace:
         """The agent in ``agent_dir`` (the user's default agent when None).
 
         Raises:
             AgentFileError: the folder is not an agent.
         """
-        return cls(load_agent(agent_dir or ensure_default_agent()), elicitation=elicitation)
+        return cls(load_agent(agent_dir or ensure_default_agent()), elicitation=elicitation, sign_in=sign_in)
 
     @property
     def chat_services(self) -> ChatServices:

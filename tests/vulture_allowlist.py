@@ -78,3 +78,11 @@ _.tokens_limit_before_summarization
 _.recursion_limit
 _.max_concurrency
 _.max_iteration_key_output_limit
+
+# The MCP SDK's OAuth client calls its TokenStorage's methods, and reads the provider context's
+# token expiry (agent_core/mcp/oauth.py).
+_.get_tokens
+_.set_tokens
+_.get_client_info
+_.set_client_info
+_.token_expiry_time

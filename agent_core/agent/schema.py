@@ -26,6 +26,7 @@ __all__ = [
     "ItemFrontmatter",
     "McpServerConfig",
     "MemoryConfig",
+    "OAuthConfig",
     "ProviderConfig",
     "SamplingPolicy",
     "SelectionConfig",
@@ -243,10 +244,28 @@ class SseServerConfig(_ServerBase):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
+class OAuthConfig(FileModel):
+    """Sign in to a remote server with OAuth (docs/mcp.md#oauth); the tokens live in the keyring."""
+
+    scopes: list[str] | None = Field(
+        default=None, max_length=50, description="scopes to ask for; default: what the server asks for"
+    )
+    client_name: str = Field(default="ContextDesk", min_length=1, max_length=200)
+
+
 class StreamableHttpServerConfig(_ServerBase):
     type: Literal["streamable-http"]
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
+    # `true` or an object: the server requires OAuth sign-in. Never holds a token.
+    oauth: bool | OAuthConfig = False
+
+    @property
+    def oauth_settings(self) -> OAuthConfig | None:
+        """The OAuth settings, or None when the server does not use OAuth."""
+        if isinstance(self.oauth, OAuthConfig):
+            return self.oauth
+        return OAuthConfig() if self.oauth else None
 
 
 class InternalServerConfig(_ServerBase):

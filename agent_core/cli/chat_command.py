@@ -82,7 +82,7 @@ def run_chat(args: argparse.Namespace) -> int:
 async def _chat(args: argparse.Namespace) -> int:
     # Only where MCP can run: the form prompt imports the MCP package, an optional extra.
     elicitation = _terminal_elicitation(args.yes)
-    workspace = Workspace.open(args.agent, elicitation=elicitation)
+    workspace = Workspace.open(args.agent, elicitation=elicitation, sign_in=_terminal_sign_in(args.yes))
     show_agent_problems(workspace)
     try:
         for status in await workspace.start_tools():
@@ -105,6 +105,14 @@ def _terminal_elicitation(assume_yes: bool) -> Any:
     except ImportError:
         return None
     return TerminalElicitation(assume_yes=assume_yes)
+
+
+def _terminal_sign_in(assume_yes: bool) -> Any:
+    try:
+        from agent_core.cli.sign_in_prompt import TerminalSignIn
+    except ImportError:
+        return None
+    return TerminalSignIn(assume_yes=assume_yes)
 
 
 def show_agent_problems(workspace: Workspace) -> None:

@@ -97,6 +97,7 @@ def _check_server(agent: Agent, server: str) -> None:
 def run_call(args: argparse.Namespace) -> int:
     from agent_core.cli.elicitation_prompt import TerminalElicitation
     from agent_core.cli.progress_lines import ProgressPrinter
+    from agent_core.cli.sign_in_prompt import TerminalSignIn
     from agent_core.mcp import McpManager, ServerState
     from agent_core.mcp.roots import agent_roots
     from agent_core.tool_progress import listening_to_progress
@@ -126,6 +127,7 @@ def run_call(args: argparse.Namespace) -> int:
                 variables=_variables(agent),
                 sampling=router,
                 elicitation=TerminalElicitation(assume_yes=args.yes),
+                sign_in=TerminalSignIn(assume_yes=args.yes),
                 roots=agent_roots(agent.config),
             ) as manager:
                 status = manager.status(args.server)

@@ -58,6 +58,7 @@ from agent_core.mcp.errors import (
     explain_failure,
     is_server_failure,
 )
+from agent_core.mcp.oauth import SignInHandler, SignInRequiredError
 from agent_core.mcp.roots import server_roots
 from agent_core.mcp.settings import effective_tool_settings
 from agent_core.mcp.types import (
@@ -103,8 +104,12 @@ class ServerConnection:
         elicitation: ElicitationHandler | None = None,
         roots: Sequence[Path] = (),
         sampling: SamplingRouter | None = None,
+        sign_in: SignInHandler | None = None,
     ) -> None:
         self.name = name
+        self._sign_in = sign_in
+        self._start_deadline: asyncio.Timeout | None = None
+        self._sign_in_error: SignInRequiredError | None = None  # why an OAuth sign-in ended the connection
         self._sampling = sampling
         self.config = config
         self._context = context or BuiltinContext()
@@ -181,6 +186,7 @@ class ServerConnection:
         self._wake = asyncio.Event()
         self._stopping = self._lost = False
         self._bad_output = None
+        self._sign_in_error = None
         self._log.clear()
         self._info = (None, None, None, None)
         self._tools = ()
@@ -229,11 +235,13 @@ class ServerConnection:
             # every other server and chat meanwhile.
             target = await asyncio.to_thread(self._target)
             async with asyncio.timeout(self.config.start_timeout_seconds) as deadline:
+                self._start_deadline = deadline
                 async with AsyncExitStack() as stack:
                     client = await stack.enter_async_context(self._client_for(target))
                     _validate_results_ourselves(client)
                     tools = await self._list_tools(client)
                     deadline.reschedule(None)
+                    self._start_deadline = None
                     info = client.server_info
                     self._info = (
                         info.name if info else None,
@@ -307,6 +315,8 @@ class ServerConnection:
         self._set_state(ServerState.FAILED, reason)
 
     def _closed_reason(self) -> str:
+        if self._sign_in_error is not None:
+            return str(self._sign_in_error)
         return closed_message(
             self.name, self.config, log_tail=self._log.tail(10), bad_output=self._bad_output
         )
@@ -394,7 +404,14 @@ class ServerConnection:
             self._stderr = StderrCapture(self._log, self.name)
             inner = stdio_transport(parameters, self._stderr)
         elif isinstance(config, SseServerConfig | StreamableHttpServerConfig):
-            inner = http_transport(self.name, config, self._variables)
+            inner = http_transport(
+                self.name,
+                config,
+                self._variables,
+                sign_in=self._sign_in,
+                waiting_on_user=self._waiting_on_user,
+                on_sign_in_error=self._on_sign_in_error,
+            )
         elif isinstance(config, InternalServerConfig):
             builtin = BUILTIN_SERVERS.get(config.tool)
             if builtin is None:
@@ -405,6 +422,16 @@ class ServerConnection:
                 )
             return builtin.build(self._context, config.options)
         return ObservedTransport(inner, on_closed=self._on_closed, on_bad=self._on_bad_message)
+
+    def _on_sign_in_error(self, error: SignInRequiredError) -> None:
+        self._sign_in_error = error
+
+    def _waiting_on_user(self, waiting: bool) -> None:
+        """The start deadline pauses while the user has the OAuth sign-in page (it takes what it takes)."""
+        deadline = self._start_deadline
+        if deadline is not None and not deadline.expired():
+            when = None if waiting else asyncio.get_running_loop().time() + self.config.start_timeout_seconds
+            deadline.reschedule(when)
 
     def _client_for(self, target: Transport | MCPServer) -> Client:
         return Client(

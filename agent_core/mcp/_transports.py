@@ -21,6 +21,7 @@ from agent_core.agent.secrets import resolve_secret
 from agent_core.agent.variables import VariableContext, expand_variables
 from agent_core.mcp._logs import StderrCapture
 from agent_core.mcp.errors import McpServerError
+from agent_core.mcp.oauth import SignInHandler, SignInRequiredError, oauth_provider
 
 __all__ = [
     "ObservedTransport",
@@ -187,8 +188,11 @@ def stdio_transport(parameters: StdioServerParameters, capture: StderrCapture) -
 class _HttpTransport:
     """Streamable HTTP or SSE, with the configured headers on every request."""
 
-    def __init__(self, url: str, headers: dict[str, str], *, sse: bool, timeout: float) -> None:
+    def __init__(
+        self, url: str, headers: dict[str, str], *, sse: bool, timeout: float, auth: httpx2.Auth | None = None
+    ) -> None:
         self._url = url
+        self._auth = auth
         self._headers = headers
         self._sse = sse
         self._timeout = timeout
@@ -202,7 +206,7 @@ class _HttpTransport:
                 )
             else:
                 client = await stack.enter_async_context(
-                    httpx2.AsyncClient(headers=self._headers, timeout=_HTTP_TIMEOUT)
+                    httpx2.AsyncClient(headers=self._headers, timeout=_HTTP_TIMEOUT, auth=self._auth)
                 )
                 streams = await stack.enter_async_context(
                     streamable_http_client(self._url, http_client=client)
@@ -220,14 +224,26 @@ def http_transport(
     server: str,
     config: SseServerConfig | StreamableHttpServerConfig,
     variables: VariableContext | None = None,
+    *,
+    sign_in: SignInHandler | None = None,
+    waiting_on_user: Callable[[bool], None] | None = None,
+    on_sign_in_error: Callable[[SignInRequiredError], None] | None = None,
 ) -> Transport:
-    """The transport for a remote server.
+    """The transport for a remote server; a streamable-HTTP server with ``oauth`` signs in through
+    ``sign_in`` (agent_core.mcp.oauth). Blocking (the keyring): call it off the event loop.
 
     Raises:
         MissingSecretError: a header or the url names a variable that has no value.
+        SignInRequiredError: the server uses OAuth and no keyring is available.
     """
     headers = resolve_headers(server, config.headers, variables)
     url = _resolve(config.url, what=f"MCP server '{server}': url", variables=variables)
+    auth: httpx2.Auth | None = None
+    settings = config.oauth_settings if isinstance(config, StreamableHttpServerConfig) else None
+    if settings is not None:
+        auth = oauth_provider(
+            server, url, settings, sign_in, waiting_on_user=waiting_on_user, on_sign_in_error=on_sign_in_error
+        )
     return _HttpTransport(
-        url, headers, sse=config.type == "sse", timeout=min(config.start_timeout_seconds, 30.0)
+        url, headers, sse=config.type == "sse", timeout=min(config.start_timeout_seconds, 30.0), auth=auth
     )

@@ -15,6 +15,7 @@ from agent_core.mcp._connection import ServerConnection, StatusListener
 from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
 from agent_core.mcp.elicitation import ElicitationHandler
 from agent_core.mcp.errors import UnknownServerError
+from agent_core.mcp.oauth import SignInHandler
 from agent_core.mcp.types import (
     PromptInfo,
     PromptResult,
@@ -49,12 +50,15 @@ class McpManager:
         elicitation: ElicitationHandler | None = None,
         roots: Sequence[Path] = (),
         sampling: SamplingRouter | None = None,
+        sign_in: SignInHandler | None = None,
     ) -> None:
         """``variables`` gives ``${workspaceFolder}`` and ``${input:id}`` their values (see
         ``agent_core.agent.variables``); without it only environment variables expand.
         ``elicitation`` asks the user what a server asks for (without it every request is declined);
         ``roots`` are the agent's workspace folders, the roots of every server without its own;
-        ``sampling`` answers the servers' sampling requests (without it they are refused)."""
+        ``sampling`` answers the servers' sampling requests (without it they are refused);
+        ``sign_in`` shows an OAuth server's sign-in URL to the user (without it such a server that has
+        no valid token fails with "sign in again")."""
         context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
         variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers
         self._connections = {
@@ -67,6 +71,7 @@ class McpManager:
                 elicitation=elicitation,
                 roots=roots,
                 sampling=sampling,
+                sign_in=sign_in,
             )
             for name, config in servers.items()
         }

@@ -24,6 +24,7 @@ from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.elicitation import ElicitationAsker
 from desktop.controllers.input_values import InputAsker
+from desktop.controllers.sign_in import SignInAsker
 
 if TYPE_CHECKING:
     # Imported on the core thread when an agent opens: the chat engine and the MCP SDK take
@@ -93,6 +94,7 @@ class WorkspaceHost(QObject):
         self.input_asker = InputAsker(bridge)
         # A tool server's form or link (MCP elicitation) is shown in a dialog the core awaits.
         self.elicitation_asker = ElicitationAsker(bridge)
+        self.sign_in_asker = SignInAsker(bridge)
         self.mcp: Any = None  # McpManager when the mcp extra is installed
         self._generation = Generation()
         self._reload_generation = Generation()
@@ -152,6 +154,7 @@ class WorkspaceHost(QObject):
             on_status=lambda _status: self._report_servers(),
             variables=variables_for(workspace.agent, ask_input=self.input_asker),
             elicitation=self.elicitation_asker,
+            sign_in=self.sign_in_asker,
             roots=mcp.agent_roots(workspace.agent.config),
             sampling=workspace.sampling,
         )
