@@ -133,6 +133,8 @@ class ApprovalRequest:
     # folder ~/Documents" (a call with no arguments still reads somewhere).
     target: str = ""
     sampling: SamplingRequest | None = None
+    # A warning to read before answering: "its server marks it destructive: …" ("" for none).
+    caution: str = ""
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
 

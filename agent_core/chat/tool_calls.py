@@ -31,7 +31,7 @@ from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
-from agent_core.chat.tool_runtime import RichOutcome, ToolOutcome, ToolRuntime
+from agent_core.chat.tool_runtime import HintedTool, RichOutcome, ToolOutcome, ToolRuntime
 from agent_core.content_parts import kept_parts
 from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["ToolCaller", "delegation_result", "finished", "interleaved", "pending_record", "with_rich_result"]
 
 E = TypeVar("E")
+
+DESTRUCTIVE_CAUTION = "Its server marks this tool destructive: it may delete or overwrite data."
 
 # Characters of structured content a chat keeps to show (the model reads a shorter cut).
 MAX_KEPT_STRUCTURED = 1_000_000
@@ -127,6 +129,7 @@ class ToolCaller:
                 tool=binding.tool,
                 arguments=call.arguments,
                 target=call_target(self.agent.config if self.agent else None, binding.server, binding.tool),
+                caution=self._caution(binding),
             )
             yield request
             decision = await request.wait()
@@ -176,6 +179,16 @@ class ToolCaller:
         if isinstance(outcome, RichOutcome):
             end = ToolCallFinished(with_rich_result(end.record, outcome))
         yield end
+
+    def _caution(self, binding: ToolBinding) -> str:
+        """What the user should know before allowing ``binding``: its server's own word that it
+        is destructive (tool annotations)."""
+        for tool in self.tools.tools():
+            if tool.server == binding.server and tool.name == binding.tool:
+                if isinstance(tool, HintedTool) and tool.annotations.is_destructive:
+                    return DESTRUCTIVE_CAUTION
+                return ""
+        return ""
 
     async def _sampling_during(
         self, running: asyncio.Future[ToolOutcome], call_id: str, binding: ToolBinding

@@ -217,7 +217,8 @@ async def ask_approval(request: ApprovalRequest) -> ApprovalDecision:
     if request.sampling is not None:
         return await ask_sampling(request)
     who = f"{request.asker} asks: allow" if request.asker else "Allow"
-    prompt = f"\n{who} {request.action}? [o]nce / for this [c]hat / [d]eny: "
+    caution = f"\n  ! {request.caution}" if request.caution else ""
+    prompt = f"\n{who} {request.action}?{caution}\n[o]nce / for this [c]hat / [d]eny: "
     while True:
         try:
             reply = (await asyncio.to_thread(input, prompt)).strip().lower()

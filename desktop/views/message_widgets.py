@@ -403,6 +403,11 @@ class ApprovalWidget(EntryWidget):
         self.arguments.setTextFormat(Qt.TextFormat.RichText)
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.arguments)
+        self.caution = QLabel()
+        self.caution.setWordWrap(True)
+        self.caution.setStyleSheet(f"color: {colors().warning}; font-weight: 600;")
+        self.caution.hide()
+        layout.addWidget(self.caution)
         buttons = QHBoxLayout()
         self.allow_once = QPushButton("Allow once")
         self.allow_once.setToolTip("Enter")
@@ -452,6 +457,9 @@ class ApprovalWidget(EntryWidget):
             self.arguments.setToolTip(_json(arguments) if arguments else "")
             self.arguments.setVisible(bool(arguments) or not target)
         pending = entry.decision is None and entry.status == "pending"
+        caution = approval.caution if approval is not None else ""
+        self.caution.setText(f"⚠ {caution}" if caution else "")
+        self.caution.setVisible(bool(caution) and pending)
         for button in (self.allow_once, self.allow_chat, self.deny):
             button.setVisible(pending)
         key = entry.decision.value if entry.decision is not None else entry.status

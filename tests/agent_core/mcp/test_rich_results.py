@@ -153,3 +153,37 @@ async def test_a_slow_schema_check_leaves_the_result_unchecked_and_patterns_are_
     evil = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
     assert await _structured.checked_problem(evil, {"s": "a" * 60 + "!"}, is_error=False) is None
     assert await _structured.checked_problem(evil, {"s": 3}, is_error=False) is not None
+
+
+async def test_the_approval_of_a_destructive_tool_says_so_before_the_user_answers(tmp_path: Path) -> None:
+    from agent_core.agent import load_agent
+    from agent_core.agent.scaffold import create_agent
+    from agent_core.chat.events import ApprovalDecision, ApprovalRequest
+    from agent_core.chat.services import ChatServices
+    from agent_core.chat.session import ChatSession
+    from agent_core.providers.scripted import ScriptedProvider
+    from agent_core.store.chats import ChatStore
+
+    create_agent(tmp_path / "agent")
+    agent = load_agent(tmp_path / "agent")
+    provider = ScriptedProvider()
+    provider.enqueue_tool_call("rich__delete_note", {"name": "todo"})
+    provider.enqueue_tool_call("rich__write_note", {"name": "todo"})
+    provider.enqueue_reply("Done.")
+    from agent_core.agent.schema import IncludeMode
+
+    always = ToolDefaults(include=IncludeMode.ALWAYS)  # in every request: no selection needed
+    async with McpManager({"rich": rich(tool_defaults=always)}) as manager:
+        session = ChatSession.create(
+            agent,
+            ChatStore(tmp_path / "chats.sqlite3"),
+            ChatServices(resolve_provider=lambda model: (provider, "x"), tools=manager),
+        )
+        asked: list[ApprovalRequest] = []
+        async for event in session.send("tidy my notes"):
+            if isinstance(event, ApprovalRequest):
+                asked.append(event)
+                event.decide(ApprovalDecision.ALLOW_ONCE)
+    assert [request.tool for request in asked] == ["delete_note", "write_note"]
+    assert "destructive" in asked[0].caution
+    assert asked[1].caution == ""  # no hint, no warning

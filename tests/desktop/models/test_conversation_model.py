@@ -351,3 +351,30 @@ def test_a_sampling_question_still_open_when_its_tool_call_ends_no_longer_asks()
         for r in range(model.rowCount())
     }
     assert statuses["approval"] == "expired" and statuses["tool_call"] == "failed"
+
+
+def test_an_approval_card_shows_the_caution_its_request_carries(qtbot: QtBot) -> None:
+    from desktop.views.message_widgets import ApprovalWidget
+
+    async def run() -> ConversationModel:
+        model = ConversationModel()
+        model.apply(UserMessageSaved(message(1, "user", "tidy my notes")))
+        model.apply(
+            ApprovalRequest(
+                "c1",
+                "notes",
+                "delete_note",
+                {"name": "todo"},
+                caution="Its server marks this tool destructive.",
+            )
+        )
+        model.apply(ApprovalRequest("c2", "notes", "write_note", {"name": "todo"}))
+        return model
+
+    model = asyncio.run(run())
+    rows = [model.entry(r) for r in range(model.rowCount()) if model.entry(r).kind == "approval"]
+    cautious, plain = (ApprovalWidget(entry) for entry in rows)
+    for widget in (cautious, plain):
+        qtbot.addWidget(widget)
+    assert not cautious.caution.isHidden() and "destructive" in cautious.caution.text()
+    assert plain.caution.isHidden()
