@@ -12,6 +12,7 @@ import hashlib
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -58,7 +59,7 @@ class EmbeddingCache:
         self.path = directory / _FILE_NAME if directory is not None else None
         if self.path is not None:
             try:
-                self._db = self._open(self.path)
+                self._db = self._open_when_free(self.path)
             except (OSError, sqlite3.Error) as exc:
                 logger.warning(
                     "embedding cache %s is unusable (%s); embeddings will not persist. "
@@ -72,6 +73,19 @@ class EmbeddingCache:
     def enabled(self) -> bool:
         """Whether vectors are being persisted."""
         return self._db is not None
+
+    @classmethod
+    def _open_when_free(cls, path: Path) -> sqlite3.Connection:
+        """Open, waiting a while for another process that is opening the same new file: SQLite
+        does not wait (busy_timeout) while one of them switches it to WAL, it says "locked"."""
+        deadline = time.monotonic() + _BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                return cls._open(path)
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
 
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
