@@ -1,12 +1,10 @@
 """Asking the user to sign in to an OAuth tool server: the core awaits a future, the GUI shows the dialog.
 
-Like the elicitation asker: the handler runs on the core's event loop, the dialog lives on the GUI
-thread, and neither thread waits for the other.
+The core awaits the dialog's answer (desktop/controllers/dialog_answer.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -14,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop.bridge import CoreBridge
+from desktop.controllers.dialog_answer import dialog_answer
 
 if TYPE_CHECKING:
     # The MCP package (and its SDK) loads with the first server, not with the window.
@@ -35,30 +34,11 @@ class SignInAsker(QObject):
 
     async def __call__(self, request: SignInRequest) -> bool:
         """True once the user chose Open in browser; cancelling the wait closes the dialog."""
-        loop = asyncio.get_running_loop()
-        answered: asyncio.Future[bool] = loop.create_future()
-        shown: list[SignInDialog] = []
 
-        def resolve(chosen: bool) -> None:
-            if not answered.done():
-                answered.set_result(chosen)
-
-        def show(_: object) -> None:
+        def make() -> SignInDialog:
             from desktop.dialogs.sign_in import SignInDialog, open_in_browser
 
-            dialog = SignInDialog(request, self.parent_window, open_url=self.open_url or open_in_browser)
-            dialog.answered.connect(lambda chosen: loop.call_soon_threadsafe(resolve, chosen))
-            shown.append(dialog)
-            dialog.open()
-            self.asked.emit(dialog)
+            return SignInDialog(request, self.parent_window, open_url=self.open_url or open_in_browser)
 
-        def close(_: object) -> None:
-            for dialog in shown:
-                dialog.done(0)
-
-        self.bridge.emit_to_gui(show, None)
-        try:
-            return await answered
-        finally:
-            if not answered.done() or answered.cancelled():
-                self.bridge.emit_to_gui(close, None)
+        chosen: bool = await dialog_answer(self.bridge, make, self.asked.emit)
+        return chosen
