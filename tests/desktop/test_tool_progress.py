@@ -215,6 +215,7 @@ def test_an_attached_resource_the_server_updates_is_sent_anew_and_view_context_s
 # --- a tool that runs as a protocol task (server-everything's simulate-research-query) ---
 
 RESEARCH = "everything__simulate-research-query"
+RESEARCH_STAGES = ("Gathering sources", "Analyzing content", "Synthesizing findings", "Generating report")
 
 
 def test_a_task_shows_its_status_on_the_tool_row_then_its_result(qtbot: QtBot, live: DesktopApp) -> None:
@@ -226,7 +227,9 @@ def test_a_task_shows_its_status_on_the_tool_row_then_its_result(qtbot: QtBot, l
     qtbot.waitUntil(lambda: running_with_progress(live), timeout=WAIT_MS)
     widget = tool_widget(live)
     assert widget is not None
-    qtbot.waitUntil(lambda: "Analyzing content" in widget.toggle.text(), timeout=WAIT_MS)
+    # The server moves through a stage a second and the client polls about as often, so under load
+    # any stage may be the one seen: wait for one, not for a particular one.
+    qtbot.waitUntil(lambda: any(stage in widget.toggle.text() for stage in RESEARCH_STAGES), timeout=WAIT_MS)
     assert "task working" in widget.toggle.text()
     assert widget.progress.maximum() == 0  # busy: a task says what it does, not how much is left
     screenshot(live.window, "tool_call_task_status")
