@@ -8,7 +8,16 @@ from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QItemSelection, QSortFilterProxyModel
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListView, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from agent_core.context.items import ItemRef
 from agent_core.memory.records import Memory
@@ -45,17 +54,20 @@ class MemoryRowActions(QWidget):
         self._forgotten: set[str] = set()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
-        buttons = QHBoxLayout()
+        # Two rows of two: in one row the four buttons made the Memories column the widest of
+        # View Context, and the other columns' names were elided to a few letters.
+        buttons = QGridLayout()
         self.edit_button = QPushButton("Edit…")
         self.pin_button = QPushButton("Pin")
         self.forget_button = QPushButton("Forget")
         self.chat_button = QPushButton("Not for this chat")
         self.edit_button.setToolTip("Correct the memory's words")
         self.forget_button.setToolTip("Never recalled again (restore it from the Memories tab)")
-        for button in (self.edit_button, self.pin_button, self.forget_button, self.chat_button):
+        for index, button in enumerate(
+            (self.edit_button, self.pin_button, self.forget_button, self.chat_button)
+        ):
             button.setAutoDefault(False)
-            buttons.addWidget(button)
-        buttons.addStretch(1)
+            buttons.addWidget(button, index // 2, index % 2)
         layout.addLayout(buttons)
         self.editor_row = QWidget()
         editing = QHBoxLayout(self.editor_row)

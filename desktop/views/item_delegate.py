@@ -11,7 +11,7 @@ from desktop.models.context_items import MODE_LABELS, Role
 from desktop.theme import colors
 from desktop.views.common import paint_badge
 
-__all__ = ["ContextItemDelegate"]
+__all__ = ["ContextItemDelegate", "make_room_for_name"]
 
 Index = QModelIndex | QPersistentModelIndex
 PADDING = 8
@@ -48,19 +48,6 @@ class ContextItemDelegate(QStyledItemDelegate):
         line_height = metrics.height()
         first = QRectF(rect.left(), rect.top(), rect.width(), line_height)
         x = first.left()
-
-        prefix = index.data(Role.PREFIX) or ""
-        if prefix:
-            mono = QFont(option.font)
-            mono.setFamily("monospace")
-            mono.setStyleHint(QFont.StyleHint.Monospace)
-            painter.setFont(mono)
-            painter.setPen(option.palette.placeholderText().color() if not selected else text_color)
-            width = QFontMetrics(mono).horizontalAdvance(prefix) + 6
-            painter.drawText(
-                QRectF(x, first.top(), width, line_height), Qt.AlignmentFlag.AlignVCenter, prefix
-            )
-            x += width
 
         removed = bool(index.data(Role.REMOVED))
         mode = index.data(Role.MODE)
@@ -106,14 +93,41 @@ class ContextItemDelegate(QStyledItemDelegate):
         painter.setFont(name_font)
         painter.setPen(text_color)
         name = str(index.data(Role.NAME) or "")
+        name_metrics = QFontMetrics(name_font)
+        prefix = index.data(Role.PREFIX) or ""
+        mono = QFont(option.font)
+        mono.setFamily("monospace")
+        mono.setStyleHint(QFont.StyleHint.Monospace)
+        prefix_width = QFontMetrics(mono).horizontalAdvance(prefix) + 6 if prefix else 0
+        # In a narrow column the name comes first: a "Not included" badge (its list's heading
+        # says so already), then the server or priority prefix (in the tooltip), give way to it.
+        legible = min(name_metrics.horizontalAdvance(name), name_metrics.horizontalAdvance("M" * 8))
+        badges, keep_prefix = make_room_for_name(
+            right - x - 6,
+            legible,
+            prefix_width,
+            [(badge, badge_metrics.horizontalAdvance(badge[0]) + 12 + 4) for badge in badges],
+        )
+        badges_width = sum(badge_metrics.horizontalAdvance(t) + 12 + 4 for t, _ in badges)
+        if not keep_prefix:
+            prefix, prefix_width = "", 0
+        if prefix:
+            painter.setFont(mono)
+            painter.setPen(option.palette.placeholderText().color() if not selected else text_color)
+            painter.drawText(
+                QRectF(x, first.top(), prefix_width, line_height), Qt.AlignmentFlag.AlignVCenter, prefix
+            )
+            x += prefix_width
+            painter.setFont(name_font)
+            painter.setPen(text_color)
         available = max(20.0, right - x - badges_width - 6)
         # Names that start alike (read_text_file, read_multiple_files) differ at the end: cut the
         # middle so each stays told apart (the tooltip has it whole). A memory's words read on.
         ref = index.data(Role.REF)
         middle = ref is None or ref.type != "memory"
         mode = Qt.TextElideMode.ElideMiddle if middle else Qt.TextElideMode.ElideRight
-        elided = QFontMetrics(name_font).elidedText(name, mode, int(available))
-        name_width = QFontMetrics(name_font).horizontalAdvance(elided)
+        elided = name_metrics.elidedText(name, mode, int(available))
+        name_width = name_metrics.horizontalAdvance(elided)
         painter.drawText(
             QRectF(x, first.top(), available, line_height), Qt.AlignmentFlag.AlignVCenter, elided
         )
@@ -134,6 +148,23 @@ class ContextItemDelegate(QStyledItemDelegate):
                 metrics.elidedText(second, Qt.TextElideMode.ElideRight, int(line.width())),
             )
         painter.restore()
+
+
+def make_room_for_name(
+    space: float, legible: float, prefix_width: float, badges: list[tuple[tuple[str, str], float]]
+) -> tuple[list[tuple[str, str]], bool]:
+    """The badges to paint and whether to paint the prefix, so that a name gets ``legible`` of a
+    row's ``space`` (``badges``: each with its width). A "Not included" badge goes first (its
+    list's heading says so already), then the prefix (the tooltip has it)."""
+    kept = list(badges)
+
+    def left() -> float:
+        return space - prefix_width - sum(width for _, width in kept)
+
+    if left() < legible:
+        kept = [(badge, width) for badge, width in kept if badge[1] != "miss"]
+    keep_prefix = prefix_width == 0 or left() >= legible
+    return [badge for badge, _ in kept], keep_prefix
 
 
 def palette_color(value: str) -> QColor:

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.context.items import ItemRef
 from desktop.models.context_items import Column, ContextItemsModel, ContextRow
-from desktop.views.item_delegate import ContextItemDelegate
+from desktop.views.item_delegate import ContextItemDelegate, make_room_for_name
 from tests.support.desktop_driver import screenshot
 
 ROW_WIDTH = 260  # the context panel's list in a 1024-pixel-wide window: both names cut
@@ -29,14 +29,16 @@ class TextRecorder(QPainter):
         super().drawText(*args)
 
 
-def painted_texts(view: QListView, delegate: ContextItemDelegate, row: int) -> list[str]:
+def painted_texts(
+    view: QListView, delegate: ContextItemDelegate, row: int, width: int = ROW_WIDTH
+) -> list[str]:
     model = view.model()
     option = QStyleOptionViewItem()
-    option.rect = QRect(0, 0, ROW_WIDTH, 48)
+    option.rect = QRect(0, 0, width, 48)
     option.font = view.font()
     option.palette = view.palette()
     option.widget = view
-    image = QImage(ROW_WIDTH, 48, QImage.Format.Format_ARGB32)
+    image = QImage(width, 48, QImage.Format.Format_ARGB32)
     painter = TextRecorder(image)
     try:
         delegate.paint(painter, option, model.index(row, Column.NAME))
@@ -69,3 +71,27 @@ def test_tool_names_that_start_alike_stay_told_apart_when_cut(qtbot: QtBot) -> N
         assert own.endswith(end) and not other.endswith(end)
     tooltip = model.index(0, Column.NAME).data(Qt.ItemDataRole.ToolTipRole)
     assert tooltip.startswith("filesystem.filesystem_read_text_file")  # the whole name
+
+
+def test_in_a_narrow_column_the_name_comes_before_the_not_included_badge_and_the_prefix(qtbot: QtBot) -> None:
+    # View Context's "Not included" list of tools, four columns in a 1152-pixel-wide window.
+    model = ContextItemsModel([ContextRow(ItemRef("tool", "search_files", "workspace"), None, score=0.2)])
+    view = QListView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    delegate = ContextItemDelegate(view, show_miss_badge=True)
+    view.setItemDelegate(delegate)
+    drawn = painted_texts(view, delegate, 0, width=200)
+    assert "search_files" in drawn  # whole, not "…"
+    assert "Not included" not in drawn and "workspace." not in drawn  # the tooltip keeps the server
+    assert "0.20" in drawn
+    wide = painted_texts(view, delegate, 0, width=600)
+    assert {"workspace.", "search_files", "Not included", "0.20"} <= set(wide)
+
+
+def test_room_for_a_name_is_made_in_order() -> None:
+    miss, score = (("Not included", "miss"), 90.0), (("0.20", "score"), 40.0)
+    assert make_room_for_name(400, 80, 70, [miss, score]) == ([miss[0], score[0]], True)
+    assert make_room_for_name(250, 80, 70, [miss, score]) == ([score[0]], True)
+    assert make_room_for_name(150, 80, 70, [miss, score]) == ([score[0]], False)
+    assert make_room_for_name(150, 80, 0, [score]) == ([score[0]], True)  # nothing else to give way
