@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agent_core.agent.schema import InternalServerConfig
+from agent_core.agent.schema import AgentConfig, InternalServerConfig
 from agent_core.agent.secrets import MissingSecretError
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ __all__ = [
     "input_variable",
     "variables_for",
     "variables_in",
+    "workspace_folder_of",
     "workspace_root_of",
 ]
 
@@ -197,6 +198,14 @@ def _input_value(input_id: str, where: str, context: VariableContext, env: Mappi
     context.asked[input_id] = answer
     context.store.put(reference, answer)
     return answer
+
+
+def workspace_folder_of(config: AgentConfig) -> str:
+    """The folder the agent's built-in workspace server may read, as written ("" when it has none)."""
+    server = config.mcp_servers.get("workspace")
+    if isinstance(server, InternalServerConfig) and server.tool == "workspace":
+        return str(server.options.get("root", ""))
+    return ""
 
 
 def workspace_root_of(agent: Agent) -> Path:

@@ -23,24 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.agent.schema import AgentConfig, InternalServerConfig
 from desktop.dialogs.server_dialog import NEW_TOOL_MODES, NEW_TOOLS_HINT
 from desktop.settings import app_settings, new_tools_include, set_new_tools_include
 from desktop.theme import apply_theme, colors
 from desktop.views.window_geometry import fit_size
 
-__all__ = ["THEME_KEY", "PreferencesDialog", "saved_scheme", "workspace_folder_of"]
+__all__ = ["THEME_KEY", "PreferencesDialog", "saved_scheme"]
 
 THEME_KEY = "ui/theme"
 _SCHEMES = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
-
-
-def workspace_folder_of(config: AgentConfig) -> str:
-    """The folder the agent's built-in workspace server may read ("" when it has none)."""
-    server = config.mcp_servers.get("workspace")
-    if isinstance(server, InternalServerConfig) and server.tool == "workspace":
-        return str(server.options.get("root", ""))
-    return ""
 
 
 def saved_scheme() -> Qt.ColorScheme | None:

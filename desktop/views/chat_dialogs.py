@@ -166,8 +166,9 @@ class ChatDialogs:
     def show_preferences(self) -> None:
         """The app's look, how new servers' tools join chats, and the open agent's system prompt
         and workspace folder."""
+        from agent_core.agent.variables import workspace_folder_of
         from desktop.controllers.agent_config import save_config_change
-        from desktop.dialogs.preferences import PreferencesDialog, workspace_folder_of
+        from desktop.dialogs.preferences import PreferencesDialog
 
         window = self.window
         workspace = window.workspace

@@ -208,6 +208,11 @@ class ConversationView(QScrollArea):
         if widget in self._widgets:
             self.summary_edited.emit(self._widgets.index(widget), text)
 
+    def note_workspace_folder(self, folder: str, exists: bool) -> None:
+        """See :meth:`EmptyChat.note_workspace_folder`."""
+        if isinstance(self._empty, EmptyChat):
+            self._empty.note_workspace_folder(folder, exists)
+
     def _update_empty(self) -> None:
         self._empty.setVisible(not self._widgets)
 

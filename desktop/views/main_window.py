@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.schema import InternalServerConfig
+from agent_core.agent.variables import workspace_folder_of
 from agent_core.errors import ContextDeskError
 from agent_core.providers.catalog import chat_model_choices
 from desktop.bridge import CoreBridge, Generation
@@ -248,6 +249,7 @@ class MainWindow(QMainWindow):
             controller.set_agent(agent)
         for view in self.views.values():
             view.agent_label.setText(agent.name)
+            self._note_workspace_folder(view)
         self.setWindowTitle(f"{agent.name} — ContextDesk")
         self._update_mentions()
         self.background.agent_reloaded()
@@ -331,6 +333,7 @@ class MainWindow(QMainWindow):
         )
         view.transcript_requested.connect(self.dialogs.show_transcript)
         view.workspace_requested.connect(self.choose_workspace_folder)
+        self._note_workspace_folder(view)
         view.new_chat_requested.connect(self.new_chat)
         view.prompt_requested.connect(self.dialogs.insert_prompt)
         view.resource_open_requested.connect(
@@ -487,6 +490,15 @@ class MainWindow(QMainWindow):
         chosen = QFileDialog.getExistingDirectory(self, "The folder your assistant's tools may read")
         if chosen:
             self.set_workspace_folder(Path(chosen))
+
+    def _note_workspace_folder(self, view: ChatView) -> None:
+        """Tell a new chat's welcome whether the workspace folder its tool example reads exists."""
+        workspace = self.workspace
+        if workspace is None:
+            return
+        folder = workspace_folder_of(workspace.agent.config)
+        exists = not folder or Path(folder).expanduser().is_dir()
+        view.conversation.note_workspace_folder(folder, exists)
 
     def set_workspace_folder(self, folder: Path) -> None:
         """Write ``folder`` as the workspace server's root in agent.yaml (adding the server if the

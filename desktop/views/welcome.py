@@ -69,12 +69,32 @@ class EmptyChat(QWidget):
                 row.addStretch(1)
                 layout.addLayout(row)
                 self.example_buttons.append(button)
+            # On a machine without the folder the default agent names (~/Documents), the tool
+            # example would fail: say so before it is tried, next to the way to fix it.
+            self.missing_folder = QLabel()
+            self.missing_folder.setWordWrap(True)
+            self.missing_folder.setStyleSheet(
+                f"background-color: {colors().warning_background}; padding: 6px; border-radius: 6px;"
+            )
+            self.missing_folder.hide()
+            layout.addWidget(self.missing_folder)
             folder = QHBoxLayout()
             self.workspace_button = QPushButton("Choose the folder its tools may read…")
             self.workspace_button.clicked.connect(self.workspace_requested)
             folder.addWidget(self.workspace_button)
             folder.addStretch(1)
             layout.addLayout(folder)
+
+    def note_workspace_folder(self, folder: str, exists: bool) -> None:
+        """Warn when the workspace folder the tools read (``folder``, as people write it) does
+        not exist; nothing when it does or there is none."""
+        if not self.first_run:
+            return
+        self.missing_folder.setText(
+            f"Your workspace folder {folder} does not exist yet: choose a folder (or create that one) "
+            "before trying the tool example."
+        )
+        self.missing_folder.setVisible(bool(folder) and not exists)
 
     def _choose(self, message: str) -> None:
         settings = app_settings()

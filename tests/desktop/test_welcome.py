@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.views.welcome import EXAMPLES, EmptyChat, welcomed
-from tests.support.desktop_driver import WAIT_MS, screenshot
+from tests.support.desktop_driver import WAIT_MS, screenshot, start
 
 
 def empty_of(desktop: DesktopApp) -> EmptyChat:
@@ -46,3 +46,23 @@ def test_the_first_chat_welcomes_with_examples_and_later_chats_show_one_line(
     folder.mkdir()
     desktop.window.set_workspace_folder(folder)
     qtbot.waitUntil(lambda: f"root: {folder}" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+
+
+def test_the_welcome_warns_when_the_workspace_folder_is_missing_until_one_is_chosen(
+    qtbot: QtBot, agent_dir: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "files" / "notes.md").unlink()
+    (tmp_path / "files").rmdir()  # a fresh machine without ~/Documents, say
+    app = start(qtbot, agent_dir)
+    try:
+        empty = empty_of(app)
+        qtbot.waitUntil(lambda: not empty.missing_folder.isHidden(), timeout=WAIT_MS)
+        assert str(tmp_path / "files") in empty.missing_folder.text()
+        assert "before trying the tool example" in empty.missing_folder.text()
+        screenshot(app.window, "welcome_missing_workspace_folder")
+        chosen = tmp_path / "chosen"
+        chosen.mkdir()
+        app.window.set_workspace_folder(chosen)
+        qtbot.waitUntil(lambda: empty.missing_folder.isHidden(), timeout=WAIT_MS)
+    finally:
+        app.close()

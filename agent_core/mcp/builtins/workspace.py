@@ -86,7 +86,8 @@ class Workspace:
         if not self.root.is_dir():
             raise ToolError(
                 f"The workspace folder {self.root} does not exist. "
-                "Fix: create it, or set options.root of the workspace server in agent.yaml."
+                "Fix: create it, or choose another folder: File > Preferences > Workspace folder in the "
+                "desktop app, or options.root of the workspace server in agent.yaml."
             )
         return self.root.resolve()
 

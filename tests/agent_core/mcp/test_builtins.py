@@ -124,6 +124,7 @@ async def test_a_workspace_folder_that_does_not_exist_is_explained(tmp_path: Pat
     async with McpManager({"ws": internal("workspace", root=str(tmp_path / "none"))}) as manager:
         result = await manager.call_tool("ws", "list_files", {})
     assert result.is_error and "does not exist" in result.text and "options.root" in result.text
+    assert "File > Preferences > Workspace folder" in result.text
 
 
 def test_a_workspace_call_acts_in_its_folder_named_as_people_write_it(tmp_path: Path) -> None:
