@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from agent_core.agent.schema import MemoryConfig, SelectionConfig
+from agent_core.agent.agent import Agent
+from agent_core.agent.schema import InternalServerConfig, MemoryConfig, SelectionConfig
 from agent_core.chat.item_pulls import CONTEXT_SERVER, READ_ITEM, catalogue_tool
 from agent_core.chat.tool_routing import route_tool
 from agent_core.chat.tool_runtime import ToolDescriptor
@@ -121,9 +122,30 @@ async def build_request_context(
         context = replace(context, notes=replace(context.notes, tools=note))
     if tool_calling == "routed":
         context = await route_tool(
-            selector, request.message, request.previous_message, context, descriptors, selection
+            selector,
+            request.message,
+            request.previous_message,
+            context,
+            descriptors,
+            selection,
+            unroutable=_reference_readers(request.agent, descriptors),
         )
     return BuiltContext(context, descriptors, recalled.texts)
+
+
+def _reference_readers(agent: Agent, tools: Mapping[ItemRef, ToolDescriptor]) -> dict[ItemRef, str]:
+    """The built-in references server's tools that take a reference's name, which a routed model
+    is never handed: it would have to guess the name (the bundled model wrote "... (see
+    list_references)"), and references reach it through selection already. Listing them stays."""
+    servers = {
+        name
+        for name, server in agent.config.mcp_servers.items()
+        if isinstance(server, InternalServerConfig) and server.tool == "references"
+    }
+    why = "a model that cannot choose tools gets references through selection (the References column)"
+    return {
+        ref: why for ref, tool in tools.items() if ref.server in servers and tool.input_schema.get("required")
+    }
 
 
 async def _select(

@@ -30,15 +30,34 @@ async def route_tool(
     context: RequestContext,
     tools: Mapping[ItemRef, ToolDescriptor],
     config: SelectionConfig,
+    unroutable: Mapping[ItemRef, str] | None = None,
 ) -> RequestContext:
     """``context`` with at most one tool: the one ``message`` clearly asks for. Every other tool
-    it held is listed as not included, saying how it had come in and why routing left it out."""
-    offered = [item for item in context.of_type("tool") if item.ref in tools]
-    if not offered:
-        return context
+    it held is listed as not included, saying how it had come in and why routing left it out;
+    ``unroutable`` tools are never picked (each with why)."""
+    unroutable = unroutable or {}
+    held = [item for item in context.of_type("tool") if item.ref in tools]
+    offered = [item for item in held if item.ref not in unroutable]
     without_tools = tuple(item for item in context.items if item.ref.type != "tool")
-    other_misses = tuple(miss for miss in context.near_misses if miss.ref.type != "tool")
+    other_misses = (
+        *(miss for miss in context.near_misses if miss.ref.type != "tool"),
+        *(
+            NearMiss(item.ref, None, f"{_HOW_IN[item.include_mode]} routed out: {unroutable[item.ref]}")
+            for item in held
+            if item.ref in unroutable
+        ),
+    )
     model = context.model.partition(":")[2] or context.model
+    if not offered:
+        if not held:
+            return context
+        note = f"{model} cannot choose tools itself, and none of this request's tools can be picked for it"
+        return replace(
+            context,
+            items=without_tools,
+            near_misses=other_misses,
+            notes=replace(context.notes, tool_routing=note),
+        )
     if selector is None:
         note = f"{model} cannot choose tools and selection is off in this app, so no tool was called"
         why = "selection is off in this app, so no tool can be picked"

@@ -301,3 +301,25 @@ def test_a_broken_embedding_model_means_no_tool_is_called_and_the_chat_goes_on(
     assert misses and all(miss.score is None and "picking a tool failed" in miss.reason for miss in misses)
     final = events[-1]
     assert isinstance(final, ReplyFinished) and final.message.status == "complete"
+
+
+def test_a_question_a_reference_answers_gets_the_reference_not_a_guessed_read_reference_call(
+    default_agent: Agent, tmp_path: Path, selector: ContextSelector
+) -> None:
+    # The welcome's reference example: the bundled model, routed to references.read_reference,
+    # had to guess a name and wrote "... (see list_references)"; the reply was the tool's error.
+    provider = RoutedScripted()
+    provider.enqueue_reply("Create a Markdown file in the agent's rules folder.")
+    workspace = routed_workspace(default_agent, tmp_path, selector, provider)
+
+    (events,) = run(workspace, ["How do I add a rule to my agent?"])
+
+    assert provider.requests[0].call_tool is None and not provider.requests[0].tools
+    context = built(events).context
+    assert ItemRef("reference", "using-contextdesk") in {item.ref for item in context.items}
+    misses = {miss.ref: miss for miss in context.near_misses if miss.ref.type == "tool"}
+    reader = misses[ItemRef("tool", "read_reference", "references")]
+    assert "gets references through selection" in reader.reason
+    assert not any(isinstance(e, ToolCallFinished) for e in events)
+    final = events[-1]
+    assert isinstance(final, ReplyFinished) and final.message.content.startswith("Create a Markdown file")
