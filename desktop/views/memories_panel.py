@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -37,6 +38,10 @@ FILTERS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
     ("Rejected", ("rejected",)),
     ("All", None),
 )
+
+
+#: Below this table width the memories' words come first (see resizeEvent).
+WIDE_ENOUGH_FOR_EVERY_COLUMN = 600
 
 
 class MemoriesPanel(QWidget):
@@ -188,6 +193,14 @@ class MemoriesPanel(QWidget):
     def selected(self) -> Memory | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.memory_at(rows[0].row()) if rows else None
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # In the side panel (about 340 px) six columns left the memory's words a dozen letters:
+        # there, kind, scope and importance give way (the words' tooltip names the importance).
+        narrow = self.table.width() < WIDE_ENOUGH_FOR_EVERY_COLUMN
+        for column in (MemoryColumn.KIND, MemoryColumn.SCOPE, MemoryColumn.IMPORTANCE):
+            self.table.setColumnHidden(column, narrow)
 
     def _on_selected(self) -> None:
         self.editor_row.hide()

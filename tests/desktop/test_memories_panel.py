@@ -126,3 +126,20 @@ def test_the_panel_edits_rejects_and_filters_by_scope_and_tier(qtbot: QtBot, des
     panel.table.selectRow(row)
     qtbot.mouseClick(panel.reject_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: book.get(guess.id).status == "rejected", timeout=WAIT_MS)
+
+
+def test_in_the_narrow_side_panel_the_words_come_first_and_a_wide_one_shows_every_column(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    panel = desktop.window.memories_panel
+    desktop.window.side_tabs.setCurrentWidget(panel)
+    panel.model.set_memories([memory("m-1", "my cat is called Miso and she is nine years old")])
+    qtbot.waitUntil(lambda: panel.table.width() > 0 and panel.isVisible(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: panel.table.isColumnHidden(MemoryColumn.SCOPE), timeout=WAIT_MS)
+    hidden = [c for c in MemoryColumn if panel.table.isColumnHidden(c)]
+    assert hidden == [MemoryColumn.KIND, MemoryColumn.SCOPE, MemoryColumn.IMPORTANCE]
+    assert panel.table.columnWidth(MemoryColumn.TEXT) > panel.table.viewport().width() // 2
+    screenshot(desktop.window.side_tabs, "memories_panel_narrow")
+    panel.resize(900, 500)  # e.g. the side panel dragged wide
+    qtbot.waitUntil(lambda: not panel.table.isColumnHidden(MemoryColumn.SCOPE), timeout=WAIT_MS)
+    assert not any(panel.table.isColumnHidden(c) for c in MemoryColumn)
