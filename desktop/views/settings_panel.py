@@ -143,7 +143,7 @@ class SettingsPanel(QWidget):
         context.addRow("Max tool result", self.max_tool_result_tokens)
         context.addRow("Compact at", self.compact_at)
         context.addRow("Keep recent turns", self.keep_recent_turns)
-        context.addRow("", self.auto_compact)
+        context.addRow(self.auto_compact)
         layout.addWidget(context_box)
 
         memory_box = QGroupBox("Memories")
@@ -166,13 +166,18 @@ class SettingsPanel(QWidget):
         self.memory_tokens.setToolTip("Recalled memories per message, at most (0: none)")
         self.min_relevance = _double(0.0, 1.0, 0.05)
         self.min_relevance.setToolTip("How well a memory must match the message to be recalled")
-        memory.addRow("", self.memory_enabled)
+        memory.addRow(self.memory_enabled)
         memory.addRow("Propose", self.extraction)
-        memory.addRow("", self.auto_accept)
+        memory.addRow(self.auto_accept)
         memory.addRow("Budget (tokens)", self.memory_tokens)
         memory.addRow("Min relevance", self.min_relevance)
         layout.addWidget(memory_box)
 
+        for combo in (self.tool_permission, self.strategy, self.extraction):
+            # The side panel is about 340 px wide: a long choice is cut short in the box (the open
+            # list shows it whole) rather than widening the form past the panel.
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(12)
         self.save_default = QPushButton("Save as agent default")
         self.save_default.setToolTip("Write these settings to agent.yaml: new chats start with them")
         self.save_default.clicked.connect(self._save_default)

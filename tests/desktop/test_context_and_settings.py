@@ -154,3 +154,22 @@ def test_a_click_on_the_model_box_text_opens_its_list(qtbot: QtBot, desktop: Des
     box.view().setCurrentIndex(box.view().model().index(1, 0))
     qtbot.keyClick(box.view(), Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: view.controller.session.chat_settings.model == "scripted:y", timeout=WAIT_MS)
+
+
+def test_chat_settings_fit_the_side_panel_without_scrolling_sideways(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    from PySide6.QtWidgets import QScrollArea
+
+    window = desktop.window
+    window.resize(1152, 760)  # the side panel at its usual width
+    window.side_tabs.setCurrentWidget(window.settings_panel)
+    scroll = window.settings_panel.findChild(QScrollArea)
+    assert scroll is not None
+    qtbot.waitUntil(
+        lambda: scroll.viewport().width() > 0 and window.settings_panel.isVisible(), timeout=WAIT_MS
+    )
+    assert window.side_tabs.width() <= 380
+    assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width()
+    assert not scroll.horizontalScrollBar().isVisible()
+    screenshot(window.side_tabs, "chat_settings_side_panel")
