@@ -9,6 +9,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from agent_core import __version__
 from agent_core.mcp.builtins import BuiltinContext, OptionValue
+from agent_core.mcp.builtins._hints import READ_ONLY
 
 __all__ = ["build_references_server"]
 
@@ -22,7 +23,8 @@ def build_references_server(context: BuiltinContext, options: Mapping[str, Optio
     )
 
     @server.tool(
-        description="List the agent's reference documents: one line per document, name: description."
+        annotations=READ_ONLY,
+        description="List the agent's reference documents: one line per document, name: description.",
     )
     def list_references() -> str:
         references = context.references()
@@ -33,7 +35,10 @@ def build_references_server(context: BuiltinContext, options: Mapping[str, Optio
             for item in sorted(references.values(), key=lambda i: (i.priority_level, i.name.lower()))
         )
 
-    @server.tool(description="Read one of the agent's reference documents by its name (see list_references).")
+    @server.tool(
+        annotations=READ_ONLY,
+        description="Read one of the agent's reference documents by its name (see list_references).",
+    )
     def read_reference(name: str) -> str:
         references = context.references()
         item = references.get(name) or next(

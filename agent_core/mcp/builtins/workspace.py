@@ -20,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from agent_core import __version__
 from agent_core.mcp.builtins import BuiltinContext, BuiltinOptionError, OptionValue
+from agent_core.mcp.builtins._hints import READ_ONLY
 
 __all__ = ["Workspace", "build_workspace_server", "call_target"]
 
@@ -274,24 +275,30 @@ def build_workspace_server(context: BuiltinContext, options: Mapping[str, Option
     )
     server.add_tool(
         current_time,
+        annotations=READ_ONLY,
         name="current_time",
         description="The current date and time. timezone: an IANA name like Europe/Paris; empty for local time.",
     )
 
     @server.tool(
+        annotations=READ_ONLY,
         description="List files and folders in the workspace folder. path: a folder relative to the "
-        "workspace ('.' for its top); pattern: a glob like *.md; recursive: include subfolders."
+        "workspace ('.' for its top); pattern: a glob like *.md; recursive: include subfolders.",
     )
     def list_files(path: str = ".", pattern: str = "*", recursive: bool = False) -> str:
         return _explained(path, lambda: workspace.list_files(path, pattern, recursive))
 
-    @server.tool(description="Read a text file of the workspace folder. path: relative to the workspace.")
+    @server.tool(
+        annotations=READ_ONLY,
+        description="Read a text file of the workspace folder. path: relative to the workspace.",
+    )
     def read_file(path: str) -> str:
         return _explained(path, lambda: workspace.read_file(path))
 
     @server.tool(
+        annotations=READ_ONLY,
         description="Search the text files of the workspace for lines containing some text (case-insensitive). "
-        "Returns file:line: text for each match."
+        "Returns file:line: text for each match.",
     )
     def search_files(query: str, path: str = ".", pattern: str = "*") -> str:
         return _explained(path, lambda: workspace.search_files(query, path, pattern))

@@ -31,6 +31,7 @@ async def test_the_references_server_lists_and_reads_the_current_references() ->
         assert set(tools) == {"list_references", "read_reference"}
         assert tools["read_reference"].include is IncludeMode.AGENT
         assert tools["read_reference"].permission == "allow"
+        assert all(t.annotations.badges == ("read-only",) for t in tools.values())  # shown as such
 
         listed = await manager.call_tool("refs", "list_references", {})
         assert listed.text == "pricing: Plans and prices"
@@ -81,6 +82,8 @@ async def test_the_workspace_lists_reads_and_searches_inside_its_folder_only(wor
         tools = {t.name: t for t in manager.tools()}
         assert set(tools) == {"current_time", "list_files", "read_file", "search_files"}
         assert tools["read_file"].permission == "ask" and tools["current_time"].permission == "allow"
+        # Marked read-only, which never loosens a permission: reading files is still asked about.
+        assert all(t.annotations.read_only for t in tools.values())
 
         async def call(tool: str, **arguments: object) -> tuple[str, bool]:
             result = await manager.call_tool("ws", tool, arguments)
