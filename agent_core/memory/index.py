@@ -18,7 +18,7 @@ import numpy.typing as npt
 from agent_core.memory.facets import FacetSpace
 from agent_core.memory.people import Relations, mentioned_relations, relations_of
 from agent_core.memory.records import Memory
-from agent_core.memory.store import MemoryStore, StoredVector
+from agent_core.memory.store import MemoryFilter, MemoryStore, StoredVector
 from indexer import lexical_tokens
 
 __all__ = ["INDEXED_STATUSES", "MemoryIndex", "Neighbour"]
@@ -272,7 +272,13 @@ class MemoryIndex:
         if not kinds:
             return {}
         if self._relations is None:
-            self._relations = relations_of(m.text for m in self._memories if m.status == "active")
+            # Superseded memories are not indexed, but may be all that still says who someone is.
+            earlier = self._store.find(
+                MemoryFilter(self._agent, statuses=frozenset({"superseded"}), include_other_chats=True)
+            )
+            self._relations = relations_of(
+                (m.text for m in self._memories if m.status == "active"), (m.text for m in earlier)
+            )
         rows: dict[int, str] = {}
         for word, said in self._relations.named(kinds).items():
             for row in self._words.postings.get(word, {}):

@@ -188,12 +188,21 @@ def _people_cached(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(people_in(text))
 
 
-def relations_of(texts: Iterable[str]) -> Relations:
-    """Who is who, from these (active) memory texts."""
+def relations_of(texts: Iterable[str], superseded: Iterable[str] = ()) -> Relations:
+    """Who is who, from these active memory texts, and from ``superseded`` ones for the kinds of
+    person no active memory names: "my partner Jo works nights", replaced by "Jo moved to day
+    shifts", still says who Jo is; "my manager is Dana", replaced by "Javier is my new manager",
+    no longer says who the manager is."""
     names: dict[str, set[str]] = {}
     for text in texts:
         for kind, word in _people_cached(text):
             names.setdefault(kind, set()).add(word)
+    earlier: dict[str, set[str]] = {}
+    for text in superseded:
+        for kind, word in _people_cached(text):
+            if kind not in names:
+                earlier.setdefault(kind, set()).add(word)
+    names.update(earlier)
     return Relations({kind: frozenset(words) for kind, words in names.items()})
 
 

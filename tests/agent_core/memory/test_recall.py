@@ -160,3 +160,23 @@ def test_a_message_naming_a_relation_recalls_memories_about_that_person(
     book.forget(partner.id)
     after = recalled(book, embedder, "gift ideas for my partner's birthday?")
     assert not any("about your partner" in r.reason for r in after.recalled)
+
+
+def test_who_someone_is_outlives_the_memory_that_said_it_being_superseded(
+    book: MemoryBook, embedder: Indexer
+) -> None:
+    partner = book.add(MemoryDraft("my partner Jo works as a nurse on night shifts")).memory
+    book.add(MemoryDraft("Jo moved to day shifts at the hospital, no more nights"), supersedes=partner.id)
+    book.add(MemoryDraft("Jo's birthday is November 2"))
+    book.add(MemoryDraft("my manager is Dana"))
+    dana = next(m for m in book.find() if m.text == "my manager is Dana")
+    book.add(MemoryDraft("Javier is my new manager"), supersedes=dana.id)
+    book.add(MemoryDraft("Dana runs the Tuesday design review"))
+
+    gift = recalled(book, embedder, "gift ideas for my partner's birthday?")
+    reasons = {r.memory.text: r.reason for r in gift.recalled}
+    assert "about your partner Jo" in reasons["Jo's birthday is November 2"]
+    assert all(r.memory.id != partner.id for r in gift.recalled)  # still never recalled itself
+    # A superseded memory says who someone is only where no active one does: Dana was the manager.
+    boss = recalled(book, embedder, "what should I tell my manager about the release?")
+    assert not any("your manager Dana" in r.reason for r in [*boss.recalled, *boss.near_misses])
