@@ -142,20 +142,30 @@ def test_a_flood_of_progress_and_log_messages_never_stalls_the_gui(qtbot: QtBot,
     assert controller is not None
     model = controller.conversation
     # A timer on the GUI thread, ticking while the server floods (from the first call's row to the
-    # second's result): the longest gap between its ticks is the longest stall.
+    # second's result): the longest gap between its ticks is the longest stall. A gap counts only
+    # as long as this process used the CPU in it: on a machine busy with other work the operating
+    # system may not run the test at all for a while, which no code of ours can cause or cure.
     clock = QElapsedTimer()
     ticks = QTimer()
     ticks.setInterval(5)
     longest = [0]
+    worst = [(0, 0)]  # (wall ms, CPU ms) of the longest gap, for the message
+    cpu_before = [time.process_time()]
 
     def tick() -> None:
-        longest[0] = max(longest[0], clock.restart())
+        wall = clock.restart()
+        cpu_now = time.process_time()
+        cpu = round((cpu_now - cpu_before[0]) * 1000)
+        cpu_before[0] = cpu_now
+        if min(wall, cpu) > longest[0]:
+            longest[0], worst[0] = min(wall, cpu), (wall, cpu)
 
     def watch(*_: object) -> None:
         entries = [model.index(row, 0).data(Role.ENTRY) for row in range(model.rowCount())]
         calls = {e.call_id: e.status for e in entries if e.kind == "tool_call"}
         if "p1" in calls and not ticks.isActive() and not clock.isValid():
             clock.start()
+            cpu_before[0] = time.process_time()
             ticks.start()
         if calls.get("l1") == "done":
             ticks.stop()
@@ -167,7 +177,7 @@ def test_a_flood_of_progress_and_log_messages_never_stalls_the_gui(qtbot: QtBot,
     qtbot.waitUntil(lambda: idle(live), timeout=60_000)
     provider.assert_all_used()
     assert clock.isValid() and not ticks.isActive()
-    assert longest[0] < 100, f"the GUI thread stalled for {longest[0]} ms"
+    assert longest[0] < 100, f"the GUI thread stalled for {worst[0][0]} ms, {worst[0][1]} ms of it busy"
     log = live.host.mcp.status("n").log_tail
     assert log[-1] == "info: log line 9999"  # the log view has the last lines, nothing more
 
