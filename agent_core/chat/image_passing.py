@@ -38,6 +38,7 @@ MAX_IMAGES_PER_REQUEST = 20
 MAX_REQUEST_IMAGE_BYTES = 10 * 1024 * 1024
 # What a manifest lists at most (the newest): a chat can hold far more images than any request sends.
 MAX_LISTED = 100
+MAX_TYPE_LENGTH = 100
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,14 @@ def pass_images(
         found: list[ImageUse] = []
         for number, image in enumerate(message.images, start=1):
             size = decoded_size(image.data)
+            mime_type = image.mime_type[:MAX_TYPE_LENGTH]  # the server's word: kept bounded
             reason = ""
             if not sees_images:
                 reason = cannot_see
             elif message.content.startswith(SUMMARY_PREFIX):
                 reason = "its result was summarized with its older tool round (keepToolRounds)"
             elif image.mime_type not in image_types:
-                reason = f"{image.mime_type or 'an unknown type'} is not a type this provider reads"
+                reason = f"{mime_type or 'an unknown type'} is not a type this provider reads"
             elif len(passed) >= limits.per_result:
                 reason = f"only {limits.per_result} images of a result are passed"
             elif size > limits.image_bytes:
@@ -114,7 +116,7 @@ def pass_images(
                 passed.append(image)
             tool = message.tool_name or ""
             found.append(
-                ImageUse(message.tool_call_id or "", tool, number, image.mime_type, size, not reason, reason)
+                ImageUse(message.tool_call_id or "", tool, number, mime_type, size, not reason, reason)
             )
         out[index] = replace(message, images=tuple(passed))
         uses[:0] = found
