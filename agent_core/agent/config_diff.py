@@ -45,6 +45,10 @@ def _model_edits(
             continue
         alias = info.alias or name
         step: KeyStep = (alias, name) if field_names_allowed and alias != name else alias
+        if name in old.model_fields_set and name not in new.model_fields_set:
+            # Back to its default (a form's field left empty): the key goes, rather than `key: null`.
+            yield SettingEdit((*prefix, step), delete=True)
+            continue
         yield from _value_edits(old_value, new_value, (*prefix, step))
 
 

@@ -179,6 +179,22 @@ class ProviderConfig(FileModel):
     timeout_seconds: float | None = Field(default=None, gt=0)
     headers: dict[str, str] = Field(default_factory=dict)
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    vision_models: list[str] | None = Field(
+        default=None,
+        max_length=100,
+        description='models that can see images, as glob patterns ("llava*", "*" for all, "!x" to leave '
+        "one out); default: the provider's known vision models",
+    )
+
+    @field_validator("vision_models")
+    @classmethod
+    def _usable_patterns(cls, patterns: list[str] | None) -> list[str] | None:
+        for pattern in patterns or ():
+            if not pattern.strip() or len(pattern) > 200:
+                raise ValueError(
+                    f"vision model pattern {pattern!r} must be a model name or a glob like llava*"
+                )
+        return patterns
 
 
 class ToolSettings(FileModel):

@@ -252,15 +252,11 @@ def _render(document: DocumentItem, text: str) -> str:
     return f'<{tag} name="{escape(document.name)}"{description}>\n{text.strip()}\n</{tag}>'
 
 
-# Images of one tool result a model that can see is shown (the rest it reads about in one line).
-MAX_IMAGES_PER_RESULT = 4
-
-
 def tool_images(record: ToolCallRecord) -> tuple[ImageInput, ...]:
-    """The images a tool call gave back (as the chat kept them), for ``ChatMessage.images``."""
-    images = [
+    """The images a tool call gave back (as the chat kept them), for ``ChatMessage.images``; which
+    of them the model is given is decided per request (``agent_core.chat.image_passing``)."""
+    return tuple(
         ImageInput(part.mime_type, part.data)
         for part in record.parts
         if part.type == "image" and part.data is not None and part.mime_type
-    ]
-    return tuple(images[:MAX_IMAGES_PER_RESULT])
+    )

@@ -34,6 +34,7 @@ from agent_core.chat.events import (
     WorkflowRunFinished,
 )
 from agent_core.chat.history import split_at_summary
+from agent_core.chat.image_passing import with_images_for
 from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, build_prompt, tool_images
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
@@ -143,6 +144,7 @@ class ReplyLoop:
                     summary=summary.content if summary else None,
                     memories=request.memory_texts,
                 )
+                prompt = with_images_for(prompt, model)
                 context = replace(context, manifest=prompt.manifest)
                 message = self.store.add_message(
                     self.session_id, "assistant", "", status="streaming", request_context=context

@@ -12,6 +12,7 @@ from agent_core.budget.fitting import ContextOverflowError
 from agent_core.chat.chat_settings import prompt_limits
 from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.history import last_user_text, split_at_summary
+from agent_core.chat.image_passing import with_images_for
 from agent_core.chat.prompt import build_prompt
 from agent_core.chat.resolved_model import ResolvedModel
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
@@ -99,4 +100,4 @@ async def what_if(
         )
     except (ProviderError, ContextOverflowError) as error:
         return replace(context, notes=replace(context.notes, budget=str(error)))
-    return replace(context, manifest=prompt.manifest)
+    return replace(context, manifest=with_images_for(prompt, model).manifest)

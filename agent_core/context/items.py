@@ -13,6 +13,7 @@ __all__ = [
     "ContextManifest",
     "ContextNotes",
     "Delegation",
+    "ImageUse",
     "ItemRef",
     "ItemType",
     "ManifestPart",
@@ -145,6 +146,20 @@ class TrimAction:
 
 
 @dataclass(frozen=True)
+class ImageUse:
+    """One image of a tool result in the request: passed to the model, or left to the one-line
+    summary the result's text holds (``reason`` says why)."""
+
+    call_id: str
+    tool: str  # the tool's name as the model saw it
+    number: int  # 1 for the result's first image
+    mime_type: str
+    size_bytes: int  # decoded
+    passed: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class ContextManifest:
     """Exactly what was sent, part by part, and how it was made to fit."""
 
@@ -155,6 +170,7 @@ class ContextManifest:
     exact: bool  # False: counts are estimates
     parts: tuple[ManifestPart, ...]
     trimmed: tuple[TrimAction, ...] = ()
+    images: tuple[ImageUse, ...] = ()  # of tool results, newest last
 
     @property
     def total_tokens(self) -> int:

@@ -72,6 +72,10 @@ _ERROR_TYPE_STATUS: Mapping[str, int] = {
 }
 
 
+# The image types the Messages API reads.
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
 @dataclass
 class _PartialToolUse:
     id: str
@@ -84,7 +88,8 @@ class AnthropicProvider(Provider):
     """Claude models (type ``anthropic``)."""
 
     label = "Anthropic"
-    accepts_images = True  # every current Claude model reads images, in tool results too
+    known_vision_models = ("*",)
+    image_types = IMAGE_TYPES  # every current Claude model reads images, in tool results too
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
@@ -123,7 +128,10 @@ class AnthropicProvider(Provider):
 
         sdk = _sdk()
         client = self.client()
-        params = request_params(request)
+        params = request_params(
+            request,
+            image_types=self.image_types if self.accepts_images(request.settings.model) else frozenset(),
+        )
         tool_uses: dict[int, _PartialToolUse] = {}
         input_tokens = cache_read = cache_write = output_tokens = 0
         finish: FinishReason | None = None
@@ -257,9 +265,10 @@ def _error_body(body: object, fallback: str) -> tuple[str, str]:
     return "", fallback
 
 
-def request_params(request: ChatRequest) -> dict[str, Any]:
-    """The keyword arguments of ``messages.create`` for ``request`` (streaming)."""
-    system, messages = to_anthropic_messages(request.messages)
+def request_params(request: ChatRequest, *, image_types: frozenset[str] = IMAGE_TYPES) -> dict[str, Any]:
+    """The keyword arguments of ``messages.create`` for ``request`` (streaming); tool results'
+    images of ``image_types`` only."""
+    system, messages = to_anthropic_messages(request.messages, image_types=image_types)
     params: dict[str, Any] = {
         "model": request.settings.model,
         "max_tokens": request.settings.max_output_tokens,
@@ -274,7 +283,7 @@ def request_params(request: ChatRequest) -> dict[str, Any]:
 
 
 def to_anthropic_messages(
-    messages: Sequence[ChatMessage],
+    messages: Sequence[ChatMessage], *, image_types: frozenset[str] = IMAGE_TYPES
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Our messages as (system blocks, messages), same-role neighbours merged, cache points marked."""
     system: list[dict[str, Any]] = []
@@ -284,7 +293,7 @@ def to_anthropic_messages(
             if message.content:
                 system.append({"type": "text", "text": message.content})
             continue
-        blocks = _blocks(message)
+        blocks = _blocks(message, image_types)
         if not blocks:
             continue
         if message.cache_breakpoint:
@@ -299,14 +308,10 @@ def to_anthropic_messages(
     return system, result
 
 
-# The image types the Messages API reads.
-IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
-
-
-def _blocks(message: ChatMessage) -> list[dict[str, Any]]:
+def _blocks(message: ChatMessage, image_types: frozenset[str]) -> list[dict[str, Any]]:
     if message.role == "tool":
         content: str | list[dict[str, Any]] = message.content
-        images = [image for image in message.images if image.mime_type in IMAGE_TYPES]
+        images = [image for image in message.images if image.mime_type in image_types]
         if images:
             content = [{"type": "text", "text": message.content or "(images)"}] + [
                 {"type": "image", "source": {"type": "base64", "media_type": i.mime_type, "data": i.data}}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any, ClassVar, Literal
 
 # The one usage record: providers report it, the RequestContext stores it.
@@ -34,6 +35,7 @@ __all__ = [
     "ToolCalling",
     "ToolSpec",
     "UsageEvent",
+    "model_matches",
 ]
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -183,6 +185,18 @@ class ProviderSettings:
     timeout_seconds: float | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, str | int | float | bool] = field(default_factory=dict)
+    #: The agent's list of this provider's models that can see images (``visionModels``: glob
+    #: patterns); None: the provider's own list of known ones (``Provider.known_vision_models``).
+    vision_models: tuple[str, ...] | None = None
+
+
+def model_matches(model_id: str, patterns: Sequence[str]) -> bool:
+    """Whether ``model_id`` matches one of the glob ``patterns`` (case-insensitive) and none of
+    those that start with ``!`` (exclusions win wherever they stand)."""
+    name = model_id.lower()
+    if any(fnmatchcase(name, p[1:].lower()) for p in patterns if p.startswith("!")):
+        return False
+    return any(fnmatchcase(name, p.lower()) for p in patterns if not p.startswith("!"))
 
 
 class Provider(ABC):
@@ -195,8 +209,11 @@ class Provider(ABC):
     #: For tests and demos only (the scripted provider): registered like any other, but front ends
     #: leave it out of the types a user chooses from.
     internal: ClassVar[bool] = False
-    #: Whether the provider passes ``ChatMessage.images`` to its models (they can see them).
-    accepts_images: ClassVar[bool] = False
+    #: Glob patterns of the model ids known to see images (see ``model_matches``), used when the
+    #: agent does not list them itself (``ProviderSettings.vision_models``).
+    known_vision_models: ClassVar[tuple[str, ...]] = ()
+    #: The image types the provider's API reads; others are left to their one-line summary.
+    image_types: ClassVar[frozenset[str]] = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
     def __init__(self, settings: ProviderSettings) -> None:
         self.settings = settings
@@ -235,6 +252,13 @@ class Provider(ABC):
     def tool_calling(self, model_id: str) -> ToolCalling:
         """How ``model_id`` uses tools (see ``ToolCalling``); tools are left out of its requests if ``none``."""
         return "native"
+
+    def accepts_images(self, model_id: str) -> bool:
+        """Whether ``model_id`` is given the images of tool results (``ChatMessage.images``); a
+        model that is not reads only their one-line summaries. The agent's ``visionModels`` for
+        the provider decide when set, else the provider's known vision models."""
+        patterns = self.settings.vision_models
+        return model_matches(model_id, self.known_vision_models if patterns is None else patterns)
 
     def context_window(self, model_id: str) -> int | None:
         """The window this provider runs ``model_id`` with, when the provider decides it (a local

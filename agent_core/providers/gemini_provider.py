@@ -5,10 +5,15 @@ without ids; we make ids up and remember which ones came from the API so only th
 Gemini 3 models sign their function calls (``thought_signature``) and require the signature back with
 the call: it is kept in memory per provider, so a chat continued after a restart sends calls unsigned.
 Gemini caches prompt prefixes implicitly, so cache breakpoints are not sent.
+Images of tool results go to models that can see them (Gemini 1.5 and later) as ``inline_data``
+parts after the turn's function responses, each group introduced by the call it came from: every
+such model reads them there, while images inside a function response only Gemini 3 reads.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import re
@@ -56,6 +61,15 @@ class GeminiProvider(Provider):
     """Gemini models (type ``gemini``)."""
 
     label = "Gemini"
+    known_vision_models = (
+        "gemini-1.5*",
+        "gemini-2*",
+        "gemini-3*",
+        "gemini-*-latest",
+        "!*tts*",
+        "!*embedding*",
+    )
+    image_types = frozenset({"image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
@@ -198,13 +212,22 @@ class GeminiProvider(Provider):
             tools=to_gemini_tools(types, request.tools) or None,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
-        return self._contents(types, request.messages), config
+        image_types = self.image_types if self.accepts_images(request.settings.model) else frozenset()
+        return self._contents(types, request.messages, image_types), config
 
-    def _contents(self, types: Any, messages: Sequence[ChatMessage]) -> list[Any]:
+    def _contents(
+        self, types: Any, messages: Sequence[ChatMessage], image_types: frozenset[str]
+    ) -> list[Any]:
         contents: list[Any] = []
+        images: list[Any] = []  # of the tool results since the last other message
         for message in messages:
             if message.role == "system":
                 continue
+            if message.role == "tool":
+                images += _image_parts(types, message, image_types)
+            elif images:
+                contents[-1].parts.extend(images)  # the user turn of those tool results
+                images = []
             parts = self._parts(types, message)
             if not parts:
                 continue
@@ -213,6 +236,8 @@ class GeminiProvider(Provider):
                 contents[-1].parts.extend(parts)
             else:
                 contents.append(types.Content(role=role, parts=parts))
+        if images:
+            contents[-1].parts.extend(images)
         return contents
 
     def _parts(self, types: Any, message: ChatMessage) -> list[Any]:
@@ -274,6 +299,25 @@ def _sdk() -> tuple[Any, Any]:
             "The 'google-genai' package is not installed: run `python3 dev.py run` to install the providers."
         ) from error
     return genai, types
+
+
+def _image_parts(types: Any, message: ChatMessage, image_types: frozenset[str]) -> list[Any]:
+    """The images of one tool result as ``inline_data`` parts, introduced by the call they came from."""
+    parts: list[Any] = []
+    for image in message.images:
+        if image.mime_type not in image_types:
+            continue
+        try:
+            data = base64.b64decode(image.data, validate=True)
+        except binascii.Error:
+            continue  # the chat keeps what the server sent; its summary line still describes it
+        parts.append(types.Part.from_bytes(data=data, mime_type=image.mime_type))
+    if not parts:
+        return []
+    intro = (
+        f"The images of the result of {message.tool_name or 'a tool'} (call {message.tool_call_id or ''}):"
+    )
+    return [types.Part(text=intro), *parts]
 
 
 def _retry_delay(details: object) -> float | None:

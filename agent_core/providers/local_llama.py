@@ -125,6 +125,11 @@ class LocalLlamaProvider(Provider):
         self._workers: set[threading.Thread] = set()
         self._workers_lock = threading.Lock()
 
+    def accepts_images(self, model_id: str) -> bool:
+        """Never: the prompt is rendered as text with the model's chat template, which has no place
+        for images, whatever ``visionModels`` says (run a vision model behind a llama.cpp server)."""
+        return False
+
     # -- model files ----------------------------------------------------------------------------------
 
     def model_file(self, model_id: str) -> Path:

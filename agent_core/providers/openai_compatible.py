@@ -5,6 +5,11 @@ The SDK is imported on first use: it costs noticeable time at app start-up. The 
 are off (``max_retries=0``): ``stream_with_retries`` retries and tells the user it does.
 Prompt caching of the stable prefix is automatic on OpenAI, so cache breakpoints are not sent.
 
+Images of tool results go to models that can see them (OpenAI's own vision models, or the models
+an agent lists in ``visionModels`` for another server). A ``tool`` message cannot hold images, so
+they follow the run of tool messages in one ``user`` message of ``image_url`` parts (data URLs),
+each group introduced by the tool call it came from.
+
 Options: ``stream_usage`` (default true) asks for usage in the stream with
 ``stream_options={"include_usage": true}``; set it false for servers that reject that field.
 """
@@ -78,6 +83,30 @@ class _PartialCall:
 class OpenAICompatibleProvider(Provider):
     """chat.completions over HTTP (types ``openai-compatible`` and ``openai``)."""
 
+    # OpenAI's models that read images in chat.completions (audio, realtime, speech and search
+    # variants do not). Other servers' model names say nothing reliable: the agent lists those.
+    known_vision_models = (
+        "gpt-4o*",
+        "chatgpt-4o*",
+        "gpt-4-turbo*",
+        "gpt-4.1*",
+        "gpt-4.5*",
+        "gpt-5*",
+        "o1",
+        "o1-2*",
+        "o1-pro*",
+        "o3",
+        "o3-2*",
+        "o3-pro*",
+        "o3-deep-research*",
+        "o4-mini*",
+        "!*audio*",
+        "!*realtime*",
+        "!*transcribe*",
+        "!*tts*",
+        "!*search*",
+    )
+
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
         self._client: openai.AsyncOpenAI | None = None
@@ -86,6 +115,11 @@ class OpenAICompatibleProvider(Provider):
     def is_openai(self) -> bool:
         """True when talking to OpenAI itself (no base URL, or api.openai.com)."""
         return not self.settings.base_url or urlparse(self.settings.base_url).hostname == OPENAI_HOST
+
+    def accepts_images(self, model_id: str) -> bool:
+        if self.settings.vision_models is None and not self.is_openai:
+            return False  # another server: only the models the agent lists in visionModels
+        return super().accepts_images(model_id)
 
     @property
     def label(self) -> str:
@@ -222,7 +256,10 @@ class OpenAICompatibleProvider(Provider):
         settings = request.settings
         params: dict[str, Any] = {
             "model": settings.model,
-            "messages": to_openai_messages(request.messages),
+            "messages": to_openai_messages(
+                request.messages,
+                image_types=self.image_types if self.accepts_images(settings.model) else frozenset(),
+            ),
             "stream": True,
             "temperature": settings.temperature,
             "top_p": settings.top_p,
@@ -299,14 +336,22 @@ def _error_detail(body: object, fallback: str) -> str:
     return fallback
 
 
-def to_openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
-    """Our messages as chat.completions messages."""
+def to_openai_messages(
+    messages: Sequence[ChatMessage], *, image_types: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """Our messages as chat.completions messages; tool results' images of ``image_types`` (none by
+    default: the model cannot see) in a ``user`` message after each run of tool messages."""
     result: list[dict[str, Any]] = []
+    images: list[dict[str, Any]] = []  # of the tool messages since the last other message
     for message in messages:
+        if message.role != "tool" and images:
+            result.append({"role": "user", "content": images})
+            images = []
         if message.role == "tool":
             result.append(
                 {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
             )
+            images += _image_parts(message, image_types)
         elif message.role == "assistant" and message.tool_calls:
             result.append(
                 {
@@ -324,7 +369,23 @@ def to_openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
             )
         else:
             result.append({"role": message.role, "content": message.content})
+    if images:
+        result.append({"role": "user", "content": images})
     return result
+
+
+def _image_parts(message: ChatMessage, image_types: frozenset[str]) -> list[dict[str, Any]]:
+    """The images of one tool result as content parts, introduced by the call they came from."""
+    images = [image for image in message.images if image.mime_type in image_types]
+    if not images:
+        return []
+    intro = (
+        f"The images of the result of {message.tool_name or 'a tool'} (call {message.tool_call_id or ''}):"
+    )
+    return [{"type": "text", "text": intro}] + [
+        {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}}
+        for image in images
+    ]
 
 
 def to_openai_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:

@@ -84,6 +84,7 @@ class ProviderPool:
             timeout_seconds=config.timeout_seconds,
             headers=headers,
             options=dict(config.options),
+            vision_models=None if config.vision_models is None else tuple(config.vision_models),
         )
 
     async def aclose(self) -> None:

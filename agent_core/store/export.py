@@ -105,6 +105,9 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             del data["request_context"]["workflow_runs"]
         if not message.request_context.samplings:
             del data["request_context"]["samplings"]
+        manifest = data["request_context"].get("manifest")
+        if manifest is not None and not manifest["images"]:
+            del manifest["images"]  # requests without images of tool results keep the v1 shape
     return data
 
 

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from agent_core.content_parts import decoded_size, human_size
 from agent_core.providers.base import ChatMessage, ChatRequest, ToolSpec
 from agent_core.redaction import HIDDEN, redact_credentials
 
@@ -42,6 +43,7 @@ class SentMessage:
     tool_call_id: str | None = None
     tool_name: str | None = None
     is_error: bool = False
+    images: tuple[str, ...] = ()  # tool results: each image passed to the model, as "image/png, 3.9 KB"
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class SentRequest:
             lines += ["", _heading(f"{number}. {_describe(message)}"), message.content]
             for call in message.tool_calls:
                 lines.append(f"→ calls {call.name} (call {call.id}) with {call.arguments}")
+            for number, image in enumerate(message.images, start=1):
+                lines.append(f"+ image {number} passed to the model ({image})")
         if self.tools:
             lines += ["", _heading("Tool definitions")]
             for tool in self.tools:
@@ -120,8 +124,15 @@ def _message(message: ChatMessage, mask: _Mask) -> SentMessage:
         SentToolCall(call.id, call.name, mask(json.dumps(dict(call.arguments), ensure_ascii=False)))
         for call in message.tool_calls
     )
+    images = tuple(f"{image.mime_type}, {human_size(decoded_size(image.data))}" for image in message.images)
     return SentMessage(
-        message.role, mask(message.content), calls, message.tool_call_id, message.tool_name, message.is_error
+        message.role,
+        mask(message.content),
+        calls,
+        message.tool_call_id,
+        message.tool_name,
+        message.is_error,
+        images,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -35,6 +36,7 @@ from agent_core.agent.schema import (
 )
 from desktop.settings import new_tools_include
 from desktop.theme import colors
+from desktop.views.model_picker import ModelPicker, model_problem
 
 __all__ = ["ServerDialog"]
 
@@ -46,6 +48,8 @@ NEW_TOOL_MODES = (
     ("Always, in every chat", "always"),
     ("Only when I add them (manual)", "manual"),
 )
+#: The sampling model box's first choice: no ``samplingModel``, so the chat's model answers.
+CHAT_MODEL = "The chat's model"
 NEW_TOOLS_HINT = (
     "Agent: each message gets only the tools it needs, so a server with many tools does not fill "
     "every request. You can change any tool later in Tools."
@@ -70,7 +74,9 @@ def _pairs(text: str, field: str) -> dict[str, str]:
 
 
 class ServerDialog(QDialog):
-    """``servers()`` gives the validated configs by name once accepted."""
+    """``servers()`` gives the validated configs by name once accepted. ``models`` are the
+    ``provider:model`` refs the chat's model box offers and ``providers`` the agent's provider ids:
+    the choices, and what a typed sampling model is checked against."""
 
     def __init__(
         self,
@@ -78,6 +84,9 @@ class ServerDialog(QDialog):
         config: McpServerConfig | None = None,
         taken: set[str] | None = None,
         parent: QWidget | None = None,
+        *,
+        models: Sequence[str] = (),
+        providers: Collection[str] = (),
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit MCP server" if name else "Add MCP server")
@@ -85,6 +94,7 @@ class ServerDialog(QDialog):
         self._taken = (taken or set()) - {name}
         self._result: dict[str, McpServerConfig] = {}
         self._original: McpServerConfig | None = None  # the server being edited
+        self._providers = set(providers) | {model.split(":", 1)[0] for model in models}
         layout = QVBoxLayout(self)
         self.tabs = QTabWidget()
         layout.addWidget(self.tabs)
@@ -113,6 +123,16 @@ class ServerDialog(QDialog):
         form.addRow("Environment", self.env)
         form.addRow("URL", self.url)
         form.addRow("Headers", self.headers)
+        # Who answers the server's requests for a model reply (MCP sampling, after approval).
+        self.sampling_model = ModelPicker()
+        self.sampling_model.addItem(CHAT_MODEL)
+        self.sampling_model.addItems(sorted(set(models)))
+        self.sampling_model.setCurrentIndex(0)
+        self.sampling_model.setToolTip(
+            "The model that answers this server's sampling requests (after you approve each one): "
+            "the chat's model, or one you pick or type as provider:model"
+        )
+        form.addRow("Sampling model", self.sampling_model)
         self.new_tools = QComboBox()
         for label, mode in NEW_TOOL_MODES:
             self.new_tools.addItem(label, mode)
@@ -168,6 +188,7 @@ class ServerDialog(QDialog):
         # A mistake shown under the form follows the edits: it changes, or goes once it is fixed.
         for line in (self.name, self.command, self.args, self.url, self.root):
             line.textChanged.connect(lambda _t: self._recheck())
+        self.sampling_model.currentTextChanged.connect(lambda _t: self._recheck())
         for text in (self.env, self.headers, self.json):
             text.textChanged.connect(self._recheck)
         self.type.currentTextChanged.connect(lambda _t: self._recheck())
@@ -202,6 +223,10 @@ class ServerDialog(QDialog):
         elif isinstance(config, SseServerConfig | StreamableHttpServerConfig):
             self.url.setText(config.url)
             self.headers.setPlainText("\n".join(f"{k}={v}" for k, v in config.headers.items()))
+        if config.sampling_model:
+            if self.sampling_model.findText(config.sampling_model) < 0:
+                self.sampling_model.addItem(config.sampling_model)  # a model no provider lists now
+            self.sampling_model.setCurrentText(config.sampling_model)
         self._original = config
 
     def _on_type(self, kind: str) -> None:
@@ -284,11 +309,14 @@ class ServerDialog(QDialog):
         original = self._original
         keep = (
             original.model_dump(
-                exclude={"type", "command", "args", "env", "url", "headers", "cwd"}, exclude_unset=True
+                exclude={"type", "command", "args", "env", "url", "headers", "cwd", "sampling_model"},
+                exclude_unset=True,
             )
             if original
             else {}
         )
+        if sampling_model := self._sampling_model():
+            keep["sampling_model"] = sampling_model
         if kind == "stdio":
             try:
                 args = shlex.split(self.args.text())
@@ -316,6 +344,19 @@ class ServerDialog(QDialog):
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"][1:]) or "server"
             raise ValueError(f"{where}: {first['msg']}") from error
+
+    def _sampling_model(self) -> str | None:
+        """The chosen sampling model; None for the chat's.
+
+        Raises:
+            ValueError: it is not provider:model, or names a provider the agent does not have.
+        """
+        text = self.sampling_model.currentText().strip()
+        if not text or text == CHAT_MODEL:
+            return None
+        if problem := model_problem(text, self._providers):
+            raise ValueError(f"Sampling model: {problem}")
+        return text
 
     def _from_json(self) -> dict[str, McpServerConfig]:
         try:

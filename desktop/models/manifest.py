@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor
 
 from agent_core.budget.manifest_rows import manifest_rows
 from agent_core.chat.prompt import tool_api_name
+from agent_core.content_parts import human_size
 from agent_core.context.items import ContextManifest, ItemRef, ManifestPart, RequestContext
 from desktop.models._table import RowTableModel
 
@@ -123,6 +124,25 @@ def trimmed_lines(manifest: ContextManifest) -> list[str]:
     for action in manifest.trimmed:
         saved = f" (saved {action.tokens_saved:,} tokens)" if action.tokens_saved else ""
         lines.append(f"{action.detail}{saved}")
+    return lines
+
+
+# Images listed one by one in View Context; the rest are counted.
+MAX_IMAGE_LINES = 10
+
+
+def image_lines(manifest: ContextManifest) -> list[str]:
+    """Each image of a tool result in the request: passed to the model, or summarised and why
+    (the newest first, at most ``MAX_IMAGE_LINES``, then how many more)."""
+    lines = []
+    newest_first = list(reversed(manifest.images))
+    for use in newest_first[:MAX_IMAGE_LINES]:
+        what = f"{use.tool.replace('__', '.', 1) or 'a tool'} image {use.number} ({use.mime_type or 'unknown type'}, {human_size(use.size_bytes)})"
+        lines.append(f"{what}: passed to the model" if use.passed else f"{what}: summarised, {use.reason}")
+    if len(newest_first) > MAX_IMAGE_LINES:
+        rest = newest_first[MAX_IMAGE_LINES:]
+        passed = sum(use.passed for use in rest)
+        lines.append(f"{len(rest)} older: {passed} passed, {len(rest) - passed} summarised")
     return lines
 
 

@@ -21,7 +21,7 @@ from desktop.models.conversation import Entry
 from desktop.theme import colors
 from desktop.views.composer import COMMANDS, Composer
 from desktop.views.conversation_view import ConversationView, readable_width
-from desktop.views.model_picker import ModelPicker
+from desktop.views.model_picker import ModelPicker, model_problem
 
 __all__ = ["ChatView"]
 
@@ -187,16 +187,7 @@ class ChatView(QWidget):
 
     def _model_problem(self, model: str) -> str:
         """Why ``model`` cannot be this chat's model ("" when it can)."""
-        if ":" not in model:
-            return f"'{model}' is not provider:model, e.g. openai:gpt-4o-mini: pick one from the list."
-        providers = {known.split(":", 1)[0] for known in self._known_models}
-        provider = model.split(":", 1)[0]
-        if providers and provider not in providers:
-            return (
-                f"No provider '{provider}' is set up for this agent (it has: {', '.join(sorted(providers))}): "
-                "pick a model from the list, or add the provider in Agent > Rules, references, tools and providers."
-            )
-        return ""
+        return model_problem(model, {known.split(":", 1)[0] for known in self._known_models})
 
     # --- sending ------------------------------------------------------------------------------
 

@@ -547,6 +547,7 @@ class MainWindow(QMainWindow):
 
         if self._manage_window is None:
             self._manage_window = Window(self.bridge, self.host, self)
+            self._manage_window.tools.model_choices = lambda: self.model_choices
             self._manage_window.subagents.transcript_requested.connect(self.dialogs.show_transcript)
             self._manage_window.workflows.transcript_requested.connect(self.dialogs.show_transcript)
             if self.workspace is not None:

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QComboBox, QWidget
 
-__all__ = ["ModelPicker"]
+__all__ = ["ModelPicker", "model_problem"]
+
+
+def model_problem(model: str, providers: Collection[str]) -> str:
+    """Why ``model`` cannot be used as ``provider:model`` with these ``providers`` ("" when it can;
+    with no providers known yet, any provider is accepted)."""
+    provider, _, model_id = model.partition(":")
+    if not provider or not model_id:
+        return f"'{model}' is not provider:model, e.g. openai:gpt-4o-mini: pick one from the list."
+    if providers and provider not in providers:
+        return (
+            f"No provider '{provider}' is set up for this agent (it has: {', '.join(sorted(providers))}): "
+            "pick a model from the list, or add the provider in Agent > Rules, references, tools and providers."
+        )
+    return ""
 
 
 class ModelPicker(QComboBox):

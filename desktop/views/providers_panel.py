@@ -61,6 +61,12 @@ BASE_URL_HINTS = {
     "openai-compatible": "e.g. http://localhost:1234/v1 (LM Studio), http://localhost:11434/v1 (Ollama)",
 }
 BASE_URL_HINT = "only for OpenAI-compatible servers, e.g. http://localhost:11434/v1"
+VISION_HINTS = {
+    "openai-compatible": "e.g. llava*, qwen2.5vl* (or * for every model); empty: none",
+    "local": "never: a model run in ContextDesk reads text only",
+}
+MAX_PATTERN = 200  # as ProviderConfig allows
+VISION_HINT = "empty: the models known to see images; !* for none"
 
 
 class ProvidersPanel(QWidget):
@@ -117,6 +123,12 @@ class ProvidersPanel(QWidget):
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText(BASE_URL_HINT)
+        # Which of the provider's models are given the images of tool results (visionModels).
+        self.vision_models = QLineEdit()
+        self.vision_models.setToolTip(
+            "Model ids or patterns, separated by commas: * matches anything, !pattern leaves models out. "
+            "These models are given the images tools return; the others read a one-line description."
+        )
         self.key_note = QLabel()
         self.key_note.setWordWrap(True)
         self.key_note.setStyleSheet(f"color: {colors().muted};")
@@ -129,6 +141,7 @@ class ProvidersPanel(QWidget):
         form.addRow("Key", self.key)
         form.addRow("", self.key_note)
         form.addRow("Base URL", self.base_url)
+        form.addRow("Models that can see images", self.vision_models)
         right_layout.addLayout(form)
         right_layout.addWidget(self.error)
         actions = QHBoxLayout()
@@ -157,7 +170,7 @@ class ProvidersPanel(QWidget):
         self._fill_types()
         self.key_mode.currentIndexChanged.connect(lambda _i: self._on_key_mode())
         self.type.currentIndexChanged.connect(lambda _i: self._on_type())
-        for line in (self.provider_id, self.key, self.base_url):
+        for line in (self.provider_id, self.key, self.base_url, self.vision_models):
             line.textChanged.connect(lambda _t: self._on_form_changed())
         for box in (self.type, self.key_mode):
             box.currentIndexChanged.connect(lambda _i: self._on_form_changed())
@@ -201,6 +214,9 @@ class ProvidersPanel(QWidget):
             if mode == "keyring":
                 self.key.setPlaceholderText("stored in the keyring: type a new key to replace it")
             self.base_url.setText(config.base_url or "")
+            # An empty list (no model sees) shows as the pattern that means the same.
+            vision = config.vision_models
+            self.vision_models.setText("" if vision is None else ", ".join(vision) or "!*")
         self.error.setText("")
         self.test_result.setText("")
         self.models.setStringList([])
@@ -230,6 +246,8 @@ class ProvidersPanel(QWidget):
     def _on_type(self) -> None:
         type_name = self.type.currentText()
         self.base_url.setPlaceholderText(BASE_URL_HINTS.get(type_name, BASE_URL_HINT))
+        self.vision_models.setPlaceholderText(VISION_HINTS.get(type_name, VISION_HINT))
+        self.vision_models.setEnabled(type_name != "local")
         if self._editing is None and not self._filling and not self.key.text().strip():
             self.key_mode.setCurrentIndex(self.key_mode.findData(self._default_key_mode(type_name)))
 
@@ -288,6 +306,7 @@ class ProvidersPanel(QWidget):
             self.provider_id.clear()
             self.key.clear()
             self.base_url.clear()
+            self.vision_models.clear()
             self.key_mode.setCurrentIndex(
                 self.key_mode.findData(self._default_key_mode(self.type.currentText()))
             )
@@ -340,8 +359,20 @@ class ProvidersPanel(QWidget):
             type=None if type_name == provider_id else type_name,
             api_key=stored,
             base_url=self.base_url.text().strip() or None,
+            vision_models=self._vision_patterns(),
         )
         return provider_id, config, secret
+
+    def _vision_patterns(self) -> list[str] | None:
+        """The patterns typed, or None (empty: the provider's known vision models).
+
+        Raises:
+            ValueError: a pattern is too long to be a model name.
+        """
+        patterns = [p.strip() for p in self.vision_models.text().split(",") if p.strip()]
+        if too_long := next((p for p in patterns if len(p) > MAX_PATTERN), None):
+            raise ValueError(f"Models that can see images: {too_long[:40]!r}… is not a model name or pattern")
+        return patterns or None
 
     def save(self) -> None:
         agent = self.agent
@@ -367,6 +398,7 @@ class ProvidersPanel(QWidget):
                 ("type", config.type),
                 ("api_key", config.api_key),
                 ("base_url", config.base_url),
+                ("vision_models", config.vision_models),
             ):
                 if value is None:
                     values.pop(field, None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
@@ -13,6 +15,7 @@ from desktop.models.manifest import (
     describe_totals,
     gauge_level,
     gauge_tooltip,
+    image_lines,
     manifest_level,
     trimmed_lines,
 )
@@ -86,6 +89,11 @@ class TokenSummary(QWidget):
         self.trimmed.setWordWrap(True)
         self.trimmed.setTextFormat(Qt.TextFormat.RichText)
         self.trimmed.setStyleSheet(f"color: {palette.muted};")
+        self.images = QLabel()  # what became of each image of a tool result, when there are any
+        self.images.setWordWrap(True)
+        self.images.setTextFormat(Qt.TextFormat.RichText)
+        self.images.setStyleSheet(f"color: {palette.muted};")
+        self.images.hide()
         if manifest is None:
             self.totals.setText(
                 "No model was asked for this reply: you ran a workflow, whose states made their own "
@@ -97,6 +105,11 @@ class TokenSummary(QWidget):
             self.legend.hide()
             self.trimmed.hide()
             return
+        if images := image_lines(manifest):
+            self.images.setText(
+                "<b>Images of tool results:</b><br>" + "<br>".join(escape(line) for line in images)
+            )
+            self.images.show()
         share = manifest.used_share
         level = gauge_level(context)
         self.totals.setText(
@@ -117,6 +130,7 @@ class TokenSummary(QWidget):
             "<b>Trimmed to fit:</b> " + "; ".join(lines) if lines else "Nothing was trimmed to fit."
         )
         layout.addWidget(self.trimmed)
+        layout.addWidget(self.images)
 
 
 class _GaugeBar(QWidget):

@@ -49,6 +49,8 @@ class ToolsPanel(QWidget):
         self.host = host
         self.agent: Agent | None = None
         self._starting: tuple[str, ...] = ()  # servers just saved: the note says how they started
+        # The provider:model refs the chat's model box offers (the main window sets where they come from).
+        self.model_choices: Callable[[], Sequence[str]] = list
         self.servers = ServerStatusModel(self)
         self.tools = ToolListModel(self)
         layout = QVBoxLayout(self)
@@ -210,7 +212,14 @@ class ToolsPanel(QWidget):
         if self.agent is None:
             return
         servers = self.agent.config.mcp_servers
-        dialog = ServerDialog(name or "", servers.get(name) if name else None, set(servers), self)
+        dialog = ServerDialog(
+            name or "",
+            servers.get(name) if name else None,
+            set(servers),
+            self,
+            models=self.model_choices(),
+            providers=set(self.agent.config.providers),
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self._save_servers(name, dialog.servers()))
         self.server_dialog = dialog

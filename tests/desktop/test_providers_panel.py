@@ -102,3 +102,33 @@ def test_a_form_error_goes_once_it_is_fixed_and_a_test_result_once_the_form_chan
     panel.models.setStringList(["a", "b"])
     panel.base_url.setText("http://127.0.0.1:1/v1")
     assert panel.test_result.text() == "" and panel.models.stringList() == []
+
+
+def test_the_models_that_can_see_images_are_saved_as_vision_models_and_empty_means_the_default(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    manager = open_manager(qtbot, desktop, "providers")
+    panel = manager.providers
+    panel.new_provider()
+    panel.provider_id.setText("ollama")
+    panel.type.setCurrentText("openai-compatible")
+    assert "llava*" in panel.vision_models.placeholderText()  # another server: the user says which
+    panel.base_url.setText("http://127.0.0.1:11434/v1")
+    panel.vision_models.setText(" llava*, qwen2.5vl* ,, ")
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "ollama" in providers_in_file(agent_dir), timeout=WAIT_MS)
+    assert providers_in_file(agent_dir)["ollama"]["visionModels"] == ["llava*", "qwen2.5vl*"]
+    qtbot.waitUntil(lambda: panel.saved_note.text().startswith("Saved ollama"), timeout=WAIT_MS)
+    screenshot(manager, "providers_panel_vision_models")
+    workspace = desktop.host.workspace
+    assert workspace is not None
+    provider, _ = workspace.providers.resolve("ollama:llava-1.6")
+    assert provider.accepts_images("llava-1.6") and not provider.accepts_images("llama3.1")
+
+    panel.vision_models.clear()
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "visionModels" not in providers_in_file(agent_dir)["ollama"], timeout=WAIT_MS)
+
+    panel.new_provider()
+    panel.type.setCurrentText("local")
+    assert not panel.vision_models.isEnabled()  # a local model never sees images

@@ -22,7 +22,7 @@ from desktop.dialogs.resource_preview import ResourcePreviewDialog
 from desktop.models.context_items import Role
 from desktop.models.structured_result import StructuredTableModel, StructuredTreeModel, table_shape
 from desktop.models.tools import ToolColumn
-from desktop.views.message_widgets import ToolCallWidget
+from desktop.views.message_widgets import MessageWidget, ToolCallWidget
 from desktop.views.rich_result import ImageDialog, RichResultView, decode_image
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send
 from tests.support.mcp_servers import NODE_MODULES, npm_server
@@ -36,7 +36,8 @@ def with_everything(qtbot: QtBot, agent_dir: Path, theme: str) -> Iterator[Deskt
     server = npm_server(NODE_MODULES, "server-everything", "stdio")
     config = agent_dir / "agent.yaml"
     config.write_text(
-        config.read_text()
+        # The scripted model can see, like a vision model (visionModels).
+        config.read_text().replace("  scripted: {}", "  scripted: {visionModels: ['*']}")
         + f"  everything:\n    command: {json.dumps(server.command)}\n    args: {json.dumps(server.args)}\n"
         "    toolDefaults: {permissionRequired: false}\n"
     )
@@ -105,6 +106,19 @@ def test_structured_content_and_an_image_show_in_the_tool_rows(
     # A model that can see is given the image itself beside that line (see ChatMessage.images).
     [with_image] = [m for m in request.messages if m.role == "tool" and m.images]
     assert with_image.images[0].mime_type == "image/png" and with_image.images[0].data.startswith("iVBOR")
+    # View Context of the reply that read the result says the image was passed to the model.
+    view = with_everything.window.current_view()
+    assert view is not None
+    reply = [w for w in view.conversation.widgets() if isinstance(w, MessageWidget)][-1]
+    qtbot.mouseClick(reply.context_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: with_everything.window.dialogs.last_context_dialog is not None, timeout=WAIT_MS)
+    context_dialog = with_everything.window.dialogs.last_context_dialog
+    assert context_dialog is not None
+    images = context_dialog.tokens.images
+    assert images.isVisible()
+    assert "everything.get-tiny-image image 1 (image/png, 3.9 KB): passed to the model" in images.text()
+    screenshot(context_dialog, f"view_context_images_{theme}")
+    context_dialog.close()
 
 
 def test_resource_links_open_and_attach_to_the_chat(

@@ -268,3 +268,94 @@ def test_the_new_server_and_builtin_forms_read_well_in_both_themes(qtbot: QtBot,
     edit.show()
     assert edit.tabs.tabText(edit.tabs.currentIndex()) == "Built-in"
     screenshot(edit, f"server_dialog_builtin_{theme}")
+
+
+MODELS = ["scripted:x", "lab:gpt-4o-mini", "lab:llava-1.6"]
+
+
+def test_the_sampling_model_is_the_chats_unless_one_is_picked_or_typed_for_a_known_provider(
+    qtbot: QtBot,
+) -> None:
+    dialog = ServerDialog(taken={"workspace"}, models=MODELS, providers={"scripted", "lab"})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    box = dialog.sampling_model
+    offered = [box.itemText(i) for i in range(box.count())]
+    assert offered == ["The chat's model", "lab:gpt-4o-mini", "lab:llava-1.6", "scripted:x"]
+    assert box.currentText() == "The chat's model" and box.isEditable()
+    dialog.name.setText("clock")
+    dialog.command.setText("uvx")
+
+    # Typed by hand: a provider the agent does not have is refused with why, and the dialog stays.
+    box.setEditText("openai:gpt-4o")
+    save(qtbot, dialog)
+    assert dialog.isVisible()
+    assert dialog.error.text().startswith(
+        "Sampling model: No provider 'openai' is set up for this agent (it has: lab, scripted)"
+    )
+    screenshot(dialog, "server_dialog_sampling_model_refused")
+    box.setEditText("gpt-4o")
+    assert "Sampling model: 'gpt-4o' is not provider:model" in dialog.error.text()  # follows the edit
+    box.setEditText("lab:qwen2.5-vl")  # a model no provider listed, of a provider the agent has
+    assert dialog.error.isHidden()
+    screenshot(dialog, "server_dialog_sampling_model")
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    assert dialog.servers()["clock"].sampling_model == "lab:qwen2.5-vl"
+
+
+def test_editing_a_server_shows_its_sampling_model_and_the_chats_model_clears_it(qtbot: QtBot) -> None:
+    original = StdioServerConfig(command="uvx", sampling_model="gone:model-9", sampling_max_tokens=500)
+    dialog = ServerDialog("time", original, {"time"}, models=MODELS, providers={"scripted", "lab", "gone"})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.sampling_model.currentText() == "gone:model-9"  # kept though no provider lists it
+    dialog.sampling_model.setCurrentIndex(dialog.sampling_model.findText("The chat's model"))
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    edited = dialog.servers()["time"]
+    assert edited.sampling_model is None and "sampling_model" not in edited.model_fields_set
+    assert edited.sampling_max_tokens == 500  # what the form does not show is kept
+
+
+def test_a_sampling_model_chosen_in_the_tools_panel_is_saved_to_agent_yaml_keeping_its_comments(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
+) -> None:
+    config_file = agent_dir / "agent.yaml"
+    demo = FIXTURES / "mcp" / "demo_server.py"
+    config_file.write_text(
+        config_file.read_text()
+        + f"  # the demo server, for sampling\n  demo:\n    command: {json.dumps(sys.executable)}\n"
+        f"    args: [{json.dumps(str(demo))}]\n"
+    )
+    desktop.host.reload_agent()
+    window = desktop.window
+    qtbot.waitUntil(lambda: "scripted:x" in window.model_choices, timeout=WAIT_MS)
+    tools = open_manager(qtbot, desktop, "tools").tools
+    qtbot.waitUntil(lambda: tools.servers.row_of("demo") is not None, timeout=WAIT_MS)
+    tools.server_table.selectRow(tools.servers.row_of("demo"))  # type: ignore[arg-type]
+    qtbot.mouseClick(tools.edit_button, Qt.MouseButton.LeftButton)
+    dialog = tools.server_dialog
+    assert isinstance(dialog, ServerDialog) and dialog.isVisible()
+    box = dialog.sampling_model
+    # The same models as the chat's model box.
+    assert [box.itemText(i) for i in range(1, box.count())] == sorted(set(window.model_choices))
+    box.setCurrentIndex(box.findText("scripted:x"))
+    save(qtbot, dialog)
+    qtbot.waitUntil(lambda: "samplingModel: scripted:x" in config_file.read_text(), timeout=WAIT_MS)
+    assert "  # the demo server, for sampling\n  demo:\n" in config_file.read_text()
+    qtbot.waitUntil(
+        lambda: (
+            tools.agent is not None and tools.agent.config.mcp_servers["demo"].sampling_model == "scripted:x"
+        ),
+        timeout=WAIT_MS,
+    )
+
+    tools.server_table.selectRow(tools.servers.row_of("demo"))  # type: ignore[arg-type]
+    qtbot.mouseClick(tools.edit_button, Qt.MouseButton.LeftButton)
+    dialog = tools.server_dialog
+    assert isinstance(dialog, ServerDialog) and dialog.sampling_model.currentText() == "scripted:x"
+    dialog.sampling_model.setCurrentIndex(0)  # the chat's model
+    save(qtbot, dialog)
+    qtbot.waitUntil(lambda: "samplingModel" not in config_file.read_text(), timeout=WAIT_MS)
+    assert "  # the demo server, for sampling\n  demo:\n" in config_file.read_text()

@@ -9,6 +9,7 @@ import pytest
 
 from agent_core.agent import IncludeMode, load_agent
 from agent_core.agent.items import DocumentItem
+from agent_core.agent.schema import AgentConfig, ProviderConfig
 from agent_core.agent.writer import save_agent_config, save_document
 from agent_core.cli.main import main
 from agent_core.errors import AgentFileError
@@ -283,3 +284,23 @@ def test_removing_a_server_keeps_the_comment_written_above_the_next_one(tmp_path
     save_config_change(agent, change)
     after = (root / "agent.yaml").read_text()
     assert unified_diff(text, after) == ["-  time:", "-    command: uvx", "-    # args: [x]"]
+
+
+def test_a_setting_a_form_leaves_empty_is_removed_not_written_as_null(tmp_path: Path) -> None:
+    root = tmp_path / "agent"
+    root.mkdir()
+    text = (
+        "name: Local\nproviders:\n  ollama:   # my server\n    type: openai-compatible\n"
+        "    baseUrl: http://localhost:11434/v1\n    visionModels: [llava*]\n"
+    )
+    (root / "agent.yaml").write_text(text, encoding="utf-8")
+    agent = load_agent(root)
+
+    def clear_vision(config: AgentConfig) -> None:
+        values = config.providers["ollama"].model_dump(exclude_unset=True)
+        del values["vision_models"]
+        config.providers = {"ollama": ProviderConfig.model_validate(values)}
+
+    save_config_change(agent, clear_vision)
+    after = (root / "agent.yaml").read_text(encoding="utf-8")
+    assert unified_diff(text, after) == ["-    visionModels: [llava*]"]

@@ -201,7 +201,8 @@ def test_images_of_a_tool_result_go_to_claude_beside_their_one_line_summary() ->
     from agent_core.providers.anthropic_provider import to_anthropic_messages
     from agent_core.providers.base import ChatMessage, ImageInput
 
-    assert AnthropicProvider.accepts_images
+    claude = AnthropicProvider(ProviderSettings(provider_id="anthropic", type="anthropic"))
+    assert claude.accepts_images("claude-sonnet-4-5")
     result = ChatMessage(
         "tool",
         "[image: PNG 20x20, 3.9 KB]",
@@ -217,3 +218,6 @@ def test_images_of_a_tool_result_go_to_claude_beside_their_one_line_summary() ->
     ]
     _, plain = to_anthropic_messages([ChatMessage("tool", "text only", tool_call_id="c2")])
     assert plain[0]["content"][0]["content"] == "text only"
+    # An agent that lists no vision models for the provider sends the summary line alone.
+    _, blind = to_anthropic_messages([result], image_types=frozenset())
+    assert blind[0]["content"][0]["content"] == "[image: PNG 20x20, 3.9 KB]"

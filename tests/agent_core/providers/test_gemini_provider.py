@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import base64
+import json
+from dataclasses import replace
+
 import pytest
 
 from agent_core.errors import (
@@ -13,11 +17,13 @@ from agent_core.providers.base import (
     ChatRequest,
     FinishEvent,
     GenerationSettings,
+    ImageInput,
     ProviderSettings,
     RetryEvent,
     StreamEvent,
     TextDelta,
     TokenUsage,
+    ToolCall,
     ToolCallEvent,
     ToolSpec,
     UsageEvent,
@@ -169,3 +175,67 @@ async def test_no_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     with pytest.raises(ProviderConfigError, match="No API key for Gemini: set GEMINI_API_KEY"):
         await collect(GeminiProvider(ProviderSettings(provider_id="gemini", type="gemini")), request())
+
+
+# A 1x1 PNG, as a tool would give it back.
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def image_turn() -> tuple[ChatMessage, ...]:
+    calls = (ToolCall("call_a", "shots__capture", {}), ToolCall("call_b", "read_file", {"path": "a"}))
+    return (
+        ChatMessage("user", "Look at the screen"),
+        ChatMessage("assistant", "", tool_calls=calls),
+        ChatMessage(
+            "tool",
+            "[image: PNG 1x1, 0.1 KB]",
+            tool_call_id="call_a",
+            tool_name="shots__capture",
+            images=(ImageInput("image/png", PIXEL), ImageInput("image/gif", "R0lGODlh")),
+        ),
+        ChatMessage("tool", "text of a", tool_call_id="call_b", tool_name="read_file"),
+        ChatMessage("user", "What does it show?"),
+    )
+
+
+async def test_a_gemini_model_gets_the_images_as_inline_data_after_the_function_responses(
+    fake_api: FakeApi,
+) -> None:
+    fake_api.queue(Reply(sse_events=sse_fixture("gemini/text.sse")))
+    await collect(provider_for(fake_api), request(*image_turn()))
+    contents = fake_api.requests[0].body["contents"]
+    assert [c["role"] for c in contents] == ["user", "model", "user"]
+    parts = contents[2]["parts"]
+    assert [next(iter(p)) for p in parts] == [
+        "functionResponse",
+        "functionResponse",
+        "text",
+        "inlineData",
+        "text",
+    ]
+    assert parts[2] == {"text": "The images of the result of shots__capture (call call_a):"}
+    # The GIF, which Gemini does not read, is left to the summary line.
+    # As the SDK writes it: URL-safe base64, which the API reads (proto JSON takes either alphabet).
+    blob = parts[3]["inlineData"]
+    assert blob.get("mimeType", blob.get("mime_type")) == "image/png"
+    assert base64.urlsafe_b64decode(blob["data"]) == base64.b64decode(PIXEL)
+    assert parts[4] == {"text": "What does it show?"}
+
+
+async def test_a_gemini_model_the_agent_says_cannot_see_gets_only_the_summary_line(fake_api: FakeApi) -> None:
+    fake_api.queue(Reply(sse_events=sse_fixture("gemini/text.sse")))
+    provider = GeminiProvider(
+        replace(provider_for(fake_api).settings, vision_models=("!*flash*", "gemini-*"))
+    )
+    await collect(provider, request(*image_turn()))
+    parts = fake_api.requests[0].body["contents"][2]["parts"]
+    assert [next(iter(p)) for p in parts] == ["functionResponse", "functionResponse", "text"]
+    assert "inlineData" not in json.dumps(fake_api.requests[0].body)
+
+
+def test_gemini_models_from_1_5_on_see_images() -> None:
+    gemini = GeminiProvider(ProviderSettings(provider_id="gemini", type="gemini"))
+    for model in ("gemini-1.5-pro", "gemini-2.0-flash", "gemini-2.5-flash-lite", "gemini-3-pro-preview"):
+        assert gemini.accepts_images(model), model
+    for model in ("gemini-1.0-pro", "gemini-2.5-flash-preview-tts", "gemini-embedding-001"):
+        assert not gemini.accepts_images(model), model

@@ -331,3 +331,9 @@ async def test_stopping_while_the_prompt_is_read_ends_at_once_and_frees_the_mode
     assert llama is not None and llama.n_tokens < first.total  # stopped before the end of the prompt
     again = await fresh_provider.complete(ask("Say yes.", 4))
     assert again.usage.output_tokens is not None and again.usage.output_tokens <= 4
+
+
+def test_the_local_model_never_takes_images_whatever_the_agent_lists() -> None:
+    # Its prompt is text rendered with the model's chat template: an image has no place in it.
+    settings = ProviderSettings(provider_id="offline", type="local", vision_models=("*",))
+    assert not LocalLlamaProvider(settings).accepts_images("llava-v1.6")

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
 
 from agent_core.errors import (
@@ -14,6 +17,7 @@ from agent_core.providers.base import (
     ChatRequest,
     FinishEvent,
     GenerationSettings,
+    ImageInput,
     ProviderSettings,
     RetryEvent,
     StreamEvent,
@@ -238,3 +242,68 @@ async def test_models_are_listed_from_the_models_endpoint(fake_api: FakeApi) -> 
     await provider.aclose()
     assert [m.id for m in models] == ["gpt-4o-mini", "gpt-4.1"]
     assert fake_api.requests[0].path == "/v1/models"
+
+
+# A 1x1 PNG, as a tool would give it back.
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def image_turn() -> tuple[ChatMessage, ...]:
+    """Two tool calls in one turn, the first with an image, the second without, then a user message."""
+    calls = (ToolCall("call_a", "shots__capture", {}), ToolCall("call_b", "read_file", {"path": "a"}))
+    return (
+        ChatMessage("user", "Look at the screen"),
+        ChatMessage("assistant", "", tool_calls=calls),
+        ChatMessage(
+            "tool",
+            "[image: PNG 1x1, 0.1 KB]",
+            tool_call_id="call_a",
+            tool_name="shots__capture",
+            images=(ImageInput("image/png", PIXEL), ImageInput("image/tiff", "AAAA")),
+        ),
+        ChatMessage("tool", "text of a", tool_call_id="call_b", tool_name="read_file"),
+        ChatMessage("user", "What does it show?"),
+    )
+
+
+async def test_a_vision_model_gets_the_images_in_a_user_message_after_the_tool_messages(
+    fake_api: FakeApi,
+) -> None:
+    fake_api.queue(Reply(sse_events=sse_fixture("openai/text.sse")))
+    provider = provider_for(fake_api, vision_models=("llava*", "qwen2.5-vl*"))
+    assert provider.accepts_images("llava-1.6") and not provider.accepts_images("llama3.1")
+    req = replace(request(*image_turn()), settings=replace(request().settings, model="llava-1.6"))
+    await collect(provider, req)
+    messages = fake_api.requests[0].body["messages"]
+    # The API wants every tool message right after the calls, so the images wait for the last one.
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user", "user"]
+    assert messages[2] == {"role": "tool", "tool_call_id": "call_a", "content": "[image: PNG 1x1, 0.1 KB]"}
+    assert messages[4] == {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "The images of the result of shots__capture (call call_a):"},
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PIXEL}"}},
+        ],
+    }  # the TIFF, which the API does not read, is left to the summary line
+    assert messages[5] == {"role": "user", "content": "What does it show?"}
+
+
+async def test_a_model_that_cannot_see_gets_only_the_summary_line(fake_api: FakeApi) -> None:
+    fake_api.queue(Reply(sse_events=sse_fixture("openai/text.sse")))
+    # Another server's models see nothing unless the agent lists them in visionModels.
+    await collect(provider_for(fake_api), request(*image_turn()))
+    messages = fake_api.requests[0].body["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user"]
+    assert "image_url" not in json.dumps(messages)
+    assert messages[2]["content"] == "[image: PNG 1x1, 0.1 KB]"
+
+
+def test_openais_own_vision_models_are_known_and_its_others_are_not() -> None:
+    openai = OpenAICompatibleProvider(ProviderSettings(provider_id="openai", type="openai"))
+    for model in ("gpt-4o", "gpt-4o-mini", "gpt-4.1-nano", "gpt-5", "gpt-5-mini", "o3", "o4-mini", "o1"):
+        assert openai.accepts_images(model), model
+    for model in ("gpt-3.5-turbo", "o3-mini", "o1-mini", "gpt-4o-audio-preview", "gpt-4o-mini-tts"):
+        assert not openai.accepts_images(model), model
+    # An agent's list replaces what ContextDesk knows: here, no model of OpenAI's sees images.
+    none = OpenAICompatibleProvider(ProviderSettings(provider_id="openai", type="openai", vision_models=()))
+    assert not none.accepts_images("gpt-4o")
