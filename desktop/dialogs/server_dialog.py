@@ -30,6 +30,7 @@ from agent_core.agent.schema import (
     IncludeMode,
     InternalServerConfig,
     McpServerConfig,
+    SamplingPolicy,
     SseServerConfig,
     StdioServerConfig,
     StreamableHttpServerConfig,
@@ -47,6 +48,12 @@ NEW_TOOL_MODES = (
     ("Chosen per message (agent)", "agent"),
     ("Always, in every chat", "always"),
     ("Only when I add them (manual)", "manual"),
+)
+#: What a server's requests for a model reply meet (``sampling``), ask first: the default.
+SAMPLING_POLICIES = (
+    ("Ask me each time", SamplingPolicy.ASK),
+    ("Answer without asking", SamplingPolicy.ALLOW),
+    ("Refuse them", SamplingPolicy.DENY),
 )
 #: The sampling model box's first choice: no ``samplingModel``, so the chat's model answers.
 CHAT_MODEL = "The chat's model"
@@ -132,6 +139,14 @@ class ServerDialog(QDialog):
             "The model that answers this server's sampling requests (after you approve each one): "
             "the chat's model, or one you pick or type as provider:model"
         )
+        self.sampling = QComboBox()
+        for label, policy in SAMPLING_POLICIES:
+            self.sampling.addItem(label, policy)
+        self.sampling.setToolTip(
+            "What happens when this server asks for a model reply (MCP sampling). Always within the "
+            "token caps; a request is shown in View Context of the reply whose tool call caused it"
+        )
+        form.addRow("Sampling requests", self.sampling)
         form.addRow("Sampling model", self.sampling_model)
         self.new_tools = QComboBox()
         for label, mode in NEW_TOOL_MODES:
@@ -223,6 +238,7 @@ class ServerDialog(QDialog):
         elif isinstance(config, SseServerConfig | StreamableHttpServerConfig):
             self.url.setText(config.url)
             self.headers.setPlainText("\n".join(f"{k}={v}" for k, v in config.headers.items()))
+        self.sampling.setCurrentIndex(max(0, self.sampling.findData(config.sampling)))
         if config.sampling_model:
             if self.sampling_model.findText(config.sampling_model) < 0:
                 self.sampling_model.addItem(config.sampling_model)  # a model no provider lists now
@@ -309,7 +325,17 @@ class ServerDialog(QDialog):
         original = self._original
         keep = (
             original.model_dump(
-                exclude={"type", "command", "args", "env", "url", "headers", "cwd", "sampling_model"},
+                exclude={
+                    "type",
+                    "command",
+                    "args",
+                    "env",
+                    "url",
+                    "headers",
+                    "cwd",
+                    "sampling_model",
+                    "sampling",
+                },
                 exclude_unset=True,
             )
             if original
@@ -317,6 +343,9 @@ class ServerDialog(QDialog):
         )
         if sampling_model := self._sampling_model():
             keep["sampling_model"] = sampling_model
+        policy = SamplingPolicy(self.sampling.currentData())
+        if policy is not SamplingPolicy.ASK or (original and "sampling" in original.model_fields_set):
+            keep["sampling"] = policy  # the default stays unwritten unless the file wrote it
         if kind == "stdio":
             try:
                 args = shlex.split(self.args.text())

@@ -359,3 +359,29 @@ def test_a_sampling_model_chosen_in_the_tools_panel_is_saved_to_agent_yaml_keepi
     save(qtbot, dialog)
     qtbot.waitUntil(lambda: "samplingModel" not in config_file.read_text(), timeout=WAIT_MS)
     assert "  # the demo server, for sampling\n  demo:\n" in config_file.read_text()
+
+
+def test_what_sampling_requests_meet_is_chosen_in_the_form_ask_first(qtbot: QtBot) -> None:
+    from agent_core.agent.schema import SamplingPolicy
+
+    dialog = ServerDialog(taken=set(), models=MODELS, providers={"scripted"})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.sampling.currentText() == "Ask me each time"  # the default, as in agent.yaml
+    dialog.name.setText("clock")
+    dialog.command.setText("uvx")
+    with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+        save(qtbot, dialog)
+    assert "sampling" not in dialog.servers()["clock"].model_fields_set  # the default is not written
+
+    original = StdioServerConfig(command="uvx", sampling=SamplingPolicy.DENY, sampling_max_tokens=500)
+    edit = ServerDialog("time", original, {"time"}, models=MODELS, providers={"scripted"})
+    qtbot.addWidget(edit)
+    edit.show()
+    assert edit.sampling.currentText() == "Refuse them"
+    edit.sampling.setCurrentIndex(edit.sampling.findData(SamplingPolicy.ALLOW))
+    screenshot(edit, "server_dialog_sampling_policy")
+    with qtbot.waitSignal(edit.accepted, timeout=WAIT_MS):
+        save(qtbot, edit)
+    edited = edit.servers()["time"]
+    assert edited.sampling is SamplingPolicy.ALLOW and edited.sampling_max_tokens == 500
