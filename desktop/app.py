@@ -112,16 +112,21 @@ def main() -> int:
 def _exit_after_shown(app: QApplication, window: MainWindow) -> None:
     """Say when the window is on screen with its message box focused, and when the chat is open;
     then quit (exit code 1 if the window was never exposed on the display)."""
+    # A copy of stdout taken now: llama.cpp points file descriptor 1 at /dev/null while it loads
+    # the model on the core thread, which would swallow a line printed meanwhile.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+
+    def exposed() -> bool:
+        handle = window.windowHandle()
+        return handle is not None and handle.isExposed()
 
     def shown() -> None:
-        handle = window.windowHandle()
-        exposed = handle is not None and handle.isExposed()
-        print(f"window shown: {window.windowTitle()}" if exposed else "window not exposed", flush=True)
+        out.write(f"window shown: {window.windowTitle()}\n" if exposed() else "window not exposed\n")
 
     def chat_open() -> None:
-        handle = window.windowHandle()
-        print("chat open", flush=True)
-        app.exit(0 if handle is not None and handle.isExposed() else 1)
+        out.write("chat open\n")
+        out.close()
+        app.exit(0 if exposed() else 1)
 
     window.input_ready.connect(shown)
     window.ready.connect(lambda: QTimer.singleShot(0, chat_open))
