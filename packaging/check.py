@@ -338,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         package = args.package or newest_package(args.target)
+        if not package.is_file():
+            raise CheckFailed(
+                f"{package} does not exist: build it with `python3 packaging/build.py {args.target}`"
+            )
         with tempfile.TemporaryDirectory(prefix="contextdesk-check-") as work:
             report = check_package(args.target, package.resolve(), Path(work), args.runs)
     except CheckFailed as failure:
