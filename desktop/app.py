@@ -26,11 +26,14 @@ from desktop.settings import recent_agents
 from desktop.theme import apply_theme
 from desktop.views.main_window import MainWindow
 
-__all__ = ["AGENT_ENV", "DesktopApp", "create_app", "main", "startup_agent"]
+__all__ = ["AGENT_ENV", "EXIT_AFTER_SHOWN_ENV", "DesktopApp", "create_app", "main", "startup_agent"]
 
 logger = logging.getLogger(__name__)
 
 AGENT_ENV = "CONTEXTDESK_AGENT"
+# A smoke start, for checking an installed copy: print when the window is shown and the chat is
+# open, then quit. The packaging check (packaging/check.py) sets it.
+EXIT_AFTER_SHOWN_ENV = "CONTEXTDESK_EXIT_AFTER_SHOWN"
 
 
 def startup_agent() -> Path | None:
@@ -100,8 +103,33 @@ def main() -> int:
     app = create_app()
     desktop = DesktopApp()
     app.aboutToQuit.connect(desktop.close)
+    if os.environ.get(EXIT_AFTER_SHOWN_ENV):
+        _exit_after_shown(app, desktop.window)
     QTimer.singleShot(0, lambda: desktop.start(startup_agent()))
     return int(app.exec())
+
+
+def _exit_after_shown(app: QApplication, window: MainWindow) -> None:
+    """Say when the window is on screen with its message box focused, and when the chat is open;
+    then quit (exit code 1 if the window was never exposed on the display)."""
+    # A copy of stdout taken now: llama.cpp points file descriptor 1 at /dev/null while it loads
+    # the model on the core thread, which would swallow a line printed meanwhile.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+
+    def exposed() -> bool:
+        handle = window.windowHandle()
+        return handle is not None and handle.isExposed()
+
+    def shown() -> None:
+        out.write(f"window shown: {window.windowTitle()}\n" if exposed() else "window not exposed\n")
+
+    def chat_open() -> None:
+        out.write("chat open\n")
+        out.close()
+        app.exit(0 if exposed() else 1)
+
+    window.input_ready.connect(shown)
+    window.ready.connect(lambda: QTimer.singleShot(0, chat_open))
 
 
 if __name__ == "__main__":

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import zipfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from agent_core import resources
 from agent_core.errors import ContextDeskError
 from tests.support.paths import REPO_ROOT
-
-
-def load_script(relative: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(Path(relative).stem, REPO_ROOT / relative)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.support.scripts import load_script
 
 
 def test_an_installed_copy_finds_its_resources_under_the_prefix(

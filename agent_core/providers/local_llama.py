@@ -269,8 +269,15 @@ class LocalLlamaProvider(Provider):
         Raises:
             ProviderConfigError: the model file or llama-cpp-python is missing.
         """
-        llama = self._llama or self._vocabulary()
-        return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        if self._llama is None:
+            self._vocabulary()
+        # Under the load lock, where aclose() and a model switch free models: a model freed while
+        # it tokenizes crashes the process (the app quitting just after opening a chat did).
+        with self._load_lock:
+            llama = self._llama or self._vocab
+            if llama is None:  # closed meanwhile
+                return None
+            return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def context_window(self, model_id: str) -> int | None:
         return self.settings.context_size or DEFAULT_CONTEXT_SIZE

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +63,27 @@ def test_the_window_opens_without_loading_the_mcp_sdk_or_the_models() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_smoke_start_says_when_the_window_is_shown_and_the_chat_open_then_quits(tmp_path: Path) -> None:
+    """CONTEXTDESK_EXIT_AFTER_SHOWN, which the packaging check uses on an installed copy."""
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "CONTEXTDESK_HOME": str(tmp_path / "home"),
+        "CONTEXTDESK_EXIT_AFTER_SHOWN": "1",
+        "HF_HUB_OFFLINE": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", "import sys; from desktop.launcher import main; sys.exit(main([]))"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("window shown: ") and "ContextDesk" in lines[0]
+    assert lines[-1] == "chat open"

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -337,3 +339,39 @@ def test_the_local_model_never_takes_images_whatever_the_agent_lists() -> None:
     # Its prompt is text rendered with the model's chat template: an image has no place in it.
     settings = ProviderSettings(provider_id="offline", type="local", vision_models=("*",))
     assert not LocalLlamaProvider(settings).accepts_images("llava-v1.6")
+
+
+CLOSE_WHILE_COUNTING = r"""
+import asyncio, sys, threading
+from agent_core.providers.base import ProviderSettings
+from agent_core.providers.local_llama import LocalLlamaProvider
+
+provider = LocalLlamaProvider(ProviderSettings(provider_id="x", type="local"))
+text = "Counting tokens of a long message while the app quits. " * 4000
+counted = threading.Event()
+
+def count() -> None:
+    for _ in range(20):
+        provider.count_tokens(text)
+        counted.set()
+
+worker = threading.Thread(target=count)
+worker.start()
+counted.wait(60)
+for _ in range(20):  # the app quitting (aclose) while another thread is still counting
+    asyncio.run(provider.aclose())
+worker.join(120)
+asyncio.run(provider.aclose())
+print("closed cleanly")
+"""
+
+
+@pytest.mark.slow
+def test_closing_the_provider_while_another_thread_counts_tokens_does_not_crash() -> None:
+    """The desktop counts tokens on a worker thread; quitting just after a chat opened freed the
+    tokenizer under that count, and llama.cpp aborted the process."""
+    offline_model_file()
+    result = subprocess.run(
+        [sys.executable, "-c", CLOSE_WHILE_COUNTING], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0 and "closed cleanly" in result.stdout, result.stderr[-2000:]
