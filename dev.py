@@ -144,13 +144,14 @@ def no_dead_code(env: dict[str, str]) -> bool:
     if result.returncode not in (0, 3):  # 3: unused code found; anything else: vulture itself failed
         print(result.stdout + result.stderr, file=sys.stderr)
         return False
-    found = [line for line in result.stdout.splitlines() if line.replace("\\", "/").startswith(DEAD_CODE_PACKAGES)]
+    found = [
+        line for line in result.stdout.splitlines() if line.replace("\\", "/").startswith(DEAD_CODE_PACKAGES)
+    ]
     for line in found:
         print(line)
     if found:
         print(
-            "Dead code: delete it, or add the name to tests/vulture_allowlist.py with the reason "
-            "it is used.",
+            "Dead code: delete it, or add the name to tests/vulture_allowlist.py with the reason it is used.",
             file=sys.stderr,
         )
     return not found

@@ -119,11 +119,14 @@ def main() -> int:
 
             controller.busy_changed.connect(busy)
             controller.conversation.dataChanged.connect(
-                lambda *_: marks.setdefault("first words", clock.nsecsElapsed() / 1e6)
-                if controller.conversation.rowCount() >= 2
-                and controller.conversation.entry(controller.conversation.rowCount() - 1).kind == "assistant"
-                and controller.conversation.entry(controller.conversation.rowCount() - 1).text
-                else None
+                lambda *_: (
+                    marks.setdefault("first words", clock.nsecsElapsed() / 1e6)
+                    if controller.conversation.rowCount() >= 2
+                    and controller.conversation.entry(controller.conversation.rowCount() - 1).kind
+                    == "assistant"
+                    and controller.conversation.entry(controller.conversation.rowCount() - 1).text
+                    else None
+                )
             )
             view.submit(MESSAGE)
 
