@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,8 +51,15 @@ def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> d
     items: dict[str, DocumentItem] = {}
     lowered: dict[str, Path] = {}
     real_root = root.resolve()
-    for path in sorted(folder.iterdir()):
-        if path.name.startswith("."):
+    # Resolving every file costs a few system calls per path component (seconds for thousands
+    # of items): a plain file in a folder that is itself inside the agent folder is inside too, so
+    # only links, or a linked-out folder, are followed.
+    folder_inside = folder.resolve().is_relative_to(real_root)
+    with os.scandir(folder) as entries:
+        listed = sorted((entry.name, entry.is_symlink()) for entry in entries)
+    for name, is_link in listed:
+        path = folder / name
+        if name.startswith("."):
             continue
         if path.is_dir():
             problems.append(
@@ -74,7 +82,7 @@ def load_documents(root: Path, kind: DocumentKind, problems: list[Problem]) -> d
                     )
                 )
             continue
-        if escape := outside_problem(path, root, real_root=real_root):
+        if (is_link or not folder_inside) and (escape := outside_problem(path, root, real_root=real_root)):
             problems.append(escape)
             continue
         item = load_document(path, kind, problems)
