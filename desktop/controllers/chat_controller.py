@@ -68,6 +68,9 @@ class ChatController(QObject):
         self.conversation = ConversationModel(self)
         self._busy = False
         self._compacting = False
+        self._history_pending = False
+        # A reply asked for while the history is still being read: (its events, its text).
+        self._waiting_reply: tuple[Callable[[], AsyncIterator[ChatEvent]], str | None] | None = None
         # After a compaction (or its undo): what the next request would cost, until the next reply.
         self.next_request_estimate: ContextManifest | None = None
         self._saved_user_message = False
@@ -128,6 +131,11 @@ class ChatController(QObject):
     # --- history ------------------------------------------------------------------------------
 
     def load_history(self) -> None:
+        # Read in a worker thread while a reply streams on the core loop: a reply started before
+        # the history arrives would be wiped by it (the conversation is reset to what was read),
+        # so a message sent meanwhile waits for it (see _stream).
+        self._history_pending = True
+
         def loaded(messages: list[StoredMessage]) -> None:
             self.conversation.load(messages)
             self.subagent_runs.set_contexts([m.request_context for m in messages if m.request_context])
@@ -135,8 +143,19 @@ class ChatController(QObject):
             self.context_changed.emit()
             if self.session.memories.available:
                 self.memories.show_open_proposals()
+            self._history_arrived()
 
-        self.bridge.call(self.session.history, on_result=loaded, on_error=self._report)
+        def failed(error: BaseException) -> None:
+            self._report(error)
+            self._history_arrived()
+
+        self.bridge.call(self.session.history, on_result=loaded, on_error=failed)
+
+    def _history_arrived(self) -> None:
+        self._history_pending = False
+        waiting, self._waiting_reply = self._waiting_reply, None
+        if waiting is not None and self._busy:  # not stopped meanwhile
+            self._begin(*waiting)
 
     # --- sending ------------------------------------------------------------------------------
 
@@ -167,6 +186,13 @@ class ChatController(QObject):
         if self._busy or self._compacting:
             return False
         self._set_busy(True)
+        if self._history_pending:
+            self._waiting_reply = (events, text)  # started once the history is in
+            return True
+        self._begin(events, text)
+        return True
+
+    def _begin(self, events: Callable[[], AsyncIterator[ChatEvent]], text: str | None) -> None:
         self._saved_user_message = False
         token = self._replies.next()
 
@@ -196,10 +222,16 @@ class ChatController(QObject):
                 self.conversation.add_notice(message, status="error")
 
         self.bridge.stream(events, on_event, done, failed)
-        return True
 
     def stop(self) -> None:
         """Stop the reply in progress; the text received so far is kept, marked stopped."""
+        if self._waiting_reply is not None:  # not started: the history is still being read
+            _, text = self._waiting_reply
+            self._waiting_reply = None
+            self._set_busy(False)
+            if text is not None:
+                self.send_failed.emit(text, "Stopped before it was sent.")
+            return
         if self._busy:
             self.bridge.call_soon(self.session.cancel)
 

@@ -311,3 +311,43 @@ def test_a_provider_that_keeps_failing_shows_one_error_not_a_line_per_attempt(
     rows = [w.entry for w in view.conversation.widgets() if w.entry is not None]
     assert [(e.kind, e.status) for e in rows] == [("user", "complete"), ("assistant", "error")]
     assert sum("HTTP 503" in (e.text + (e.error or "")) for e in rows) == 1
+
+
+def test_a_message_sent_while_the_chat_history_is_read_waits_for_it_and_nothing_is_lost(
+    qtbot: QtBot, desktop: DesktopApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    controller = desktop.window.current_controller()
+    assert controller is not None
+    provider = scripted(desktop)
+    provider.enqueue_reply("First answer.")
+    send(qtbot, desktop, "first")
+    qtbot.waitUntil(lambda: idle(desktop), timeout=WAIT_MS)
+    # The history is read in a worker thread while replies stream on the core loop: read it again,
+    # slowly, as when a chat opens, and send before it arrives.
+    released = threading.Event()
+    reading = controller.session.history
+
+    def slow_history() -> object:
+        released.wait(WAIT_MS / 1000)
+        return reading()
+
+    monkeypatch.setattr(controller.session, "history", slow_history)
+    controller.load_history()
+    provider.enqueue_reply("Second answer.")
+    send(qtbot, desktop, "second")
+    assert controller.busy  # shown as under way (Stop) while it waits
+    rows = lambda: [(e.kind, e.text) for e in controller.conversation.entries()]  # noqa: E731
+    assert ("user", "second") not in rows()
+    released.set()
+    qtbot.waitUntil(
+        lambda: ("assistant", "Second answer.") in rows() and not controller.busy, timeout=WAIT_MS
+    )
+    assert rows() == [
+        ("user", "first"),
+        ("assistant", "First answer."),
+        ("user", "second"),
+        ("assistant", "Second answer."),
+    ]
+    provider.assert_all_used()
