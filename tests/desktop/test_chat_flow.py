@@ -351,3 +351,32 @@ def test_a_message_sent_while_the_chat_history_is_read_waits_for_it_and_nothing_
         ("assistant", "Second answer."),
     ]
     provider.assert_all_used()
+
+
+def test_stop_before_a_waiting_message_is_sent_gives_its_text_back(
+    qtbot: QtBot, desktop: DesktopApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    controller = desktop.window.current_controller()
+    view = desktop.window.current_view()
+    assert controller is not None and view is not None
+    released = threading.Event()
+    reading = controller.session.history
+
+    def slow_history() -> object:
+        released.wait(WAIT_MS / 1000)
+        return reading()
+
+    monkeypatch.setattr(controller.session, "history", slow_history)
+    controller.load_history()
+    provider = scripted(desktop)
+    send(qtbot, desktop, "never mind")
+    assert controller.busy
+    with qtbot.waitSignal(controller.send_failed, timeout=WAIT_MS) as failed:
+        controller.stop()
+    assert failed.args[0] == "never mind" and not controller.busy
+    with qtbot.waitSignal(controller.history_loaded, timeout=WAIT_MS):
+        released.set()
+    assert not controller.busy and provider.requests == []  # nothing was sent
+    assert view.composer.toPlainText() == "never mind"
