@@ -23,7 +23,6 @@ from agent_core.providers.base import (
     StreamEvent,
     TextDelta,
     TokenUsage,
-    ToolCall,
     ToolCallEvent,
     ToolSpec,
     UsageEvent,
@@ -31,6 +30,7 @@ from agent_core.providers.base import (
 from agent_core.providers.gemini_provider import GeminiProvider
 from agent_core.providers.retry import stream_with_retries
 from tests.support.fake_api import FakeApi, Reply, json_fixture, sse_fixture
+from tests.support.image_turns import PIXEL, image_turn
 
 pytestmark = pytest.mark.anyio
 
@@ -177,32 +177,11 @@ async def test_no_key_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None
         await collect(GeminiProvider(ProviderSettings(provider_id="gemini", type="gemini")), request())
 
 
-# A 1x1 PNG, as a tool would give it back.
-PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-
-
-def image_turn() -> tuple[ChatMessage, ...]:
-    calls = (ToolCall("call_a", "shots__capture", {}), ToolCall("call_b", "read_file", {"path": "a"}))
-    return (
-        ChatMessage("user", "Look at the screen"),
-        ChatMessage("assistant", "", tool_calls=calls),
-        ChatMessage(
-            "tool",
-            "[image: PNG 1x1, 0.1 KB]",
-            tool_call_id="call_a",
-            tool_name="shots__capture",
-            images=(ImageInput("image/png", PIXEL), ImageInput("image/gif", "R0lGODlh")),
-        ),
-        ChatMessage("tool", "text of a", tool_call_id="call_b", tool_name="read_file"),
-        ChatMessage("user", "What does it show?"),
-    )
-
-
 async def test_a_gemini_model_gets_the_images_as_inline_data_after_the_function_responses(
     fake_api: FakeApi,
 ) -> None:
     fake_api.queue(Reply(sse_events=sse_fixture("gemini/text.sse")))
-    await collect(provider_for(fake_api), request(*image_turn()))
+    await collect(provider_for(fake_api), request(*image_turn(ImageInput("image/gif", "R0lGODlh"))))
     contents = fake_api.requests[0].body["contents"]
     assert [c["role"] for c in contents] == ["user", "model", "user"]
     parts = contents[2]["parts"]
@@ -227,7 +206,7 @@ async def test_a_gemini_model_the_agent_says_cannot_see_gets_only_the_summary_li
     provider = GeminiProvider(
         replace(provider_for(fake_api).settings, vision_models=("!*flash*", "gemini-*"))
     )
-    await collect(provider, request(*image_turn()))
+    await collect(provider, request(*image_turn(ImageInput("image/gif", "R0lGODlh"))))
     parts = fake_api.requests[0].body["contents"][2]["parts"]
     assert [next(iter(p)) for p in parts] == ["functionResponse", "functionResponse", "text"]
     assert "inlineData" not in json.dumps(fake_api.requests[0].body)

@@ -31,6 +31,7 @@ from agent_core.providers.base import (
 from agent_core.providers.openai_compatible import OpenAICompatibleProvider
 from agent_core.providers.retry import stream_with_retries
 from tests.support.fake_api import FakeApi, Reply, json_fixture, sse_fixture
+from tests.support.image_turns import PIXEL, image_turn
 
 pytestmark = pytest.mark.anyio
 
@@ -244,35 +245,16 @@ async def test_models_are_listed_from_the_models_endpoint(fake_api: FakeApi) -> 
     assert fake_api.requests[0].path == "/v1/models"
 
 
-# A 1x1 PNG, as a tool would give it back.
-PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-
-
-def image_turn() -> tuple[ChatMessage, ...]:
-    """Two tool calls in one turn, the first with an image, the second without, then a user message."""
-    calls = (ToolCall("call_a", "shots__capture", {}), ToolCall("call_b", "read_file", {"path": "a"}))
-    return (
-        ChatMessage("user", "Look at the screen"),
-        ChatMessage("assistant", "", tool_calls=calls),
-        ChatMessage(
-            "tool",
-            "[image: PNG 1x1, 0.1 KB]",
-            tool_call_id="call_a",
-            tool_name="shots__capture",
-            images=(ImageInput("image/png", PIXEL), ImageInput("image/tiff", "AAAA")),
-        ),
-        ChatMessage("tool", "text of a", tool_call_id="call_b", tool_name="read_file"),
-        ChatMessage("user", "What does it show?"),
-    )
-
-
 async def test_a_vision_model_gets_the_images_in_a_user_message_after_the_tool_messages(
     fake_api: FakeApi,
 ) -> None:
     fake_api.queue(Reply(sse_events=sse_fixture("openai/text.sse")))
     provider = provider_for(fake_api, vision_models=("llava*", "qwen2.5-vl*"))
     assert provider.accepts_images("llava-1.6") and not provider.accepts_images("llama3.1")
-    req = replace(request(*image_turn()), settings=replace(request().settings, model="llava-1.6"))
+    req = replace(
+        request(*image_turn(ImageInput("image/tiff", "AAAA"))),
+        settings=replace(request().settings, model="llava-1.6"),
+    )
     await collect(provider, req)
     messages = fake_api.requests[0].body["messages"]
     # The API wants every tool message right after the calls, so the images wait for the last one.
@@ -291,7 +273,7 @@ async def test_a_vision_model_gets_the_images_in_a_user_message_after_the_tool_m
 async def test_a_model_that_cannot_see_gets_only_the_summary_line(fake_api: FakeApi) -> None:
     fake_api.queue(Reply(sse_events=sse_fixture("openai/text.sse")))
     # Another server's models see nothing unless the agent lists them in visionModels.
-    await collect(provider_for(fake_api), request(*image_turn()))
+    await collect(provider_for(fake_api), request(*image_turn(ImageInput("image/tiff", "AAAA"))))
     messages = fake_api.requests[0].body["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user"]
     assert "image_url" not in json.dumps(messages)
