@@ -276,6 +276,7 @@ class WorkflowEngine:
             raise WorkflowError(
                 f"state '{state.id}': iter_key '{key}' is not a list in the store ({type(items).__name__})"
             )
+        self._limits.before_items(target.id, key, len(items))
         width = min(target.parallel or 1, len(items)) or 1
         if width == 1:
             writes = _ItemWrites(target)

@@ -68,6 +68,17 @@ class RunLimits:
                 "limits.maxTokens in the workflow file if it should go on"
             )
 
+    def before_items(self, state_id: str, key: str, count: int) -> None:
+        """Raises Stopped when an iteration has more items than the steps the run has left: it
+        could never finish them, so none is started (and no task is made for each)."""
+        left = self.limits.max_steps - self.steps
+        if count > left:
+            raise Stopped(
+                f"stopped at limits.maxSteps ({self.limits.max_steps}) before state '{state_id}': "
+                f"'{key}' holds {count:,} items, more than the {left:,} steps the run has left. Raise "
+                f"limits.maxSteps in the workflow file (at most {HARD_MAX_STEPS:,}), or iterate over fewer"
+            )
+
     def stop_if_over(self) -> None:
         """Raises Stopped when a recorded step passed a cap on what the run stores."""
         if self._over:

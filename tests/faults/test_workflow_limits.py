@@ -72,9 +72,7 @@ def test_a_ten_thousand_step_cycle_stops_at_the_stored_bytes_cap_with_memory_and
     assert peak < 40 * MB  # nothing grows with the steps: they are in the database, not in memory
 
 
-def test_an_iteration_over_100000_items_stops_at_the_cap_and_the_database_stays_small(tmp_path: Path) -> None:
-    runner = Runner(tmp_path)
-    text = """
+ITERATION = """
 limits: {maxSteps: 10000, maxStoredBytes: 4194304}
 states:
   - id: list
@@ -84,15 +82,26 @@ states:
     task: 'Handle {{item}}'
     next: {state_id: end, output_key: handled}
 """
+
+
+def test_an_iteration_over_100000_items_is_refused_before_its_first_item(tmp_path: Path) -> None:
+    runner = Runner(tmp_path)
+    answers = [{"state_id": "list", "output": "{}"}]
+    run = runner.run(ITERATION, {"items": list(range(100_000))}, answers)
+    assert run.status == "stopped" and "'items' holds 100,000 items, more than the 9,999 steps" in run.error
+    assert "Raise limits.maxSteps" in run.error and [s.state_id for s in run.steps] == ["list"]
+    assert database_bytes(tmp_path / "chats.sqlite3") < 16 * MB  # the input, one step, the log's copies
+
+
+def test_an_iteration_over_a_large_store_stops_at_the_stored_bytes_cap(tmp_path: Path) -> None:
+    runner = Runner(tmp_path)
     answers = [{"state_id": "list", "output": "{}"}] + [
-        {"state_id": "each", "output": f"done {i}"} for i in range(100_000)
+        {"state_id": "each", "output": f"done {i}"} for i in range(9_000)
     ]
-    run = runner.run(text, {"items": list(range(100_000))}, answers)
+    run = runner.run(ITERATION, {"items": [f"item {i:06}" for i in range(9_000)]}, answers)
     assert run.status == "stopped" and "limits.maxStoredBytes (4.0 MB)" in run.error
-    assert len(run.steps) < 20  # each item's step keeps the store (and its 100,000 items) twice
-    records = sum(len(json.dumps(s.store_before)) + len(json.dumps(s.store_after)) for s in run.steps)
-    assert records < 6 * MB  # the cap and the step that passed it
-    assert database_bytes(tmp_path / "chats.sqlite3") < 16 * MB  # those, the input, the log's copies
+    assert len(run.steps) < 40  # each item's step keeps the store (and its 9,000 items) twice
+    assert database_bytes(tmp_path / "chats.sqlite3") < 16 * MB  # the cap, the input, the log's copies
 
 
 def test_a_step_over_max_step_bytes_keeps_only_its_outline_and_stops_the_run(tmp_path: Path) -> None:
