@@ -335,15 +335,18 @@ def private_attribute(attribute: str, obj: Any = None) -> str:
 
 
 def private_reads(parsed: nodes.Template) -> list[tuple[str, int]]:
-    """The private attributes (``x.__class__``, ``x['_y']``) a parsed template reads, with their
-    lines: refused when it renders, so ``workflow check`` reports them first."""
-    found = [(node.attr, node.lineno) for node in parsed.find_all(nodes.Getattr) if node.attr.startswith("_")]
+    """The Python internals (``x.__class__``, ``x['__globals__']``) a parsed template reads, with
+    their lines: refused when it renders, so ``workflow check`` reports them first. A key with one
+    leading underscore (``doc._id``) is a store key like any other."""
+    found = [
+        (node.attr, node.lineno) for node in parsed.find_all(nodes.Getattr) if node.attr.startswith("__")
+    ]
     found += [
         (node.arg.value, node.lineno)
         for node in parsed.find_all(nodes.Getitem)
         if isinstance(node.arg, nodes.Const)
         and isinstance(node.arg.value, str)
-        and node.arg.value.startswith("_")
+        and node.arg.value.startswith("__")
     ]
     return sorted(found, key=lambda pair: pair[1])
 

@@ -81,7 +81,7 @@ class _KeepUndefined(Undefined):
         return _KeepUndefined(name=f"{self._undefined_name}.{name}")
 
     def __getitem__(self, name: Any) -> Any:
-        if isinstance(name, str) and name.startswith("_"):  # what the sandbox asks after getattr
+        if isinstance(name, str) and name.startswith("__"):  # what the sandbox asks after getattr
             raise TemplateProblem(private_attribute(name))
         return _KeepUndefined(name=f"{self._undefined_name}.{name}")
 

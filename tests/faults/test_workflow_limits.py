@@ -253,6 +253,15 @@ def test_a_private_attribute_of_an_undefined_value_is_refused_in_keep_mode() -> 
             render(template, {}, where="state 'x', task", undefined="keep")
 
 
+def test_a_store_key_with_one_leading_underscore_is_read_and_not_reported(tmp_path: Path) -> None:
+    store = {"doc": {"_id": "a1"}}
+    assert render("{{ doc._id }} {{ doc['_id'] }}", store, where="t") == "a1 a1"
+    text = "states:\n  - id: a\n    task: 'Read {{ doc._id }}'\n    next: {state_id: end}\n"
+    workflow = parse_workflow(tmp_path / "ids.yaml", text, [])
+    assert workflow is not None
+    assert not [p for p in check_workflow(workflow) if "private" in p.message]
+
+
 GATED = """\
 states:
   - id: plan
