@@ -37,9 +37,15 @@ __all__ = [
     "Sandbox",
     "TemplateProblem",
     "WorkflowTemplateError",
+    "bounded_join",
     "budget",
+    "guarded_filter",
+    "private_attribute",
     "private_reads",
+    "range_",
+    "reset_budget",
     "set_deadline",
+    "spend",
     "template_line",
 ]
 
@@ -73,7 +79,7 @@ def set_deadline(at: float | None) -> None:
 
 
 def budget() -> contextvars.Token[list[int]]:
-    """A fresh budget for one rendering; give the token back to ``_budget.reset``."""
+    """A fresh budget for one rendering; give the token back to ``reset_budget``."""
     return _budget.set([MAX_ITERATIONS])
 
 
