@@ -86,3 +86,9 @@ _.set_tokens
 _.get_client_info
 _.set_client_info
 _.token_expiry_time
+
+# Jinja2 calls them (agent_core/workflows/_sandbox.py): its NodeTransformer visits Concat nodes, its
+# templates call the environment's concat and unsafe_undefined.
+_.visit_Concat
+_.concat
+_.unsafe_undefined

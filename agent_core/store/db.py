@@ -222,6 +222,13 @@ CREATE TABLE sent_requests (
 );
 """
 
+# A workflow run names the program running it (host and pid): a run left 'running' by a program
+# that has ended (a crash, a kill) is marked 'interrupted' when the run store is next opened.
+_M011_WORKFLOW_RUN_OWNER = """
+ALTER TABLE workflow_runs ADD COLUMN host TEXT;
+ALTER TABLE workflow_runs ADD COLUMN pid INTEGER;
+"""
+
 
 Migration = str | Callable[[sqlite3.Connection], None]
 
@@ -237,6 +244,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("selection_feedback", _M008_SELECTION_FEEDBACK),
     ("replaced_messages", _M009_REPLACED_MESSAGES),
     ("sent_requests", _M010_SENT_REQUESTS),
+    ("workflow_run_owner", _M011_WORKFLOW_RUN_OWNER),
 )
 
 

@@ -1,6 +1,6 @@
 """``contextdesk workflow check``: what is wrong with a workflow before anything runs.
 
-Unknown states, assistants and tools; states no path reaches; parallel writes to one key without
+Unknown states, assistants and tools; states no path reaches; loops with no way to the end; parallel writes to one key without
 a ``merge`` rule; CodeMie features ContextDesk does not run; and variables a template reads that
 nothing defines: not an input, and not stored by any state that can run before (its
 ``output_key``, the properties of its ``output_schema``, or the keys of the JSON its task asks
@@ -16,9 +16,10 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from agent_core.agent.items import Problem
+from agent_core.workflows._loops import endless_loops
 from agent_core.workflows.loader import Workflow
 from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowNext, WorkflowState
-from agent_core.workflows.templates import WorkflowTemplateError, variables_of
+from agent_core.workflows.templates import WorkflowTemplateError, private_attributes, variables_of
 
 __all__ = ["END", "check_workflow", "output_keys", "targets"]
 
@@ -191,6 +192,14 @@ def check_workflow(
                     *where,
                     "next",
                 )
+        for text, place, expression in _templates(state):
+            for name, line in private_attributes(text, expression=expression):
+                add(
+                    f"state '{state.id}', {place}, line {line}: the template uses a private attribute "
+                    f"'{name}', which is refused when it runs",
+                    "remove it: templates read the context store's values, their keys and items",
+                    *where, *_PLACE_KEYS.get(place, ()),
+                )  # fmt: skip
         if state.parallel and state.parallel > 1 and state.merge is None:
             add(
                 f"state '{state.id}' runs {state.parallel} at a time but says nothing of how their outputs merge",
@@ -211,6 +220,16 @@ def check_workflow(
                     severity="warning",
                 )
     _unreachable(spec.states, states, add)
+    if stuck := endless_loops(spec.states, targets, END):
+        lines = {state_id: workflow.line_of("states", index[state_id]) for state_id in stuck}
+        names = ", ".join(f"'{s}'" + (f" (line {lines[s]})" if lines[s] else "") for s in stuck)
+        add(
+            f"{'state' if len(stuck) == 1 else 'states'} {names} loop without an end: no path from "
+            f"{'it' if len(stuck) == 1 else 'them'} leads to end, so a run that gets there goes round "
+            "until limits.maxSteps stops it",
+            "give one of them a way out: a condition or switch with end (or a state leading to end) as one of its targets",
+            "states", index[stuck[0]], "next",
+        )  # fmt: skip
     _variables(workflow, states, index, add)
     return problems
 
@@ -347,6 +366,17 @@ def _used(state: WorkflowState, assistant: WorkflowAssistantConfig | None) -> se
             for value in [*(server.config.args or []), *server.config.env.values()]:
                 collect(value, f"MCP server '{server.name}' arguments")
     return used
+
+
+def _templates(state: WorkflowState) -> Iterable[tuple[str, str, bool]]:
+    """The state's templates and conditions: (text, where it is, whether it is an expression)."""
+    yield state.task, "task", False
+    for value in _strings(state.tool_args or {}):
+        yield value, "tool_args", False
+    if state.next.condition is not None:
+        yield state.next.condition.expression, "condition", True
+    for case in state.next.switch.cases if state.next.switch else []:
+        yield case.condition, "switch", True
 
 
 def _strings(value: Any) -> Iterable[str]:

@@ -30,9 +30,12 @@ from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChatStore, StoredSession
 from agent_core.subagents.definition import Subagent, SubagentLimits
 from agent_core.subagents.runner import DelegationEvent, schema_problem
+from agent_core.workflows._sandbox import set_deadline
 from agent_core.workflows.check import END
 from agent_core.workflows.context_store import Transition, apply_output
 from agent_core.workflows.errors import WorkflowError
+from agent_core.workflows.limits import RunLimits
+from agent_core.workflows.limits import Stopped as _Stopped
 from agent_core.workflows.loader import Workflow
 from agent_core.workflows.parsing import parse_output
 from agent_core.workflows.records import HistoryMessage, StepRecord, WorkflowRunRecord
@@ -152,8 +155,7 @@ class WorkflowEngine:
         self.host = host
         self.states = {s.id: s for s in self.spec.states}
         self.run_id = uuid.uuid4().hex[:16]
-        self._steps: list[StepRecord] = []
-        self._tokens = 0
+        self._limits = RunLimits(self.spec.limits)  # its steps are in the database, not kept here
 
     async def run(
         self, given: Any, *, resume_from: StepRecord | None = None
@@ -197,7 +199,8 @@ class WorkflowEngine:
         except TimeoutError:
             status, error = (
                 "stopped",
-                f"stopped at limits.timeoutSeconds ({self.spec.limits.timeout_seconds:g} s)",
+                f"stopped at limits.timeoutSeconds ({self.spec.limits.timeout_seconds:g} s): raise it "
+                "in the workflow file (at most 86,400) if the run needs longer",
             )
         except asyncio.CancelledError:
             self.runs.finish(self.run_id, "cancelled", store, "cancelled")
@@ -217,6 +220,7 @@ class WorkflowEngine:
         events: asyncio.Queue[Any],
     ) -> None:
         try:
+            set_deadline(time.monotonic() + self.spec.limits.timeout_seconds)  # held inside templates too
             async with asyncio.timeout(self.spec.limits.timeout_seconds):
                 async for event in self._path(start, store, history):
                     events.put_nowait(event)
@@ -272,6 +276,7 @@ class WorkflowEngine:
             raise WorkflowError(
                 f"state '{state.id}': iter_key '{key}' is not a list in the store ({type(items).__name__})"
             )
+        self._limits.before_items(target.id, key, len(items))
         width = min(target.parallel or 1, len(items)) or 1
         if width == 1:
             writes = _ItemWrites(target)
@@ -327,15 +332,11 @@ class WorkflowEngine:
         history: tuple[HistoryMessage, ...],
         item: Any = None,
     ) -> AsyncIterator[Any]:
-        limits = self.spec.limits
-        if len(self._steps) >= limits.max_steps:
-            raise _Stopped(f"stopped at limits.maxSteps ({limits.max_steps}) before state '{state.id}'")
-        if self._tokens >= limits.max_tokens:
-            raise _Stopped(f"stopped at limits.maxTokens ({limits.max_tokens:,}) before state '{state.id}'")
+        self._limits.before(state.id)
         yield StepStarted(self.run_id, state.id, item)
         started = time.monotonic()
         base = StepRecord(
-            position=len(self._steps),
+            position=self._limits.steps,
             state_id=state.id,
             kind="tool" if state.tool_id else ("mock" if self.mock else "assistant"),
             store_before=dict(store),
@@ -397,7 +398,7 @@ class WorkflowEngine:
         new_history = () if next_.clear_prior_messages else history
         if next_.include_in_llm_history and not next_.clear_prior_messages:
             new_history = (*new_history, HistoryMessage("assistant", raw, state.id))
-        self._tokens += (usage.input_tokens or 0) + (usage.output_tokens or 0)
+        self._limits.tokens += (usage.input_tokens or 0) + (usage.output_tokens or 0)
         context = None
         if child:
             messages = self.chats.messages(child)
@@ -427,13 +428,13 @@ class WorkflowEngine:
         step = replace(step, next_state=", ".join(following))
         step = self._record(step)
         yield StepFinished(self.run_id, step)
+        self._limits.stop_if_over()
         yield step
 
     def _record(self, step: StepRecord) -> StepRecord:
         """Keep ``step``, numbered in the order steps end (items run side by side start together)."""
-        step = replace(step, position=len(self._steps))
-        self._steps.append(step)
-        self.runs.add_step(self.run_id, step)
+        step, data = self._limits.record(step)
+        self.runs.add_step(self.run_id, step, data)
         return step
 
     async def _approve(self, state: WorkflowState, task: str) -> AsyncIterator[ApprovalRequest]:
@@ -475,7 +476,7 @@ class WorkflowEngine:
                 names = frozenset(servers)
                 granted = lambda tools: StateTools(tools, own, names)  # noqa: E731 - one use
             async for event in parent.delegator.run_definition(
-                subagent, message, f"{self.run_id}-{len(self._steps)}", granted=granted
+                subagent, message, f"{self.run_id}-{self._limits.steps}", granted=granted
             ):
                 if isinstance(event, Delegation):
                     delegation = event
@@ -586,10 +587,6 @@ class WorkflowEngine:
 
 
 _DONE = object()  # the end of a run's events
-
-
-class _Stopped(WorkflowError):
-    """A cap or a refused approval stopped the run (not a failure of the workflow)."""
 
 
 def _validate(state: WorkflowState, value: Any) -> None:

@@ -9,7 +9,8 @@ from agent_core.context.items import RequestContext, TokenUsage
 
 __all__ = ["HistoryMessage", "RunStatus", "StepRecord", "StepStatus", "WorkflowRunRecord"]
 
-RunStatus = Literal["running", "finished", "failed", "cancelled", "stopped"]
+# "interrupted": its program ended (a crash, a kill) while it ran; marked so when next opened.
+RunStatus = Literal["running", "finished", "failed", "cancelled", "stopped", "interrupted"]
 StepStatus = Literal["done", "failed", "refused", "dry_run"]
 
 

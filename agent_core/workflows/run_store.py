@@ -1,8 +1,15 @@
-"""Workflow runs in the app's database: a row per run, a record per state (written as it ends)."""
+"""Workflow runs in the app's database: a row per run, a record per state (written as it ends).
+
+A run's row names the program running it (host and pid); opening the store marks the runs left
+'running' by a program that has ended (closed mid-run, crashed, killed) as 'interrupted'.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import os
+import socket
 import sqlite3
 import threading
 import time
@@ -12,12 +19,21 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from agent_core.paths import user_dirs
-from agent_core.store.db import connect, store_error
+from agent_core.store.db import StoreError, connect, process_running, store_error
 from agent_core.workflows.records import RunStatus, StepRecord, WorkflowRunRecord
+from agent_core.workflows.schema import HARD_MAX_TIMEOUT_SECONDS
 
-__all__ = ["WorkflowRunStore"]
+__all__ = ["INTERRUPTED", "WorkflowRunStore"]
+
+logger = logging.getLogger(__name__)
 
 _STEP = TypeAdapter(StepRecord)
+
+INTERRUPTED = (
+    "interrupted: the program running it ended (closed, crashed or killed) before it finished; "
+    "run it again, or re-run it from a step it finished (`contextdesk workflow rerun RUN_ID --from "
+    "STATE`, or Re-run from this step in the desktop)"
+)
 
 
 def _json(value: Any) -> str:
@@ -29,6 +45,11 @@ class WorkflowRunStore:
         self.path = path or user_dirs().database
         self._db = connect(self.path)
         self._lock = threading.RLock()
+        self._host = socket.gethostname()
+        try:
+            self.recover_interrupted()
+        except StoreError as error:  # a read-only database can still be read
+            logger.warning("could not mark interrupted workflow runs in %s: %s", self.path, error)
 
     def close(self) -> None:
         with self._lock:
@@ -44,16 +65,17 @@ class WorkflowRunStore:
 
     def start(self, run_id: str, agent_path: str, workflow: str, given: Any, *, mocked: bool) -> None:
         self._write(
-            "INSERT INTO workflow_runs(id, agent_path, workflow, status, input, mocked, started_at) "
-            "VALUES (?, ?, ?, 'running', ?, ?, ?)",
-            (run_id, agent_path, workflow, _json(given), int(mocked), time.time()),
+            "INSERT INTO workflow_runs(id, agent_path, workflow, status, input, mocked, started_at, host, pid) "
+            "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)",
+            (run_id, agent_path, workflow, _json(given), int(mocked), time.time(), self._host, os.getpid()),
             "could not save the workflow run",
         )
 
-    def add_step(self, run_id: str, step: StepRecord) -> None:
+    def add_step(self, run_id: str, step: StepRecord, encoded: bytes | None = None) -> None:
+        """Save ``step`` (``encoded``: its JSON, when the caller measured it already)."""
         self._write(
             "INSERT OR REPLACE INTO workflow_steps(run_id, position, record) VALUES (?, ?, ?)",
-            (run_id, step.position, _STEP.dump_json(step).decode()),
+            (run_id, step.position, (encoded or _STEP.dump_json(step)).decode()),
             "could not save a step of the workflow run",
         )
 
@@ -63,6 +85,39 @@ class WorkflowRunStore:
             (status, _json(store), error or None, time.time(), run_id),
             "could not save the end of the workflow run",
         )
+
+    def recover_interrupted(self) -> int:
+        """Mark the runs left 'running' by a program that has ended as 'interrupted'; returns how
+        many. A run of a live program (this one too) is left alone.
+
+        Raises:
+            StoreError: the database cannot be written.
+        """
+        now = time.time()
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, host, pid, started_at FROM workflow_runs WHERE status = 'running'"
+            ).fetchall()
+        ended = [row["id"] for row in rows if self._ended(row, now)]
+        for run_id in ended:
+            self._write(
+                "UPDATE workflow_runs SET status = 'interrupted', error = ?, finished_at = ? "
+                "WHERE id = ? AND status = 'running'",
+                (INTERRUPTED, now, run_id),
+                "could not mark an interrupted workflow run",
+            )
+        return len(ended)
+
+    def _ended(self, row: sqlite3.Row, now: float) -> bool:
+        """Whether the program that ran ``row`` has ended."""
+        if row["host"] == self._host and row["pid"] == os.getpid():
+            return False
+        if now - row["started_at"] > HARD_MAX_TIMEOUT_SECONDS + 60:
+            return True  # no run lives longer than the hard cap on limits.timeoutSeconds
+        if row["host"] is None:
+            return True  # started by an older ContextDesk, which named no program
+        # On another computer (a shared folder) only time tells; here the process does.
+        return row["host"] == self._host and not process_running(row["pid"])
 
     def run(self, run_id: str) -> WorkflowRunRecord | None:
         with self._lock:

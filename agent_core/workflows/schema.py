@@ -176,10 +176,25 @@ class WorkflowInput(_Model):
     description: str = ""
 
 
+HARD_MAX_STEPS = 10_000
+HARD_MAX_STORED_BYTES = 1024 * 1_048_576  # 1 GB of run records: beyond it, split the workflow
+HARD_MAX_STEP_BYTES = 64 * 1_048_576
+HARD_MAX_TIMEOUT_SECONDS = 86_400.0  # no run lives longer (an older "running" run was interrupted)
+
+
 class WorkflowLimits(_Model):
-    max_steps: int = Field(default=50, ge=1, le=10_000, alias="maxSteps")
+    """A run's caps (docs/workflows.md#limits); each has a default and a hard upper cap."""
+
+    max_steps: int = Field(default=50, ge=1, le=HARD_MAX_STEPS, alias="maxSteps")
     max_tokens: int = Field(default=200_000, ge=100, alias="maxTokens")
-    timeout_seconds: float = Field(default=900, gt=0, le=86_400, alias="timeoutSeconds")
+    timeout_seconds: float = Field(default=900, gt=0, le=HARD_MAX_TIMEOUT_SECONDS, alias="timeoutSeconds")
+    # What the run's step records may store in the database, in all and per step.
+    max_stored_bytes: int = Field(
+        default=64 * 1_048_576, ge=65_536, le=HARD_MAX_STORED_BYTES, alias="maxStoredBytes"
+    )
+    max_step_bytes: int = Field(
+        default=4 * 1_048_576, ge=16_384, le=HARD_MAX_STEP_BYTES, alias="maxStepBytes"
+    )
 
 
 class WorkflowFile(_Model):

@@ -10,19 +10,29 @@ CodeMie leaves (for workflows imported from it).
 
 from __future__ import annotations
 
-import contextvars
+import functools
 import json
-import math
-import operator
-import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Literal
 
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, Undefined, UndefinedError, meta
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from agent_core.errors import ContextDeskError
+from agent_core.workflows._sandbox import (
+    MAX_ITERATIONS,
+    MAX_VALUE_CHARS,
+    MAX_WIDTH,
+    Sandbox,
+    TemplateProblem,
+    WorkflowTemplateError,
+    budget,
+    guarded_filter,
+    private_attribute,
+    private_reads,
+    reset_budget,
+    spend,
+    template_line,
+)
 
 __all__ = [
     "MAX_ITERATIONS",
@@ -31,45 +41,19 @@ __all__ = [
     "UndefinedMode",
     "WorkflowTemplateError",
     "condition",
+    "private_attributes",
     "render",
     "variables_of",
 ]
 
 UndefinedMode = Literal["error", "keep"]
 
-MAX_OUTPUT_CHARS = 1_000_000  # what one template may produce
-MAX_ITERATIONS = 100_000  # loop steps and range() items in one rendering, together
-MAX_WIDTH = 10_000  # widths and counts given to filters (center, indent, truncate, wordwrap…)
+MAX_OUTPUT_CHARS = MAX_VALUE_CHARS  # what one template may produce
 MAX_TEMPLATE_CHARS = 200_000
 
 
-class WorkflowTemplateError(ContextDeskError):
-    """A template or condition could not be rendered; the message names what and how to fix it."""
-
-
-class TemplateProblem(WorkflowTemplateError):
-    """Raised by the sandbox's own checks (an unsafe access, a budget exceeded)."""
-
-
-_budget: contextvars.ContextVar[list[int]] = contextvars.ContextVar("template_budget")
-
-
-def _spend(steps: int) -> None:
-    left = _budget.get(None)
-    if left is None:
-        return
-    left[0] -= steps
-    if left[0] < 0:
-        raise TemplateProblem(f"the template loops more than {MAX_ITERATIONS:,} times in all")
-
-
-def _range(*args: int) -> range:
-    items = range(*args)
-    _spend(len(items))
-    return items
-
-
 def _checked_width(name: str, filter_: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(filter_)  # keeps jinja_pass_arg (truncate is given the environment first)
     def checked(*args: Any, **kwargs: Any) -> Any:
         for value in (*args[1:], *kwargs.values()):
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_WIDTH:
@@ -80,34 +64,9 @@ def _checked_width(name: str, filter_: Callable[..., Any]) -> Callable[..., Any]
 
 
 def _safe_format(value: Any, *args: Any, **kwargs: Any) -> str:
-    """``|format`` with widths checked: "%999999999s" would allocate before any cap."""
+    """``|format``: sized as the ``%`` operator is (a width like "%999999999s" would allocate first)."""
     text = str(value)
-    for width in re.findall(r"%[-+ #0]*(\d+)", text):
-        if int(width) > MAX_WIDTH:
-            raise TemplateProblem(f"a format width of {int(width):,} (at most {MAX_WIDTH:,})")
-    if "*" in text:
-        raise TemplateProblem("'*' widths are not allowed in |format")
-    return text % (kwargs or args)
-
-
-class _Sandbox(ImmutableSandboxedEnvironment):
-    intercepted_binops = frozenset(["*", "**"])
-
-    def call_binop(self, context: Any, operator_: str, left: Any, right: Any) -> Any:
-        if operator_ == "*":
-            for sized, count in ((left, right), (right, left)):
-                repeats = isinstance(count, int) and hasattr(sized, "__len__") and not isinstance(sized, bool)
-                if repeats and len(sized) * count > MAX_OUTPUT_CHARS:
-                    raise TemplateProblem("a repetition ('*') would make more than the output cap")
-            return operator.mul(left, right)
-        if operator_ == "**":
-            numbers = isinstance(left, int | float) and isinstance(right, int | float)
-            if numbers and (
-                abs(right) > 1000 or (abs(left) > 1 and abs(right) * math.log10(abs(left) + 1) > 1000)
-            ):
-                raise TemplateProblem("a power ('**') too large to compute")
-            return operator.pow(left, right)
-        return super().call_binop(context, operator_, left, right)
+    return str(_ENVIRONMENTS["error"].call_binop(None, "%", text, kwargs or args))
 
 
 class _KeepUndefined(Undefined):
@@ -121,7 +80,10 @@ class _KeepUndefined(Undefined):
             raise AttributeError(name)
         return _KeepUndefined(name=f"{self._undefined_name}.{name}")
 
-    __getitem__ = __getattr__
+    def __getitem__(self, name: Any) -> Any:
+        if isinstance(name, str) and name.startswith("__"):  # what the sandbox asks after getattr
+            raise TemplateProblem(private_attribute(name))
+        return _KeepUndefined(name=f"{self._undefined_name}.{name}")
 
 
 def _as_text(value: Any) -> Any:
@@ -135,17 +97,18 @@ def _as_text(value: Any) -> Any:
     return value
 
 
-def _environment(mode: UndefinedMode) -> _Sandbox:
-    env = _Sandbox(
+def _environment(mode: UndefinedMode) -> Sandbox:
+    env = Sandbox(
         undefined=_KeepUndefined if mode == "keep" else StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
         finalize=_as_text,
     )
-    env.globals = {"range": _range, "dict": dict, "len": len}  # no lipsum, cycler, joiner, namespace
+    # Its globals are range, dict and len: no lipsum, cycler, joiner, namespace.
     for name in ("center", "indent", "truncate", "wordwrap", "batch", "slice", "round"):
         env.filters[name] = _checked_width(name, env.filters[name])
     env.filters["format"] = _safe_format
+    env.filters = {name: guarded_filter(name, filter_) for name, filter_ in env.filters.items()}
     return env
 
 
@@ -177,29 +140,48 @@ def render(
         raise WorkflowTemplateError(
             f"{where}: template syntax error on line {error.lineno}: {error.message}"
         ) from error
-    token = _budget.set([MAX_ITERATIONS])
+    token = budget()
     try:
         return _bounded("".join(_counted(compiled.generate(dict(store)))), where)
-    except UndefinedError as error:
-        raise WorkflowTemplateError(
-            f"{where}: {error.message}. The context store holds: {_keys(store)}. Store it in an earlier "
-            "state, give it as input, or set `undefined: keep` to leave it as text"
-        ) from error
-    except (SecurityError, TemplateProblem) as error:
-        raise WorkflowTemplateError(f"{where}: refused: {error}") from error
-    except RecursionError as error:
-        raise WorkflowTemplateError(f"{where}: refused: the template recurses too deeply") from error
-    except (TemplateError, TypeError, ValueError, ZeroDivisionError, OverflowError) as error:
-        raise WorkflowTemplateError(f"{where}: {type(error).__name__}: {error}") from error
+    except _FAILURES as error:
+        raise _failure(error, where, store) from error
     finally:
-        _budget.reset(token)
+        reset_budget(token)
+
+
+# What rendering may raise besides RenderTimeout (a TimeoutError, left to stop the run at its cap).
+_FAILURES = (
+    TemplateProblem, TemplateError, TypeError, ValueError, ZeroDivisionError, OverflowError, RecursionError,
+    LookupError, AttributeError, AssertionError, MemoryError,
+)  # fmt: skip
+
+
+def _failure(
+    error: BaseException, where: str, store: Mapping[str, Any], *, expression: bool = False
+) -> WorkflowTemplateError:
+    """The message for a rendering's failure: what, on which line, and the fix where it is known."""
+    line = template_line(error)
+    at = f"{where}{' (the condition)' if expression else ''}{f', line {line}' if line and not expression else ''}"
+    if isinstance(error, UndefinedError):
+        fix = (
+            "" if expression
+            else " Store it in an earlier state, give it as input, or set `undefined: keep` to leave it as text"
+        )  # fmt: skip
+        return WorkflowTemplateError(f"{at}: {error.message}. The context store holds: {_keys(store)}.{fix}")
+    if isinstance(error, SecurityError | TemplateProblem):
+        return WorkflowTemplateError(f"{at}: refused: {error}")
+    if isinstance(error, RecursionError):
+        return WorkflowTemplateError(f"{at}: refused: the template recurses too deeply")
+    if isinstance(error, MemoryError):
+        return WorkflowTemplateError(f"{at}: refused: it ran out of memory; make it build smaller values")
+    return WorkflowTemplateError(f"{at}: {type(error).__name__}: {error}")
 
 
 def _counted(chunks: Iterator[str]) -> Iterator[str]:
     """The rendered chunks, a loop step charged per chunk and the output capped as it grows."""
     size = 0
     for chunk in chunks:
-        _spend(1)
+        spend(1)
         size += len(chunk)
         if size > MAX_OUTPUT_CHARS:
             raise TemplateProblem(f"the output passed {MAX_OUTPUT_CHARS:,} characters")
@@ -224,21 +206,13 @@ def condition(expression: str, store: Mapping[str, Any], *, where: str) -> bool:
         compiled = env.compile_expression(expression, undefined_to_none=False)
     except TemplateSyntaxError as error:
         raise WorkflowTemplateError(f"{where}: the condition does not parse: {error.message}") from error
-    token = _budget.set([MAX_ITERATIONS])
+    token = budget()
     try:
         return bool(compiled(**dict(store)))
-    except UndefinedError as error:
-        raise WorkflowTemplateError(
-            f"{where}: {error.message} in the condition. The context store holds: {_keys(store)}"
-        ) from error
-    except (SecurityError, TemplateProblem) as error:
-        raise WorkflowTemplateError(f"{where}: refused: {error}") from error
-    except (TemplateError, TypeError, ValueError, ZeroDivisionError, OverflowError, RecursionError) as error:
-        raise WorkflowTemplateError(
-            f"{where}: the condition failed: {type(error).__name__}: {error}"
-        ) from error
+    except _FAILURES as error:
+        raise _failure(error, where, store, expression=True) from error
     finally:
-        _budget.reset(token)
+        reset_budget(token)
 
 
 def variables_of(template: str, *, expression: bool = False) -> set[str]:
@@ -254,6 +228,16 @@ def variables_of(template: str, *, expression: bool = False) -> set[str]:
     except TemplateSyntaxError as error:
         raise WorkflowTemplateError(f"line {error.lineno}: {error.message}") from error
     return set(meta.find_undeclared_variables(parsed)) - set(env.globals)
+
+
+def private_attributes(template: str, *, expression: bool = False) -> list[tuple[str, int]]:
+    """The private attributes a template (or a condition) reads, with their lines; none when it
+    does not parse (that is reported on its own)."""
+    source = f"{{{{ ({template}) }}}}" if expression else template
+    try:
+        return private_reads(_ENVIRONMENTS["error"].parse(source))
+    except TemplateSyntaxError:
+        return []
 
 
 def _keys(store: Mapping[str, Any]) -> str:
