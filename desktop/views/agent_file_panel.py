@@ -1,7 +1,7 @@
 """The one editor of an agent's files (sub-agents, workflows): the files listed on the left with a
 new one from a template below them; the chosen file's text on the right, saved or deleted (Delete
 asks for a second click). What a kind of file does differently comes in an :class:`AgentFileKind`
-(its noun, its file, template, save and delete), and what its tab shows beside the text (its
+(its noun, its table, its file, template, save and delete), and what its tab shows beside the text (its
 problems, a test run, a run form and past runs) in the subclass's body and hooks."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -39,6 +39,7 @@ class AgentFileKind:
     root and the file; they block (they run on the core thread) and raise ContextDeskError."""
 
     noun: str  # "sub-agent", in the panel's messages
+    model: Callable[[QObject], FileTableModel[Any]]  # the table of the agent's files, made for a parent
     new_name_hint: str  # the new-name box's placeholder
     path_of: Callable[[Path, str], Path]  # (root, NAME) -> the file; raises for an unsafe name
     template: Callable[[str], str]  # NAME -> the text of a new file
@@ -56,20 +57,12 @@ class AgentFilePanel(QWidget):
     transcript_requested = Signal(str, str)  # a chat's id (a test run's, a workflow step's), a title
 
     def __init__(
-        self,
-        bridge: CoreBridge,
-        host: WorkspaceHost,
-        kind: AgentFileKind,
-        model: FileTableModel[Any],
-        parent: QWidget | None = None,
+        self, bridge: CoreBridge, host: WorkspaceHost, kind: AgentFileKind, parent: QWidget | None
     ) -> None:
         super().__init__(parent)
-        self.bridge = bridge
-        self.host = host
-        self.kind = kind
+        self.bridge, self.host, self.kind = bridge, host, kind
         self.agent: Agent | None = None
-        self.model = model
-        model.setParent(self)
+        self.model = kind.model(self)
         self._editing: Path | None = None  # the file in the editor
         self._confirm_delete = False
         self._restoring = False
@@ -81,7 +74,7 @@ class AgentFilePanel(QWidget):
         left = QWidget()
         self.list_layout = QVBoxLayout(left)
         self.list_layout.setContentsMargins(0, 0, 0, 0)
-        self.table = row_table(model)
+        self.table = row_table(self.model)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selected())
         self.list_layout.addWidget(self.table)
         new_row = QHBoxLayout()
@@ -165,7 +158,7 @@ class AgentFilePanel(QWidget):
             self._edit_file(path, text)
             self._file_read(path)
 
-        self.bridge.call(path.read_text, "utf-8", on_result=shown, on_error=self._failed)
+        self.bridge.call(path.read_text, "utf-8", on_result=shown, on_error=self.show_failure)
         self._selected(rows[0].row())
 
     def _label_of(self, path: Path) -> str:
@@ -213,7 +206,7 @@ class AgentFilePanel(QWidget):
             self.file_label.setText(f"{label} ({self.kind.saved_note})")
             self.saved.emit()
 
-        self.bridge.call(self.kind.save, root, path, text, on_result=done, on_error=self._failed)
+        self.bridge.call(self.kind.save, root, path, text, on_result=done, on_error=self.show_failure)
 
     def delete(self) -> None:
         if self.agent is None or self._editing is None:
@@ -234,7 +227,7 @@ class AgentFilePanel(QWidget):
             self._update_buttons()
             self.saved.emit()
 
-        self.bridge.call(self.kind.delete, root, path, on_result=done, on_error=self._failed)
+        self.bridge.call(self.kind.delete, root, path, on_result=done, on_error=self.show_failure)
 
     def _update_buttons(self) -> None:
         editing = self._editing is not None
@@ -243,5 +236,6 @@ class AgentFilePanel(QWidget):
         if not self._confirm_delete:
             self.delete_button.setText("Delete")
 
-    def _failed(self, error: BaseException) -> None:
+    def show_failure(self, error: BaseException) -> None:
+        """Say what went wrong (a file not read, saved or deleted)."""
         self.say(str(error) if isinstance(error, ContextDeskError) else repr(error), error=True)

@@ -1,16 +1,25 @@
 """The base of the transcript's row widgets (dimmed once a summary stands for their row), and what
-several of them share: a value as indented JSON, a text box fitted to its lines."""
+several of them share: a value as indented JSON, a text box fitted to its lines, the line that
+opens and closes a row's details."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from PySide6.QtWidgets import QFrame, QGraphicsOpacityEffect, QPlainTextEdit, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsOpacityEffect,
+    QPlainTextEdit,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 from desktop.models.conversation_entries import Entry
 
-__all__ = ["EntryWidget", "fit_box", "json_text"]
+__all__ = ["EntryWidget", "disclosure_toggle", "fit_box", "json_text"]
 
 DIMMED_OPACITY = 0.45
 DIMMED_TIP = "Summarized: the model now sees the conversation summary instead of this message."
@@ -54,3 +63,18 @@ def json_text(value: Any) -> str:
 def fit_box(box: QPlainTextEdit, max_lines: int = 12) -> None:
     lines = min(max_lines, max(1, box.toPlainText().count("\n") + 1))
     box.setFixedHeight(box.fontMetrics().lineSpacing() * lines + 14)
+
+
+def disclosure_toggle() -> QToolButton:
+    """A row-wide checkable line whose arrow points down while it is open (connect ``toggled`` to
+    show the details)."""
+    toggle = QToolButton()
+    toggle.setCheckable(True)
+    toggle.setAutoRaise(True)
+    toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    toggle.setArrowType(Qt.ArrowType.RightArrow)
+    toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    toggle.toggled.connect(
+        lambda expanded: toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+    )
+    return toggle

@@ -36,6 +36,7 @@ __all__ = ["SUBAGENT_FILES", "SubagentsPanel"]
 
 SUBAGENT_FILES = AgentFileKind(
     noun="sub-agent",
+    model=SubagentsModel,
     new_name_hint="new sub-agent name, e.g. researcher",
     path_of=subagent_path,
     template=template_for,
@@ -50,7 +51,7 @@ class SubagentsPanel(AgentFilePanel):
     model: SubagentsModel
 
     def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
-        super().__init__(bridge, host, SUBAGENT_FILES, SubagentsModel(), parent)
+        super().__init__(bridge, host, SUBAGENT_FILES, parent)
         self.list_layout.setStretchFactor(self.table, 1)
         body = self.body_layout
         self.editor = QPlainTextEdit()
@@ -165,7 +166,7 @@ class SubagentsPanel(AgentFilePanel):
 
         def failed(error: BaseException) -> None:
             self.run_button.setEnabled(True)
-            self._failed(error)
+            self.show_failure(error)
 
         self.bridge.stream(
             lambda: run_directly(workspace.agent, workspace.store, workspace.chat_services, name, task),

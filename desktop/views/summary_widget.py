@@ -8,8 +8,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QPlainTextEdit,
     QPushButton,
-    QSizePolicy,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -17,7 +15,7 @@ from PySide6.QtWidgets import (
 from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
 from desktop.views.common import MarkdownView
-from desktop.views.entry_widget import EntryWidget
+from desktop.views.entry_widget import EntryWidget, disclosure_toggle
 
 __all__ = ["SummaryWidget"]
 
@@ -41,12 +39,7 @@ class SummaryWidget(EntryWidget):
         layout.setContentsMargins(8, 4, 8, 6)
         layout.setSpacing(4)
         header = QHBoxLayout()
-        self.toggle = QToolButton()
-        self.toggle.setCheckable(True)
-        self.toggle.setAutoRaise(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.toggle = disclosure_toggle()
         self.toggle.setToolTip("The model sees this summary instead of the dimmed messages above it")
         self.toggle.setStyleSheet("QToolButton { border: none; background: transparent; font-weight: 600; }")
         self.toggle.toggled.connect(self._expand)
@@ -101,7 +94,6 @@ class SummaryWidget(EntryWidget):
         return not self.editor.isHidden()
 
     def _expand(self, expanded: bool) -> None:
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.body.setVisible(expanded and not self.editing)
 
     def start_editing(self) -> None:

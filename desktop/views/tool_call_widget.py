@@ -4,13 +4,11 @@ resources) under the line."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QProgressBar,
-    QSizePolicy,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -19,7 +17,7 @@ from agent_core.store.records import ToolCallRecord
 from desktop.models.conversation_entries import Entry
 from desktop.models.tool_outcomes import TOOL_STATUS_TEXT, Tone, tone_of
 from desktop.theme import colors
-from desktop.views.entry_widget import EntryWidget, fit_box, json_text
+from desktop.views.entry_widget import EntryWidget, disclosure_toggle, fit_box, json_text
 from desktop.views.rich_result import RichResultView
 
 __all__ = ["ToolCallWidget"]
@@ -42,12 +40,7 @@ class ToolCallWidget(EntryWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(4)
-        self.toggle = QToolButton()
-        self.toggle.setCheckable(True)
-        self.toggle.setAutoRaise(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.toggle = disclosure_toggle()
         self.toggle.toggled.connect(self._expand)
         layout.addWidget(self.toggle)
         # What the server reports of a running call: a bar when it knows the total, busy otherwise.
@@ -125,7 +118,6 @@ class ToolCallWidget(EntryWidget):
         self._layout.insertWidget(1, self.rich)
 
     def _expand(self, expanded: bool) -> None:
-        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         self.details.setVisible(expanded)
 
     def _show_progress(self, entry: Entry) -> None:

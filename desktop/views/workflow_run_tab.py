@@ -4,9 +4,7 @@ new or past, opens in its own run view."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -20,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.agent import Agent
 from agent_core.errors import ContextDeskError
 from agent_core.workflows.engine import initial_store
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
@@ -36,23 +35,22 @@ from desktop.views.workflow_input_form import WorkflowInputForm, parse_mock_outp
 __all__ = ["WorkflowRunTab"]
 
 
+class RunTabPanel(Protocol):
+    """The Workflows panel, as its Run page asks it for the chosen workflow and shows failures."""
+
+    agent: Agent | None
+
+    def selected_entry(self) -> WorkflowEntry | None: ...
+
+    def show_failure(self, error: BaseException) -> None: ...
+
+
 class WorkflowRunTab(QWidget):
     transcript_requested = Signal(str, str)  # an assistant step's chat id, a title
 
-    def __init__(
-        self,
-        bridge: CoreBridge,
-        host: WorkspaceHost,
-        selected: Callable[[], tuple[WorkflowEntry | None, Path | None]],
-        on_error: Callable[[BaseException], None],
-        parent: QWidget | None = None,
-    ) -> None:
-        """``selected`` answers the workflow chosen in the list and the agent's folder."""
-        super().__init__(parent)
-        self.bridge = bridge
-        self.host = host
-        self._selected = selected
-        self._on_error = on_error
+    def __init__(self, bridge: CoreBridge, host: WorkspaceHost, panel: RunTabPanel) -> None:
+        super().__init__()
+        self.bridge, self.host, self._panel = bridge, host, panel
         self.runs_model = WorkflowRunsModel(self)
         self._runs_generation = Generation()
         self.run_dialogs: list[WorkflowRunDialog] = []
@@ -125,7 +123,7 @@ class WorkflowRunTab(QWidget):
 
     def run_workflow(self) -> WorkflowRunDialog | None:
         """Check the form's input against the declared inputs, then start the run in a run view."""
-        entry, _root = self._selected()
+        entry = self._panel.selected_entry()
         if entry is None or entry.workflow is None:
             self._say_run("Select a workflow without errors to run it.", error=True)
             return None
@@ -243,9 +241,9 @@ class WorkflowRunTab(QWidget):
 
     def refresh_runs(self) -> None:
         """The selected workflow's past runs, read off the GUI thread (a stale answer is dropped)."""
-        (entry, root), workspace = self._selected(), self.host.workspace
+        entry, agent, workspace = self._panel.selected_entry(), self._panel.agent, self.host.workspace
         token = self._runs_generation.next()
-        if entry is None or workspace is None or root is None:
+        if entry is None or workspace is None or agent is None:
             self.runs_model.set_runs([])
             return
 
@@ -254,8 +252,8 @@ class WorkflowRunTab(QWidget):
                 self.runs_model.set_runs(runs)
 
         self.bridge.call(
-            load_runs, workspace.store.path, str(root), entry.name,
-            on_result=loaded, on_error=self._on_error,
+            load_runs, workspace.store.path, str(agent.root), entry.name,
+            on_result=loaded, on_error=self._panel.show_failure,
         )  # fmt: skip
 
     def _say_run(self, text: str, *, error: bool = False) -> None:

@@ -46,6 +46,7 @@ __all__ = ["WORKFLOW_FILES", "WorkflowsPanel"]
 
 WORKFLOW_FILES = AgentFileKind(
     noun="workflow",
+    model=WorkflowsModel,
     new_name_hint="new workflow name, e.g. review-code",
     path_of=workflow_path,
     template=template_for,
@@ -60,7 +61,7 @@ class WorkflowsPanel(AgentFilePanel):
     model: WorkflowsModel
 
     def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
-        super().__init__(bridge, host, WORKFLOW_FILES, WorkflowsModel(), parent)
+        super().__init__(bridge, host, WORKFLOW_FILES, parent)
         self.states_model = WorkflowStatesModel(self)
         self.list_layout.setStretchFactor(self.table, 2)
         self.states_title = QLabel("States")
@@ -73,7 +74,7 @@ class WorkflowsPanel(AgentFilePanel):
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.hide()
         self.body_layout.addWidget(self.message)
-        self.run_tab = WorkflowRunTab(bridge, host, self._selection, self._failed)
+        self.run_tab = WorkflowRunTab(bridge, host, self)
         self.run_tab.transcript_requested.connect(self.transcript_requested)
         self.tabs = QTabWidget()
         self.tabs.addTab(self._edit_tab(), "Edit")
@@ -149,9 +150,6 @@ class WorkflowsPanel(AgentFilePanel):
         rows = self.table.selectionModel().selectedRows()
         return self.model.entry_at(rows[0].row()) if rows else None
 
-    def _selection(self) -> tuple[WorkflowEntry | None, Path | None]:
-        return self.selected_entry(), self.agent.root if self.agent is not None else None
-
     def select(self, name: str) -> None:
         row = next(
             (
@@ -186,5 +184,5 @@ class WorkflowsPanel(AgentFilePanel):
 
         self.bridge.call(
             check_workflow_text, self.agent, self._editing, self.editor.text.toPlainText(),
-            on_result=checked, on_error=self._failed,
+            on_result=checked, on_error=self.show_failure,
         )  # fmt: skip
