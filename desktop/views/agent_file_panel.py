@@ -1,7 +1,7 @@
 """The one editor of an agent's files (sub-agents, workflows): the files listed on the left with a
 new one from a template below them; the chosen file's text on the right, saved or deleted (Delete
 asks for a second click). What a kind of file does differently comes in an :class:`AgentFileKind`
-(its noun, its table, its file, template, save and delete), and what its tab shows beside the text (its
+(its noun, table, file, template, save and delete), and what its tab shows beside the text (its
 problems, a test run, a run form and past runs) in the subclass's body and hooks."""
 
 from __future__ import annotations
