@@ -1,16 +1,17 @@
-"""One open chat: its ChatSession on the core thread, its transcript model on the GUI thread."""
+"""One open chat: its ChatSession on the core thread, its transcript model on the GUI thread.
+
+Sending, stopping and the reply's events are here; compaction, what-if and the chat's items are
+in the mixins it is made of (chat_compaction.py, chat_what_if.py, chat_items.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from agent_core.agent.agent import Agent
-from agent_core.chat.attached_updates import subscribe
 from agent_core.chat.events import (
     ApprovalDecision,
     ChatEvent,
@@ -23,32 +24,28 @@ from agent_core.chat.events import (
     SubagentStarted,
     UserMessageSaved,
 )
-from agent_core.context.items import ContextManifest, ItemRef, RequestContext, SessionItem
+from agent_core.context.items import ContextManifest, RequestContext
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge, Generation
+from desktop.controllers.chat_compaction import ChatCompaction
+from desktop.controllers.chat_items import ChatItems
 from desktop.controllers.chat_memory_actions import ChatMemoryActions
-from desktop.models.conversation import ConversationModel, Entry
+from desktop.controllers.chat_what_if import ChatWhatIf
+from desktop.models.conversation import ConversationModel
+from desktop.models.conversation_entries import Entry
 from desktop.models.subagent_runs import SubagentRunsModel
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
-    from agent_core.mcp.types import ResourceContent, ResourceInfo
 
-
-class ResourceReader(Protocol):
-    """Reads an MCP resource (the agent's ``McpManager``)."""
-
-    async def read_resource(self, server: str, uri: str) -> ResourceContent: ...
-
-
-__all__ = ["ChatController", "ResourceReader"]
+__all__ = ["ChatController"]
 
 logger = logging.getLogger(__name__)
 
 
-class ChatController(QObject):
+class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
     busy_changed = Signal(bool)
     send_failed = Signal(str, str)  # the text that was not sent, why
     error = Signal(str)  # something to show near the chat (not a failed reply: that is inline)
@@ -308,241 +305,13 @@ class ChatController(QObject):
 
         self.bridge.call(self._message, message_id, on_result=saved, on_error=unreadable)
 
-    # --- compaction ---------------------------------------------------------------------------
-
-    @property
-    def compacting(self) -> bool:
-        return self._compacting
-
-    def _set_compacting(self, compacting: bool) -> None:
-        if compacting != self._compacting:
-            self._compacting = compacting
-            self.compacting_changed.emit(compacting)
-
-    def compact(self) -> bool:
-        """Summarize the older turns now (``/compact``); False while a reply or compaction runs."""
-        if self._busy or self._compacting:
-            return False
-        self._set_compacting(True)
-
-        def done(message: StoredMessage | None) -> None:
-            self._set_compacting(False)
-            if message is None:
-                turns = self.session.context_settings.keep_recent_turns
-                self.conversation.add_notice(
-                    f"Nothing to compact yet: the last {turns} turns are always kept as they are "
-                    "(Keep recent turns in the chat settings)."
-                )
-            else:
-                self.conversation.add_summary(message, automatic=False, fresh=True)
-                self.activity.emit()
-                self._estimate_next_request()
-
-        def failed(error: BaseException) -> None:
-            self._set_compacting(False)
-            reason = str(error) if isinstance(error, ContextDeskError) else repr(error)
-            self.conversation.add_notice(
-                f"Compaction failed, the chat is unchanged: {reason}", status="error"
-            )
-
-        self.bridge.submit(self.session.compact(), done, failed)
-        return True
-
-    def _estimate_next_request(self) -> None:
-        """The history changed with no request made: the gauge shows what the next one would cost
-        (an estimate) until a reply brings exact figures."""
-        last = self.last_measured_context()
-        if last is None or last.manifest is None:
-            self.context_changed.emit()
-            return
-        manifest = last.manifest
-
-        def estimated(estimate: ContextManifest) -> None:
-            self.next_request_estimate = estimate
-            self.context_changed.emit()
-
-        def failed(error: BaseException) -> None:
-            logger.warning("could not estimate the next request: %s", error)
-            self.context_changed.emit()
-
-        self.bridge.call(self.session.estimate_next_request, manifest, on_result=estimated, on_error=failed)
-
-    def undo_compaction(self, row: int) -> None:
-        """Take back the compaction whose summary is on ``row``: the covered turns count again."""
-        message = self.conversation.entry(row).message
-        if message is None:
-            return
-
-        def undone(_: None) -> None:
-            self.conversation.remove_summary(message.id)
-            self.conversation.add_notice("Compaction undone: the earlier messages are sent again in full.")
-            self._estimate_next_request()
-
-        self.bridge.call(self.session.undo_compaction, message, on_result=undone, on_error=self._report)
-
-    def edit_summary(self, row: int, text: str) -> None:
-        """Save the user's edit of the summary on ``row``; the next request uses it."""
-        message = self.conversation.entry(row).message
-        if message is None:
-            return
-        self.bridge.call(
-            self.session.edit_summary,
-            message,
-            text,
-            on_result=self.conversation.update_summary,
-            on_error=self._report,
-        )
-
-    # --- what-if ------------------------------------------------------------------------------
-
-    def what_if(
-        self,
-        message_id: int,
-        selection: Mapping[str, Any],
-        include: Iterable[ItemRef],
-        exclude: Iterable[ItemRef],
-        on_result: Callable[[RequestContext], None],
-        on_error: Callable[[BaseException], None],
-    ) -> None:
-        """The context the reply ``message_id`` would get with these changes; stale results are dropped."""
-        token = self._what_if_generation.next()
-        include, exclude = list(include), list(exclude)
-
-        async def run() -> RequestContext:
-            reply = await asyncio.to_thread(self._message, message_id)
-            return await self.session.what_if(reply, selection=selection, include=include, exclude=exclude)
-
-        def done(context: RequestContext) -> None:
-            if self._what_if_generation.is_current(token):
-                on_result(context)
-
-        def failed(error: BaseException) -> None:
-            if self._what_if_generation.is_current(token):
-                on_error(error)
-
-        self.bridge.submit(run(), done, failed)
-
     def _message(self, message_id: int) -> StoredMessage:
         for message in self.session.history():
             if message.id == message_id:
                 return message
         raise ContextDeskError("That reply is no longer in this chat: open View Context on a newer one.")
 
-    def question_of(self, message_id: int) -> str | None:
-        """The user message a reply answered, from the transcript (None when it is not shown)."""
-        entries = self.conversation.entries()
-        rows = [
-            r
-            for r, e in enumerate(entries)
-            if e.message_id == message_id and e.kind in ("assistant", "error")
-        ]
-        if not rows:
-            return None
-        return next((e.text for e in reversed(entries[: rows[0]]) if e.kind == "user"), None)
-
-    def apply_what_if(
-        self,
-        selection: Mapping[str, Any],
-        include: Iterable[ItemRef],
-        exclude: Iterable[ItemRef],
-        then: Callable[[], None],
-    ) -> None:
-        """Make the what-if's settings and item changes this chat's, then call ``then`` (GUI thread).
-
-        Items the what-if excluded leave the chat; near-misses it included join it. Done in one
-        call on the core thread so the settings are in place before anything is sent."""
-        include, exclude = list(include), list(exclude)
-
-        def apply() -> None:
-            if selection:
-                self.session.override_settings(selection=selection)
-            for ref in include:
-                self.session.add_item(ref, learn=True)
-            in_chat = {item.ref for item in self.session.items}
-            for ref in exclude:
-                if ref in in_chat:
-                    self.session.remove_item(ref, learn=True)
-
-        def done(_: None) -> None:
-            self.settings_changed.emit()
-            self.items_changed.emit()
-            then()
-
-        self.bridge.call(apply, on_result=done, on_error=self._report)
-
-    # --- items and settings -------------------------------------------------------------------
-
-    def items(self) -> tuple[SessionItem, ...]:
-        return self.session.items
-
-    def add_item(self, ref: ItemRef) -> None:
-        """The user adds ``ref``; selection learns the last message needed it (if it missed it)."""
-        self.bridge.call(
-            lambda: self.session.add_item(ref, learn=True),
-            on_result=lambda _: self.items_changed.emit(),
-            on_error=self._report,
-        )
-
-    def attach_resource(
-        self,
-        reader: ResourceReader,
-        resource: ResourceInfo,
-        on_done: Callable[[ItemRef], None],
-        on_error: Callable[[BaseException], None],
-    ) -> None:
-        """Read an MCP resource (on the core thread) and attach its text to this chat as a reference."""
-
-        async def run() -> ItemRef:
-            from agent_core.mcp.errors import McpServerError
-
-            # Subscribed first, so that no update falls between the read and the subscription.
-            seen = await subscribe(reader, resource.server, resource.uri)
-            content = await reader.read_resource(resource.server, resource.uri)
-            if not content.text.strip():
-                raise McpServerError(
-                    resource.server,
-                    f"{resource.uri} has no text to attach (it is empty or binary): choose a text resource.",
-                )
-            title = resource.title or resource.name or resource.description
-            return await asyncio.to_thread(
-                self.session.attach_resource, resource.server, resource.uri, content.text, title, seen
-            )
-
-        def done(ref: ItemRef) -> None:
-            self.items_changed.emit()
-            on_done(ref)
-
-        self.bridge.submit(run(), done, on_error)
-
-    def attach_resource_text(
-        self, server: str, uri: str, text: str, on_error: Callable[[BaseException], None]
-    ) -> None:
-        """Attach a resource a tool result carried (its text is here already) as a reference."""
-        self.bridge.call(
-            self.session.attach_resource,
-            server,
-            uri,
-            text,
-            on_result=lambda _ref: self.items_changed.emit(),
-            on_error=on_error,
-        )
-
-    def remove_item(self, ref: ItemRef) -> None:
-        """The user removes ``ref``; selection learns the last message did not need it."""
-        self.bridge.call(
-            lambda: self.session.remove_item(ref, learn=True),
-            on_result=lambda _: self.items_changed.emit(),
-            on_error=self._report,
-        )
-
-    def pin_item(self, ref: ItemRef, pinned: bool = True) -> None:
-        self.bridge.call(
-            self.session.pin_item,
-            ref,
-            pinned,
-            on_result=lambda _: self.items_changed.emit(),
-            on_error=self._report,
-        )
+    # --- settings ---------------------------------------------------------------------------------
 
     def override_settings(
         self,

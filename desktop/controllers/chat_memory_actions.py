@@ -16,7 +16,8 @@ from agent_core.memory.book import WriteOutcome
 from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge
-from desktop.models.conversation import ConversationModel, MemoryRowStatus
+from desktop.models.conversation import ConversationModel
+from desktop.models.conversation_entries import MemoryRowStatus
 
 __all__ = ["ChatMemoryActions"]
 

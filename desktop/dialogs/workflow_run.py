@@ -32,10 +32,10 @@ from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from desktop.bridge import CoreBridge
 from desktop.controllers.workflow_runner import WorkflowRun, load_run
 from desktop.controllers.workspace_host import WorkspaceHost
-from desktop.models.conversation import Entry
+from desktop.models.conversation_entries import Entry
 from desktop.models.workflow_steps import StepColumn, WorkflowStepsModel
 from desktop.theme import colors
-from desktop.views.message_widgets import ApprovalWidget
+from desktop.views.approval_widget import ApprovalWidget
 from desktop.views.tables import row_table
 from desktop.views.window_geometry import fit_size
 from desktop.views.workflow_step_details import StepDetails

@@ -9,11 +9,12 @@ during resets and from stale persistent indexes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-__all__ = ["HeaderedTableModel", "Index", "RowListModel", "RowTableModel"]
+__all__ = ["FileTableModel", "HeaderedTableModel", "Index", "RowListModel", "RowTableModel"]
 
 Index = QModelIndex | QPersistentModelIndex
 RowT = TypeVar("RowT")
@@ -94,3 +95,25 @@ class RowListModel(QAbstractListModel, Generic[RowT]):
     def row_data(self, row: RowT, role: int) -> Any:
         """What ``row`` shows for ``role``; None for nothing."""
         raise NotImplementedError
+
+
+class FileTableModel(RowTableModel[RowT]):
+    """A table of an agent's files, a file a row, found again by its path (for the file editor)."""
+
+    def file_of(self, row: RowT) -> Path | None:
+        """The file ``row`` was read from; None for one with no file."""
+        raise NotImplementedError
+
+    def path_at(self, row: int) -> Path | None:
+        return self.file_of(self._rows[row]) if 0 <= row < len(self._rows) else None
+
+    def row_of(self, path: Path) -> int | None:
+        wanted = path.resolve()
+        return next(
+            (
+                i
+                for i, r in enumerate(self._rows)
+                if (p := self.file_of(r)) is not None and p.resolve() == wanted
+            ),
+            None,
+        )

@@ -15,7 +15,7 @@ from agent_core.agent.items import Problem
 from agent_core.workflows.check import targets
 from agent_core.workflows.loader import WORKFLOWS_FOLDER, Workflow
 from agent_core.workflows.schema import WorkflowState
-from desktop.models._table import RowListModel, RowTableModel
+from desktop.models._table import FileTableModel, RowListModel, RowTableModel
 
 __all__ = [
     "ProblemsModel",
@@ -72,7 +72,7 @@ class WorkflowsColumn(IntEnum):
     PROBLEMS = 3
 
 
-class WorkflowsModel(RowTableModel[WorkflowEntry]):
+class WorkflowsModel(FileTableModel[WorkflowEntry]):
     HEADERS = ("Workflow", "States", "Inputs", "Problems")
 
     def set_entries(self, entries: list[WorkflowEntry]) -> None:
@@ -81,9 +81,8 @@ class WorkflowsModel(RowTableModel[WorkflowEntry]):
     def entry_at(self, row: int) -> WorkflowEntry | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
-    def row_of(self, path: Path) -> int | None:
-        wanted = path.resolve()
-        return next((i for i, e in enumerate(self._rows) if e.path.resolve() == wanted), None)
+    def file_of(self, row: WorkflowEntry) -> Path:
+        return row.path
 
     def cell_data(self, row: WorkflowEntry, column: int, role: int) -> Any:
         spec = row.workflow.spec if row.workflow is not None else None

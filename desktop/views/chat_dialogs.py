@@ -226,7 +226,9 @@ class ChatDialogs:
 
     def show_workflow_run(self, run_id: str, workflow: str) -> None:
         """The run view of a workflow a reply ran (/run, or the model's call of its tool)."""
-        self.last_workflow_run_dialog = self.window.workflows_panel().open_stored_run(run_id, workflow)
+        self.last_workflow_run_dialog = self.window.workflows_panel().run_tab.open_stored_run(
+            run_id, workflow
+        )
 
     def show_transcript(self, session_id: str, title: str) -> None:
         """A sub-agent's own chat, read-only (its replies' View Context, its sub-agents' chats)."""

@@ -17,7 +17,7 @@ from agent_core.agent.items import DocumentKind
 from agent_core.context.items import ItemRef
 from desktop.controllers.chat_controller import ChatController
 from desktop.dialogs.remember import RememberDialog
-from desktop.models.conversation import Entry
+from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
 from desktop.views.composer import COMMANDS, Composer
 from desktop.views.conversation_view import ConversationView, readable_width

@@ -8,17 +8,15 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLay
 
 from agent_core.chat.events import ApprovalDecision
 from agent_core.subagents.tools import SUBAGENT_SERVER
-from desktop.models.conversation import ConversationModel, Entry, Role
+from desktop.models.conversation import ConversationModel
+from desktop.models.conversation_entries import Entry, Role
+from desktop.views.approval_widget import ApprovalWidget
+from desktop.views.entry_widget import EntryWidget
 from desktop.views.memory_chip import MemoryChip
-from desktop.views.message_widgets import (
-    ApprovalWidget,
-    EntryWidget,
-    MessageWidget,
-    SummaryWidget,
-    ToolCallWidget,
-    widget_for,
-)
+from desktop.views.message_widgets import MessageWidget, NoticeWidget
 from desktop.views.subagent_call import SubagentCallWidget
+from desktop.views.summary_widget import SummaryWidget
+from desktop.views.tool_call_widget import ToolCallWidget
 from desktop.views.transcript_keys import TranscriptKeys
 from desktop.views.welcome import EmptyChat
 
@@ -261,3 +259,18 @@ def _activate(row: QWidget) -> bool:
         row.context_button.click()
         return True
     return False
+
+
+def widget_for(
+    entry: Entry, agent_name: str, *, user_name: str = "You", read_only: bool = False
+) -> EntryWidget:
+    """The widget that shows a row of ``entry``'s kind."""
+    if entry.kind == "summary":
+        return SummaryWidget(entry)
+    if entry.kind in ("user", "assistant", "error"):
+        return MessageWidget(entry, agent_name, user_name=user_name, can_remember=not read_only)
+    if entry.kind == "tool_call":
+        return ToolCallWidget(entry)
+    if entry.kind == "approval":
+        return ApprovalWidget(entry)
+    return NoticeWidget(entry)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QFileDialog,
     QLabel,
     QMainWindow,
     QSplitter,
@@ -20,16 +18,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.agent.schema import InternalServerConfig
-from agent_core.agent.variables import workspace_folder_of
 from agent_core.errors import ContextDeskError
 from agent_core.providers.catalog import chat_model_choices
 from desktop.bridge import CoreBridge, Generation
-from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.agent_watcher import AgentWatcher
 from desktop.controllers.chat_controller import ChatController
 from desktop.controllers.workspace_host import WorkspaceHost
-from desktop.settings import add_recent_agent, app_settings, open_tabs, save_open_tabs
+from desktop.settings import add_recent_agent, app_settings, open_tabs
 from desktop.views.background_status import BackgroundWork
 from desktop.views.chat_dialogs import ChatDialogs
 from desktop.views.chat_list import ChatList
@@ -39,20 +34,14 @@ from desktop.views.composer import Composer
 from desktop.views.context_panel import ContextPanel
 from desktop.views.focus_ring import install_focus_ring
 from desktop.views.main_menus import build_menus
+from desktop.views.main_window_settings import AgentSettingsActions
+from desktop.views.main_window_tabs import ChatTabs
 from desktop.views.memories_panel import MemoriesPanel
 from desktop.views.settings_panel import SettingsPanel
 from desktop.views.undo_note import UndoNote
 from desktop.views.window_geometry import place_window
 
 if TYPE_CHECKING:
-    from agent_core.agent.schema import (
-        AgentConfig,
-        ChatDefaults,
-        ContextConfig,
-        MemoryConfig,
-        SelectionConfig,
-    )
-    from agent_core.chat.session import ChatSession
     from agent_core.store.chats import StoredSession
     from agent_core.workspace import Workspace
     from desktop.views.manage_window import ManageWindow
@@ -65,7 +54,7 @@ logger = logging.getLogger(__name__)
 PREFERRED_SIZE = QSize(1360, 860)  # on a first start, when the screen has room for it
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
     ready = Signal()  # the agent is open and a chat is shown, input focused
     input_ready = Signal()  # the window is shown and the message box has focus (maybe a draft one)
 
@@ -217,29 +206,6 @@ class MainWindow(QMainWindow):
         if self._manage_window is not None:
             self._manage_window.bind_workspace(workspace)
 
-    def _reopen_tabs(self, session_ids: list[str], front: str | None) -> None:
-        """Open the saved tabs in their order, one after another (each is a worker call whose
-        answers could otherwise come back in any order), then bring ``front`` forward."""
-        workspace = self.workspace
-        if not session_ids or workspace is None:
-            if front is not None and front in self.views:
-                self.tabs.setCurrentWidget(self.views[front])
-                self.focus_input()
-            self._tabs_restored = True
-            self._remember_tabs()
-            return
-        first, rest = session_ids[0], session_ids[1:]
-
-        def opened(session: ChatSession) -> None:
-            self._add_tab(session)
-            self._reopen_tabs(rest, front)
-
-        def failed(error: BaseException) -> None:
-            self.show_error(error)
-            self._reopen_tabs(rest, front)
-
-        self.bridge.call(workspace.open_chat, first, on_result=opened, on_error=failed)
-
     def _on_open_failed(self, message: str) -> None:
         self.placeholder.setText("The agent could not be opened.")
         self.banner.show_message(message, level="error")
@@ -292,165 +258,7 @@ class MainWindow(QMainWindow):
         if self._manage_window is not None:
             self._manage_window.servers_changed(statuses)
 
-    # --- chats --------------------------------------------------------------------------------
-
-    def current_controller(self) -> ChatController | None:
-        view = self.tabs.currentWidget()
-        return view.controller if isinstance(view, ChatView) else None
-
-    def current_view(self) -> ChatView | None:
-        view = self.tabs.currentWidget()
-        return view if isinstance(view, ChatView) else None
-
-    def new_chat(self) -> None:
-        workspace = self.workspace
-        if workspace is None:
-            return
-        current = self.current_controller()
-        if current is not None and current.conversation.rowCount() == 0 and not current.busy:
-            self.focus_input()
-            return
-        self.bridge.call(workspace.new_chat, on_result=self._add_tab, on_error=self.show_error)
-
-    def open_chat(self, session_id: str) -> None:
-        if session_id in self.views:
-            self.tabs.setCurrentWidget(self.views[session_id])
-            self.focus_input()
-            return
-        workspace = self.workspace
-        if workspace is None:
-            return
-        self.bridge.call(workspace.open_chat, session_id, on_result=self._add_tab, on_error=self.show_error)
-
-    def _add_tab(self, session: ChatSession) -> None:
-        if session.id in self.views:
-            self.tabs.setCurrentWidget(self.views[session.id])
-            return
-        controller = ChatController(self.bridge, session, self)
-        view = ChatView(controller, session.agent.name)
-        view.view_context_requested.connect(
-            lambda entry, c=controller: self.dialogs.show_context(entry.context, entry.message_id, c)
-        )
-        view.transcript_requested.connect(self.dialogs.show_transcript)
-        view.workspace_requested.connect(self.choose_workspace_folder)
-        self._note_workspace_folder(view)
-        view.new_chat_requested.connect(self.new_chat)
-        view.prompt_requested.connect(self.dialogs.insert_prompt)
-        view.resource_open_requested.connect(
-            lambda resource, c=controller: self.dialogs.open_result_resource(resource, c)
-        )
-        view.resource_attach_requested.connect(
-            lambda resource, c=controller: self.dialogs.attach_result_resource(resource, c)
-        )
-        controller.title_changed.connect(lambda title, c=controller: self._on_title(c, title))
-        controller.activity.connect(lambda c=controller: self.chat_list.used(c))
-        controller.settings_changed.connect(lambda c=controller: self._on_chat_settings(c))
-        controller.memories.changed.connect(lambda _memory: self.memories_panel.refresh())
-        self.controllers[session.id] = controller
-        self.views[session.id] = view
-        if self.model_choices:
-            view.set_models(self.model_choices)
-        view.composer.set_mentions(self._mentions())
-        self.placeholder.hide()
-        self.tabs.show()
-        if not self.draft.isHidden() or self._queued_text is not None:
-            typed = self.draft.toPlainText()
-            self.draft.hide()
-            if self._queued_text is not None:
-                text, self._queued_text = self._queued_text, None
-                QTimer.singleShot(0, lambda: view.submit(text))
-            elif typed:
-                view.composer.setPlainText(typed)
-                view.composer.moveCursor(view.composer.textCursor().MoveOperation.End)
-        index = self.tabs.addTab(view, _tab_title(session.title))
-        # A chat made after the window joins the end of the Tab order; put it where it is seen:
-        # chats, the chat (model, transcript, message box, Send), then the side panel.
-        QWidget.setTabOrder(self.tabs.tabBar(), view.model_picker)
-        QWidget.setTabOrder(view.stop_button, self.side_tabs)
-        self.tabs.setCurrentIndex(index)
-        controller.load_history()
-        self.chat_list.add(session.id, session.title)
-        self.focus_input()
-        self.ready.emit()
-
-    def _queue_draft(self, text: str) -> None:
-        self._queued_text = text
-        self.draft.setReadOnly(True)
-        self.placeholder.setText("Opening the agent… your message is sent as soon as it is open.")
-
-    def showEvent(self, event: Any) -> None:
-        super().showEvent(event)
-        if self.draft.isVisible() and not self.controllers:
-            self.draft.setFocus(Qt.FocusReason.OtherFocusReason)
-            QTimer.singleShot(0, self.input_ready.emit)
-
-    def close_tab(self, index: int) -> None:
-        view = self.tabs.widget(index)
-        if isinstance(view, ChatView):
-            view.controller.close()
-            self.drop_tab(view.controller.id)
-        if self.tabs.count() == 0:
-            self.new_chat()
-        self._remember_tabs()
-
-    def drop_tab(self, session_id: str) -> None:
-        view = self.views.pop(session_id, None)
-        controller = self.controllers.pop(session_id, None)
-        if view is not None:
-            self.tabs.removeTab(self.tabs.indexOf(view))
-            view.deleteLater()
-        if controller is not None:
-            controller.deleteLater()
-
-    def _remember_tabs(self) -> None:
-        workspace = self.workspace
-        if workspace is None or not self._tabs_restored:
-            return
-        ids = [
-            view.controller.id
-            for i in range(self.tabs.count())
-            if isinstance(view := self.tabs.widget(i), ChatView)
-        ]
-        current = self.current_controller()
-        save_open_tabs(workspace.agent.root, ids, current.id if current is not None else "")
-
-    def _on_tab_changed(self, _index: int) -> None:
-        self._remember_tabs()
-        controller = self.current_controller()
-        self.context_panel.bind(controller, self.host.tools.tools)
-        self.settings_panel.bind(controller)
-        if controller is not None:
-            self.chat_list.select(controller.id)
-        # After this event: the chat is shown and its message box usable before any loading starts.
-        QTimer.singleShot(0, self, lambda: self.background.chat_shown(self.current_controller()))
-
-    def _on_chat_settings(self, controller: ChatController) -> None:
-        if controller is self.current_controller():
-            self.background.chat_shown(controller)
-
-    def _on_title(self, controller: ChatController, title: str) -> None:
-        view = self.views.get(controller.id)
-        if view is not None:
-            self.tabs.setTabText(self.tabs.indexOf(view), _tab_title(title))
-            self.tabs.setTabToolTip(self.tabs.indexOf(view), title)
-        self.chat_list.set_title(controller.id, title)
-
-    # --- the current chat -----------------------------------------------------------------------
-
-    def compact_chat(self) -> None:
-        view = self.current_view()
-        if view is not None:
-            view.compact()
-
-    def stop_reply(self) -> None:
-        controller = self.current_controller()
-        if controller is not None:
-            controller.stop()
-
-    def focus_input(self) -> None:
-        view = self.current_view()
-        if view is not None:
-            view.focus_input()
+    # --- the mentions of the chats -----------------------------------------------------------
 
     def _mentions(self) -> dict[str, str]:
         """What ``@`` offers in the message box, with each item's description."""
@@ -466,62 +274,6 @@ class MainWindow(QMainWindow):
         mentions = self._mentions()
         for view in self.views.values():
             view.composer.set_mentions(mentions)
-
-    def _save_defaults(
-        self, chat: ChatDefaults, selection: SelectionConfig, context: ContextConfig, memory: MemoryConfig
-    ) -> None:
-        workspace = self.workspace
-        if workspace is None:
-            return
-
-        def change(config: AgentConfig) -> None:
-            config.chat, config.selection, config.context, config.memory = chat, selection, context, memory
-
-        self.bridge.call(
-            save_config_change,
-            workspace.agent,
-            change,
-            on_result=lambda _: self.host.reload_agent(),
-            on_error=self.show_error,
-        )
-
-    def choose_workspace_folder(self) -> None:
-        """Pick the folder the built-in workspace tools may read (the welcome's button)."""
-        chosen = QFileDialog.getExistingDirectory(self, "The folder your assistant's tools may read")
-        if chosen:
-            self.set_workspace_folder(Path(chosen))
-
-    def _note_workspace_folder(self, view: ChatView) -> None:
-        """Tell a new chat's welcome whether the workspace folder its tool example reads exists."""
-        workspace = self.workspace
-        if workspace is None:
-            return
-        folder = workspace_folder_of(workspace.agent.config)
-        exists = not folder or Path(folder).expanduser().is_dir()
-        view.conversation.note_workspace_folder(folder, exists)
-
-    def set_workspace_folder(self, folder: Path) -> None:
-        """Write ``folder`` as the workspace server's root in agent.yaml (adding the server if the
-        agent has none), then reload the agent."""
-        workspace = self.workspace
-        if workspace is None:
-            return
-
-        def change(config: AgentConfig) -> None:
-            server = config.mcp_servers.get("workspace")
-            if isinstance(server, InternalServerConfig) and server.tool == "workspace":
-                config.mcp_servers["workspace"] = server.model_copy(
-                    update={"options": {**server.options, "root": str(folder)}}
-                )
-            else:
-                config.mcp_servers["workspace"] = InternalServerConfig(
-                    type="internal", tool="workspace", options={"root": str(folder)}
-                )
-
-        self.bridge.call(
-            save_config_change, workspace.agent, change,
-            on_result=lambda _: self.host.reload_agent(), on_error=self.show_error,
-        )  # fmt: skip
 
     def _note_waiting(self, activity: str, before_context: bool) -> None:
         for controller in self.controllers.values():
@@ -595,6 +347,12 @@ class MainWindow(QMainWindow):
         settings.setValue("window/splitter", self.splitter.saveState())
         settings.sync()
 
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self.draft.isVisible() and not self.controllers:
+            self.draft.setFocus(Qt.FocusReason.OtherFocusReason)
+            QTimer.singleShot(0, self.input_ready.emit)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
         self.undo_note.flush()  # a delete waiting for undo happens now
@@ -603,8 +361,3 @@ class MainWindow(QMainWindow):
         if self._manage_window is not None:
             self._manage_window.close()
         super().closeEvent(event)
-
-
-def _tab_title(title: str) -> str:
-    title = title or "New chat"
-    return title if len(title) <= 28 else title[:27] + "…"

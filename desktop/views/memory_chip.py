@@ -9,10 +9,10 @@ from typing import ClassVar
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from desktop.models.conversation import Entry
+from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
 from desktop.views.common import Badge
-from desktop.views.message_widgets import EntryWidget
+from desktop.views.entry_widget import EntryWidget
 
 __all__ = ["MemoryChip"]
 

@@ -8,11 +8,11 @@ from html import escape
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.models.conversation import Entry
+from desktop.models.conversation_entries import Entry
 from desktop.models.subagent_runs import describe_run_state
 from desktop.theme import colors
 from desktop.views.common import Badge
-from desktop.views.message_widgets import EntryWidget
+from desktop.views.entry_widget import EntryWidget
 
 __all__ = ["SubagentCallWidget"]
 

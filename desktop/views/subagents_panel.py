@@ -1,11 +1,9 @@
-"""The Sub-agents tab of the management window: the agent's sub-agents, each file edited as text
-(checked before it is saved), new ones from a template, and a test run on a task."""
+"""The Sub-agents tab of the management window: the agent-file editor over ``subagents/NAME.md``
+(each file checked as it is typed, saved only without errors), and a test run on a task."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -13,8 +11,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -22,103 +18,56 @@ from agent_core.agent.agent import Agent
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest, SubagentProgress
 from agent_core.context.items import Delegation
 from agent_core.errors import ContextDeskError
-from agent_core.subagents.definition import Subagent
 from agent_core.subagents.direct import run_directly
-from agent_core.subagents.files import check_subagent_text, delete_subagent, save_subagent, template_for
+from agent_core.subagents.files import (
+    check_subagent_text,
+    delete_subagent,
+    save_subagent,
+    subagent_path,
+    template_for,
+)
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
-from desktop.models._table import RowTableModel
+from desktop.models.subagents import SubagentsModel
 from desktop.theme import colors
-from desktop.views.tables import row_table
+from desktop.views.agent_file_panel import AgentFileKind, AgentFilePanel
 
-__all__ = ["SubagentsModel", "SubagentsPanel"]
+__all__ = ["SUBAGENT_FILES", "SubagentsPanel"]
 
-
-class SubagentsModel(RowTableModel[Subagent]):
-    HEADERS = ("Name", "Context", "Model", "Tools", "Limits")
-
-    def set_subagents(self, subagents: list[Subagent]) -> None:
-        self._reset_rows(subagents)
-
-    def subagent_at(self, row: int) -> Subagent | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
-
-    def row_of(self, name: str) -> int | None:
-        return next((i for i, s in enumerate(self._rows) if s.name == name), None)
-
-    def cell_data(self, row: Subagent, column: int, role: int) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole:
-            limits = row.limits
-            tools = "every tool" if row.tools is None else ", ".join(row.tools) or "none"
-            return (
-                row.name,
-                row.context,
-                row.model,
-                tools,
-                f"{limits.max_turns} turns · {limits.max_tokens:,} tokens · {limits.timeout_seconds:g} s",
-            )[column]
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return row.description
-        return None
+SUBAGENT_FILES = AgentFileKind(
+    noun="sub-agent",
+    model=SubagentsModel,
+    new_name_hint="new sub-agent name, e.g. researcher",
+    path_of=subagent_path,
+    template=template_for,
+    loaded=lambda agent: agent.subagents,
+    save=lambda root, path, text: save_subagent(root, path.stem, text),
+    delete=lambda root, path: delete_subagent(root, path.stem),
+    saved_note="saved",
+)
 
 
-class SubagentsPanel(QWidget):
-    saved = Signal()  # a file was written or deleted: the agent is to be reloaded
-    transcript_requested = Signal(str, str)  # a test run's chat id, a title
+class SubagentsPanel(AgentFilePanel):
+    model: SubagentsModel
 
     def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.bridge = bridge
-        self.host = host
-        self.agent: Agent | None = None
-        self.model = SubagentsModel(self)
-        self._editing: str | None = None  # the name whose file is in the editor
-        self._confirm_delete = False
-        layout = QVBoxLayout(self)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        layout.addWidget(splitter, 1)
-
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        self.table = row_table(self.model)
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self._on_selected())
-        left_layout.addWidget(self.table, 1)
-        new_row = QHBoxLayout()
-        self.new_name = QLineEdit()
-        self.new_name.setPlaceholderText("new sub-agent name, e.g. researcher")
-        self.new_button = QPushButton("New from template")
-        self.new_button.clicked.connect(self.new_from_template)
-        self.new_name.returnPressed.connect(self.new_from_template)
-        new_row.addWidget(self.new_name, 1)
-        new_row.addWidget(self.new_button)
-        left_layout.addLayout(new_row)
-        splitter.addWidget(left)
-
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        self.file_label = QLabel("Select a sub-agent, or make a new one.")
-        self.file_label.setStyleSheet("font-weight: 600;")
-        right_layout.addWidget(self.file_label)
+        super().__init__(bridge, host, SUBAGENT_FILES, parent)
+        self.list_layout.setStretchFactor(self.table, 1)
+        body = self.body_layout
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText(
             "The sub-agent file: a YAML header between '---' lines, then its prompt."
         )
         self.editor.textChanged.connect(self._check_soon)
-        right_layout.addWidget(self.editor, 2)
+        body.addWidget(self.editor, 2)
         self.problems = QLabel()
         self.problems.setWordWrap(True)
-        right_layout.addWidget(self.problems)
+        body.addWidget(self.problems)
         buttons = QHBoxLayout()
-        self.save_button = QPushButton("Save")
-        self.delete_button = QPushButton("Delete")
-        self.save_button.clicked.connect(self.save)
-        self.delete_button.clicked.connect(self.delete)
         buttons.addStretch(1)
         buttons.addWidget(self.delete_button)
         buttons.addWidget(self.save_button)
-        right_layout.addLayout(buttons)
+        body.addLayout(buttons)
         test_row = QHBoxLayout()
         self.task = QLineEdit()
         self.task.setPlaceholderText("A task to try it on (runs the saved file with the chat's model)")
@@ -132,127 +81,67 @@ class SubagentsPanel(QWidget):
         test_row.addWidget(self.task, 1)
         test_row.addWidget(self.allow_tools)
         test_row.addWidget(self.run_button)
-        right_layout.addLayout(test_row)
+        body.addLayout(test_row)
         self.run_status = QLabel()
         self.run_status.setWordWrap(True)
         self.run_status.setStyleSheet(f"color: {colors().muted};")
-        right_layout.addWidget(self.run_status)
+        body.addWidget(self.run_status)
         self.result = QPlainTextEdit()
         self.result.setReadOnly(True)
         self.result.setMaximumHeight(140)
-        right_layout.addWidget(self.result)
+        body.addWidget(self.result)
         self.open_chat_button = QPushButton("Open its chat")
         self.open_chat_button.hide()
         self.open_chat_button.clicked.connect(self._open_chat)
-        right_layout.addWidget(self.open_chat_button, 0, Qt.AlignmentFlag.AlignRight)
-        splitter.addWidget(right)
-        splitter.setSizes([380, 620])
+        body.addWidget(self.open_chat_button, 0, Qt.AlignmentFlag.AlignRight)
+        self.splitter.setSizes([380, 620])
         self._last_run: Delegation | None = None
         self._update_buttons()
 
-    # --- the list -----------------------------------------------------------------------------
+    # --- the editor's hooks ---------------------------------------------------------------------
 
-    def set_agent(self, agent: Agent) -> None:
-        self.agent = agent
+    def text_box(self) -> QPlainTextEdit:
+        return self.editor
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        palette = colors()
+        self.problems.setText(text)
+        self.problems.setStyleSheet(f"color: {palette.error if error else palette.muted};")
+
+    def _list_agent(self, agent: Agent) -> None:
         self.model.set_subagents(list(agent.subagents.values()))
-        if self._editing is not None and (row := self.model.row_of(self._editing)) is not None:
-            self.table.blockSignals(True)
-            self.table.selectRow(row)
-            self.table.blockSignals(False)
-        self._update_buttons()
 
-    def _on_selected(self) -> None:
-        rows = self.table.selectionModel().selectedRows()
-        subagent = self.model.subagent_at(rows[0].row()) if rows else None
-        if subagent is None or subagent.path is None:
-            return
-        path, name = subagent.path, subagent.name
-
-        def shown(text: str) -> None:
-            self._show_file(name, text)
-
-        self.bridge.call(path.read_text, "utf-8", on_result=shown, on_error=self._failed)
-
-    def _show_file(self, name: str, text: str) -> None:
-        self._editing = name
-        self._confirm_delete = False
-        self.file_label.setText(f"subagents/{name}.md")
-        self.editor.setPlainText(text)
-        self._update_buttons()
-
-    def new_from_template(self) -> None:
-        name = self.new_name.text().strip()
-        if not name:
-            self.problems.setText("Type a name for the new sub-agent first.")
-            return
-        if self.agent is not None and name in self.agent.subagents:
-            self.problems.setText(f"There is already a sub-agent named {name}.")
-            return
-        self.table.clearSelection()
-        self._show_file(name, template_for(name))
-        self.file_label.setText(f"subagents/{name}.md (new, not saved yet)")
-        self.new_name.clear()
-
-    # --- editing ------------------------------------------------------------------------------
+    def _editing_name(self) -> str | None:
+        return self._editing.stem if self._editing is not None else None
 
     def _check_soon(self) -> None:
         """Check the text as it is typed (cheap: parsing only, on the GUI thread)."""
-        if self.agent is None or self._editing is None:
+        name = self._editing_name()
+        if self.agent is None or name is None:
             return
         try:
-            problems = check_subagent_text(self.agent.root, self._editing, self.editor.toPlainText())
+            problems = check_subagent_text(self.agent.root, name, self.editor.toPlainText())
         except ContextDeskError as error:
             self.problems.setText(str(error))
             return
         lines = [f"{p.severity}{f' (line {p.line})' if p.line else ''}: {p.message}" for p in problems]
-        self.problems.setText("\n".join(lines) if lines else "No problems.")
         palette = colors()
         errors = any(p.severity == "error" for p in problems)
+        self.problems.setText("\n".join(lines) if lines else "No problems.")
         self.problems.setStyleSheet(f"color: {palette.error if errors else palette.muted};")
         self.save_button.setEnabled(not errors)
 
-    def save(self) -> None:
-        if self.agent is None or self._editing is None:
-            return
-        root, name, text = self.agent.root, self._editing, self.editor.toPlainText()
-
-        def done(_warnings: object) -> None:
-            self.file_label.setText(f"subagents/{name}.md (saved)")
-            self.saved.emit()
-
-        self.bridge.call(save_subagent, root, name, text, on_result=done, on_error=self._failed)
-
-    def delete(self) -> None:
-        if self.agent is None or self._editing is None:
-            return
-        if not self._confirm_delete:
-            self._confirm_delete = True
-            self.delete_button.setText("Click again to delete")
-            return
-        root, name = self.agent.root, self._editing
-
-        def done(_: None) -> None:
-            self._editing = None
-            self.editor.clear()
-            self.file_label.setText(f"subagents/{name}.md deleted.")
-            self._update_buttons()
-            self.saved.emit()
-
-        self.bridge.call(delete_subagent, root, name, on_result=done, on_error=self._failed)
-
     def _update_buttons(self) -> None:
-        editing = self._editing is not None
-        self.save_button.setEnabled(editing)
-        self.delete_button.setEnabled(editing)
-        self.delete_button.setText("Delete")
-        saved = editing and self.agent is not None and self._editing in self.agent.subagents
-        self.run_button.setEnabled(bool(saved) and self.host.workspace is not None)
+        super()._update_buttons()
+        name = self._editing_name()
+        saved = name is not None and self.agent is not None and name in self.agent.subagents
+        self.run_button.setEnabled(saved and self.host.workspace is not None)
 
     # --- test runs ----------------------------------------------------------------------------
 
     def test_run(self) -> None:
         workspace = self.host.workspace
-        name, task = self._editing, self.task.text().strip()
+        name, task = self._editing_name(), self.task.text().strip()
         if workspace is None or name is None or not task or name not in workspace.agent.subagents:
             self.run_status.setText("Save the sub-agent and type a task first.")
             return
@@ -277,7 +166,7 @@ class SubagentsPanel(QWidget):
 
         def failed(error: BaseException) -> None:
             self.run_button.setEnabled(True)
-            self._failed(error)
+            self.show_failure(error)
 
         self.bridge.stream(
             lambda: run_directly(workspace.agent, workspace.store, workspace.chat_services, name, task),
@@ -301,7 +190,3 @@ class SubagentsPanel(QWidget):
         run = self._last_run
         if run is not None:
             self.transcript_requested.emit(run.child_session_id, f"{run.subagent}: {run.task[:60]}")
-
-    def _failed(self, error: BaseException) -> None:
-        self.problems.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
-        self.problems.setStyleSheet(f"color: {colors().error};")

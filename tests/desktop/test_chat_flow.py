@@ -12,7 +12,9 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp, create_app
 from desktop.theme import colors
-from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
+from desktop.views.approval_widget import ApprovalWidget
+from desktop.views.message_widgets import MessageWidget
+from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, open_context, screenshot, scripted, send
 
 

@@ -14,7 +14,8 @@ from desktop.app import DesktopApp
 from desktop.controllers.chat_controller import ChatController
 from desktop.dialogs.what_if import WhatIfDialog
 from desktop.models.context_items import Column, Role
-from desktop.views.message_widgets import MessageWidget, SummaryWidget
+from desktop.views.message_widgets import MessageWidget
+from desktop.views.summary_widget import SummaryWidget
 from desktop.views.token_bar import ContextGauge
 from tests.support.desktop_driver import (
     WAIT_MS,

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from agent_core.mcp import ServerState
 from desktop.app import DesktopApp
 from desktop.dialogs.elicitation import ChoiceChecks, ElicitationDialog, UrlElicitationDialog
-from desktop.views.message_widgets import ToolCallWidget
+from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send, start
 from tests.support.mcp_servers import DEMO_SERVER, NODE_MODULES, npm_server
 

@@ -15,7 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.agent.scaffold import create_agent
 from desktop.app import DesktopApp
-from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
+from desktop.views.approval_widget import ApprovalWidget
+from desktop.views.message_widgets import MessageWidget
+from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import column_rows, names, open_context, screenshot, send
 from tests.support.models import runnable_offline_model
 

@@ -22,8 +22,9 @@ from desktop.dialogs.resource_preview import ResourcePreviewDialog
 from desktop.models.context_items import Role
 from desktop.models.structured_result import StructuredTableModel, StructuredTreeModel, table_shape
 from desktop.models.tools import ToolColumn
-from desktop.views.message_widgets import MessageWidget, ToolCallWidget
+from desktop.views.message_widgets import MessageWidget
 from desktop.views.rich_result import ImageDialog, RichResultView, decode_image
+from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send
 from tests.support.mcp_servers import NODE_MODULES, npm_server
 

@@ -12,7 +12,9 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.chat.events import ApprovalDecision
 from desktop.dialogs.view_context import ViewContextDialog
-from desktop.views.message_widgets import ApprovalWidget, MessageWidget, ToolCallWidget
+from desktop.views.approval_widget import ApprovalWidget
+from desktop.views.message_widgets import MessageWidget
+from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send, start
 from tests.support.mcp_servers import NODE_MODULES
 

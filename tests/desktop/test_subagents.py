@@ -148,7 +148,7 @@ def test_the_sub_agents_tab_makes_checks_saves_test_runs_and_deletes_one(
     assert desktop.window.dialogs.last_transcript_dialog is not None
 
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
-    assert panel.delete_button.text() == "Click again to delete"
+    assert panel.delete_button.text() == "Click again to delete summariser.md"
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=WAIT_MS)
     assert not (agent_dir / "subagents" / "summariser.md").exists()

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.tool_progress import ToolProgress
 from desktop.app import DesktopApp
-from desktop.models.conversation import Role
-from desktop.views.message_widgets import ToolCallWidget
+from desktop.models.conversation_entries import Role
+from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send, start
 from tests.support.mcp_servers import NOTIFYING_SERVER, require_node_modules
 

@@ -103,11 +103,11 @@ def _finished(dialog: WorkflowRunDialog) -> bool:
 
 def _start_write_run(qtbot: QtBot, panel: WorkflowsPanel) -> WorkflowRunDialog:
     _select(qtbot, panel, "write")
-    topic = panel.form.fields["topic"]
+    topic = panel.run_tab.form.fields["topic"]
     assert isinstance(topic, QLineEdit)
     topic.setText("green tea")
-    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-    dialog = panel.last_run_dialog
+    qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
+    dialog = panel.run_tab.last_run_dialog
     assert dialog is not None
     return dialog
 
@@ -152,9 +152,9 @@ def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_the_li
     assert panel.editor.text.textCursor().blockNumber() == 7  # line 8, counted from 0
 
     # With errors it does not run: the Run tab says why.
-    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-    assert panel.last_run_dialog is None
-    assert panel.run_status.text().startswith("Not started: outline has 1 error (see Edit)")
+    qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
+    assert panel.run_tab.last_run_dialog is None
+    assert panel.run_tab.run_status.text().startswith("Not started: outline has 1 error (see Edit)")
 
     # Fixed and checked again before saving: the problem goes.
     panel.editor.text.setPlainText(UNDEFINED_IN_TASK_AT_LINE_8.replace("topc", "topic"))
@@ -248,9 +248,9 @@ def test_a_run_with_a_missing_required_input_does_not_start_and_says_why(
 ) -> None:
     _, panel = _workflows(qtbot, desktop)
     _select(qtbot, panel, "write")
-    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-    assert panel.last_run_dialog is None
-    assert panel.run_status.text() == "Not started: 'topic' is required: fill it in (string)."
+    qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
+    assert panel.run_tab.last_run_dialog is None
+    assert panel.run_tab.run_status.text() == "Not started: 'topic' is required: fill it in (string)."
 
 
 def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_task(
@@ -310,7 +310,7 @@ def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_
     # Re-run from the draft state: a new run whose rendered task is the same, byte for byte.
     provider.enqueue_reply("Green tea, again.")
     qtbot.mouseClick(dialog.rerun_button, Qt.MouseButton.LeftButton)
-    rerun = panel.last_run_dialog
+    rerun = panel.run_tab.last_run_dialog
     assert rerun is not None and rerun is not dialog
     qtbot.waitUntil(lambda: _finished(rerun), timeout=WAIT_MS)
     assert rerun.record is not None and rerun.record.id != dialog.record.id
@@ -319,9 +319,9 @@ def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_
     assert rerun.record.store["text"] == "Green tea, again."
 
     # Both runs are listed, newest first, and a stored one opens with its steps.
-    qtbot.waitUntil(lambda: panel.runs_model.rowCount() == 2, timeout=WAIT_MS)
-    assert panel.runs_model.run_at(0).id == rerun.record.id  # type: ignore[union-attr]
-    stored = panel.open_run(1)
+    qtbot.waitUntil(lambda: panel.run_tab.runs_model.rowCount() == 2, timeout=WAIT_MS)
+    assert panel.run_tab.runs_model.run_at(0).id == rerun.record.id  # type: ignore[union-attr]
+    stored = panel.run_tab.open_run(1)
     assert stored is not None
     qtbot.waitUntil(lambda: stored.model.rowCount() == 2, timeout=WAIT_MS)
     assert stored.record is not None and stored.record.id == dialog.record.id
@@ -343,10 +343,10 @@ def test_stop_cancels_a_running_workflow(qtbot: QtBot, desktop: DesktopApp) -> N
 def test_a_gated_state_asks_in_the_run_view_before_it_runs(qtbot: QtBot, desktop: DesktopApp) -> None:
     _, panel = _workflows(qtbot, desktop)
     _select(qtbot, panel, "gated")
-    assert panel.form.raw is not None
-    panel.form.raw.setPlainText('{"title": "the Q3 report"}')
-    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-    dialog = panel.last_run_dialog
+    assert panel.run_tab.form.raw is not None
+    panel.run_tab.form.raw.setPlainText('{"title": "the Q3 report"}')
+    qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
+    dialog = panel.run_tab.last_run_dialog
     assert dialog is not None
     qtbot.waitUntil(lambda: len(dialog.approval_widgets) == 1, timeout=WAIT_MS)
     [approval] = dialog.approval_widgets
@@ -364,20 +364,20 @@ def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
 ) -> None:
     _, panel = _workflows(qtbot, desktop)
     _select(qtbot, panel, "write")
-    panel.form.fields["topic"].setText("tea")  # type: ignore[union-attr]
-    panel.use_mocks.setChecked(True)
-    panel.mock_outputs.setPlainText("[{'state_id': 'outline'}]")
-    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-    assert panel.last_run_dialog is None
-    assert panel.run_status.text().startswith("Not started: The mock outputs are not valid JSON")
+    panel.run_tab.form.fields["topic"].setText("tea")  # type: ignore[union-attr]
+    panel.run_tab.use_mocks.setChecked(True)
+    panel.run_tab.mock_outputs.setPlainText("[{'state_id': 'outline'}]")
+    qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
+    assert panel.run_tab.last_run_dialog is None
+    assert panel.run_tab.run_status.text().startswith("Not started: The mock outputs are not valid JSON")
 
     mocks = [
         {"state_id": "outline", "output": {"points": ["leaves"]}},
         {"state_id": "draft", "output": "Tea is made from leaves."},
     ]
-    panel.mock_outputs.setPlainText(json.dumps(mocks))
-    qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
-    dialog = panel.last_run_dialog
+    panel.run_tab.mock_outputs.setPlainText(json.dumps(mocks))
+    qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
+    dialog = panel.run_tab.last_run_dialog
     assert dialog is not None
     qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.mocked and dialog.record.status == "finished"
@@ -418,9 +418,9 @@ def test_a_stored_run_opens_from_the_list_and_reruns_from_a_state(qtbot: QtBot, 
     first = _start_write_run(qtbot, panel)
     qtbot.waitUntil(lambda: _finished(first), timeout=WAIT_MS)
     first.close()
-    qtbot.waitUntil(lambda: panel.runs_model.rowCount() == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: panel.run_tab.runs_model.rowCount() == 1, timeout=WAIT_MS)
 
-    stored = panel.open_run(0)
+    stored = panel.run_tab.open_run(0)
     assert stored is not None
     qtbot.waitUntil(lambda: stored.model.rowCount() == 2, timeout=WAIT_MS)
     assert stored.stop_button.isHidden() and "finished" in stored.heading.text()
@@ -429,7 +429,7 @@ def test_a_stored_run_opens_from_the_list_and_reruns_from_a_state(qtbot: QtBot, 
     assert old is not None
     provider.enqueue_reply("Second text.")
     qtbot.mouseClick(stored.rerun_button, Qt.MouseButton.LeftButton)
-    rerun = panel.last_run_dialog
+    rerun = panel.run_tab.last_run_dialog
     assert rerun is not None and rerun is not stored
     qtbot.waitUntil(lambda: _finished(rerun), timeout=WAIT_MS)
     assert rerun.record is not None and rerun.record.store["text"] == "Second text."
@@ -446,9 +446,9 @@ def test_closing_the_run_view_stops_the_run_and_the_list_shows_it_cancelled(
     dialog = _start_write_run(qtbot, panel)
     qtbot.waitUntil(lambda: gate.reached, timeout=WAIT_MS)
     dialog.close()
-    qtbot.waitUntil(lambda: panel.runs_model.rowCount() == 1, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: panel.runs_model.run_at(0).status == "cancelled", timeout=WAIT_MS)  # type: ignore[union-attr]
-    assert panel.run_status.text() == "The last run of write: cancelled."
+    qtbot.waitUntil(lambda: panel.run_tab.runs_model.rowCount() == 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: panel.run_tab.runs_model.run_at(0).status == "cancelled", timeout=WAIT_MS)  # type: ignore[union-attr]
+    assert panel.run_tab.run_status.text() == "The last run of write: cancelled."
 
 
 def test_slash_run_in_a_chat_shows_the_run_and_view_context_opens_its_run_view(

@@ -32,7 +32,8 @@ from agent_core.context.items import (
     TokenUsage,
 )
 from agent_core.store.chats import StoredMessage, ToolCallRecord
-from desktop.models.conversation import ConversationModel, Role
+from desktop.models.conversation import ConversationModel
+from desktop.models.conversation_entries import Role
 
 CONTEXT = RequestContext(
     items=(RequestItem(ItemRef("rule", "style"), "always"),),
@@ -282,7 +283,7 @@ def test_a_running_workflow_call_says_where_it_is_until_it_ends(model: Conversat
 
 
 def test_a_reply_says_what_it_waits_for_until_its_first_words(model: ConversationModel) -> None:
-    from desktop.models.conversation import CHOOSING_CONTEXT, WAITING_FOR_MODEL
+    from desktop.models.conversation_entries import CHOOSING_CONTEXT, WAITING_FOR_MODEL
 
     model.apply(UserMessageSaved(message(1, "user", "hello")))
     assert kinds(model) == ["user", "assistant"] and model.entry(1).activity == CHOOSING_CONTEXT
@@ -354,7 +355,7 @@ def test_a_sampling_question_still_open_when_its_tool_call_ends_no_longer_asks()
 
 
 def test_an_approval_card_shows_the_caution_its_request_carries(qtbot: QtBot) -> None:
-    from desktop.views.message_widgets import ApprovalWidget
+    from desktop.views.approval_widget import ApprovalWidget
 
     async def run() -> ConversationModel:
         model = ConversationModel()

@@ -1,4 +1,4 @@
-"""Creating, checking, saving and deleting ``workflows/NAME.yaml`` for the Workflows tab.
+"""Creating, checking, saving and deleting ``workflows/NAME.yaml`` (for the desktop's editor).
 
 Unlike a sub-agent, a workflow with problems is still saved: its problems are then shown at their
 lines (the file stays left out of the agent until they are fixed), which is how one debugs it.
