@@ -21,7 +21,10 @@ from tests.support.desktop_fakes import PRELOADING_TYPE, PreloadingProvider
 from tests.support.paths import REPO_ROOT
 
 SCREENSHOTS = REPO_ROOT / "artifacts" / "screenshots"
-WAIT_MS = 15_000
+# How long a desktop test waits for something that should happen: every wait returns as soon as it
+# does, so this only bounds a failing test. 15 s was too short for an npm server to start on two
+# cores busy with other work.
+WAIT_MS = 60_000
 
 
 def scripted(app: DesktopApp) -> ScriptedProvider:
