@@ -76,7 +76,9 @@ def run_import(args: argparse.Namespace) -> int:
         out.append("  fields ignored: " + ", ".join(sorted(report.ignored_fields)))
     if not report.checked:
         out.append(
-            "  a large import: lines were merged only with memories of the same words, not compared by meaning"
+            "  a large import: lines were merged only with memories of the same words, not compared by "
+            "meaning; their embeddings are made the first time the agent's memories are searched (a chat, "
+            "`memory add`), about a minute per 10,000 memories"
         )
     print(json.dumps(data, ensure_ascii=False) if args.json else "\n".join(out))
     if report.stopped:

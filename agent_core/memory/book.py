@@ -199,15 +199,22 @@ class MemoryBook:
         return WriteOutcome("conflict", new, old, warnings, reason)
 
     def insert_as_is(
-        self, draft: MemoryDraft, status: Status, actor: Actor, *, supersedes: str | None = None
+        self,
+        draft: MemoryDraft,
+        status: Status,
+        actor: Actor,
+        *,
+        supersedes: str | None = None,
+        embed: bool = True,
     ) -> Memory:
         """Write ``draft`` with ``status`` without looking for duplicates (restoring an export);
-        ``supersedes`` names a memory it replaces."""
+        ``supersedes`` names a memory it replaces. Without ``embed``, its embedding is made when
+        the index is next built (a bulk import: the model is the slow part)."""
         text = clean_text(draft.text)
         draft = replace(draft, text=text, kind=clean_kind(draft.kind))
         check_draft(draft)
         old = (self.get(supersedes), "named as superseded") if supersedes is not None else None
-        return self._insert(draft, actor, status, self._vector(text), superseding=old)
+        return self._insert(draft, actor, status, self._vector(text) if embed else None, superseding=old)
 
     def drop_index(self) -> None:
         """Forget the in-memory index (after writes that were rolled back); rebuilt on next use."""
@@ -229,8 +236,8 @@ class MemoryBook:
                 writes.update(
                     superseded, self._event(superseded, "superseded", actor, detail=f"by {accepted.id}")
                 )
-                self.index.put(superseded, None)
-        self.index.put(accepted, None)
+                self._put(superseded, None)
+        self._put(accepted, None)
         return accepted
 
     def reject(self, memory_id: str, actor: Actor = "user") -> Memory:
@@ -250,7 +257,7 @@ class MemoryBook:
             writes.update(
                 edited, self._event(edited, "edited", actor, old_text=memory.text, new_text=text), vector
             )
-        self.index.put(edited, vector)
+        self._put(edited, vector)
         return edited
 
     def set_details(
@@ -359,6 +366,10 @@ class MemoryBook:
 
     # -- internals -----------------------------------------------------------------------------
 
+    def _put(self, memory: Memory, vector: StoredVector | None) -> None:
+        if self._index is not None:  # else it is built from the database on next use
+            self._index.put(memory, vector)
+
     def _visible(self, memory: Memory) -> bool:
         return memory.scope == "global" or memory.agent == self.agent
 
@@ -369,16 +380,16 @@ class MemoryBook:
 
     def _embed_missing(self, index: MemoryIndex) -> None:
         missing = index.missing_vectors()
-        if not missing:
-            return
-        vectors = self.embedder.embed([m.text for m in missing])
-        with self.store.write("could not save the memories' embeddings") as writes:
-            for memory, row in zip(missing, vectors, strict=True):
-                writes.update(
-                    memory,
-                    self._event(memory, "embedded", "system"),
-                    StoredVector(self.embedder.model_id, row),
-                )
+        for start in range(0, len(missing), 1000):  # a transaction a slice: a kill keeps the rest
+            part = missing[start : start + 1000]
+            vectors = self.embedder.embed([m.text for m in part])
+            with self.store.write("could not save the memories' embeddings") as writes:
+                for memory, row in zip(part, vectors, strict=True):
+                    writes.update(
+                        memory,
+                        self._event(memory, "embedded", "system"),
+                        StoredVector(self.embedder.model_id, row),
+                    )
 
     def _neighbours(self, index: MemoryIndex, vector: StoredVector, draft: MemoryDraft) -> list[Neighbour]:
         """Memories the draft could duplicate or contradict, in the same owner scope: the closest
@@ -413,7 +424,7 @@ class MemoryBook:
         draft: MemoryDraft,
         actor: Actor,
         status: Status,
-        vector: StoredVector,
+        vector: StoredVector | None,
         *,
         superseding: tuple[Memory, str] | None = None,
         proposed_over: str | None = None,
@@ -454,9 +465,12 @@ class MemoryBook:
                 previous, reason = superseding
                 old = replace(previous, status="superseded", superseded_by=memory.id, updated_at=now)
                 writes.update(old, self._event(old, "superseded", actor, detail=f"by {memory.id}: {reason}"))
-        self.index.put(memory, vector)
+        if vector is None:
+            self._index = None  # rebuilt (and the missing embeddings made) on next use
+            return memory
+        self._put(memory, vector)
         if old is not None:
-            self.index.put(old, None)
+            self._put(old, None)
         return memory
 
     def merge(self, memory: Memory, draft: MemoryDraft, actor: Actor, reason: str) -> Memory:
@@ -484,7 +498,7 @@ class MemoryBook:
                     detail=f"said again{source}: {quote!r}; {reason}",
                 ),
             )
-        self.index.put(merged, None)
+        self._put(merged, None)
         return merged
 
     def _set(
@@ -493,7 +507,7 @@ class MemoryBook:
         changed = replace(memory, updated_at=self._now(), **changes)  # type: ignore[arg-type]
         with self.store.write() as writes:
             writes.update(changed, self._event(changed, event, actor, detail=detail))
-        self.index.put(changed, None)
+        self._put(changed, None)
         return changed
 
     def _event(

@@ -120,7 +120,8 @@ def import_memories(
             report.stopped = True
             break
         part = todo[start : start + BATCH_LINES]
-        _embed_ahead(book, [line.text for _, line, _ in part])
+        if bulk is None:
+            _embed_ahead(book, [line.text for _, line, _ in part])
         before, problems = Counter(report.counts), len(report.problems)
         try:
             with book.store.batch("could not save the imported memories"):

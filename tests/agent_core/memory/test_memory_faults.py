@@ -5,6 +5,7 @@ memories over the token budget."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import signal
@@ -173,6 +174,17 @@ def test_a_large_import_reports_progress_and_running_it_again_adds_nothing(book:
     assert len(book.store.ids()) == 3000
 
 
+def test_memories_of_a_large_import_are_embedded_on_first_search_and_recalled(
+    book: MemoryBook, embedder: Indexer
+) -> None:
+    lines = [*facts(2100), json.dumps({"id": "boat", "text": "my sailing boat is called Wren"})]
+    report = import_memories(book, parse_lines(lines))
+    assert not report.checked and report.counts["added"] == 2101
+    query = "what is my boat called?"
+    result = recall(book.index, query, embedder.embed([query])[0], book.config, session_id=None)
+    assert [r.memory.id for r in result.recalled][:1] == ["boat"]
+
+
 def test_a_stopped_import_keeps_its_committed_batches_and_a_rerun_finishes_it(book: MemoryBook) -> None:
     cancel = threading.Event()
     report = import_memories(
@@ -203,10 +215,11 @@ def test_an_id_used_by_another_memory_is_reported_not_skipped(book: MemoryBook) 
 def test_a_full_disk_during_an_import_says_so_and_a_rerun_finishes_it(
     book: MemoryBook, store: MemoryStore
 ) -> None:
-    lines = facts(2500)
+    padding = " and drinks tea" * 100  # ~1,500 characters: 500 lines take some 550 pages
+    lines = [line[:-2] + padding + '"}' for line in facts(2500)]
     pages = store._db.execute("PRAGMA page_count").fetchone()[0]
     # SQLite reports SQLITE_FULL once the file may not grow, as on a full disk: room for one batch.
-    store._db.execute(f"PRAGMA max_page_count = {pages + 400}")
+    store._db.execute(f"PRAGMA max_page_count = {pages + 800}")
     with pytest.raises(ImportInterrupted) as caught:
         import_memories(book, parse_lines(lines))
     message = str(caught.value)
@@ -315,34 +328,64 @@ def test_a_nul_character_in_a_chat_message_is_not_remembered_and_the_user_is_tol
     assert memories.book_for(session.agent).find(statuses=None) == []
 
 
-def test_the_import_command_prints_progress_and_how_to_resume_when_stopped(
-    agent_dir: Path, tmp_path: Path
+class CtrlCOnProgress(io.StringIO):
+    """Standard error that presses Ctrl+C when the first progress line is written."""
+
+    pressed = False
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if text.startswith("[import: ") and not self.pressed:
+            self.pressed = True
+            signal.raise_signal(signal.SIGINT)
+        return written
+
+
+def test_ctrl_c_stops_the_import_command_after_a_batch_and_says_how_to_finish(
+    agent_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     file = tmp_path / "big.jsonl"
     file.write_text("\n".join(facts(2600)) + "\n")
+    stderr = CtrlCOnProgress()
+    with monkeypatch.context() as patch:
+        patch.setattr(sys, "stderr", stderr)
+        assert main(["memory", "import", "--agent", str(agent_dir), str(file)]) == 130
+    err = stderr.getvalue()
+    assert err.startswith("[import: 500 of 2,600 lines, 500 memories saved]")
+    assert "[import: stopping after the batch being written; Ctrl+C again to stop at once]" in err
+    assert err.endswith(
+        "Stopped after 500 of 2,600 lines (500 memories saved): run the same command again to finish; "
+        "lines already imported are skipped.\n"
+    )
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    capsys.readouterr()
+    assert main(["memory", "import", "--agent", str(agent_dir), "--json", str(file)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["unchanged"], report["added"], report["failed"]) == (500, 2100, 0)
+
+
+def test_an_import_killed_part_way_keeps_whole_batches_and_the_same_command_finishes_it(
+    agent_dir: Path, tmp_path: Path
+) -> None:
+    file = tmp_path / "big.jsonl"
+    file.write_text("\n".join(facts(40_000)) + "\n")
     command = [sys.executable, "-c", "import sys; from agent_core.cli.main import main; sys.exit(main(sys.argv[1:]))",
                "memory", "import", "--agent", str(agent_dir), str(file)]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     assert process.stderr is not None
     first = process.stderr.readline()
-    assert first.startswith("[import: ") and "of 2,600 lines" in first
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=300)
-    assert process.returncode == 130, err
-    assert "run the same command again to finish; lines already imported are skipped" in err
-    assert "Traceback" not in err
-
-    # A kill -9 part-way leaves whole batches; the same command then finishes the import.
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    assert process.stderr is not None and process.stderr.readline().startswith("[import: ")
-    process.kill()
+    assert first.startswith("[import: ") and "of 40,000 lines" in first
+    process.kill()  # kill -9
     process.wait(timeout=60)
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr
     store = MemoryStore(user_dirs().database)
     try:
-        assert store.ids() == {f"ext-{n}" for n in range(2600)}
+        kept = len(store.ids())
+        assert 0 < kept < 40_000 and kept % 500 == 0  # whole batches only
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr
+        assert f"{kept} unchanged, 0 failed" in done.stdout
+        assert store.ids() == {f"ext-{n}" for n in range(40_000)}
     finally:
         store.close()
 
