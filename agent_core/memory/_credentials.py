@@ -28,7 +28,9 @@ _STRONG = (
     r"(?:seed|recovery|mnemonic|backup)\s+(?:phrase|words)|"
     r"(?:backup|recovery|security|door|alarm|safe|gate|garage|entry|access|lock|verification|2fa|otp|"
     r"one[\s-]time|unlock)\s+codes?|(?:safe|lock)\s+combination|"
-    r"(?:auth|access|api|bearer|refresh|session|personal\s+access|deploy|bot)\s+tokens?|pass(?=\s*[:=])"
+    r"(?:auth|access|api|bearer|refresh|session|personal\s+access|deploy|bot)\s+tokens?|pass(?=\s*[:=])|"
+    r"cl(?:é|e)\s+(?:api|secr(?:è|e)te|priv(?:é|e)e)|clave\s+(?:api|secreta|privada)|chiave\s+(?:api|segreta)|"
+    r"api[\s-]?schl(?:ü|ue)ssel"
 )
 _WEAK = r"keys?|tokens?|secrets?|credentials?|logins?|accounts?|auth|codes?"
 # "code" after these words is not a secret: "my zip code is 10115", "the error code is 404".
@@ -57,6 +59,9 @@ _SEPARATORS = frozenset(
         "'s",
         "’s",
         "ist",
+        "lautet",
+        "heißt",
+        "heisst",
         "sind",
         "war",
         "est",
@@ -196,6 +201,7 @@ _ASSIGNMENT = re.compile(
 )
 _RANDOM = re.compile(r"(?<![\w/+=.:@-])[A-Za-z0-9+/=_-]{32,}(?![\w/+=.:@-])")
 _TOKENISH = re.compile(r"[A-Za-z0-9+/=_.-]{16,}")
+_QUOTES = "\"'`“‘«"
 _STRIP = "\"'`“”‘’«»()[]{}<>,.;"
 
 
@@ -253,7 +259,15 @@ def _value(value: str, strong: bool, keyword: str, *, explicit: bool) -> bool:
         user, secret = pair.group("user"), pair.group("secret").strip(_STRIP)
         if secret and secret.casefold() not in _NOT_VALUES and not user.isdigit():
             return True
+    if strong and explicit and words[0][:1] in _QUOTES and len(joined.strip(_STRIP)) >= 3:
+        return True  # a quoted value: "my passphrase is 'the quick brown fox'"
     first = words[0].strip(_STRIP)
+    if (
+        _NUMBERS.search(keyword)
+        and sum(c.isdigit() for c in first) >= 4
+        and not any(c.isalpha() for c in first)
+    ):
+        return True  # a PIN, a code or a combination: 4821, 12-34-56
     if len(words) == 1 and first.casefold() in _NOT_ALONE:
         return False
     if not first or first.casefold() in _NOT_VALUES or _EMAIL.match(first) or first[0] in "/~":

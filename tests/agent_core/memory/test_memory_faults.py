@@ -76,6 +76,10 @@ SECRETS = [
     "the code to the front door is 4711",
     "recovery phrase: abandon ability able about above absent",
     "The password to the shared drive is 'BlueSky!77'",
+    "Das Passwort für das WLAN lautet Sonne2024",
+    "ma clé API est 8d7f6e5a4b3c2d1e0f",
+    "my ssh passphrase is 'the quick brown fox'",
+    "the safe combination is 12-34-56",
 ]
 
 NOT_SECRETS = [
@@ -101,6 +105,10 @@ NOT_SECRETS = [
     "my flight booking reference is XK7P2Q",
     "the release date is 2026-03-01",
     "the commit is 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a",
+    "I forgot my password last week",
+    "the secret ingredient is cardamom",
+    "my employee id is E12345",
+    "I like to code in Rust",
 ]
 
 
