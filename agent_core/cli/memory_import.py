@@ -18,6 +18,7 @@ from agent_core.errors import ContextDeskError
 
 __all__ = ["run_import"]
 
+MAX_LINES = 1_000_000  # lines a file may have (about 1 KB of memory each while it is imported)
 PROGRESS_EVERY = 2.0  # seconds between two progress lines (and one each tenth of the file)
 _COUNTS = ("added", "merged", "superseded", "kept", "blocked", "unchanged")
 
@@ -36,8 +37,15 @@ def run_import(args: argparse.Namespace) -> int:
         raise ContextDeskError(
             f"{args.file} is not UTF-8 text (byte {error.start}): save it as UTF-8."
         ) from None
-    lines = parse_lines(text.splitlines())
+    rows = text.splitlines()
     del text
+    if len(rows) > MAX_LINES:
+        raise ContextDeskError(
+            f"{args.file} has {len(rows):,} lines; an import reads at most {MAX_LINES:,} (each is held in memory "
+            f"while it runs): split it, for example `split -l {MAX_LINES} {args.file} part-`, and import each part."
+        )
+    lines = parse_lines(rows)
+    del rows
     shown = {"at": time.monotonic(), "tenth": 0}
 
     def progress(step: ImportProgress) -> None:

@@ -398,6 +398,16 @@ def test_an_import_killed_part_way_keeps_whole_batches_and_the_same_command_fini
         store.close()
 
 
+def test_a_file_of_more_than_a_million_lines_is_refused_with_how_to_split_it(
+    agent_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "huge.jsonl"
+    file.write_text("{}\n" * 1_000_001)
+    assert main(["memory", "import", "--agent", str(agent_dir), str(file)]) == 1
+    err = capsys.readouterr().err
+    assert "has 1,000,001 lines; an import reads at most 1,000,000" in err and "split -l 1000000" in err
+
+
 # --- 9. pinned memories over the budget --------------------------------------------------------
 
 
