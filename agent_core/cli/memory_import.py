@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import FrameType
 from typing import Any
 
@@ -111,9 +111,11 @@ def _stop_on_ctrl_c(cancel: threading.Event) -> Iterator[None]:
         if cancel.is_set():
             raise KeyboardInterrupt
         cancel.set()
-        print(
-            "[import: stopping after the batch being written; Ctrl+C again to stop at once]", file=sys.stderr
-        )
+        with suppress(RuntimeError):  # arriving mid-write to stderr: the final message still says it
+            print(
+                "[import: stopping after the batch being written; Ctrl+C again to stop at once]",
+                file=sys.stderr,
+            )
 
     previous = signal.signal(signal.SIGINT, stop)
     try:

@@ -97,13 +97,19 @@ def import_memories(
     )
     known = book.store.import_keys()
     todo: list[tuple[ParsedLine, ImportLine, str]] = []
+    first_with: dict[str, int] = {}  # id -> the line that has it, for ids given twice in the file
     for parsed in good:
         assert parsed.line is not None
         key = parsed.line.id or content_id(parsed.line)
         words = known.get(key)
-        if words is None:
+        if parsed.line.id is not None and key in first_with:
+            report.problems.append(
+                f"line {parsed.number}: id {key!r} is also the id of line {first_with[key]}: give each line its own id"
+            )
+        elif words is None:
             todo.append((parsed, parsed.line, key))
             known[key] = ()
+            first_with[key] = parsed.number
         elif not words or _same_words(parsed.line.text, *words):
             report.counts["unchanged"] += 1  # imported before
         else:

@@ -213,10 +213,12 @@ def test_lines_without_ids_are_not_imported_twice(book: MemoryBook) -> None:
 
 def test_an_id_used_by_another_memory_is_reported_not_skipped(book: MemoryBook) -> None:
     import_memories(book, parse_lines(jsonl({"id": "ext-1", "text": "our office is in Ghent"})))
-    report = import_memories(book, parse_lines(jsonl({"id": "ext-1", "text": "I drink rooibos after lunch"})))
+    lines = jsonl({"id": "ext-1", "text": "I drink rooibos after lunch"}, {"id": "ext-2", "text": "I cycle"})
+    report = import_memories(book, parse_lines([*lines, lines[1]]))
     assert report.problems == [
         "line 1: id 'ext-1' is already used by another memory ('our office is in Ghent'): give the "
-        "line another id, or leave the id out"
+        "line another id, or leave the id out",
+        "line 3: id 'ext-2' is also the id of line 2: give each line its own id",
     ]
 
 
