@@ -7,8 +7,9 @@ login, door code… in several languages, any casing) followed by a value: after
 "the password is in 1Password" holds none); a value right after the word, or a looser word like
 "key" or "token", counts only when it looks made up (letters with digits or symbols, mixed case
 inside, four digits or more, a long random string) or is a "user / password" pair. Besides:
-passwords in URLs (``scheme://user:pass@host``), ``NAME_PASSWORD=value`` assignments, and long
-random strings (mixed case and digits, high entropy) anywhere.
+a made-up value before the word ("hunter2 is my password"), passwords in URLs
+(``scheme://user:pass@host``), ``NAME_PASSWORD=value`` assignments, ``Authorization:`` headers,
+and long random strings (mixed case and digits, high entropy) anywhere.
 """
 
 from __future__ import annotations
@@ -199,6 +200,13 @@ _ASSIGNMENT = re.compile(
     r"[A-Za-z0-9_]*\s*[=:]\s*[\"']?[^\s\"']{6,}",
     re.IGNORECASE,
 )
+# The value before the word: "hunter2 is my password", "use 'Tr0ub4dor' as the wifi password".
+_VALUE_FIRST = re.compile(
+    r"(?P<value>\S+)\s+(?:is|was|as)\s+(?:my|the|our|your|a|an|his|her|their)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:password|passwd|passcode|passphrase|pin|pwd)\b(?!\s*(?:manager|policy|rules?|reset|hint|change))",
+    re.IGNORECASE,
+)
+_AUTHORIZATION = re.compile(r"\bauthorization\s*:\s*(?:basic|bearer|token|digest)\s+\S{8,}", re.IGNORECASE)
 _RANDOM = re.compile(r"(?<![\w/+=.:@-])[A-Za-z0-9+/=_-]{32,}(?![\w/+=.:@-])")
 _TOKENISH = re.compile(r"[A-Za-z0-9+/=_.-]{16,}")
 _QUOTES = "\"'`“‘«"
@@ -209,8 +217,12 @@ def credential_in(text: str) -> str | None:
     """What kind of credential ``text`` states ("a password", "a secret key"...), or None."""
     if _URL_PASSWORD.search(text):
         return "a password in a URL"
-    if _ASSIGNMENT.search(text):
+    if _ASSIGNMENT.search(text) or _AUTHORIZATION.search(text):
         return "a secret"
+    for match in _VALUE_FIRST.finditer(text):
+        value = match.group("value")
+        if value[:1] in _QUOTES or _looks_made_up(value.strip(_STRIP)):
+            return "a password"
     for match in _KEYWORD.finditer(text):
         strong = match.group("strong") is not None
         if match.group(0).casefold().startswith("code") and _PUBLIC_CODES.search(text[: match.start()]):

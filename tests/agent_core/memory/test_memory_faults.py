@@ -80,6 +80,8 @@ SECRETS = [
     "ma clé API est 8d7f6e5a4b3c2d1e0f",
     "my ssh passphrase is 'the quick brown fox'",
     "the safe combination is 12-34-56",
+    "use 'hunter2' as the password for the test server",
+    "Authorization: Basic YWRtaW46aHVudGVyMg==",
 ]
 
 NOT_SECRETS = [
@@ -109,6 +111,8 @@ NOT_SECRETS = [
     "the secret ingredient is cardamom",
     "my employee id is E12345",
     "I like to code in Rust",
+    "Bitwarden is my password manager",
+    "the private key is stored at ~/.ssh/id_rsa",
 ]
 
 
