@@ -194,7 +194,7 @@ _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[\w.-]*$", re.IGNORECASE)
 _DATE = re.compile(r"^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}$")
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
 _PAIR = re.compile(r"^(?P<user>[^\s/:]+)\s*(?:/|:)\s*(?P<secret>\S+)")
-_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@", re.IGNORECASE)
+_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]{0,30}://[^\s/:@]{1,200}:[^\s/@]{1,200}@", re.IGNORECASE)
 _ASSIGNMENT = re.compile(
     r"\b[A-Za-z0-9_]*(?:PASSWORD|PASSWD|PWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)"
     r"[A-Za-z0-9_]*\s*[=:]\s*[\"']?[^\s\"']{6,}",
@@ -202,7 +202,7 @@ _ASSIGNMENT = re.compile(
 )
 # The value before the word: "hunter2 is my password", "use 'Tr0ub4dor' as the wifi password".
 _VALUE_FIRST = re.compile(
-    r"(?P<value>\S+)\s+(?:is|was|as)\s+(?:my|the|our|your|a|an|his|her|their)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?<!\S)(?P<value>\S{1,200})\s+(?:is|was|as)\s+(?:my|the|our|your|a|an|his|her|their)\s+(?:[\w-]+\s+){0,2}?"
     r"(?:password|passwd|passcode|passphrase|pin|pwd)\b(?!\s*(?:manager|policy|rules?|reset|hint|change))",
     re.IGNORECASE,
 )
@@ -225,7 +225,9 @@ def credential_in(text: str) -> str | None:
             return "a password"
     for match in _KEYWORD.finditer(text):
         strong = match.group("strong") is not None
-        if match.group(0).casefold().startswith("code") and _PUBLIC_CODES.search(text[: match.start()]):
+        if match.group(0).casefold().startswith("code") and _PUBLIC_CODES.search(
+            text[max(0, match.start() - 40) : match.start()]
+        ):
             continue
         if _states_value(text[match.end() : match.end() + 200], strong, match.group(0)):
             return "a password" if strong and _is_password_word(match.group(0)) else "a secret"
