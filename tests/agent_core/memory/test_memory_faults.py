@@ -289,6 +289,11 @@ def test_bad_lines_are_reported_with_their_number_and_field_and_nothing_of_them_
     assert problems["line 8"].startswith("tags: not a field of a memory line")
     assert problems["line 9"].startswith("importance: Input should be a valid integer")
     assert len(report.problems) == 8
+    # The same check for every other way in.
+    with pytest.raises(MemoryInputError, match=r"created_at nan is not a time between 1970 and 9999"):
+        book.add(MemoryDraft("I like rooibos", created_at=float("nan")))
+    with pytest.raises(MemoryInputError, match=r"expires_at inf is not a time"):
+        book.insert_as_is(MemoryDraft("I like rooibos", expires_at=float("inf")), "active", "import")
 
 
 @pytest.fixture
