@@ -162,40 +162,24 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from agent_core.agent._text_file import FileRefused, read_bytes
-    from agent_core.memory.importing import import_memories
-    from agent_core.memory.jsonl import parse_lines
+    from agent_core.cli.memory_import import run_import as run
 
-    try:
-        text = read_bytes(args.file, limit=200 * 1024 * 1024).decode("utf-8")
-    except FileRefused as error:
-        raise ContextDeskError(f"{args.file}: {error}") from None
-    except UnicodeDecodeError as error:
-        raise ContextDeskError(
-            f"{args.file} is not UTF-8 text (byte {error.start}): save it as UTF-8."
-        ) from None
-    with _book(args) as book:
-        report = import_memories(book, parse_lines(text.splitlines()))
-    counts = {key: report.counts.get(key, 0) for key in ("added", "merged", "superseded", "kept", "blocked")}
-    data = {
-        **counts,
-        "failed": report.failed,
-        "problems": report.problems,
-        "ignored_fields": dict(report.ignored_fields),
-    }
-    summary = ", ".join(f"{value} {key}" for key, value in counts.items()) + f", {report.failed} failed"
-    lines = [f"Imported {args.file}: {summary}."]
-    lines += [f"  {problem}" for problem in report.problems[:50]]
-    if report.ignored_fields:
-        lines.append("  fields ignored: " + ", ".join(sorted(report.ignored_fields)))
-    _print(args, data, "\n".join(lines))
-    return 0 if not report.problems else 1
+    return run(args)
+
+
+def _warn_about_pins(book: Any) -> None:
+    from agent_core.memory.recall import pins_over_budget_warning
+
+    warning = pins_over_budget_warning(book.find(statuses=("active",)), book.config.max_tokens)
+    if warning:
+        print(f"Warning: {warning}", file=sys.stderr)
 
 
 def run_list(args: argparse.Namespace) -> int:
     statuses = None if args.all else tuple(args.status or ("active", "proposed"))
     with _book(args) as book:
         memories = book.find(statuses=statuses, text=args.search)
+        _warn_about_pins(book)
     if args.json:
         print(json.dumps([_line(m) for m in memories], ensure_ascii=False, indent=2))
     else:
@@ -247,6 +231,8 @@ def run_history(args: argparse.Namespace) -> int:
 def _verb(args: argparse.Namespace, method: str, done: str, **kwargs: Any) -> int:
     with _book(args) as book:
         memory = getattr(book, method)(args.id, **kwargs)
+        if method in ("pin", "restore", "accept"):
+            _warn_about_pins(book)
     _print(args, _line(memory), f"{done} {memory.id}: {memory.text}")
     return 0
 

@@ -7,21 +7,28 @@ one transaction with its history event.
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from agent_core.agent.schema import MemoryConfig
-from agent_core.errors import ContextDeskError
+from agent_core.memory._drafts import (
+    MAX_MEMORY_CHARS,
+    MemoryDraft,
+    MemoryInputError,
+    check_draft,
+    clean_kind,
+    clean_text,
+    draft_of,
+)
 from agent_core.memory.conflicts import judge
 from agent_core.memory.index import MemoryIndex, Neighbour
-from agent_core.memory.records import Actor, Memory, MemoryEvent, Provenance, Scope, Status, Tier
+from agent_core.memory.records import Actor, Memory, MemoryEvent, Scope, Status, Tier
 from agent_core.memory.sensitive import find_sensitive
 from agent_core.memory.store import MemoryFilter, MemoryStore, StoredVector
 
@@ -34,16 +41,10 @@ __all__ = [
     "WriteOutcome",
 ]
 
-MAX_MEMORY_CHARS = 2000
-_KIND = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 DAY = 86400.0
 PURGE_AFTER_DAYS = 90
 NEIGHBOURS_BY_MEANING = 8  # memories a new one is compared with: the closest in meaning...
 NEIGHBOURS_BY_WORDS = 5  # ...and those sharing its rarest words  # forgotten, expired and rejected memories are deleted for good after this
-
-
-class MemoryInputError(ContextDeskError):
-    """A memory could not be written or found; the message says why and what to do."""
 
 
 class Embedder(Protocol):
@@ -53,22 +54,6 @@ class Embedder(Protocol):
     def model_id(self) -> str: ...
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
-
-
-@dataclass(frozen=True)
-class MemoryDraft:
-    """A memory to write, before duplicates and conflicts are looked for."""
-
-    text: str
-    kind: str = "fact"
-    scope: Scope = "agent"
-    tier: Tier = "long"
-    importance: int = 3
-    expires_at: float | None = None
-    provenance: Provenance = field(default_factory=Provenance)
-    session_id: str | None = None  # the chat, for chat-scoped and working memories
-    id: str | None = None  # kept when given (imports), else made up
-    created_at: float | None = None
 
 
 Action = Literal["added", "proposed", "merged", "superseded", "conflict", "blocked"]
@@ -174,9 +159,9 @@ class MemoryBook:
             MemoryInputError: the text, kind, importance or scope is not valid, or ``supersedes`` is unknown.
             StoreError: the database could not be written.
         """
-        text = _clean_text(draft.text)
-        draft = replace(draft, text=text, kind=_clean_kind(draft.kind))
-        _check(draft)
+        text = clean_text(draft.text)
+        draft = replace(draft, text=text, kind=clean_kind(draft.kind))
+        check_draft(draft)
         found = find_sensitive(text)
         warnings = tuple(f"it looks like it holds {match}" for match in found)
         if found and actor != "user":
@@ -200,7 +185,7 @@ class MemoryBook:
             duplicate = next((n for n, v in verdicts if v.relation == "duplicate"), None)
             if duplicate is not None:
                 reason = next(v.reason for n, v in verdicts if n is duplicate)
-                merged = self._merge(duplicate.memory, draft, actor, reason)
+                merged = self.merge(duplicate.memory, draft, actor, reason)
                 return WriteOutcome("merged", merged, warnings=warnings, reason=reason)
             conflict = next(((n, v) for n, v in verdicts if v.relation == "conflict"), None)
             if conflict is None or on_conflict == "keep_both":
@@ -213,12 +198,27 @@ class MemoryBook:
         new = self._insert(draft, actor, "proposed", vector, proposed_over=old.id)
         return WriteOutcome("conflict", new, old, warnings, reason)
 
-    def insert_as_is(self, draft: MemoryDraft, status: Status, actor: Actor) -> Memory:
-        """Write ``draft`` with ``status`` without looking for duplicates (restoring an export)."""
-        text = _clean_text(draft.text)
-        draft = replace(draft, text=text, kind=_clean_kind(draft.kind))
-        _check(draft)
-        return self._insert(draft, actor, status, self._vector(text))
+    def insert_as_is(
+        self,
+        draft: MemoryDraft,
+        status: Status,
+        actor: Actor,
+        *,
+        supersedes: str | None = None,
+        embed: bool = True,
+    ) -> Memory:
+        """Write ``draft`` with ``status`` without looking for duplicates (restoring an export);
+        ``supersedes`` names a memory it replaces. Without ``embed``, its embedding is made when
+        the index is next built (a bulk import: the model is the slow part)."""
+        text = clean_text(draft.text)
+        draft = replace(draft, text=text, kind=clean_kind(draft.kind))
+        check_draft(draft)
+        old = (self.get(supersedes), "named as superseded") if supersedes is not None else None
+        return self._insert(draft, actor, status, self._vector(text) if embed else None, superseding=old)
+
+    def drop_index(self) -> None:
+        """Forget the in-memory index (after writes that were rolled back); rebuilt on next use."""
+        self._index = None
 
     def accept(self, memory_id: str, actor: Actor = "user") -> Memory:
         """A proposal becomes active (and supersedes the memory it conflicted with, if any)."""
@@ -236,8 +236,8 @@ class MemoryBook:
                 writes.update(
                     superseded, self._event(superseded, "superseded", actor, detail=f"by {accepted.id}")
                 )
-                self.index.put(superseded, None)
-        self.index.put(accepted, None)
+                self._put(superseded, None)
+        self._put(accepted, None)
         return accepted
 
     def reject(self, memory_id: str, actor: Actor = "user") -> Memory:
@@ -249,15 +249,15 @@ class MemoryBook:
     def edit(self, memory_id: str, text: str, actor: Actor = "user") -> Memory:
         """New words for a memory (its history keeps the old ones)."""
         memory = self.get(memory_id)
-        text = _clean_text(text)
-        _check(replace(_draft_of(memory), text=text))
+        text = clean_text(text)
+        check_draft(replace(draft_of(memory), text=text))
         vector = self._vector(text)
         edited = replace(memory, text=text, updated_at=self._now())
         with self.store.write() as writes:
             writes.update(
                 edited, self._event(edited, "edited", actor, old_text=memory.text, new_text=text), vector
             )
-        self.index.put(edited, vector)
+        self._put(edited, vector)
         return edited
 
     def set_details(
@@ -273,12 +273,12 @@ class MemoryBook:
         memory = self.get(memory_id)
         changed = replace(
             memory,
-            kind=_clean_kind(kind) if kind is not None else memory.kind,
+            kind=clean_kind(kind) if kind is not None else memory.kind,
             importance=importance if importance is not None else memory.importance,
             scope=scope or memory.scope,
             expires_at=expires_at if expires_at is not None else memory.expires_at,
         )
-        _check(_draft_of(changed))
+        check_draft(draft_of(changed))
         detail = ", ".join(
             f"{name} {getattr(memory, name)} → {getattr(changed, name)}"
             for name in ("kind", "importance", "scope", "expires_at")
@@ -366,6 +366,10 @@ class MemoryBook:
 
     # -- internals -----------------------------------------------------------------------------
 
+    def _put(self, memory: Memory, vector: StoredVector | None) -> None:
+        if self._index is not None:  # else it is built from the database on next use
+            self._index.put(memory, vector)
+
     def _visible(self, memory: Memory) -> bool:
         return memory.scope == "global" or memory.agent == self.agent
 
@@ -376,16 +380,16 @@ class MemoryBook:
 
     def _embed_missing(self, index: MemoryIndex) -> None:
         missing = index.missing_vectors()
-        if not missing:
-            return
-        vectors = self.embedder.embed([m.text for m in missing])
-        with self.store.write("could not save the memories' embeddings") as writes:
-            for memory, row in zip(missing, vectors, strict=True):
-                writes.update(
-                    memory,
-                    self._event(memory, "embedded", "system"),
-                    StoredVector(self.embedder.model_id, row),
-                )
+        for start in range(0, len(missing), 1000):  # a transaction a slice: a kill keeps the rest
+            part = missing[start : start + 1000]
+            vectors = self.embedder.embed([m.text for m in part])
+            with self.store.write("could not save the memories' embeddings") as writes:
+                for memory, row in zip(part, vectors, strict=True):
+                    writes.update(
+                        memory,
+                        self._event(memory, "embedded", "system"),
+                        StoredVector(self.embedder.model_id, row),
+                    )
 
     def _neighbours(self, index: MemoryIndex, vector: StoredVector, draft: MemoryDraft) -> list[Neighbour]:
         """Memories the draft could duplicate or contradict, in the same owner scope: the closest
@@ -420,7 +424,7 @@ class MemoryBook:
         draft: MemoryDraft,
         actor: Actor,
         status: Status,
-        vector: StoredVector,
+        vector: StoredVector | None,
         *,
         superseding: tuple[Memory, str] | None = None,
         proposed_over: str | None = None,
@@ -461,12 +465,16 @@ class MemoryBook:
                 previous, reason = superseding
                 old = replace(previous, status="superseded", superseded_by=memory.id, updated_at=now)
                 writes.update(old, self._event(old, "superseded", actor, detail=f"by {memory.id}: {reason}"))
-        self.index.put(memory, vector)
+        if vector is None:
+            self._index = None  # rebuilt (and the missing embeddings made) on next use
+            return memory
+        self._put(memory, vector)
         if old is not None:
-            self.index.put(old, None)
+            self._put(old, None)
         return memory
 
-    def _merge(self, memory: Memory, draft: MemoryDraft, actor: Actor, reason: str) -> Memory:
+    def merge(self, memory: Memory, draft: MemoryDraft, actor: Actor, reason: str) -> Memory:
+        """``draft`` is ``memory`` said again: counted once more, with where it was said."""
         merged = replace(
             memory,
             seen_count=memory.seen_count + 1,
@@ -490,7 +498,7 @@ class MemoryBook:
                     detail=f"said again{source}: {quote!r}; {reason}",
                 ),
             )
-        self.index.put(merged, None)
+        self._put(merged, None)
         return merged
 
     def _set(
@@ -499,7 +507,7 @@ class MemoryBook:
         changed = replace(memory, updated_at=self._now(), **changes)  # type: ignore[arg-type]
         with self.store.write() as writes:
             writes.update(changed, self._event(changed, event, actor, detail=detail))
-        self.index.put(changed, None)
+        self._put(changed, None)
         return changed
 
     def _event(
@@ -519,37 +527,3 @@ def _recency(memory: Memory, now: float) -> float:
     """1 just used, halving every 30 days unused."""
     last = memory.last_used_at or memory.created_at
     return float(0.5 ** (max(0.0, now - last) / (30 * DAY)))
-
-
-def _clean_text(text: str) -> str:
-    return " ".join(text.replace("\x00", " ").split())
-
-
-def _clean_kind(kind: str) -> str:
-    return kind.strip().lower().replace(" ", "-")
-
-
-def _draft_of(memory: Memory) -> MemoryDraft:
-    return MemoryDraft(
-        memory.text, memory.kind, memory.scope, memory.tier, memory.importance, memory.expires_at
-    )
-
-
-def _check(draft: MemoryDraft) -> None:
-    if not draft.text:
-        raise MemoryInputError("A memory needs some text.")
-    if len(draft.text) > MAX_MEMORY_CHARS:
-        raise MemoryInputError(
-            f"A memory is at most {MAX_MEMORY_CHARS} characters ({len(draft.text)} given): keep one fact per "
-            "memory, or add a long text as a reference instead."
-        )
-    if not _KIND.match(draft.kind):
-        raise MemoryInputError(
-            f"Kind {draft.kind!r} is not valid: use a short word like fact, preference, person, project."
-        )
-    if not 1 <= draft.importance <= 5:
-        raise MemoryInputError(f"Importance is 1 to 5 ({draft.importance} given).")
-    if draft.scope not in ("global", "agent", "chat"):
-        raise MemoryInputError(f"Scope {draft.scope!r} is not one of global, agent, chat.")
-    if draft.tier not in ("pinned", "long", "short", "working"):
-        raise MemoryInputError(f"Tier {draft.tier!r} is not one of pinned, long, short, working.")

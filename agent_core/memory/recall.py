@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,7 @@ from agent_core.memory.index import MemoryIndex
 from agent_core.memory.records import Memory
 from indexer import lexical_tokens
 
-__all__ = ["Recall", "Recalled", "recall"]
+__all__ = ["Recall", "Recalled", "pins_over_budget_note", "pins_over_budget_warning", "recall"]
 
 Vector = npt.NDArray[np.float32]
 
@@ -46,8 +46,36 @@ class Recalled:
 @dataclass(frozen=True)
 class Recall:
     recalled: tuple[Recalled, ...]
-    near_misses: tuple[Recalled, ...]
+    near_misses: tuple[Recalled, ...]  # pinned memories left out first (all of them), then the others
     elapsed_ms: float
+    pinned_left_out: int = 0  # pinned memories over memory.maxTokens, not sent
+
+
+def pins_over_budget_note(count: int, max_tokens: int) -> str:
+    """What a request's context says when pinned memories did not fit in ``memory.maxTokens``."""
+    what = "1 pinned memory was" if count == 1 else f"{count} pinned memories were"
+    return (
+        f"{what} left out: the pinned memories are over memory.maxTokens ({max_tokens} tokens); "
+        "raise memory.maxTokens in agent.yaml or unpin some memories"
+    )
+
+
+def pins_over_budget_warning(memories: Iterable[Memory], max_tokens: int) -> str:
+    """A warning when the active pinned ``memories`` together are over ``memory.maxTokens``
+    (some of them are then left out of every request), else ""."""
+    pinned = [m for m in memories if m.tier == "pinned" and m.status == "active"]
+    tokens = sum(_tokens(m.text) for m in pinned)
+    if tokens <= max_tokens:
+        return ""
+    return (
+        f"The {len(pinned)} pinned memories take {tokens:,} tokens, over memory.maxTokens ({max_tokens}): "
+        "the ones that do not fit are left out of every request. Raise memory.maxTokens in agent.yaml "
+        "or unpin some memories."
+    )
+
+
+def _tokens(text: str) -> int:
+    return max(1, math.ceil(len(text) / 4))
 
 
 def recall(
@@ -60,7 +88,7 @@ def recall(
     excluded: Collection[str] = (),
     forced: Collection[str] = (),
     facets: FacetSpace | None = None,
-    count_tokens: Callable[[str], int] = lambda text: max(1, math.ceil(len(text) / 4)),
+    count_tokens: Callable[[str], int] = _tokens,
     now: float | None = None,
 ) -> Recall:
     """The memories ``message`` recalls in chat ``session_id``: ``excluded`` are ids turned off for
@@ -111,7 +139,10 @@ def recall(
     always = fields.pinned
     if forced:
         always = always | np.fromiter((m.id in forced for m in memories), bool, len(memories))
+    # Pinned ones take the budget first, the most important (then the most relevant) first;
+    # forced ones (the user added them to this chat) always go in.
     pinned = np.flatnonzero(eligible & always)
+    pinned = pinned[np.lexsort((-relevance[pinned], -fields.importance[pinned]))]
     candidates = eligible & ~always
     best = float(relevance[candidates].max()) if candidates.any() else 0.0
     floor_here = max(config.min_relevance, best - RELATIVE_MARGIN)
@@ -120,8 +151,9 @@ def recall(
     chosen: list[Recalled] = []
     chosen_rows: list[int] = []
     misses: list[Recalled] = []
+    pins_out: list[Recalled] = []
     tokens = 0
-    for row in [*pinned.tolist(), *matching.tolist()]:  # pinned (and forced) first: all of them go in
+    for row in [*pinned.tolist(), *matching.tolist()]:  # pinned (and forced) first
         full = len(chosen) >= config.max_recalled or tokens >= config.max_tokens
         if full and not always[row] and len(misses) >= NEAR_MISSES_KEPT:
             break  # the rest could neither be recalled nor shown: reasons are not worth writing
@@ -135,7 +167,10 @@ def recall(
         ):
             continue
         cost = count_tokens(memories[row].text)
-        if always[row] or (tokens + cost <= config.max_tokens and len(chosen) < config.max_recalled):
+        if always[row] and memories[row].id not in forced and tokens + cost > config.max_tokens:
+            over = f"pinned, but over memory.maxTokens ({config.max_tokens} tokens) with the pinned memories before it"
+            pins_out.append(scored(row, over))
+        elif always[row] or (tokens + cost <= config.max_tokens and len(chosen) < config.max_recalled):
             chosen.append(scored(row))
             chosen_rows.append(row)
             tokens += cost
@@ -148,7 +183,8 @@ def recall(
         else:
             why = f"matched {relevance[row]:.2f}, far under the best match ({best:.2f})"
         misses.append(scored(row, why))
-    return Recall(tuple(chosen), tuple(misses), (time.perf_counter() - started) * 1000)
+    elapsed = (time.perf_counter() - started) * 1000
+    return Recall(tuple(chosen), (*pins_out, *misses), elapsed, len(pins_out))
 
 
 def _reason(memory: Memory, relevance: float, query_words: set[str], now: float, *, person: str = "") -> str:

@@ -2,7 +2,8 @@
 
 A manual save of text matching one is allowed after a warning naming what was found. The list
 (docs/memory.md repeats it): API keys and tokens of well-known shapes, bearer tokens, private-key
-blocks, JSON web tokens, passwords and PINs stated as such, payment card numbers (Luhn-checked),
+blocks, JSON web tokens, passwords, PINs, keys and other credentials said in words whatever their
+shape (``_credentials.py``), payment card numbers (Luhn-checked),
 IBANs, US social security numbers. E-mail addresses and names are not on it: "dana@kestrel.io is
 my manager" is the kind of fact memories are for.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from agent_core.memory._credentials import credential_in
 
 __all__ = ["SensitiveMatch", "find_sensitive"]
 
@@ -33,19 +36,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a bearer token", re.compile(r"\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*", re.IGNORECASE)),
     ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
-    (
-        "a password",
-        re.compile(
-            r"\b(?:password|passwd|passphrase|passcode|pwd|pin(?:\s+code)?)\b\s*(?:is|was|:|=)\s*\S+",
-            re.IGNORECASE,
-        ),
-    ),
     ("a US social security number", re.compile(r"\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b")),
     ("an IBAN", re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")),
-    (
-        "a secret",
-        re.compile(r"\b(?:api[_ -]?key|secret|token|access[_ -]?key)\b\s*(?:is|:|=)\s*\S{8,}", re.IGNORECASE),
-    ),
 )
 _CARD = re.compile(r"\b(?:\d[ -]?){12,18}\d\b")
 
@@ -55,6 +47,9 @@ def find_sensitive(text: str) -> list[SensitiveMatch]:
     found = [SensitiveMatch(what) for what, pattern in _PATTERNS if pattern.search(text)]
     if any(_luhn_valid(re.sub(r"\D", "", m.group())) for m in _CARD.finditer(text)):
         found.append(SensitiveMatch("a payment card number"))
+    credential = None if found else credential_in(text)
+    if credential is not None:
+        found.append(SensitiveMatch(credential))
     return found
 
 

@@ -18,7 +18,7 @@ from agent_core.context.selection import ContextSelector
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import MemoryBook
 from agent_core.memory.facets import FacetSpace
-from agent_core.memory.recall import recall
+from agent_core.memory.recall import pins_over_budget_note, recall
 from agent_core.memory.records import Memory
 from agent_core.memory.store import MemoryFilter, MemoryStore
 from indexer import IndexerError
@@ -35,7 +35,7 @@ class RecalledMemories:
     items: tuple[RequestItem, ...] = ()
     near_misses: tuple[NearMiss, ...] = ()
     texts: dict[str, str] = field(default_factory=dict)  # memory id -> text, for the prompt
-    note: str = ""  # why nothing was recalled though memory is on
+    note: str = ""  # why nothing was recalled though memory is on, or what pinned ones were left out
 
 
 class MemoryService:
@@ -139,7 +139,10 @@ class MemoryService:
             for r in result.near_misses
         )
         texts = {r.memory.id: r.memory.text for r in (*result.recalled, *result.near_misses)}
-        return RecalledMemories(items, misses, texts)
+        note = (
+            pins_over_budget_note(result.pinned_left_out, config.max_tokens) if result.pinned_left_out else ""
+        )
+        return RecalledMemories(items, misses, texts, note)
 
     def find(self, agent: Agent, statuses: Collection[str] | None, text: str = "") -> list[Memory]:
         """The agent's memories (every scope and chat it can see) with these statuses, newest

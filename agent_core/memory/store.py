@@ -147,25 +147,47 @@ class MemoryStore:
     @contextmanager
     def write(self, doing: str = "could not save the memory") -> Iterator[Writes]:
         """One transaction: every change made through the yielded ``Writes`` commits, or none.
+        Inside :meth:`batch`, a savepoint instead: undone alone, committed with the batch.
 
         Raises:
             StoreError: the database could not be written; the message says why and the fix.
         """
         with self._lock:
+            nested = self._db.in_transaction
+            begin, done, undo = _NESTED if nested else _OUTER
             try:
-                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute(begin)
             except sqlite3.Error as error:
                 raise store_error(error, self.path, doing) from error
             try:
                 yield Writes(self._db)
-                self._db.execute("COMMIT")
+                self._db.execute(done)
             except sqlite3.Error as error:
-                self._db.execute("ROLLBACK")
+                self._undo(undo)
                 raise store_error(error, self.path, doing) from error
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._undo(undo)
                 raise
             self._writes += 1
+
+    @contextmanager
+    def batch(self, doing: str = "could not save the memories") -> Iterator[None]:
+        """Every :meth:`write` made inside commits together at the end (one transaction for many
+        memories: a bulk import), or none of them does.
+
+        Raises:
+            StoreError: the database could not be written; the message says why and the fix.
+        """
+        with self.write(doing):
+            yield
+
+    def _undo(self, statements: tuple[str, ...]) -> None:
+        # SQLite rolls the whole transaction back itself on some errors (a full disk, an I/O
+        # error): then there is nothing left to undo, and ROLLBACK would fail over the real error.
+        if not self._db.in_transaction:
+            return
+        for statement in statements:
+            self._db.execute(statement)
 
     def get(self, memory_id: str) -> Memory | None:
         rows = self._query(f"SELECT {_COLUMNS} FROM memories WHERE id=?", (memory_id,))
@@ -232,6 +254,15 @@ class MemoryStore:
     def ids(self) -> set[str]:
         return {row[0] for row in self._query("SELECT id FROM memories", ())}
 
+    def import_keys(self) -> dict[str, tuple[str, ...]]:
+        """What imports already applied: every memory id with its words and quote, and the keys
+        of imported lines merged into another memory (their ``import-merged`` events, with no
+        words), so that a re-run skips them."""
+        merged = self._query("SELECT detail FROM memory_events WHERE event='import-merged'", ())
+        keys: dict[str, tuple[str, ...]] = {row[0]: () for row in merged}
+        keys.update((r[0], (r[1], r[2])) for r in self._query("SELECT id, text, quote FROM memories", ()))
+        return keys
+
     def mark_used(self, memory_ids: Sequence[str], at: float) -> None:
         """Recalled now: bumps use counts (not a change of the memory, so no history event)."""
         if not memory_ids:
@@ -245,6 +276,14 @@ class MemoryStore:
                 return self._db.execute(sql, params).fetchall()
             except sqlite3.Error as error:
                 raise store_error(error, self.path, "could not read the memories") from error
+
+
+_OUTER = ("BEGIN IMMEDIATE", "COMMIT", ("ROLLBACK",))
+_NESTED = (
+    "SAVEPOINT memory_write",
+    "RELEASE memory_write",
+    ("ROLLBACK TO memory_write", "RELEASE memory_write"),
+)
 
 
 def _owner_clause(agent: str, session_id: str | None, every_chat: bool) -> tuple[str, list[Any]]:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.memory.book import MemoryBook
+from agent_core.memory.recall import pins_over_budget_warning
 from agent_core.memory.records import SCOPES, TIERS, Memory
 from agent_core.workspace import Workspace
 from desktop.bridge import CoreBridge
@@ -146,6 +147,10 @@ class MemoriesPanel(QWidget):
         self.status = QLabel("")
         self.status.setWordWrap(True)
         layout.addWidget(self.status)
+        self.pins_warning = QLabel("")  # pinned memories over memory.maxTokens
+        self.pins_warning.setWordWrap(True)
+        self.pins_warning.hide()
+        layout.addWidget(self.pins_warning)
         self._update_buttons()
 
     def bind(self, bridge: CoreBridge, workspace: Workspace) -> None:
@@ -165,18 +170,23 @@ class MemoriesPanel(QWidget):
         scope, tier = self.scope_filter.currentData(), self.tier_filter.currentData()
         workspace = self.workspace
 
-        def load() -> list[Memory]:
+        def load() -> tuple[list[Memory], str]:
             found = workspace.memories.find(workspace.agent, statuses, text)
-            return [m for m in found if scope in (None, m.scope) and tier in (None, m.tier)]
+            active = workspace.memories.find(workspace.agent, ("active",))
+            warning = pins_over_budget_warning(active, workspace.agent.config.memory.max_tokens)
+            return [m for m in found if scope in (None, m.scope) and tier in (None, m.tier)], warning
 
         self.status.setText("Loading memories…" if self.model.rowCount() == 0 else self.status.text())
         self._request += 1
         request = self._request
         self.bridge.call(load, on_result=lambda found: self._loaded(request, found), on_error=self._failed)
 
-    def _loaded(self, request: int, memories: list[Memory]) -> None:
+    def _loaded(self, request: int, found: tuple[list[Memory], str]) -> None:
         if request != self._request:
             return  # a later refresh (another filter or search) is on its way: this one is stale
+        memories, warning = found
+        self.pins_warning.setText(f"⚠ {warning}" if warning else "")
+        self.pins_warning.setVisible(bool(warning))
         chosen = self.selected()
         self.model.set_memories(memories)
         if chosen is not None:  # keep the user's place across a refresh

@@ -143,3 +143,23 @@ def test_in_the_narrow_side_panel_the_words_come_first_and_a_wide_one_shows_ever
     panel.resize(900, 500)  # e.g. the side panel dragged wide
     qtbot.waitUntil(lambda: not panel.table.isColumnHidden(MemoryColumn.SCOPE), timeout=WAIT_MS)
     assert not any(panel.table.isColumnHidden(c) for c in MemoryColumn)
+
+
+def test_the_panel_warns_when_pinned_memories_are_over_the_token_budget(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    workspace = desktop.host.workspace
+    assert workspace is not None
+    workspace.selector.start_loading()
+    qtbot.waitUntil(workspace.selector.model_ready, timeout=60_000)
+    book = workspace.memories.book_for(workspace.agent)
+    for topic in ("sailing", "pottery"):
+        text = " ".join(f"{topic} note {n} for the club." for n in range(70))[:1990]
+        book.add(MemoryDraft(text, tier="pinned"), on_conflict="keep_both")
+    panel = desktop.window.memories_panel
+    panel.refresh()
+    qtbot.waitUntil(
+        lambda: panel.model.rowCount() == 2 and panel.pins_warning.isVisibleTo(panel), timeout=WAIT_MS
+    )
+    assert "over memory.maxTokens (600)" in panel.pins_warning.text()
+    assert "unpin some memories" in panel.pins_warning.text()

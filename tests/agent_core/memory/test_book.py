@@ -115,6 +115,8 @@ def test_bad_input_is_refused_with_the_fix(book: MemoryBook) -> None:
     with pytest.raises(MemoryInputError, match="at most 2000"):
         book.add(MemoryDraft("word " * 600))
     with pytest.raises(MemoryInputError, match="needs some text"):
+        book.add(MemoryDraft(" \t "))
+    with pytest.raises(MemoryInputError, match="NUL character"):  # refused, not stripped
         book.add(MemoryDraft(" \x00 "))
     with pytest.raises(MemoryInputError, match="memory list"):
         book.forget("m-nope")
