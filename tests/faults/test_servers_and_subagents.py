@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import select
 import signal
 import sqlite3
@@ -18,7 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -279,3 +280,128 @@ def test_a_50_mb_tool_result_is_kept_bounded_in_the_chat_database(tmp_path: Path
     assert len(kept) + cut > 50 * 2**20  # the text, and a part of its structured copy, kept or counted
     size = sum(path.stat().st_size for path in database.parent.glob(database.name + "*"))
     assert size < 5 * 2**20, f"the database holds {size:,} bytes"
+
+
+# --- 4. a form that asks for a password ------------------------------------------------------
+
+SECRET = "hunter2-s3cret"
+
+
+def test_which_fields_ask_for_a_secret_is_decided_in_the_core() -> None:
+    from agent_core.mcp.elicitation import form_from_schema
+
+    properties = {
+        "user": {"type": "string", "title": "User name"},
+        "password": {"type": "string"},
+        "passphrase": {"type": "string", "title": "Passphrase for the key file"},
+        "apiKey": {"type": "string"},
+        "github": {"type": "string", "description": "Your GitHub personal access token"},
+        "hidden": {"type": "string", "writeOnly": True},
+        "formatted": {"type": "string", "format": "password"},
+        "code": {"type": "integer", "title": "PIN"},
+        "max_tokens": {"type": "integer", "description": "How many tokens to write"},
+        "keyboard": {"type": "string", "description": "The key of the row to change"},
+        "remember": {"type": "boolean", "title": "Remember the password"},
+    }
+    form = form_from_schema("vault", "Sign in", {"type": "object", "properties": properties})
+    secret = {item.name for item in form.fields if item.secret}
+    assert secret == {"password", "passphrase", "apiKey", "github", "hidden", "formatted", "code"}
+    assert form.asks_for_secret
+
+
+class Terminal:
+    """``contextdesk ARGS`` on a pseudo-terminal of its own: what a person would see and type."""
+
+    def __init__(self, *args: str) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: the terminal is its controlling one
+            os.chdir(REPO_ROOT)
+            os.environ["PYTHONPATH"] = str(REPO_ROOT)
+            os.execv(sys.executable, [sys.executable, "-m", "desktop.launcher", *args])
+        self.seen = b""
+
+    def wait_for(self, text: str) -> None:
+        deadline = time.monotonic() + WAIT
+        while text.encode() not in self.seen:
+            readable, _, _ = select.select([self.fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = b""
+            with suppress(OSError):  # EIO: the program ended
+                chunk = os.read(self.fd, 65536) if readable else b""
+            assert chunk, f"no {text!r} on the terminal; it shows:\n{self.seen.decode(errors='replace')}"
+            self.seen += chunk
+
+    def type(self, line: str) -> None:
+        os.write(self.fd, line.encode() + b"\r")
+
+    def finish(self) -> tuple[int, str]:
+        with suppress(OSError):  # EIO once the child has closed the terminal
+            while chunk := os.read(self.fd, 65536):
+                self.seen += chunk
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status), self.seen.decode(errors="replace")
+
+
+@pytest.mark.parametrize("verbose", [False, True], ids=["plain", "verbose"])
+def test_a_password_typed_at_the_terminal_is_not_shown_nor_logged(tmp_path: Path, verbose: bool) -> None:
+    agent = agent_with(tmp_path, {"vault": hostile("ask-secret")})
+    terminal = Terminal(*(["--verbose"] if verbose else []), "mcp", "call", str(agent), "vault", "sign_in")
+    terminal.wait_for("> user: ")
+    terminal.type("grace")
+    terminal.wait_for("> password: ")
+    terminal.type(SECRET)
+    terminal.wait_for("[s]end")
+    terminal.type("s")
+    code, screen = terminal.finish()
+    assert code == 0, screen
+    assert "vault asks for a secret: only enter it if you trust this server." in screen
+    assert f"signed in as grace with a password of {len(SECRET)} characters" in screen
+    assert "grace" in screen.split("> user: ", 1)[1]  # an ordinary field is echoed as typed
+    assert SECRET not in screen
+
+
+def test_the_desktop_form_hides_a_password_and_says_which_server_asks(qtbot: object) -> None:
+    from PySide6.QtWidgets import QLineEdit
+
+    from agent_core.mcp.elicitation import form_from_schema
+    from desktop.dialogs.elicitation import ElicitationDialog
+
+    schema = {
+        "type": "object",
+        "properties": {"user": {"type": "string"}, "password": {"type": "string", "format": "password"}},
+        "required": ["user", "password"],
+    }
+    dialog = ElicitationDialog(form_from_schema("vault", "Sign in", schema))
+    qtbot.addWidget(dialog)  # type: ignore[attr-defined]
+    assert dialog.secret_warning is not None
+    assert dialog.secret_warning.text() == "vault asks for a secret: only enter it if you trust this server."
+    password, user = dialog.editor("password"), dialog.editor("user")
+    assert isinstance(password.editor, QLineEdit) and isinstance(user.editor, QLineEdit)
+    assert password.editor.echoMode() is QLineEdit.EchoMode.Password
+    assert user.editor.echoMode() is QLineEdit.EchoMode.Normal and user.reveal is None
+    assert password.reveal is not None
+    password.reveal.setChecked(True)
+    assert password.editor.echoMode() is QLineEdit.EchoMode.Normal
+    password.reveal.setChecked(False)
+    assert password.editor.echoMode() is QLineEdit.EchoMode.Password
+    user.editor.setText("grace")
+    password.editor.setText(SECRET)
+    with qtbot.waitSignal(dialog.answered, timeout=5000) as answered:  # type: ignore[attr-defined]
+        dialog.accept_button.click()
+    assert answered.args[0].content == {"user": "grace", "password": SECRET}  # it still reaches the server
+
+
+def test_the_http_transports_debug_lines_never_quote_a_whole_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    from agent_core.mcp._library_logs import quiet_library_tracebacks
+
+    quiet_library_tracebacks()
+    caplog.set_level(logging.DEBUG)
+    answer = f'{{"action": "accept", "content": {{"password": "{SECRET}"}}}}'
+    logging.getLogger("mcp.client.streamable_http").debug(f"Sending client message: {answer}")  # noqa: G004
+    logging.getLogger("mcp.client.sse").debug(f"Sending client message: {answer}")  # noqa: G004
+    assert SECRET not in caplog.text
+    assert caplog.messages == ["Sending client message (its content is not logged)"] * 2
