@@ -9,6 +9,7 @@ scripted models at the provider boundary.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pty
@@ -18,18 +19,30 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
 
+from agent_core.agent.loader import load_agent
+from agent_core.agent.scaffold import create_agent
 from agent_core.agent.schema import StdioServerConfig
+from agent_core.chat.events import ReplyFinished
+from agent_core.chat.services import ChatServices
+from agent_core.chat.session import ChatSession
 from agent_core.mcp import McpManager, ServerState
 from agent_core.mcp._protocol_guard import MAX_TRACKED_REQUESTS
 from agent_core.paths import user_dirs
+from agent_core.providers.base import ChatRequest, StreamEvent
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.store.chats import ChatStore
 from agent_core.store.kept_results import MAX_KEPT_RESULT_CHARS
+from agent_core.subagents.budget import total_tokens
+from agent_core.subagents.tools import WithSubagents
+from tests.support.chat_tools import PythonTools
 from tests.support.paths import FIXTURES, REPO_ROOT
+from tests.support.scripted_models import Providers
 
 HOSTILE = FIXTURES / "mcp" / "hostile_server.py"
 WAIT = 60.0  # seconds any one wait on a process or a pipe may take before the test fails
@@ -405,3 +418,100 @@ def test_the_http_transports_debug_lines_never_quote_a_whole_message(
     logging.getLogger("mcp.client.sse").debug(f"Sending client message: {answer}")  # noqa: G004
     assert SECRET not in caplog.text
     assert caplog.messages == ["Sending client message (its content is not logged)"] * 2
+
+
+# --- 6. sub-agents that delegate without end ---------------------------------------------------
+
+
+class Fanning(ScriptedProvider):
+    """A model that, whenever it may delegate, delegates three tasks at once, then answers."""
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        may_delegate = any(tool.name == "subagents__fan" for tool in request.tools)
+        if may_delegate and request.messages[-1].role != "tool":
+            self.enqueue_tool_calls([("subagents__fan", {"task": f"part {n} of it"}, None) for n in range(3)])
+        else:
+            self.enqueue_reply("done")
+        async for event in super().stream(request):
+            yield event
+
+
+def fanning_chat(tmp_path: Path, chat_settings: str) -> tuple[ChatSession, ChatStore, Providers]:
+    root = create_agent(tmp_path / "agent").root
+    for path in [*(root / "rules").glob("*.md"), *(root / "references").glob("*.md")]:
+        path.unlink()
+    config = (root / "agent.yaml").read_text()
+    (root / "agent.yaml").write_text(config.replace("chat:\n", f"chat:\n{chat_settings}", 1))
+    (root / "subagents").mkdir()
+    (root / "subagents" / "fan.md").write_text(
+        "---\nname: fan\ndescription: Splits the work\nmodel: scripted:fan\ninclude: always\n"
+        "limits: {maxDepth: 5, maxParallel: 3}\n---\nSplit the task and delegate the parts.\n"
+    )
+    agent = load_agent(root)
+    assert not agent.errors, agent.problems
+    agent.config.chat.model = "scripted:parent"
+    providers = Providers()
+    providers.by_model["parent"] = Fanning()
+    providers.by_model["fan"] = Fanning()
+    store = ChatStore(tmp_path / "chats.sqlite3")
+    services = ChatServices(providers.resolve, None, WithSubagents(PythonTools([], {}), lambda: agent))
+    return ChatSession.create(agent, store, services), store, providers
+
+
+def answer(session: ChatSession, text: str) -> ReplyFinished:
+    async def run() -> ReplyFinished:
+        events = [event async for event in session.send(text)]
+        [finished] = [e for e in events if isinstance(e, ReplyFinished)]
+        return finished
+
+    return asyncio.run(asyncio.wait_for(run(), WAIT))
+
+
+def chats_in(store: ChatStore) -> int:
+    return len(store.sessions()) + sum(1 for _ in descendants(store, [s.id for s in store.sessions()]))
+
+
+def descendants(store: ChatStore, ids: list[str]) -> Iterator[str]:
+    for session_id in ids:
+        children = [child.id for child in store.children(session_id)]
+        yield from children
+        yield from descendants(store, children)
+
+
+@pytest.mark.parametrize(
+    ("settings", "runs", "setting"),
+    [
+        ("", 20, "maxSubagentRunsPerMessage"),
+        ("  maxSubagentRunsPerMessage: 5\n", 5, "maxSubagentRunsPerMessage"),
+        (
+            "  maxSubagentRunsPerMessage: 1000\n  maxSubagentTokensPerMessage: 1000\n",
+            None,
+            "maxSubagentTokensPerMessage",
+        ),
+    ],
+    ids=["default", "five-runs", "thousand-tokens"],
+)
+def test_a_fan_out_of_sub_agents_stops_at_the_messages_limit_and_says_how_to_raise_it(
+    tmp_path: Path, settings: str, runs: int | None, setting: str
+) -> None:
+    session, store, providers = fanning_chat(tmp_path, settings)
+    try:
+        finished = answer(session, "do the big job")
+        children = chats_in(store) - 1
+        if runs is not None:
+            assert children == runs  # 3 + 9 + 27 + 81 + 243 = 363 without the limit
+        else:
+            assert 0 < children < 100
+            delegations = finished.message.request_context.delegations  # type: ignore[union-attr]
+            assert sum(total_tokens(d.usage) for d in delegations) < 5000  # what runs on finishes its turn
+        # Each child asks its model at most twice (delegate, then answer); the parent twice.
+        assert len(providers.log) <= 2 + 2 * children
+        context = finished.message.request_context
+        assert context is not None and len(context.delegations) == 3
+        for delegation in context.delegations:
+            assert f"raise chat.{setting} in agent.yaml" in delegation.note, delegation.note
+
+        answer(session, "and again")  # the next message has a budget of its own
+        assert chats_in(store) - 1 > children
+    finally:
+        store.close()
