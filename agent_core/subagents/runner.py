@@ -88,6 +88,7 @@ class _Run:
     text: str = ""
     stopped_by: StoppedBy = ""
     note: str = ""
+    budget: FanOutBudget = field(default_factory=FanOutBudget)  # of the tree it belongs to
 
     @property
     def tokens(self) -> int:
@@ -158,9 +159,10 @@ class Delegator:
         granted: Callable[[ToolRuntime], ToolRuntime] | None = None,
     ) -> AsyncIterator[DelegationEvent | Delegation]:
         """Run ``subagent`` (a file's or one made on the spot, e.g. a workflow's assistant) on
-        ``task``, exactly as a delegation runs. ``granted`` adds tools beyond its allow-list
-        (a workflow assistant's own servers): it wraps the child's tools."""
-        async for event in self._run(subagent, task, call_id, None, granted):
+        ``task``, exactly as a delegation runs, with a budget of its own (a workflow bounds its
+        steps itself). ``granted`` adds tools beyond its allow-list (a workflow assistant's own
+        servers): it wraps the child's tools."""
+        async for event in self._run(subagent, task, call_id, None, granted, own_budget=True):
             yield event
 
     async def _run(
@@ -170,8 +172,11 @@ class Delegator:
         call_id: str,
         parent_message_id: int | None,
         granted: Callable[[ToolRuntime], ToolRuntime] | None = None,
+        *,
+        own_budget: bool = False,
     ) -> AsyncIterator[DelegationEvent | Delegation]:
-        self.budget.admit(subagent.name)  # FanOutLimitError: the tool's result says why
+        budget = FanOutBudget.of(self.parent.settings.chat) if own_budget else self.budget
+        budget.admit(subagent.name)  # FanOutLimitError: the tool's result says why
         parent = self.parent
         origin = (
             f"{self.nesting.origin}{PATH_SEPARATOR}{subagent.name}" if self.nesting.origin else subagent.name
@@ -207,12 +212,12 @@ class Delegator:
             parent=ChildLink(parent.id, parent_message_id, call_id, subagent.name),
         )
         child = type(parent)(
-            agent, parent.store, record, services, nesting=Nesting(depth, origin, limit, self.budget)
+            agent, parent.store, record, services, nesting=Nesting(depth, origin, limit, budget)
         )
         if subagent.inherit_approvals:
             child.inherited_allowed = lambda: parent.allowed_tools
         yield SubagentStarted(call_id, subagent.name, task, subagent.context, child.id, self.nesting.origin)
-        run = _Run(note="; ".join(n for n in (model_note, context_note) if n))
+        run = _Run(note="; ".join(n for n in (model_note, context_note) if n), budget=budget)
         message = f"{background}{task}" if background else task
         # The child runs in a task of its own, its events coming through a queue: its time cap
         # then cancels only the child, never whatever the parent does between two events.
@@ -239,7 +244,7 @@ class Delegator:
             await asyncio.shield(child.close())
         if run.stopped_by and not (run.stopped_by == "maxTokens" and run.tokens < subagent.limits.max_tokens):
             run.note = _join(run.note, _stop_note(run.stopped_by, subagent))
-        run.note = _join(run.note, self.budget.note)  # every run that ends past the message's limit
+        run.note = _join(run.note, budget.note)  # every run that ends past the message's limit
         delegation = Delegation(
             call_id=call_id,
             subagent=subagent.name,
@@ -297,7 +302,7 @@ class Delegator:
                         run.children_usage = add_usage(run.children_usage, event.delegation.usage)
                     yield event
                 elif isinstance(event, RequestSent):
-                    self.budget.sending(child.id, event.message.request_context)
+                    run.budget.sending(child.id, event.message.request_context)
                 elif isinstance(event, ToolCallStarted):
                     yield self._progress(call_id, subagent, run, f"calling {event.server}.{event.tool}")
                 elif isinstance(event, TurnSaved | ReplyFinished):
@@ -311,7 +316,7 @@ class Delegator:
                         elif event.message.status in ("error", "partial") and not run.stopped_by:
                             run.stopped_by = "error"
                         return
-                    if run.tokens >= subagent.limits.max_tokens or self.budget.tokens_spent:
+                    if run.tokens >= subagent.limits.max_tokens or run.budget.tokens_spent:
                         run.stopped_by = "maxTokens"
                         run.text = _last_reply(child)
                         return
@@ -353,7 +358,7 @@ class Delegator:
         context = message.request_context
         if context is not None:
             run.usage = context.usage  # cumulative over the reply's turns
-            self.budget.spent(message.session_id, run.usage)
+            run.budget.spent(message.session_id, run.usage)
 
     def _progress(self, call_id: str, subagent: Subagent, run: _Run, activity: str = "") -> SubagentProgress:
         return SubagentProgress(
