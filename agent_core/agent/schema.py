@@ -90,6 +90,15 @@ class ChatDefaults(FileModel):
         default=600, ge=1, le=86_400, description="a model turn that streams longer than this is stopped"
     )
     tool_permission: ToolPermissionPolicy = ToolPermissionPolicy.TOOL
+    max_subagent_runs_per_message: int = Field(
+        default=20, ge=1, le=1000, description="sub-agent runs one message may start, at every depth together"
+    )
+    max_subagent_tokens_per_message: int = Field(
+        default=1_000_000,
+        ge=1000,
+        le=1_000_000_000,
+        description="tokens the sub-agents of one message use together",
+    )
 
 
 class SelectionConfig(FileModel):

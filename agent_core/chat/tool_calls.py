@@ -37,6 +37,7 @@ from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
 from agent_core.store.chats import Approval, ToolCallRecord
+from agent_core.store.kept_results import kept_result
 from agent_core.subagents.tools import SUBAGENT_SERVER
 from agent_core.workflows.tools import WORKFLOW_SERVER
 
@@ -277,7 +278,7 @@ def finished(
             server=server,
             tool=tool,
             arguments=call.arguments,
-            result=result,
+            result=kept_result(result),  # bounded: what the chat keeps and shows
             is_error=is_error,
             elapsed_seconds=round(elapsed, 4),
             approval=approval,

@@ -1,9 +1,12 @@
 """The terminal's answer to a server's elicitation: each field asked in turn, then accept, decline
-or cancel. ``--yes`` never fills a form in for the user: it declines, and says so."""
+or cancel. ``--yes`` never fills a form in for the user: it declines, and says so. What is typed
+in a secret field (agent_core.mcp.secret_fields) is not echoed, and the form says which server
+asks for it."""
 
 from __future__ import annotations
 
 import asyncio
+import getpass
 import sys
 import webbrowser
 from typing import TextIO
@@ -17,6 +20,7 @@ from agent_core.mcp.elicitation import (
     UrlElicitation,
     answer_problems,
 )
+from agent_core.mcp.secret_fields import secret_warning
 
 __all__ = ["TerminalElicitation"]
 
@@ -56,12 +60,15 @@ class TerminalElicitation:
     def _say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    def _read(self, prompt: str) -> str:
-        self.out.write(prompt)
-        self.out.flush()
-        line = self.stdin.readline()
-        if not self.stdin.isatty():
-            self.out.write("\n")  # piped answers are not echoed: keep one question a line
+    def _read(self, prompt: str, *, secret: bool = False) -> str:
+        if secret and self.stdin.isatty():
+            line = _typed_unseen(prompt, self.out)
+        else:
+            self.out.write(prompt)
+            self.out.flush()
+            line = self.stdin.readline()
+            if not self.stdin.isatty():
+                self.out.write("\n")  # piped answers are not echoed: keep one question a line
         if not line:
             raise _Ended
         return line.rstrip("\r\n")
@@ -81,6 +88,8 @@ class TerminalElicitation:
         return ElicitationAnswer("cancel" if reply in ("c", "cancel") else "decline")
 
     def _ask_form(self, form: FormElicitation) -> ElicitationAnswer:
+        if form.asks_for_secret:
+            self._say(f"  Warning: {secret_warning(form.server)} What you type is not shown.")
         values: dict[str, FieldValue] = {}
         for item in form.fields:
             value = self._ask_field(item)
@@ -99,15 +108,24 @@ class TerminalElicitation:
         for number, choice in enumerate(item.choices, 1):
             self._say(f"    {number}. {choice.label}")
         hint = {"boolean": " [y/n]", "multi_choice": " (numbers, comma separated)"}.get(item.kind, "")
-        default = "" if item.default is None else f" [{_shown(item, item.default)}]"
+        default = "" if item.default is None else f" [{'set' if item.secret else _shown(item, item.default)}]"
         for _ in range(MAX_TRIES):
-            typed = self._read(f"  > {item.name}{hint}{default}: ").strip()
+            typed = self._read(f"  > {item.name}{hint}{default}: ", secret=item.secret).strip()
             value = item.default if not typed else _parsed(item, typed)
             problem = answer_problems([item], {item.name: value}).get(item.name)
             if problem is None and (value is not None or not typed):
                 return value
             self._say(f"    {problem or 'not understood'}; try again")
         raise _Ended
+
+
+def _typed_unseen(prompt: str, out: TextIO) -> str:
+    """A line typed at the terminal without echo; "" at the end of the input. The prompt is
+    shown once echo is off, so nothing typed after it can appear."""
+    try:
+        return getpass.getpass(prompt, stream=out) + "\n"
+    except EOFError:
+        return ""
 
 
 def _shown(item: ElicitationField, value: FieldValue) -> str:

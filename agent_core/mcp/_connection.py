@@ -39,10 +39,12 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.variables import VariableContext
 from agent_core.chat.sampling import SamplingLimits, SamplingRouter
-from agent_core.mcp._content import content_part, prompt_message, resource_part
+from agent_core.errors import ContextDeskError
+from agent_core.mcp._content import content_part, prompt_message, resource_part, tool_annotations
 from agent_core.mcp._live import ChangeRefresher, ChangeWatcher
 from agent_core.mcp._logs import LogBuffer, StderrCapture
 from agent_core.mcp._pagination import all_pages
+from agent_core.mcp._protocol_guard import chatter_text
 from agent_core.mcp._sampling import SamplingCallback
 from agent_core.mcp._server_requests import answer_elicitation, roots_result
 from agent_core.mcp._structured import checked_problem, structured_text
@@ -58,7 +60,7 @@ from agent_core.mcp.errors import (
     explain_failure,
     is_server_failure,
 )
-from agent_core.mcp.oauth import SignInHandler, SignInRequiredError
+from agent_core.mcp.oauth import SignInHandler
 from agent_core.mcp.roots import server_roots
 from agent_core.mcp.settings import effective_tool_settings
 from agent_core.mcp.types import (
@@ -69,7 +71,6 @@ from agent_core.mcp.types import (
     ResourceInfo,
     ServerState,
     ServerStatus,
-    ToolAnnotations,
     ToolInfo,
     ToolResult,
 )
@@ -109,7 +110,7 @@ class ServerConnection:
         self.name = name
         self._sign_in = sign_in
         self._start_deadline: asyncio.Timeout | None = None
-        self._sign_in_error: SignInRequiredError | None = None  # why an OAuth sign-in ended the connection
+        self._fatal_error: ContextDeskError | None = None  # why a sign-in or an invalid answer ended it
         self._sampling = sampling
         self.config = config
         self._context = context or BuiltinContext()
@@ -186,7 +187,7 @@ class ServerConnection:
         self._wake = asyncio.Event()
         self._stopping = self._lost = False
         self._bad_output = None
-        self._sign_in_error = None
+        self._fatal_error = None
         self._log.clear()
         self._info = (None, None, None, None)
         self._tools = ()
@@ -305,7 +306,7 @@ class ServerConnection:
             self._set_state(ServerState.STOPPED)
             return
         await self._drain_stderr()
-        if self._lost and self._state is ServerState.READY:
+        if (self._lost and self._state is ServerState.READY) or self._fatal_error is not None:
             reason = self._closed_reason()
         else:
             reason = explain_failure(
@@ -315,8 +316,8 @@ class ServerConnection:
         self._set_state(ServerState.FAILED, reason)
 
     def _closed_reason(self) -> str:
-        if self._sign_in_error is not None:
-            return str(self._sign_in_error)
+        if self._fatal_error is not None:
+            return str(self._fatal_error)
         return closed_message(
             self.name, self.config, log_tail=self._log.tail(10), bad_output=self._bad_output
         )
@@ -331,11 +332,7 @@ class ServerConnection:
         self._wake.set()
 
     def _on_bad_message(self, error: Exception) -> None:
-        first = str(error).splitlines()
-        detail = next((line.strip() for line in first if "input_value=" in line), first[0] if first else "")
-        if "input_value=" in detail:
-            detail = detail.split("input_value=", 1)[1].split(", input_type=", 1)[0]
-        self._bad_output = detail[:200]
+        self._bad_output = chatter_text(error)
         self._log.append(f"stdout (not JSON-RPC): {self._bad_output}")
 
     async def _on_server_log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
@@ -410,7 +407,7 @@ class ServerConnection:
                 self._variables,
                 sign_in=self._sign_in,
                 waiting_on_user=self._waiting_on_user,
-                on_sign_in_error=self._on_sign_in_error,
+                on_sign_in_error=self._on_fatal_error,
             )
         elif isinstance(config, InternalServerConfig):
             builtin = BUILTIN_SERVERS.get(config.tool)
@@ -421,10 +418,16 @@ class ServerConnection:
                     f"Fix: set `tool` to one of {', '.join(sorted(BUILTIN_SERVERS))}.",
                 )
             return builtin.build(self._context, config.options)
-        return ObservedTransport(inner, on_closed=self._on_closed, on_bad=self._on_bad_message)
+        return ObservedTransport(
+            inner,
+            self.name,
+            on_closed=self._on_closed,
+            on_bad=self._on_bad_message,
+            on_invalid=self._on_fatal_error,
+        )
 
-    def _on_sign_in_error(self, error: SignInRequiredError) -> None:
-        self._sign_in_error = error
+    def _on_fatal_error(self, error: ContextDeskError) -> None:
+        self._fatal_error = error
 
     def _waiting_on_user(self, waiting: bool) -> None:
         """The start deadline pauses while the user has the OAuth sign-in page (it takes what it takes)."""
@@ -490,7 +493,7 @@ class ServerConnection:
         tools: list[ToolInfo] = []
         for page in await all_pages(lambda cursor: client.list_tools(cursor=cursor)):
             for tool in page.tools:
-                annotations = _annotations(tool.annotations)
+                annotations = tool_annotations(tool.annotations)
                 settings = effective_tool_settings(self.config, tool.name, annotations)
                 tools.append(
                     ToolInfo(
@@ -716,17 +719,6 @@ class ServerConnection:
         return PromptResult(
             self.name, name, answer.description or "", tuple(prompt_message(m) for m in answer.messages)
         )
-
-
-def _annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
-    if hints is None:
-        return ToolAnnotations()
-    return ToolAnnotations(
-        read_only=hints.read_only_hint,
-        destructive=hints.destructive_hint,
-        idempotent=hints.idempotent_hint,
-        open_world=hints.open_world_hint,
-    )
 
 
 async def _keep_result(name: str, result: mcp_types.CallToolResult) -> None:

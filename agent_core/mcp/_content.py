@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import mcp_types
 
-from agent_core.mcp.types import ContentPart, PromptMessage, ResourcePart
+from agent_core.mcp.types import ContentPart, PromptMessage, ResourcePart, ToolAnnotations
 
-__all__ = ["content_part", "prompt_message", "resource_part"]
+__all__ = ["content_part", "prompt_message", "resource_part", "tool_annotations"]
 
 
 def resource_part(contents: mcp_types.TextResourceContents | mcp_types.BlobResourceContents) -> ResourcePart:
@@ -36,3 +36,14 @@ def content_part(block: mcp_types.ContentBlock) -> ContentPart:
 
 def prompt_message(message: mcp_types.PromptMessage) -> PromptMessage:
     return PromptMessage(role=message.role, content=content_part(message.content))
+
+
+def tool_annotations(hints: mcp_types.ToolAnnotations | None) -> ToolAnnotations:
+    if hints is None:
+        return ToolAnnotations()
+    return ToolAnnotations(
+        read_only=hints.read_only_hint,
+        destructive=hints.destructive_hint,
+        idempotent=hints.idempotent_hint,
+        open_world=hints.open_world_hint,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -19,7 +20,10 @@ from mcp.shared.message import SessionMessage
 from agent_core.agent.schema import SseServerConfig, StdioServerConfig, StreamableHttpServerConfig
 from agent_core.agent.secrets import resolve_secret
 from agent_core.agent.variables import VariableContext, expand_variables
+from agent_core.mcp._library_logs import quiet_library_tracebacks
 from agent_core.mcp._logs import StderrCapture
+from agent_core.mcp._protocol_guard import InvalidAnswerError, SentRequests, invalid_message, is_chatter
+from agent_core.mcp._stdio import posix_stdio_client
 from agent_core.mcp.errors import McpServerError
 from agent_core.mcp.oauth import SignInHandler, SignInRequiredError, oauth_provider
 
@@ -33,6 +37,8 @@ __all__ = [
 
 _END_OF_STREAM = (anyio.EndOfStream, StopAsyncIteration, anyio.ClosedResourceError, anyio.BrokenResourceError)
 _HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)  # the SDK's defaults: SSE streams stay open
+
+quiet_library_tracebacks()
 
 
 def resolve_headers(
@@ -92,30 +98,40 @@ def _resolve(value: str, *, what: str, variables: VariableContext | None) -> str
 
 
 class _ObservedReadStream:
-    """A read stream that reports end-of-stream and unparseable messages, and passes all else on."""
+    """A read stream that reports end-of-stream and plain-text lines, ends the stream at an invalid
+    answer (``_protocol_guard``), and passes all else on."""
 
-    def __init__(
-        self, inner: Any, on_closed: Callable[[], None], on_bad: Callable[[Exception], None]
-    ) -> None:
+    def __init__(self, inner: Any, observer: ObservedTransport, sent: SentRequests) -> None:
         self._inner = inner
-        self._on_closed = on_closed
-        self._on_bad = on_bad
+        self._observer = observer
+        self._sent = sent
 
     @property
     def last_context(self) -> Any:
         return getattr(self._inner, "last_context", None)
 
     def _seen(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
-        if isinstance(item, Exception):
-            self._on_bad(item)
+        try:
+            if not isinstance(item, Exception):
+                self._sent.check_answer(item.message)
+            elif is_chatter(item):
+                self._observer.on_bad(item)
+            else:
+                raise invalid_message(self._observer.server, item)
+        except InvalidAnswerError as error:
+            self._observer.on_invalid(error)
+            self._observer.on_closed()
+            raise _Ended from None
         return item
 
     async def receive(self) -> SessionMessage | Exception:
         try:
             return self._seen(await self._inner.receive())
         except _END_OF_STREAM:
-            self._on_closed()
+            self._observer.on_closed()
             raise
+        except _Ended:
+            raise anyio.EndOfStream from None
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -127,8 +143,39 @@ class _ObservedReadStream:
         try:
             return self._seen(await self._inner.__anext__())
         except _END_OF_STREAM:
-            self._on_closed()
+            self._observer.on_closed()
             raise
+        except _Ended:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
+        return result
+
+
+class _Ended(Exception):
+    """The stream ends here: the server sent an invalid answer."""
+
+
+class _ObservedWriteStream:
+    """A write stream that notes the ids of the requests sent."""
+
+    def __init__(self, inner: Any, sent: SentRequests) -> None:
+        self._inner = inner
+        self._sent = sent
+
+    async def send(self, item: SessionMessage) -> None:
+        self._sent.sent(item.message)
+        await self._inner.send(item)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
     async def __aenter__(self) -> Self:
         await self._inner.__aenter__()
@@ -142,18 +189,28 @@ class _ObservedReadStream:
 
 
 class ObservedTransport:
-    """Wraps a transport so the owner learns when the connection ends or carries garbage."""
+    """Wraps a transport so the owner learns when the connection ends, carries plain text
+    (``on_bad``) or an invalid answer (``on_invalid``, and the connection ends)."""
 
     def __init__(
-        self, inner: Transport, *, on_closed: Callable[[], None], on_bad: Callable[[Exception], None]
+        self,
+        inner: Transport,
+        server: str,
+        *,
+        on_closed: Callable[[], None],
+        on_bad: Callable[[Exception], None],
+        on_invalid: Callable[[InvalidAnswerError], None],
     ) -> None:
         self._inner = inner
-        self._on_closed = on_closed
-        self._on_bad = on_bad
+        self.server = server
+        self.on_closed = on_closed
+        self.on_bad = on_bad
+        self.on_invalid = on_invalid
 
     async def __aenter__(self) -> Any:
         read_stream, write_stream = await self._inner.__aenter__()
-        return _ObservedReadStream(read_stream, self._on_closed, self._on_bad), write_stream
+        sent = SentRequests(self.server)
+        return _ObservedReadStream(read_stream, self, sent), _ObservedWriteStream(write_stream, sent)
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -162,11 +219,15 @@ class ObservedTransport:
 
 
 class _StdioTransport:
-    """``stdio_client`` with the child's stderr going to ``capture``."""
+    """The server over stdio, its stderr going to ``capture``: ``_stdio`` on POSIX, the SDK's
+    ``stdio_client`` on Windows (a Job Object ends whatever the server started)."""
 
     def __init__(self, parameters: StdioServerParameters, capture: StderrCapture) -> None:
         self._capture = capture
-        self._context = stdio_client(parameters, errlog=capture.writer)
+        if sys.platform == "win32":
+            self._context = stdio_client(parameters, errlog=capture.writer)
+        else:
+            self._context = posix_stdio_client(parameters, capture)
 
     async def __aenter__(self) -> Any:
         try:

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from agent_core.errors import ContextDeskError
+from agent_core.mcp.secret_fields import is_secret_schema
 
 __all__ = [
     "MAX_FIELDS",
@@ -82,6 +83,7 @@ class ElicitationField:
     format: str | None = None  # email, uri, date, date-time
     min_items: int | None = None
     max_items: int | None = None
+    secret: bool = False  # what is typed is hidden (agent_core.mcp.secret_fields)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,10 @@ class FormElicitation:
     message: str
     fields: tuple[ElicitationField, ...]
     mode: Literal["form"] = "form"
+
+    @property
+    def asks_for_secret(self) -> bool:
+        return any(item.secret for item in self.fields)
 
 
 @dataclass(frozen=True)
@@ -178,6 +184,7 @@ def _field(name: str, prop: Any, required: bool) -> ElicitationField:
         "title": _text(prop.get("title"), MAX_LABEL) or name,
         "description": _text(prop.get("description"), MAX_DESCRIPTION),
         "required": required,
+        "secret": is_secret_schema(name, prop),
     }
     default = prop.get("default")
     if kind_name == "string":

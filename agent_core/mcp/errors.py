@@ -183,13 +183,22 @@ def explain_failure(
         )
     if isinstance(cause, ValidationError):
         return _with_log(
-            f"{where} sent a message that is not valid MCP ({cause.error_count()} problems). "
+            f"{where} sent an invalid answer: {_first_problem(cause)} ({cause.error_count()} problem(s) in all). "
             "Fix: update the server; it may speak an older or newer protocol.",
             log_tail,
         )
     if isinstance(cause, MCPError):
         return _with_log(f"{where} returned an error: {cause}. Fix: check the server's settings.", log_tail)
     return _with_log(f"{where} failed: {type(cause).__name__}: {cause}", log_tail)
+
+
+def _first_problem(error: ValidationError) -> str:
+    """Where the first problem is and what it is: ``protocolVersion: Input should be a valid string``."""
+    problem = error.errors()[0] if error.error_count() else None
+    if problem is None:
+        return "it does not match the protocol"
+    where = ".".join(str(part) for part in problem["loc"])
+    return f"{where + ': ' if where else ''}{problem['msg']}"[:300]
 
 
 def closed_message(

@@ -33,6 +33,7 @@ from agent_core.paths import user_dirs
 from agent_core.redaction import redact_credentials
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
 from agent_core.store.db import StoreError, connect, store_error
+from agent_core.store.kept_results import kept_records
 from agent_core.store.leases import LEASE_STALE_SECONDS, claim, held_by_another, this_program
 from agent_core.store.records import (
     Approval,
@@ -62,7 +63,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
 
 _T = TypeVar("_T")
 _CONTEXT = TypeAdapter(RequestContext)
@@ -340,7 +340,7 @@ class ChatStore:
                     status,
                     now,
                     None if request_context is None else _CONTEXT.dump_json(request_context).decode(),
-                    _CALLS.dump_json(tool_calls).decode(),
+                    _CALLS.dump_json(kept_records(tool_calls)).decode(),
                     tool_call_id,
                     error,
                     covers_until,
@@ -392,7 +392,7 @@ class ChatStore:
                     None
                     if updated.request_context is None
                     else _CONTEXT.dump_json(updated.request_context).decode(),
-                    _CALLS.dump_json(updated.tool_calls).decode(),
+                    _CALLS.dump_json(kept_records(updated.tool_calls)).decode(),
                     updated.error,
                     message.id,
                 ),

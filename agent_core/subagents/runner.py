@@ -13,19 +13,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
-
-from jsonschema import Draft202012Validator
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.chat.events import (
     ApprovalRequest,
     ReplyFinished,
+    RequestSent,
     SubagentFinished,
     SubagentProgress,
     SubagentStarted,
@@ -38,7 +36,9 @@ from agent_core.context.items import Delegation, StoppedBy, TokenUsage
 from agent_core.context.session_context import initial_session_items
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChildLink, StoredMessage
+from agent_core.subagents.budget import FanOutBudget, add_usage, total_tokens
 from agent_core.subagents.definition import Subagent
+from agent_core.subagents.output_schema import json_text, schema_problem
 from agent_core.subagents.tools import AllowListedTools, subagent_tools
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ class Nesting:
     depth: int = 0
     origin: str = ""  # the sub-agent path, "" for the user's chat
     limit: int | None = None  # the deepest a descendant may run; None: the sub-agents' own maxDepth
+    budget: FanOutBudget | None = None  # shared by the tree under one message (None: the user's chat)
 
 
 @dataclass
@@ -87,10 +88,11 @@ class _Run:
     text: str = ""
     stopped_by: StoppedBy = ""
     note: str = ""
+    budget: FanOutBudget = field(default_factory=FanOutBudget)  # of the tree it belongs to
 
     @property
     def tokens(self) -> int:
-        return _total(self.usage) + _total(self.children_usage)
+        return total_tokens(self.usage) + total_tokens(self.children_usage)
 
     def total_usage(self) -> TokenUsage:
         return add_usage(self.usage, self.children_usage)
@@ -108,10 +110,22 @@ class Delegator:
         self.nesting = nesting
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._running: dict[str, asyncio.Task[None]] = {}  # by call id
-        self.user_text = ""  # the message being answered: the task when a routed model gives none
+        self._user_text = ""
+        self.budget = nesting.budget or FanOutBudget()
         # The chat's model cannot choose tools (a small local one): it was routed to the
         # sub-agent, and the task is the user's own message rather than its arguments.
         self.routed = False
+
+    @property
+    def user_text(self) -> str:
+        """The message being answered: the task when a routed model gives none."""
+        return self._user_text
+
+    @user_text.setter
+    def user_text(self, text: str) -> None:
+        self._user_text = text
+        if self.nesting.budget is None:  # the user's chat: a new message, a new budget
+            self.budget = FanOutBudget.of(self.parent.settings.chat)
 
     def cancel(self, call_id: str) -> bool:
         """Stop the child started by ``call_id`` (and its children); its text so far becomes its
@@ -145,9 +159,10 @@ class Delegator:
         granted: Callable[[ToolRuntime], ToolRuntime] | None = None,
     ) -> AsyncIterator[DelegationEvent | Delegation]:
         """Run ``subagent`` (a file's or one made on the spot, e.g. a workflow's assistant) on
-        ``task``, exactly as a delegation runs. ``granted`` adds tools beyond its allow-list
-        (a workflow assistant's own servers): it wraps the child's tools."""
-        async for event in self._run(subagent, task, call_id, None, granted):
+        ``task``, exactly as a delegation runs, with a budget of its own (a workflow bounds its
+        steps itself). ``granted`` adds tools beyond its allow-list (a workflow assistant's own
+        servers): it wraps the child's tools."""
+        async for event in self._run(subagent, task, call_id, None, granted, own_budget=True):
             yield event
 
     async def _run(
@@ -157,7 +172,11 @@ class Delegator:
         call_id: str,
         parent_message_id: int | None,
         granted: Callable[[ToolRuntime], ToolRuntime] | None = None,
+        *,
+        own_budget: bool = False,
     ) -> AsyncIterator[DelegationEvent | Delegation]:
+        budget = FanOutBudget.of(self.parent.settings.chat) if own_budget else self.budget
+        budget.admit(subagent.name)  # FanOutLimitError: the tool's result says why
         parent = self.parent
         origin = (
             f"{self.nesting.origin}{PATH_SEPARATOR}{subagent.name}" if self.nesting.origin else subagent.name
@@ -192,11 +211,13 @@ class Delegator:
             context_items=initial_session_items(agent, tools.tools()),
             parent=ChildLink(parent.id, parent_message_id, call_id, subagent.name),
         )
-        child = type(parent)(agent, parent.store, record, services, nesting=Nesting(depth, origin, limit))
+        child = type(parent)(
+            agent, parent.store, record, services, nesting=Nesting(depth, origin, limit, budget)
+        )
         if subagent.inherit_approvals:
             child.inherited_allowed = lambda: parent.allowed_tools
         yield SubagentStarted(call_id, subagent.name, task, subagent.context, child.id, self.nesting.origin)
-        run = _Run(note="; ".join(n for n in (model_note, context_note) if n))
+        run = _Run(note="; ".join(n for n in (model_note, context_note) if n), budget=budget)
         message = f"{background}{task}" if background else task
         # The child runs in a task of its own, its events coming through a queue: its time cap
         # then cancels only the child, never whatever the parent does between two events.
@@ -221,8 +242,9 @@ class Delegator:
                 driver.cancel()
                 await asyncio.wait([driver])
             await asyncio.shield(child.close())
-        if run.stopped_by:
+        if run.stopped_by and not (run.stopped_by == "maxTokens" and run.tokens < subagent.limits.max_tokens):
             run.note = _join(run.note, _stop_note(run.stopped_by, subagent))
+        run.note = _join(run.note, budget.note)  # every run that ends past the message's limit
         delegation = Delegation(
             call_id=call_id,
             subagent=subagent.name,
@@ -279,6 +301,8 @@ class Delegator:
                     if isinstance(event, SubagentFinished):
                         run.children_usage = add_usage(run.children_usage, event.delegation.usage)
                     yield event
+                elif isinstance(event, RequestSent):
+                    run.budget.sending(child.id, event.message.request_context)
                 elif isinstance(event, ToolCallStarted):
                     yield self._progress(call_id, subagent, run, f"calling {event.server}.{event.tool}")
                 elif isinstance(event, TurnSaved | ReplyFinished):
@@ -292,7 +316,7 @@ class Delegator:
                         elif event.message.status in ("error", "partial") and not run.stopped_by:
                             run.stopped_by = "error"
                         return
-                    if run.tokens >= subagent.limits.max_tokens:
+                    if run.tokens >= subagent.limits.max_tokens or run.budget.tokens_spent:
                         run.stopped_by = "maxTokens"
                         run.text = _last_reply(child)
                         return
@@ -310,7 +334,7 @@ class Delegator:
         assert subagent.output_schema is not None
         problem = schema_problem(run.text, subagent.output_schema)
         if problem is None:
-            run.text = _json_text(run.text)
+            run.text = json_text(run.text)
             return
         repair = (
             f"Your answer does not match the required output: {problem}. Reply with only the JSON "
@@ -322,7 +346,7 @@ class Delegator:
             return
         problem = schema_problem(run.text, subagent.output_schema)
         if problem is None:
-            run.text = _json_text(run.text)
+            run.text = json_text(run.text)
         else:
             run.stopped_by = "error"
             run.note = _join(
@@ -334,6 +358,7 @@ class Delegator:
         context = message.request_context
         if context is not None:
             run.usage = context.usage  # cumulative over the reply's turns
+            run.budget.spent(message.session_id, run.usage)
 
     def _progress(self, call_id: str, subagent: Subagent, run: _Run, activity: str = "") -> SubagentProgress:
         return SubagentProgress(
@@ -443,27 +468,6 @@ def resolve_model(subagent: Subagent, agent: Agent, parent_model: str) -> tuple[
     )
 
 
-def schema_problem(text: str, schema: Mapping[str, Any]) -> str | None:
-    """Why ``text`` is not a JSON value matching ``schema`` (None when it is)."""
-    try:
-        value = json.loads(_json_text(text))
-    except ValueError:
-        return "it is not JSON"
-    error = next(iter(Draft202012Validator(schema).iter_errors(value)), None)
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{where + ': ' if where else ''}{error.message}"
-
-
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
-
-
-def _json_text(text: str) -> str:
-    fenced = _FENCE.match(text)
-    return (fenced.group(1) if fenced else text).strip()
-
-
 def _task_of(arguments: Mapping[str, Any], fallback: str) -> str:
     """The task the model sent; a missing, empty or oversized one (a small local model's
     arguments) falls back to the user's message."""
@@ -502,18 +506,3 @@ def _stop_note(stopped_by: StoppedBy, subagent: Subagent) -> str:
 
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
-
-
-def _total(usage: TokenUsage) -> int:
-    return (usage.input_tokens or 0) + (usage.output_tokens or 0)
-
-
-def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
-    def add(x: int | None, y: int | None) -> int | None:
-        return y if x is None else x if y is None else x + y
-
-    return TokenUsage(
-        add(a.input_tokens, b.input_tokens),
-        add(a.output_tokens, b.output_tokens),
-        add(a.cached_input_tokens, b.cached_input_tokens),
-    )

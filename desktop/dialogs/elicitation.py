@@ -33,6 +33,7 @@ from agent_core.mcp.elicitation import (
     UrlElicitation,
     answer_problems,
 )
+from agent_core.mcp.secret_fields import secret_warning
 from desktop.theme import colors
 from desktop.views.window_geometry import fit_size
 
@@ -98,6 +99,12 @@ class FieldEditor(QWidget):
             layout.addWidget(self.title)
             self.title.setBuddy(self.editor)
         layout.addWidget(self.editor)
+        self.reveal: QCheckBox | None = None
+        if spec.secret and isinstance(self.editor, QLineEdit):
+            self.editor.setEchoMode(QLineEdit.EchoMode.Password)
+            self.reveal = QCheckBox("Show what I type")
+            self.reveal.toggled.connect(self._show_typed)
+            layout.addWidget(self.reveal)
         if spec.description:
             layout.addWidget(_plain_label(spec.description, muted=True))
         self.error = _plain_label("")
@@ -141,6 +148,10 @@ class FieldEditor(QWidget):
             line.setMaxLength(spec.max_length)
         return line
 
+    def _show_typed(self, shown: bool) -> None:
+        assert isinstance(self.editor, QLineEdit)
+        self.editor.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+
     def value(self) -> FieldValue | None:
         """What the user gave (None: nothing, or a number that does not parse)."""
         editor = self.editor
@@ -182,6 +193,11 @@ class ElicitationDialog(QDialog):
         message = _plain_label(form.message)
         message.setStyleSheet("font-size: 11pt;")
         layout.addWidget(message)
+        self.secret_warning: QLabel | None = None
+        if form.asks_for_secret:
+            self.secret_warning = _plain_label(secret_warning(form.server))
+            self.secret_warning.setStyleSheet(f"color: {colors().warning}; font-weight: 600;")
+            layout.addWidget(self.secret_warning)
         body = QWidget()
         fields_layout = QVBoxLayout(body)
         fields_layout.setContentsMargins(0, 0, 8, 0)
