@@ -19,6 +19,7 @@ from agent_core.agent.importers._common import (
     read_structured_file,
 )
 from agent_core.agent.importers._merge import plan_import
+from agent_core.agent.importers._source_root import reading_from
 from agent_core.agent.importers._staging import write_plan
 from agent_core.agent.importers.mcp_json import servers_from_mcp_json
 from agent_core.plugins import PluginRegistry
@@ -65,7 +66,8 @@ def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
     importers = [importer for _, importer in IMPORTERS.plugins()]
     for importer in importers:
         if importer.detects(source):
-            return importer.read(source, copy_secrets=copy_secrets)
+            with reading_from(source):  # no file found in it is read through a link leading out
+                return importer.read(source, copy_secrets=copy_secrets)
     expected = _one_of([importer.expected for importer in importers])
     if source.is_dir():
         raise AgentImportError(f"nothing to import in {source}: expected {expected}")
