@@ -22,6 +22,7 @@ from agent_core.agent.importers._merge import plan_import
 from agent_core.agent.importers._source_root import reading_from
 from agent_core.agent.importers._staging import write_plan
 from agent_core.agent.importers.mcp_json import servers_from_mcp_json
+from agent_core.agent.server_trust import trust_command
 from agent_core.plugins import PluginRegistry
 
 __all__ = [
@@ -118,6 +119,11 @@ def apply_import(
     target = target.expanduser()
     plan = plan_import(imported, target, replace=replace or overwrite)
     imported.report.dry_run = dry_run
+    if any(block.get("type") != "internal" for block in imported.mcp_servers.values()):
+        imported.report.warnings.append(
+            f"the imported MCP servers start only once you trust what they run: {trust_command(target)} "
+            "prints each command line and trusts them (the desktop app asks when the agent opens)"
+        )
     if not dry_run:
         write_plan(plan, target)
     return imported.report
