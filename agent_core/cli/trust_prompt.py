@@ -14,6 +14,7 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.server_trust import TrustGate, UntrustedServer, fingerprint, launch_text, needs_trust
 from agent_core.errors import ContextDeskError
+from agent_core.workflows.server_trust import servers_to_trust
 
 __all__ = ["confirm_servers", "register_trust", "run_trust"]
 
@@ -24,7 +25,7 @@ def register_trust(commands: Any) -> None:
         "trust",
         help="trust an agent's MCP servers to start, after printing exactly what each runs",
         description="Prints the exact command line (or URL) of each MCP server of the agent in DIR "
-        "(or of SERVER only) and records that you trust it. A server starts only once trusted; if its "
+        "(agent.yaml's and its workflows' assistants') or of SERVER only, and records that you trust it. A server starts only once trusted; if its "
         "command, arguments, environment, folder or URL change, it must be trusted again. Built-in "
         "servers need no trust.",
     )
@@ -37,7 +38,7 @@ def register_trust(commands: Any) -> None:
 def run_trust(args: argparse.Namespace) -> int:
     """Raises: ContextDeskError: no server has that name."""
     agent = load_agent(args.dir)
-    servers = agent.config.mcp_servers
+    servers = servers_to_trust(agent)
     if args.server is not None:
         if args.server not in servers:
             known = ", ".join(servers) or "none"

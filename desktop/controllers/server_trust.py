@@ -63,12 +63,14 @@ class TrustAsker(QObject):
         self, gate: TrustGate, manager: Any, servers: Mapping[str, McpServerConfig], *, again: bool = False
     ) -> None:
         """Ask about the servers of ``servers`` not trusted yet (``again``: those declined before too)
-        and start the ones the user trusts on ``manager``."""
+        and start the ones the user trusts on ``manager`` (a workflow's servers start with its runs)."""
         untrusted = await asyncio.to_thread(gate.untrusted, servers)
         root = str(gate.agent_root)
         if not again:
             untrusted = [s for s in untrusted if (root, s.name, fingerprint(s.config)) not in self._declined]
         if not untrusted:
+            if again:  # trusted meanwhile (from the terminal, say): start what is still held
+                await manager.start([n for n in servers if n in manager.server_names and _held(manager, n)])
             return
         if not await self._ask(gate, untrusted):
             self._declined.update((root, s.name, fingerprint(s.config)) for s in untrusted)
@@ -78,7 +80,7 @@ class TrustAsker(QObject):
         except ContextDeskError as error:  # the servers stay off, and are asked about next time
             logger.warning("could not record the trust of %s: %s", [s.name for s in untrusted], error)
             return
-        await manager.start([s.name for s in untrusted])
+        await manager.start([s.name for s in untrusted if s.name in manager.server_names])
 
     async def _ask(self, gate: TrustGate, untrusted: list[UntrustedServer]) -> bool:
         def make() -> ServerTrustDialog:
@@ -88,6 +90,10 @@ class TrustAsker(QObject):
 
         trusted: bool = await dialog_answer(self.bridge, make, self.asked.emit)
         return trusted
+
+
+def _held(manager: Any, name: str) -> bool:
+    return bool(manager.status(name).state == "not trusted")
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

@@ -22,6 +22,7 @@ from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for, workspace_root_of
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
+from agent_core.workflows.server_trust import servers_to_trust
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.elicitation import ElicitationAsker
 from desktop.controllers.input_values import InputAsker
@@ -166,7 +167,9 @@ class WorkspaceHost(QObject):
         self.mcp = manager
         self.tools.runtime = manager
         self._report_servers()
-        self.trust_asker.ask_for(gate, manager, servers)  # meanwhile, the trusted ones start
+        self.trust_asker.ask_for(
+            gate, manager, servers_to_trust(workspace.agent)
+        )  # meanwhile, the trusted start
         await manager.start()
         self._report_servers()
 
@@ -174,7 +177,7 @@ class WorkspaceHost(QObject):
         """Ask again about the servers not trusted (a server declined before included)."""
         manager, workspace = self.mcp, self.workspace
         if manager is not None and workspace is not None:
-            gate, servers = TrustGate(workspace.agent.root), workspace.agent.config.mcp_servers
+            gate, servers = TrustGate(workspace.agent.root), servers_to_trust(workspace.agent)
             self.bridge.submit(self.trust_asker.ask_again(gate, manager, servers))
 
     def _report_servers(self) -> None:

@@ -24,12 +24,14 @@ from agent_core.agent.server_trust import ServerTrust, launch_text
 from agent_core.agent.writer import save_agent_config
 from agent_core.cli.main import main
 from agent_core.mcp import ServerState, ServerStatus
+from agent_core.workflows.server_trust import workflow_servers
 from agent_core.workspace import Workspace
 from desktop.app import DesktopApp
 from desktop.dialogs.server_trust import ServerTrustDialog
 from tests.support.desktop_driver import WAIT_MS, screenshot, start
 from tests.support.mcp_servers import DEMO_SERVER
 from tests.support.server_trust import trust_servers
+from tests.support.workflow_runner import Runner
 
 SECRET = "root:x:0:0:the secret line:/root:/bin/bash\n"
 RULE = "---\ndescription: a rule\nalwaysApply: true\n---\n\nBe kind.\n"
@@ -391,3 +393,59 @@ def test_the_desktop_starts_a_server_once_trusted_and_keeps_the_trust(
         assert not ServerTrust().untrusted(desktop_agent, load_agent(desktop_agent).config.mcp_servers)
     finally:
         app.close()
+
+
+# --- a workflow's own servers -------------------------------------------------------------------
+
+
+def marker_workflow(marker: Path) -> str:
+    args = json.dumps(["-c", MARKER_SERVER, str(marker), str(DEMO_SERVER)])
+    return f"""
+assistants:
+  - id: helper
+    system_prompt: You help.
+    mcp_servers:
+      - name: marker
+        config:
+          command: {json.dumps(sys.executable)}
+          args: {args}
+states:
+  - id: only
+    assistant_id: helper
+    task: Say hello.
+    next: {{state_id: end, output_key: answer}}
+"""
+
+
+def test_a_workflow_assistants_own_server_starts_only_once_trusted(tmp_path: Path, marker: Path) -> None:
+    runner = Runner(tmp_path)
+
+    refused = runner.run(marker_workflow(marker), {}, trusted=False)
+
+    assert refused.status == "failed"
+    assert refused.error is not None and "is not trusted" in refused.error
+    assert "contextdesk agent trust" in refused.error
+    assert not marker.exists()
+
+    runner.provider.enqueue_reply("Hello.")
+    trusted = runner.run(marker_workflow(marker), {})
+    assert trusted.status == "finished", trusted.error
+    assert marker.read_text(encoding="utf-8") == "ran"
+
+
+def test_agent_trust_lists_the_workflows_servers_with_their_command_lines(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, marker: Path
+) -> None:
+    root = tmp_path / "agent"
+    create_agent(root)
+    write(root / "workflows" / "greet.yaml", marker_workflow(marker))
+
+    code, out, _ = run(capsys, "agent", "trust", str(root), "--json")
+
+    assert code == 0
+    [server] = [s for s in json.loads(out)["trusted"] if s["name"].startswith("workflow helper/marker")]
+    assert server["launch"] == shlex.join(
+        [sys.executable, "-c", MARKER_SERVER, str(marker), str(DEMO_SERVER)]
+    )
+    agent = load_agent(root)
+    assert not ServerTrust().untrusted(agent.root, workflow_servers(agent))
