@@ -209,9 +209,10 @@ class TrustGate:
         self.store.trust(self.agent_root, servers)
 
     def held_reason(self, name: str) -> str:
+        show = _visible(shlex.join(["contextdesk", "agent", "show", str(self.agent_root)]))
         return (
             "not started: this agent's folder names it, and you have not trusted what it runs yet. "
-            f"Fix: check its command line (`contextdesk agent trust` prints it), then run "
+            f"Fix: check its command line (`{show}` lists it), then run "
             f"`{trust_command(self.agent_root, name)}`, or choose Trust and start in the desktop app"
         )
 

@@ -121,7 +121,7 @@ def apply_import(
     imported.report.dry_run = dry_run
     if any(block.get("type") != "internal" for block in imported.mcp_servers.values()):
         imported.report.warnings.append(
-            f"the imported MCP servers start only once you trust what they run: {trust_command(target)} "
+            f"the imported MCP servers start only once you trust what they run: `{trust_command(target)}` "
             "prints each command line and trusts them (the desktop app asks when the agent opens)"
         )
     if not dry_run:
