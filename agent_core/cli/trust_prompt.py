@@ -16,7 +16,7 @@ from agent_core.agent.server_trust import TrustGate, UntrustedServer, fingerprin
 from agent_core.errors import ContextDeskError
 from agent_core.workflows.server_trust import servers_to_trust
 
-__all__ = ["confirm_servers", "register_trust", "run_trust"]
+__all__ = ["confirm_servers", "register_trust", "run_trust", "trust_written_server"]
 
 
 def register_trust(commands: Any) -> None:
@@ -60,6 +60,17 @@ def run_trust(args: argparse.Namespace) -> int:
     for name, config in chosen.items():
         print(f"trusted {name}:\n{_indented(launch_text(config))}")
     return 0
+
+
+def trust_written_server(agent_dir: Path, key: str) -> None:
+    """After ``agent set DIR mcpServers.NAME VALUE``: the server the user wrote whole is trusted as
+    written (setting one key of it, such as ``args``, trusts nothing: the rest was not typed here)."""
+    prefix, _, name = key.partition(".")
+    if prefix != "mcpServers" or not name or "." in name:
+        return
+    agent = load_agent(agent_dir)
+    if (config := agent.config.mcp_servers.get(name)) is not None:
+        TrustGate(agent.root).trust({name: config})
 
 
 def confirm_servers(

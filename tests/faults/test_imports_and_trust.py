@@ -266,6 +266,20 @@ def test_a_changed_command_needs_trust_again(
     assert not other.exists() and not marker.exists()
 
 
+def test_a_server_the_user_writes_whole_with_agent_set_is_trusted_as_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, marker: Path
+) -> None:
+    root = tmp_path / "agent"
+    create_agent(root)
+    block = {"command": sys.executable, "args": ["-c", MARKER_SERVER, str(marker), str(DEMO_SERVER)]}
+
+    assert run(capsys, "agent", "set", str(root), "mcpServers.marker", json.dumps(block))[0] == 0
+    _, out, _ = run(capsys, "agent", "show", str(root))
+
+    assert "not trusted" not in out
+    assert marker.read_text(encoding="utf-8") == "ran"
+
+
 def test_the_error_of_a_failing_server_never_tells_the_user_to_run_its_command(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
