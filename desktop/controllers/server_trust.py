@@ -93,7 +93,9 @@ class TrustAsker(QObject):
 
 
 def _held(manager: Any, name: str) -> bool:
-    return bool(manager.status(name).state == "not trusted")
+    from agent_core.mcp.types import ServerState  # the MCP package loads after the window shows
+
+    return bool(manager.status(name).state is ServerState.UNTRUSTED)
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

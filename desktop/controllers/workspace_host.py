@@ -167,9 +167,8 @@ class WorkspaceHost(QObject):
         self.mcp = manager
         self.tools.runtime = manager
         self._report_servers()
-        self.trust_asker.ask_for(
-            gate, manager, servers_to_trust(workspace.agent)
-        )  # meanwhile, the trusted start
+        # The user is asked about the servers not trusted yet while the trusted ones start.
+        self.trust_asker.ask_for(gate, manager, servers_to_trust(workspace.agent))
         await manager.start()
         self._report_servers()
 
