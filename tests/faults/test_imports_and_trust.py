@@ -463,3 +463,28 @@ def test_agent_trust_lists_the_workflows_servers_with_their_command_lines(
     )
     agent = load_agent(root)
     assert not ServerTrust().untrusted(agent.root, workflow_servers(agent))
+
+
+def test_after_dont_start_restart_asks_again_and_a_trust_from_the_terminal_starts_it(
+    qtbot: QtBot, desktop_agent: Path, marker: Path
+) -> None:
+    app = start(qtbot, desktop_agent)
+    try:
+        shown_dialog(qtbot, app).dont_button.click()
+        qtbot.waitUntil(lambda: marker_state(app) is ServerState.UNTRUSTED, timeout=WAIT_MS)
+
+        again: list[ServerTrustDialog] = []
+        app.host.trust_asker.asked.connect(again.append)
+        app.host.ask_trust()  # what Restart on the server in Tools does
+        qtbot.waitUntil(lambda: bool(again), timeout=WAIT_MS)
+        again[0].dont_button.click()
+        qtbot.waitUntil(lambda: not again[0].isVisible(), timeout=WAIT_MS)
+
+        trust_servers(desktop_agent)  # `contextdesk agent trust` in a terminal meanwhile
+        app.host.ask_trust()
+
+        qtbot.waitUntil(lambda: marker_state(app) is ServerState.READY, timeout=WAIT_MS)
+        assert len(again) == 1  # nothing left to ask: it simply starts
+        assert marker.read_text(encoding="utf-8") == "ran"
+    finally:
+        app.close()
