@@ -32,9 +32,11 @@ from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
 from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
+from agent_core.cli.trust_prompt import confirm_servers
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.store.export import describe_context
+from agent_core.workflows.server_trust import servers_to_trust
 from agent_core.workspace import Workspace
 
 __all__ = ["register"]
@@ -85,6 +87,7 @@ async def _chat(args: argparse.Namespace) -> int:
     workspace = Workspace.open(args.agent, elicitation=elicitation, sign_in=_terminal_sign_in(args.yes))
     show_agent_problems(workspace)
     try:
+        confirm_servers(workspace.trust, servers_to_trust(workspace.agent))  # asks in a terminal
         for status in await workspace.start_tools():
             if status.state == "failed":
                 print(f"[tools: {status.name} failed: {status.reason}]", file=sys.stderr)
