@@ -23,6 +23,7 @@ from jsonschema import Draft202012Validator
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
+from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.chat.events import (
     ApprovalRequest,
     ReplyFinished,
@@ -38,7 +39,6 @@ from agent_core.context.items import Delegation, StoppedBy, TokenUsage
 from agent_core.context.session_context import initial_session_items
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChildLink, StoredMessage
-from agent_core.subagents.definition import Subagent
 from agent_core.subagents.tools import AllowListedTools, subagent_tools
 
 if TYPE_CHECKING:

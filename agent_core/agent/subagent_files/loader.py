@@ -19,13 +19,13 @@ from agent_core.agent._yaml_source import (
 )
 from agent_core.agent.items import Problem
 from agent_core.agent.names import name_problem, suggest_name
-from agent_core.subagents.definition import (
+from agent_core.agent.subagent_files.definition import (
     CLAUDE_ONLY_FIELDS,
     Subagent,
     SubagentFrontmatter,
     SubagentLimits,
 )
-from agent_core.subagents.tool_names import tool_patterns
+from agent_core.agent.subagent_files.tool_names import tool_patterns
 
 __all__ = ["SUBAGENTS_FOLDER", "load_subagent", "load_subagents", "parse_subagent"]
 
