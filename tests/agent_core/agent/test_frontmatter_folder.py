@@ -16,6 +16,7 @@ from agent_core.agent.document_loader import MAX_ITEM_BYTES
 from agent_core.agent.frontmatter_folder import FolderKind, HeaderedFile, load_folder
 from agent_core.agent.items import Problem
 from agent_core.agent.loader import load_agent
+from tests.support.agent_files import write
 
 GOOD = {
     "rules": "---\ninclude: always\n---\n\nBe kind.\n",
@@ -26,15 +27,6 @@ BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{b}: &{b} [*{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}, *{a}]\n"
     for a, b in zip("abcdefgh", "bcdefghi", strict=True)
 )
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 def load_within(root: Path, seconds: float = 20.0) -> Agent:
