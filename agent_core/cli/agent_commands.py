@@ -22,13 +22,13 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.secrets import env_var_name
 from agent_core.agent.server_trust import TrustGate
+from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.agent.variables import variables_for
 from agent_core.agent.writer import dump_yaml
 from agent_core.cli import learned_command
 from agent_core.cli.input_prompt import ask_in_terminal
 from agent_core.cli.trust_prompt import register_trust, trust_written_server
 from agent_core.errors import AgentFileError
-from agent_core.subagents.definition import Subagent
 
 __all__ = ["register"]
 

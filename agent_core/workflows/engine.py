@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import ToolPermissionPolicy
+from agent_core.agent.subagent_files.definition import Subagent, SubagentLimits
 from agent_core.chat.approvals import call_target
 from agent_core.chat.events import WORKFLOW_GATE, WORKFLOW_ORIGIN, ApprovalDecision, ApprovalRequest
 from agent_core.chat.reply_loop import merged
@@ -28,7 +29,6 @@ from agent_core.chat.session import ChatSession
 from agent_core.context.items import Delegation, ItemRef, TokenUsage
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChatStore, StoredSession
-from agent_core.subagents.definition import Subagent, SubagentLimits
 from agent_core.subagents.runner import DelegationEvent, schema_problem
 from agent_core.workflows._sandbox import set_deadline
 from agent_core.workflows.check import END
