@@ -133,7 +133,7 @@ class ChatWorkflows:
 
 def run_result(record: WorkflowRunRecord, link: WorkflowRunLink) -> str:
     """What the chat's model reads of a run: the final context store, and one line about the run."""
-    tokens = (link.usage.input_tokens or 0) + (link.usage.output_tokens or 0)
+    tokens = link.usage.total
     ended = record.status if not record.error else f"{record.status}: {record.error}"
     summary = (
         f"[workflow {record.workflow}: {ended}; {link.steps} steps, {tokens:,} tokens, "

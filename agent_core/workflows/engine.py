@@ -20,9 +20,9 @@ from typing import Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import ToolPermissionPolicy
+from agent_core.async_streams import merged
 from agent_core.chat.approvals import call_target
 from agent_core.chat.events import WORKFLOW_GATE, WORKFLOW_ORIGIN, ApprovalDecision, ApprovalRequest
-from agent_core.chat.reply_loop import merged
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.context.items import Delegation, ItemRef, TokenUsage
@@ -398,7 +398,7 @@ class WorkflowEngine:
         new_history = () if next_.clear_prior_messages else history
         if next_.include_in_llm_history and not next_.clear_prior_messages:
             new_history = (*new_history, HistoryMessage("assistant", raw, state.id))
-        self._limits.tokens += (usage.input_tokens or 0) + (usage.output_tokens or 0)
+        self._limits.tokens += usage.total
         context = None
         if child:
             messages = self.chats.messages(child)
