@@ -113,7 +113,7 @@ def rerun_workflow(args: argparse.Namespace) -> int:
 
 
 def _dry_run(args: argparse.Namespace) -> int:
-    from agent_core.workflows.engine import dry_run
+    from agent_core.workflows.dry_run import dry_run
 
     agent = load_agent(args.agent) if args.agent else Workspace.open(None).agent
     workflow = agent.workflows.get(args.name)
@@ -141,7 +141,9 @@ def _dry_run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
     from agent_core.cli.chat_command import ask_approval
-    from agent_core.workflows.engine import MockOutputs, StepFinished, WorkflowEngine, WorkflowFinished
+    from agent_core.workflows.engine import WorkflowEngine
+    from agent_core.workflows.events import StepFinished, WorkflowFinished
+    from agent_core.workflows.mock_outputs import MockOutputs
 
     workspace = Workspace.open(args.agent)
     runs = WorkflowRunStore(workspace.store.path)

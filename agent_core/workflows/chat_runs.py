@@ -63,12 +63,8 @@ class ChatWorkflows:
         """Run the workflow ``name`` as the tool call ``call_id``: its events, then a
         WorkflowRunFinished and the ToolCallFinished whose result the model reads. ``given``
         (``/run``) is the input as typed; otherwise it comes from ``arguments``."""
-        from agent_core.workflows.engine import (
-            StepFinished,
-            StepStarted,
-            WorkflowEngine,
-            WorkflowFinished,
-        )
+        from agent_core.workflows.engine import WorkflowEngine
+        from agent_core.workflows.events import StepFinished, StepStarted, WorkflowFinished
         from agent_core.workflows.run_store import WorkflowRunStore
 
         session = self.session
