@@ -9,7 +9,11 @@ from typing import Any
 
 from agent_core.workflows.errors import WorkflowError
 
-__all__ = ["MockOutputs"]
+__all__ = ["EXPECTED", "MockOutputs", "parse_mock_outputs"]
+
+EXPECTED = (
+    'a JSON list of {"state_id": ..., "output": ...} objects, one per assistant state in the order they run'
+)
 
 
 class MockOutputs:
@@ -34,3 +38,28 @@ class MockOutputs:
             )
         output = entry.get("output", "")
         return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+
+
+def parse_mock_outputs(text: str) -> list[dict[str, Any]]:
+    """The entries of mock outputs written as JSON text.
+
+    Raises:
+        WorkflowError: the text is not a JSON list, or an entry is not an object with a
+            ``state_id`` (the message says what to write instead).
+    """
+    try:
+        entries = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise WorkflowError(
+            f"not a JSON list ({error.msg} at line {error.lineno}, column {error.colno}): write {EXPECTED}"
+        ) from None
+    except RecursionError:
+        raise WorkflowError(f"not a JSON list (nested too deeply): write {EXPECTED}") from None
+    if not isinstance(entries, list):
+        raise WorkflowError(f"not a JSON list but a JSON {type(entries).__name__}: write {EXPECTED}")
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("state_id"), str):
+            raise WorkflowError(
+                f"each mock output is an object with a state_id, and number {number} is not: write {EXPECTED}"
+            )
+    return entries
