@@ -46,6 +46,8 @@ _DONE = object()  # the end of a run's events
 
 
 class WorkflowEngine:
+    """Runs a workflow once: each engine is one run, with its own id."""
+
     def __init__(
         self,
         workflow: Workflow,

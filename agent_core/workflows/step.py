@@ -31,8 +31,8 @@ __all__ = ["StepRunner"]
 
 
 class StepRunner:
-    """Runs the states of one run, one step at a time (items of an iteration may run several at
-    once), each counted against the run's caps."""
+    """Runs the steps of one run, each counted against the run's caps and recorded in the order
+    it ends (the items of an iteration may run side by side)."""
 
     def __init__(self, run: WorkflowRun) -> None:
         self.run = run

@@ -25,6 +25,8 @@ __all__ = ["WorkflowRun"]
 
 @dataclass(frozen=True)
 class WorkflowRun:
+    """One run: fixed when it starts, except the caps it counts."""
+
     workflow: Workflow
     agent: Agent
     services: ChatServices
