@@ -207,7 +207,7 @@ def subagent_line(event: SubagentStarted | SubagentFinished) -> str:
         path = f"{event.origin} › {event.subagent}" if event.origin else event.subagent
         return f"sub-agent {path} started ({event.context_mode}): {' '.join(event.task.split())[:120]}"
     d = event.delegation
-    tokens = (d.usage.input_tokens or 0) + (d.usage.output_tokens or 0)
+    tokens = d.usage.total
     ended = f"stopped: {d.note}" if d.stopped_by else "finished" + (f" ({d.note})" if d.note else "")
     return (
         f"sub-agent {d.subagent} {ended}: {d.turns} turns, {tokens:,} tokens, {d.elapsed_seconds:.1f} s; "
