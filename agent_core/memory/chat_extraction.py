@@ -3,18 +3,19 @@
 by the offline rules (``extraction: rules``), or by the chat's own model (``extraction: model``)
 when it is capable, that is, not the bundled offline model (``local`` provider), which gets the
 rules instead. They are proposals, accepted by the user (or at once with ``memory.autoAccept``).
+
+Whether the rules or the model look is decided once per message, in :func:`extraction_for`; the
+chat only runs the plan around its reply (``chat_memories.ChatMemories.extract_around``).
 ``/remember`` and "Remember this" save at once: see ``chat_memories``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from agent_core.agent.schema import MemoryConfig
-from agent_core.chat.events import MemoriesWritten
-from agent_core.errors import ProviderError
+from agent_core.errors import ContextDeskError, ProviderError
 from agent_core.memory.book import MemoryBook, MemoryDraft, WriteOutcome
 from agent_core.memory.extraction_model import MAX_MESSAGE_CHARS, extract_with_model
 from agent_core.memory.extraction_rules import Proposal, explicit_request, extract_memories
@@ -23,32 +24,40 @@ from agent_core.providers.base import Provider
 from agent_core.providers.local_llama import LocalLlamaProvider
 
 __all__ = [
+    "Extraction",
     "FoundMemories",
     "MemoryWrites",
+    "ProviderResolver",
     "asks_model",
-    "memory_notices",
+    "extraction_for",
     "model_proposals",
     "proposals_in",
     "propose_from_message",
 ]
 
+# (provider:model) -> (provider, model id within it). Raises a ContextDeskError when it cannot.
+ProviderResolver = Callable[[str], tuple[Provider, str]]
+
 
 @dataclass(frozen=True)
 class MemoryWrites:
-    """What a message wrote: outcomes (proposed, saved, merged…) and notes on what was not saved."""
+    """What a message wrote: outcomes (proposed, saved, merged…) and notes on what was not saved.
+    False when there is nothing to tell."""
 
     outcomes: tuple[WriteOutcome, ...] = ()
     notes: tuple[str, ...] = ()
 
+    def __bool__(self) -> bool:
+        return bool(self.outcomes or self.notes)
 
-def proposals_in(text: str, config: MemoryConfig, *, by_model: bool = False) -> list[Proposal]:
-    """What the user's message ``text`` offers to remember: an explicit request always; other
-    stated facts when ``memory.extraction`` is on, unless the model is asked for them
-    (``by_model``). Quick, and needs no model."""
+
+def proposals_in(text: str, config: MemoryConfig) -> list[Proposal]:
+    """What the offline rules find in the user's message ``text``: an explicit request always;
+    other stated facts when ``memory.extraction`` is on. Quick, and needs no model."""
     explicit = explicit_request(text)
     if explicit is not None:
         return [explicit]
-    return extract_memories(text) if config.extraction != "off" and not by_model else []
+    return extract_memories(text) if config.extraction != "off" else []
 
 
 def asks_model(text: str, config: MemoryConfig, provider: Provider, model_id: str) -> bool:
@@ -92,6 +101,33 @@ async def model_proposals(
     return FoundMemories(found.proposals, "model", found.notes)
 
 
+@dataclass(frozen=True)
+class Extraction:
+    """Who looks for memories in one message: the offline rules, before the reply (``rules``,
+    possibly empty), or the chat's model, alongside it (``model``: its provider and model id)."""
+
+    rules: tuple[Proposal, ...] = ()
+    model: tuple[Provider, str] | None = None
+
+
+def extraction_for(
+    text: str, config: MemoryConfig, resolve: ProviderResolver | None, model_ref: str
+) -> Extraction:
+    """The one decision of rules or model for the user's message ``text``, by the chat's memory
+    settings and its model ``model_ref`` (see :func:`asks_model`). A model that cannot be set up
+    leaves it to the rules (the reply says what is wrong with it)."""
+    if not config.enabled:
+        return Extraction()
+    if config.extraction == "model" and resolve is not None:
+        try:
+            provider, model_id = resolve(model_ref)
+        except ContextDeskError:
+            provider = None
+        if provider is not None and asks_model(text, config, provider, model_id):
+            return Extraction(model=(provider, model_id))
+    return Extraction(rules=tuple(proposals_in(text, config)))
+
+
 def propose_from_message(
     book: MemoryBook,
     config: MemoryConfig,
@@ -122,23 +158,3 @@ def propose_from_message(
         else:
             outcomes.append(outcome)
     return MemoryWrites(tuple(outcomes), tuple(notes))
-
-
-def memory_notices(event: MemoriesWritten, agent_root: Path) -> list[str]:
-    """One line per memory a message wrote or proposed, and per one not saved, for a chat view."""
-    lines = []
-    for outcome in event.outcomes:
-        memory = outcome.memory
-        if memory is None:
-            continue
-        if memory.status == "proposed":
-            replaces = f", replacing “{outcome.other.text}”" if outcome.other else ""
-            lines.append(
-                f"Memory proposed: “{memory.text}”{replaces}. Accept it with "
-                f"`contextdesk memory accept --agent {agent_root} {memory.id}`."
-            )
-        elif outcome.action == "merged":
-            lines.append(f"Already remembered: “{memory.text}”.")
-        else:
-            lines.append(f"Remembered: “{memory.text}”.")
-    return [*lines, *event.notes]
