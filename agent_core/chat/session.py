@@ -450,7 +450,6 @@ class ChatSession:
             memories=self.memories,
         )
         yield ContextBuilt(built.context)
-        await self.memories.mark_used(built.context)
 
         reply = ReplyRequest(
             text=text,

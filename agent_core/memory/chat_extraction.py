@@ -4,39 +4,64 @@ by the offline rules (``extraction: rules``), or by the chat's own model (``extr
 when it is capable, that is, not the bundled offline model (``local`` provider), which gets the
 rules instead. They are proposals, accepted by the user (or at once with ``memory.autoAccept``).
 
-Whether the rules or the model look is decided once per message, in :func:`extraction_for`; the
-chat only runs the plan around its reply (``chat_memories.ChatMemories.extract_around``).
+Whether the rules or the model look is decided once per message, in :func:`extraction_for`, and
+:func:`extract_around` carries it out around the chat's reply (the chat reaches it through
+``chat_memories.ChatMemories``).
 ``/remember`` and "Remember this" save at once: see ``chat_memories``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
+from agent_core.agent.agent import Agent
 from agent_core.agent.schema import MemoryConfig
 from agent_core.errors import ContextDeskError, ProviderError
 from agent_core.memory.book import MemoryBook, MemoryDraft, WriteOutcome
 from agent_core.memory.extraction_model import MAX_MESSAGE_CHARS, extract_with_model
 from agent_core.memory.extraction_rules import Proposal, explicit_request, extract_memories
 from agent_core.memory.records import Actor, Provenance
+from agent_core.memory.service import MemoryService
 from agent_core.providers.base import Provider
 from agent_core.providers.local_llama import LocalLlamaProvider
+from indexer import IndexerError
 
 __all__ = [
+    "ChatOfMessage",
     "Extraction",
     "FoundMemories",
     "MemoryWrites",
     "ProviderResolver",
     "asks_model",
+    "extract_around",
     "extraction_for",
     "model_proposals",
     "proposals_in",
     "propose_from_message",
 ]
 
+logger = logging.getLogger(__name__)
+
 # (provider:model) -> (provider, model id within it). Raises a ContextDeskError when it cannot.
 ProviderResolver = Callable[[str], tuple[Provider, str]]
+
+Event = TypeVar("Event")
+
+
+@dataclass(frozen=True)
+class ChatOfMessage:
+    """Where a user's message was said and its memories go: the app's memories (None: not
+    available), the chat's agent and memory settings, the chat and the message's id."""
+
+    service: MemoryService | None
+    agent: Agent
+    config: MemoryConfig
+    session_id: str
+    message_id: int
 
 
 @dataclass(frozen=True)
@@ -158,3 +183,66 @@ def propose_from_message(
         else:
             outcomes.append(outcome)
     return MemoryWrites(tuple(outcomes), tuple(notes))
+
+
+async def extract_around(
+    chat: ChatOfMessage,
+    text: str,
+    previous: str | None,
+    resolve: ProviderResolver | None,
+    model_ref: str,
+    reply: AsyncGenerator[Event, None],
+) -> AsyncGenerator[Event | MemoryWrites, None]:
+    """``reply``'s events, with what the user's message ``text`` (``previous``: the user's message
+    before it) wrote to memories: the rules' writes before the reply, or, when the chat's model
+    ``model_ref`` is asked (:func:`extraction_for`, the one decision), its writes after the reply,
+    which it never delays (at most the extraction's timeout later). Closing this closes ``reply``
+    and stops the model's look. A memory fault never stops the reply: it is logged and told in a
+    note."""
+    plan = extraction_for(text, chat.config, resolve, model_ref) if chat.service is not None else Extraction()
+    model: asyncio.Task[FoundMemories] | None = None
+    if plan.model is not None:
+        provider, model_id = plan.model
+        look = model_proposals(provider, model_id, text, previous)
+        model = asyncio.create_task(look, name=f"memory extraction {chat.session_id}")
+    try:
+        if written := await _write(chat, plan.rules):
+            yield written
+        async with aclosing(reply) as events:
+            async for event in events:
+                yield event
+        if model is not None:
+            found = await model
+            if written := await _write(chat, found.proposals, actor=found.actor, notes=found.notes):
+                yield written
+    finally:
+        if model is not None:
+            model.cancel()
+
+
+async def _write(
+    chat: ChatOfMessage,
+    proposals: Sequence[Proposal],
+    *,
+    actor: Actor = "extractor",
+    notes: tuple[str, ...] = (),
+) -> MemoryWrites:
+    """``proposals`` written through the agent's book; ``notes`` come first in what it says."""
+    service, config = chat.service, chat.config
+    if not proposals or service is None or not config.enabled:
+        return MemoryWrites(notes=notes)  # most messages: no model, no database
+    try:
+        book = await asyncio.to_thread(service.book_for, chat.agent)
+        written = await asyncio.to_thread(
+            propose_from_message,
+            book,
+            config,
+            proposals,
+            session_id=chat.session_id,
+            message_id=chat.message_id,
+            actor=actor,
+        )
+    except (ContextDeskError, IndexerError) as error:
+        logger.warning("could not propose memories from the message: %s", error)
+        return MemoryWrites(notes=(*notes, f"No memory was proposed: {error}"))
+    return MemoryWrites(written.outcomes, (*notes, *written.notes))

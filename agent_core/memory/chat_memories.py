@@ -12,10 +12,8 @@ off the event loop and off the GUI thread.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Sequence
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable
 from typing import TypeVar
 
 from agent_core.agent.agent import Agent
@@ -23,20 +21,10 @@ from agent_core.agent.schema import MemoryConfig
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import MemoryBook, MemoryDraft, WriteOutcome
-from agent_core.memory.chat_extraction import (
-    Extraction,
-    FoundMemories,
-    MemoryWrites,
-    ProviderResolver,
-    extraction_for,
-    model_proposals,
-    propose_from_message,
-)
-from agent_core.memory.extraction_rules import Proposal
-from agent_core.memory.records import Actor, Memory, Provenance, Speaker
+from agent_core.memory.chat_extraction import ChatOfMessage, MemoryWrites, ProviderResolver, extract_around
+from agent_core.memory.records import Memory, Provenance, Speaker
 from agent_core.memory.service import MemoryService, RecalledMemories
 from agent_core.store.chats import StoredMessage
-from indexer import IndexerError
 
 __all__ = ["QUOTE_LIMIT", "ChatMemories"]
 
@@ -58,16 +46,31 @@ class ChatMemories:
         *,
         excluded: Callable[[], Iterable[ItemRef]] = tuple,
         resolve_provider: ProviderResolver | None = None,
+        marks_use: bool = True,
     ) -> None:
         """``agent``, ``config`` and ``excluded`` (the items left out of the chat) are read at each
         call: the agent may be reloaded and the chat's settings changed while it is open.
-        ``resolve_provider`` finds the chat's model for ``extraction: model`` (None: the rules)."""
+        ``resolve_provider`` finds the chat's model for ``extraction: model`` (None: the rules).
+        ``marks_use``: what is recalled goes into a sent request (recency and use counts)."""
         self._service = service
         self._agent = agent
         self._config = config
         self._excluded = excluded
         self._resolve_provider = resolve_provider
+        self._marks_use = marks_use
         self.session_id = session_id
+
+    def preview(self) -> ChatMemories:
+        """The same memories for a request that is not sent (a what-if): recall marks none used."""
+        return ChatMemories(
+            self._service,
+            self._agent,
+            self._config,
+            self.session_id,
+            excluded=self._excluded,
+            resolve_provider=self._resolve_provider,
+            marks_use=False,
+        )
 
     @property
     def available(self) -> bool:
@@ -167,23 +170,29 @@ class ChatMemories:
         """The memories ``message`` recalls in this chat: none when memories are off or not
         available. Memories among ``chat_items`` (the user added them, or a what-if turned them
         on) are recalled whatever they match; those left out of the chat or in ``excluded`` (a
-        what-if turned them off) never are. Never raises: the note says what went wrong."""
+        what-if turned them off) never are. Those recalled are marked used unless this is a
+        :meth:`preview`. Never raises for a model or database fault in recall: the note says what
+        went wrong.
+
+        Raises:
+            StoreError: their use could not be written.
+        """
         config = self._config()
         if self._service is None or not config.enabled:
             return RecalledMemories()
         off = {ref.name for ref in (*self._excluded(), *excluded) if ref.type == "memory"}
         forced = {i.ref.name for i in chat_items if i.ref.type == "memory" and i.ref not in excluded}
         return await self._service.recall(
-            self._agent(), message, config, session_id=self.session_id, excluded=off, forced=forced - off
+            self._agent(),
+            message,
+            config,
+            session_id=self.session_id,
+            excluded=off,
+            forced=forced - off,
+            mark_used=self._marks_use,
         )
 
-    async def mark_used(self, context: RequestContext) -> None:
-        """The memories ``context`` recalled went into a sent request (recency and use counts)."""
-        if self._service is not None:
-            recalled = [item.ref.name for item in context.of_type("memory")]
-            await asyncio.to_thread(self._service.mark_used, recalled)
-
-    async def extract_around(
+    def extract_around(
         self,
         text: str,
         message_id: int,
@@ -192,58 +201,7 @@ class ChatMemories:
         reply: AsyncGenerator[Event, None],
     ) -> AsyncGenerator[Event | MemoryWrites, None]:
         """``reply``'s events, with what the user's message ``text`` (saved as ``message_id``;
-        ``previous``: the user's message before it) wrote to memories: the rules' writes before the
-        reply, or, when the chat's model ``model_ref`` is asked (``chat_extraction.extraction_for``,
-        the one decision), its writes after the reply, which it never delays (at most the
-        extraction's timeout later). Closing this closes ``reply`` and stops the model's look.
-        A memory fault never stops the reply: it is logged and told in a note."""
-        plan = Extraction()
-        if self._service is not None:
-            plan = extraction_for(text, self._config(), self._resolve_provider, model_ref)
-        model: asyncio.Task[FoundMemories] | None = None
-        if plan.model is not None:
-            provider, model_id = plan.model
-            look = model_proposals(provider, model_id, text, previous)
-            model = asyncio.create_task(look, name=f"memory extraction {self.session_id}")
-        try:
-            if written := await self._write(plan.rules, message_id):
-                yield written
-            async with aclosing(reply) as events:
-                async for event in events:
-                    yield event
-            if model is not None:
-                found = await model
-                written = await self._write(found.proposals, message_id, actor=found.actor, notes=found.notes)
-                if written:
-                    yield written
-        finally:
-            if model is not None:
-                model.cancel()
-
-    async def _write(
-        self,
-        proposals: Sequence[Proposal],
-        message_id: int,
-        *,
-        actor: Actor = "extractor",
-        notes: tuple[str, ...] = (),
-    ) -> MemoryWrites:
-        """``proposals`` written through the agent's book; ``notes`` come first in what it says."""
-        service, config = self._service, self._config()
-        if not proposals or service is None or not config.enabled:
-            return MemoryWrites(notes=notes)  # most messages: no model, no database
-        try:
-            book = await asyncio.to_thread(service.book_for, self._agent())
-            written = await asyncio.to_thread(
-                propose_from_message,
-                book,
-                config,
-                proposals,
-                session_id=self.session_id,
-                message_id=message_id,
-                actor=actor,
-            )
-        except (ContextDeskError, IndexerError) as error:
-            logger.warning("could not propose memories from the message: %s", error)
-            return MemoryWrites(notes=(*notes, f"No memory was proposed: {error}"))
-        return MemoryWrites(written.outcomes, (*notes, *written.notes))
+        ``previous``: the user's message before it) wrote to memories: the rules' writes before
+        the reply, or the model's after it (``chat_extraction.extract_around``)."""
+        chat = ChatOfMessage(self._service, self._agent(), self._config(), self.session_id, message_id)
+        return extract_around(chat, text, previous, self._resolve_provider, model_ref, reply)

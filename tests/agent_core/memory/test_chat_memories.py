@@ -200,7 +200,7 @@ def test_memories_off_write_nothing_and_ask_nothing(service: MemoryService, agen
     assert service.find(agent, None) == [] and memory_questions(providers["m"]) == []
 
 
-def test_recall_takes_the_chats_additions_and_never_what_it_left_out(
+def test_recall_takes_the_chats_additions_and_never_what_it_left_out_and_a_preview_marks_none_used(
     service: MemoryService, agent: Agent
 ) -> None:
     book = service.book_for(agent)
@@ -210,10 +210,16 @@ def test_recall_takes_the_chats_additions_and_never_what_it_left_out(
     refs = (ItemRef("memory", added.id), ItemRef("memory", left_out.id))
     memories = chat_memories(service, agent, MemoryConfig(), None, excluded=(refs[1],))
 
-    async def recall() -> set[str]:
-        found = await memories.recall(
-            "which database do we use for billing?", [SessionItem(ref, "manual") for ref in refs]
-        )
-        return {item.ref.name for item in found.items}
+    def recall(chat: ChatMemories) -> set[str]:
+        async def run() -> set[str]:
+            found = await chat.recall(
+                "which database do we use for billing?", [SessionItem(ref, "manual") for ref in refs]
+            )
+            return {item.ref.name for item in found.items}
 
-    assert asyncio.run(asyncio.wait_for(recall(), timeout=WAIT * 3)) == {added.id}
+        return asyncio.run(asyncio.wait_for(run(), timeout=WAIT * 3))
+
+    assert recall(memories.preview()) == {added.id}
+    assert book.get(added.id).use_count == 0  # a what-if sends nothing
+    assert recall(memories) == {added.id}
+    assert book.get(added.id).use_count == 1
