@@ -28,7 +28,6 @@ from agent_core.chat.events import (
     ToolCallStarted,
     WorkflowProgress,
 )
-from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
 from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
@@ -157,6 +156,26 @@ async def _show_memories(session: ChatSession, event: MemoriesWritten, *, accept
         )
     for line in memory_notices(event, session.agent.root):
         print(f"[{line}]", file=sys.stderr)
+
+
+def memory_notices(event: MemoriesWritten, agent_root: Path) -> list[str]:
+    """One line per memory a message wrote or proposed, and per one not saved."""
+    lines = []
+    for outcome in event.outcomes:
+        memory = outcome.memory
+        if memory is None:
+            continue
+        if memory.status == "proposed":
+            replaces = f", replacing “{outcome.other.text}”" if outcome.other else ""
+            lines.append(
+                f"Memory proposed: “{memory.text}”{replaces}. Accept it with "
+                f"`contextdesk memory accept --agent {agent_root} {memory.id}`."
+            )
+        elif outcome.action == "merged":
+            lines.append(f"Already remembered: “{memory.text}”.")
+        else:
+            lines.append(f"Remembered: “{memory.text}”.")
+    return [*lines, *event.notes]
 
 
 async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
