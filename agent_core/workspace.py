@@ -18,6 +18,7 @@ from agent_core.agent.variables import variables_for
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
+from agent_core.chat.tool_handlers import MessageCommand, ToolHandlerFactory
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector
@@ -25,7 +26,10 @@ from agent_core.errors import UserDataError
 from agent_core.memory.service import MemoryService
 from agent_core.providers.pool import ProviderPool
 from agent_core.store.chats import ChatStore
+from agent_core.subagents.runner import Delegator
 from agent_core.subagents.tools import WithSubagents
+from agent_core.workflows.chat_runs import ChatWorkflows
+from agent_core.workflows.run_command import RunCommand
 from agent_core.workflows.tools import WithWorkflows
 
 if TYPE_CHECKING:
@@ -33,7 +37,13 @@ if TYPE_CHECKING:
     from agent_core.mcp.elicitation import ElicitationHandler
     from agent_core.mcp.oauth import SignInHandler
 
-__all__ = ["Workspace"]
+__all__ = ["CHAT_COMMANDS", "CHAT_TOOL_HANDLERS", "Workspace"]
+
+# The features a chat runs itself, plugged in from the side (chat/ imports none of them): the
+# tool servers whose calls it hands to a handler, and the commands typed in place of a message.
+# A new such feature adds its handler or command here, and its tools to ``chat_services``' runtime.
+CHAT_TOOL_HANDLERS: tuple[ToolHandlerFactory, ...] = (Delegator, ChatWorkflows)
+CHAT_COMMANDS: tuple[MessageCommand, ...] = (RunCommand(),)
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +123,13 @@ class Workspace:
         # One tool per sub-agent and per workflow, beside the MCP ones.
         tools = WithWorkflows(WithSubagents(self.tools, lambda: self.agent), lambda: self.agent.workflows)
         return ChatServices(
-            self.providers.resolve, self.selector, tools, memories=self.memories, sampling=self.sampling
+            self.providers.resolve,
+            self.selector,
+            tools,
+            memories=self.memories,
+            sampling=self.sampling,
+            tool_handlers=CHAT_TOOL_HANDLERS,
+            commands=CHAT_COMMANDS,
         )
 
     def new_chat(self) -> ChatSession:

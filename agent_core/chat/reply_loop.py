@@ -38,7 +38,8 @@ from agent_core.chat.image_passing import with_images_for
 from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, build_prompt, tool_images
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
-from agent_core.chat.tool_calls import ToolCaller, ToolCallEvent, pending_record
+from agent_core.chat.tool_calls import ToolCaller, pending_record
+from agent_core.chat.tool_handlers import ToolCallEvent
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
 from agent_core.errors import ContextDeskError, ProviderError, ReplyLimitError, UserDataError
@@ -260,9 +261,9 @@ class ReplyLoop:
     async def _run_calls(
         self, calls: Sequence[ToolCall], prompt: Prompt, message_id: int
     ) -> AsyncIterator[ToolCallEvent]:
-        """The turn's tool calls: one after the other, except that the sub-agents it starts run
-        side by side (each up to its maxParallel), their events interleaved as they come."""
-        delegated = [c for c in calls if self.tool_caller.delegates(c, prompt)]
+        """The turn's tool calls: one after the other, except those whose handler runs them side by
+        side (sub-agents, each up to its maxParallel), their events interleaved as they come."""
+        delegated = [c for c in calls if self.tool_caller.side_by_side(c, prompt)]
         for call in calls:
             if call not in delegated:
                 async for event in self.tool_caller.run(call, prompt, message_id):

@@ -1,5 +1,5 @@
 """What a chat uses besides its agent and its store. One set is shared by every chat of a
-workspace."""
+workspace; the features that plug into a chat from the side (``tool_handlers``) come in here."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from agent_core.chat.reply_loop import Streamer
 from agent_core.chat.resolved_model import ProviderResolver
 from agent_core.chat.sampling import SamplingRouter
+from agent_core.chat.tool_handlers import MessageCommand, ToolHandlerFactory
 from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.memory.service import MemoryService
@@ -18,7 +19,7 @@ __all__ = ["ChatServices"]
 
 @dataclass(frozen=True)
 class ChatServices:
-    """Models, selection, tools, streaming and memories."""
+    """Models, selection, tools, streaming, memories, and the features a chat runs itself."""
 
     resolve_provider: ProviderResolver
     selector: ContextSelector | None = None
@@ -26,3 +27,7 @@ class ChatServices:
     streamer: Streamer = stream_with_retries
     memories: MemoryService | None = None  # long-term memories; None: none are recalled
     sampling: SamplingRouter | None = None  # the tool servers' sampling requests; None: refused
+    # Tool servers the chat runs itself (sub-agents, workflows) and commands typed as a message
+    # (``/run``): wired in ``workspace.py``; none here means the chat offers none of them.
+    tool_handlers: tuple[ToolHandlerFactory, ...] = ()
+    commands: tuple[MessageCommand, ...] = ()

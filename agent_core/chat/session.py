@@ -36,10 +36,10 @@ from agent_core.chat.history import last_user_text, split_at_summary, title_from
 from agent_core.chat.prompt import history_messages
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
-from agent_core.chat.run_command import run_workflow_command
 from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.chat.services import ChatServices
 from agent_core.chat.tool_calls import ToolCaller
+from agent_core.chat.tool_handlers import MessageCommand, MessageTurn, ToolHandler
 from agent_core.chat.what_if import what_if
 from agent_core.context.items import ContextManifest, ItemRef, RequestContext, SessionItem
 from agent_core.context.session_context import effective_session_items, initial_session_items, mentioned_items
@@ -52,8 +52,6 @@ from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
 from agent_core.store.sent_requests import SentRequest
-from agent_core.subagents.runner import Delegator, Nesting
-from agent_core.workflows.chat_runs import ChatWorkflows, parse_run_command
 
 logger = logging.getLogger(__name__)
 
@@ -72,15 +70,15 @@ class ChatSession:
         store: ChatStore,
         record: StoredSession,
         services: ChatServices,
-        *,
-        nesting: Nesting | None = None,
     ) -> None:
-        """``nesting``: where a sub-agent's chat sits under the user's chat (None: it is one)."""
         self.agent = agent
         self.store = store
         self.services = services
-        self.delegator = Delegator(self, nesting or Nesting())
-        self.workflows = ChatWorkflows(self)
+        # The tool servers this chat runs itself (sub-agents, workflows), by server name.
+        self.tool_handlers: dict[str, ToolHandler] = {}
+        for make in services.tool_handlers:
+            handler = make(self)
+            self.tool_handlers[handler.server] = handler
         # Tools allowed without asking because a parent chat allowed them (approvals: inherit).
         self.inherited_allowed: Callable[[], Collection[ItemRef]] = tuple
         self.models = ModelResolver(services.resolve_provider)
@@ -334,7 +332,8 @@ class ChatSession:
 
     async def send(self, text: str) -> AsyncGenerator[ChatEvent, None]:
         """Answer ``text``, yielding events as it goes, up to and including a ReplyFinished.
-        ``/run NAME {json}`` runs one of the agent's workflows instead (``run_command``).
+        A command typed as the message (``/run NAME {json}``: ``services.commands``) is answered
+        by its feature instead.
 
         With ``memory.extraction: model`` and a capable model, the model is asked for memories in
         the user's message at the same time as the reply: that never delays the reply, and its
@@ -349,9 +348,9 @@ class ChatSession:
         """
         self.agent.refuse_unreadable_config()
         self._task = asyncio.current_task()
-        command = parse_run_command(text)
+        command = self._command(text)
         if command is not None:
-            async with aclosing(run_workflow_command(self, text, *command)) as ran:
+            async with aclosing(command.run(self, text)) as ran:
                 async for event in ran:
                     yield event
             return
@@ -359,7 +358,6 @@ class ChatSession:
         await self._refresh_attached_resources()
         history = self.store.messages(self.id, with_contexts=False, current_only=True)
         user_message = self.store.add_message(self.id, "user", text)
-        self.delegator.user_text = self.workflows.user_text = text
         if not self._record.title:
             self.rename(title_from(text))
         yield UserMessageSaved(user_message)
@@ -385,14 +383,14 @@ class ChatSession:
         last_user = next((m for m in reversed(current) if m.role == "user"), None)
         if last_user is None:
             raise ContextDeskError("nothing to answer again: send a message first")
-        if parse_run_command(last_user.content) is not None:
-            raise ContextDeskError("a /run is not regenerated: send the /run again to run the workflow again")
+        command = self._command(last_user.content)
+        if command is not None:
+            raise ContextDeskError(command.not_regenerated)
         after = [m for m in current if m.id > last_user.id and m.role != "summary"]
         if after:
             self.store.replace_from(after[0])
             yield MessagesReplaced(after[0].id)
         history = [m for m in current if m.id < last_user.id]
-        self.delegator.user_text = self.workflows.user_text = last_user.content
         one_turn = self._one_turn_reference(last_user.content)
         async with aclosing(self._answer(last_user.content, history, last_user.id, one_turn)) as answer:
             async for event in answer:
@@ -430,7 +428,7 @@ class ChatSession:
             self.add_item(ref)
         settings = self.settings
         tool_calling = self.tool_calling(settings.chat.model)
-        self.delegator.routed = self.workflows.routed = tool_calling == "routed"
+        turn = MessageTurn(text, routed=tool_calling == "routed")
         chat_items = self.items
         if one_turn is not None and all(item.ref != one_turn for item in chat_items):
             chat_items = (*chat_items, SessionItem(one_turn, "manual"))
@@ -460,7 +458,7 @@ class ChatSession:
             routed=tool_calling == "routed",
             memory_texts=built.memory_texts,
         )
-        async for event in self._reply_loop(settings).run(reply):
+        async for event in self._reply_loop(settings, turn).run(reply):
             if isinstance(event, ItemPulled):
                 self._remember_correction(event.ref, text, added=True)  # what selection missed
             yield event
@@ -482,14 +480,14 @@ class ChatSession:
         key lookups: quick enough for a dialog to call). Missing ones were forgotten or deleted."""
         return self.memories.context_texts(context)
 
-    def _reply_loop(self, settings: ChatSettings) -> ReplyLoop:
+    def _reply_loop(self, settings: ChatSettings, turn: MessageTurn) -> ReplyLoop:
         caller = ToolCaller(
             tools=self.services.tools,
             policy=settings.chat.tool_permission,
             allowed_for_chat=lambda: self.allowed_tools,
             allow_for_chat=self.allow_tool_for_chat,
-            delegator=self.delegator,
-            workflows=self.workflows,
+            handlers=self.tool_handlers,
+            turn=turn,
             agent=self.agent,
             router=self.services.sampling,
             sampling=ChatSampling(
@@ -521,6 +519,14 @@ class ChatSession:
         """Stop the reply in progress; what was received so far is kept, marked cancelled."""
         if self._task is not None and not self._task.done():
             self._task.cancel()
+
+    def cancel_tool_call(self, call_id: str) -> bool:
+        """Stop one running call of a tool the chat runs itself (a sub-agent) while the reply goes
+        on; False when no such call is running. Call on the event loop's thread."""
+        return any(handler.cancel(call_id) for handler in self.tool_handlers.values())
+
+    def _command(self, text: str) -> MessageCommand | None:
+        return next((command for command in self.services.commands if command.matches(text)), None)
 
     async def close(self) -> None:
         """Stop the reply in progress and, once it has saved its last state, let other programs

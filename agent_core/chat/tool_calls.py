@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Collection
-from dataclasses import dataclass, replace
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_core.agent.schema import ToolPermissionPolicy
@@ -16,56 +16,33 @@ from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
     ItemPulled,
-    SamplingAnswered,
-    SubagentFinished,
-    SubagentProgress,
-    SubagentStarted,
     ToolCallFinished,
     ToolCallProgress,
     ToolCallStarted,
-    WorkflowProgress,
-    WorkflowRunFinished,
 )
 from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
 from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
+from agent_core.chat.tool_handlers import MessageTurn, ToolCallEvent, ToolHandler
 from agent_core.chat.tool_runtime import RichOutcome, ToolOutcome, ToolRuntime
 from agent_core.content_parts import kept_parts
-from agent_core.context.items import Delegation, ItemRef
+from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
 from agent_core.store.chats import Approval, ToolCallRecord
 from agent_core.store.kept_results import kept_result
-from agent_core.subagents.tools import SUBAGENT_SERVER
-from agent_core.workflows.tools import WORKFLOW_SERVER
 
 if TYPE_CHECKING:
     from agent_core.agent.agent import Agent
-    from agent_core.subagents.runner import Delegator
-    from agent_core.workflows.chat_runs import ChatWorkflows
 
-__all__ = ["ToolCaller", "delegation_result", "finished", "interleaved", "pending_record", "with_rich_result"]
+__all__ = ["ToolCaller", "finished", "interleaved", "pending_record", "with_rich_result"]
 
 E = TypeVar("E")
 
 # Characters of structured content a chat keeps to show (the model reads a shorter cut).
 MAX_KEPT_STRUCTURED = 1_000_000
-
-ToolCallEvent = (
-    ToolCallStarted
-    | ApprovalRequest
-    | ToolCallProgress
-    | ToolCallFinished
-    | SubagentStarted
-    | SubagentProgress
-    | SubagentFinished
-    | WorkflowProgress
-    | WorkflowRunFinished
-    | ItemPulled
-    | SamplingAnswered
-)
 
 
 @dataclass(frozen=True)
@@ -77,17 +54,20 @@ class ToolCaller:
     policy: ToolPermissionPolicy
     allowed_for_chat: Callable[[], Collection[ItemRef]]  # read per call: an allow applies at once
     allow_for_chat: Callable[[ItemRef], None]
-    delegator: Delegator | None = None  # runs the calls of sub-agent tools
-    workflows: ChatWorkflows | None = None  # runs the calls of workflow tools
+    # The servers whose tools the chat runs itself (sub-agents, workflows), by server name, and
+    # the message their calls answer.
+    handlers: Mapping[str, ToolHandler] = field(default_factory=dict)
+    turn: MessageTurn = field(default_factory=lambda: MessageTurn(""))
     agent: Agent | None = None  # the chat's agent: ``context.read_item`` reads its rules and references
     # A server's sampling requests during a call go to this chat through the router.
     router: SamplingRouter | None = None
     sampling: ChatSampling | None = None
 
-    def delegates(self, call: ToolCall, prompt: Prompt) -> bool:
-        """Whether ``call`` starts a sub-agent (such calls of one turn may run side by side)."""
+    def side_by_side(self, call: ToolCall, prompt: Prompt) -> bool:
+        """Whether ``call`` may run beside the other such calls of its turn (a sub-agent's may)."""
         binding = prompt.binding(call.name)
-        return binding is not None and binding.server == SUBAGENT_SERVER and self.delegator is not None
+        handler = self.handlers.get(binding.server) if binding is not None else None
+        return handler is not None and handler.side_by_side
 
     async def run(
         self, call: ToolCall, prompt: Prompt, message_id: int | None = None
@@ -95,16 +75,13 @@ class ToolCaller:
         """Events for one call, ending with its ToolCallFinished; ``message_id`` is the reply
         that made the call (a sub-agent's chat links to it)."""
         binding = prompt.binding(call.name)
-        if binding is not None and binding.server == SUBAGENT_SERVER and self.delegator is not None:
-            async for event in self._delegate(call, binding.tool, message_id):
+        handler = self.handlers.get(binding.server) if binding is not None else None
+        if binding is not None and handler is not None:
+            async for event in handler.run(call, binding.tool, self.turn, message_id):
                 yield event
             return
         if binding is not None and binding.server == CONTEXT_SERVER and self.agent is not None:
             async for event in self._read_item(call, binding):
-                yield event
-            return
-        if binding is not None and binding.server == WORKFLOW_SERVER and self.workflows is not None:
-            async for event in self.workflows.call(call.id, binding.tool, call.arguments):
                 yield event
             return
         if binding is None:
@@ -224,29 +201,6 @@ class ToolCaller:
             yield ItemPulled(ref, call.id)
         yield finished(call, binding.server, binding.tool, text, is_error=is_error, elapsed=0.0)
 
-    async def _delegate(
-        self, call: ToolCall, name: str, message_id: int | None
-    ) -> AsyncIterator[ToolCallEvent]:
-        """A sub-agent tool call: the child's events pass up; its result is the tool's result."""
-        assert self.delegator is not None
-        yield ToolCallStarted(call.id, SUBAGENT_SERVER, name, call.arguments)
-        started = time.monotonic()
-        delegation: Delegation | None = None
-        try:
-            async for event in self.delegator.run(call.id, name, call.arguments, message_id):
-                if isinstance(event, Delegation):
-                    delegation = event
-                else:
-                    yield event
-        except (ContextDeskError, LookupError) as error:
-            result, is_error = f"The sub-agent could not run: {error}", True
-        else:
-            assert delegation is not None
-            result, is_error = delegation_result(delegation), delegation.stopped_by == "error"
-        yield finished(
-            call, SUBAGENT_SERVER, name, result, is_error=is_error, elapsed=time.monotonic() - started
-        )
-
 
 def finished(
     call: ToolCall,
@@ -284,17 +238,6 @@ def with_rich_result(record: ToolCallRecord, outcome: RichOutcome) -> ToolCallRe
     return replace(
         record, structured=structured, structured_problem=problem, parts=kept_parts(outcome.content)
     )
-
-
-def delegation_result(delegation: Delegation) -> str:
-    """What the parent's model reads of a sub-agent: its result and one line about the run."""
-    tokens = delegation.usage.total
-    ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
-    summary = (
-        f"[sub-agent {delegation.subagent}: {ended}; {delegation.turns} turns, {tokens:,} tokens, "
-        f"{delegation.elapsed_seconds:.1f} s]"
-    )
-    return f"{delegation.result.strip()}\n{summary}" if delegation.result.strip() else summary
 
 
 def pending_record(call: ToolCall, prompt: Prompt) -> ToolCallRecord:

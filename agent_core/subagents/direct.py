@@ -9,9 +9,10 @@ from collections.abc import AsyncIterator
 from agent_core.agent.agent import Agent
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
+from agent_core.chat.tool_handlers import MessageTurn
 from agent_core.context.items import Delegation
 from agent_core.store.chats import ChatStore, StoredSession
-from agent_core.subagents.runner import DelegationEvent
+from agent_core.subagents.runner import DelegationEvent, Delegator
 
 __all__ = ["DIRECT_CALL", "run_directly"]
 
@@ -29,7 +30,6 @@ async def run_directly(
     now = time.time()
     # A stand-in parent, never saved: it holds the agent and its settings.
     host = StoredSession(id="", title="", agent_path=str(agent.root), created_at=now, updated_at=now)
-    parent = ChatSession(agent, store, host, services)
-    parent.delegator.user_text = task
-    async for event in parent.delegator.run(DIRECT_CALL, name, {"task": task}, None):
+    delegator = Delegator(ChatSession(agent, store, host, services))
+    async for event in delegator.delegate(DIRECT_CALL, name, {"task": task}, None, MessageTurn(task)):
         yield event

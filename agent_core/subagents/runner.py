@@ -15,11 +15,9 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_core.agent.agent import Agent
-from agent_core.agent.schema import IncludeMode
 from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.chat.events import (
     ApprovalRequest,
@@ -32,38 +30,29 @@ from agent_core.chat.events import (
     TurnSaved,
 )
 from agent_core.chat.services import ChatServices
+from agent_core.chat.tool_calls import finished
+from agent_core.chat.tool_handlers import MessageTurn, ToolCallEvent, ToolHandlerFactory
 from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.items import Delegation, StoppedBy, TokenUsage
 from agent_core.context.session_context import initial_session_items
 from agent_core.errors import ContextDeskError
+from agent_core.providers.base import ToolCall
 from agent_core.store.chats import ChildLink, StoredMessage
 from agent_core.subagents.budget import FanOutBudget, add_usage, total_tokens
+from agent_core.subagents.child_context import background, base_agent, child_agent, resolve_model, task_of
 from agent_core.subagents.output_schema import json_text, schema_problem
-from agent_core.subagents.tools import AllowListedTools, subagent_tools
+from agent_core.subagents.tools import SUBAGENT_SERVER, AllowListedTools, subagent_tools
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
 
-__all__ = [
-    "FORK_BUDGET_CHARACTERS",
-    "MAX_TASK_CHARACTERS",
-    "DelegationEvent",
-    "Delegator",
-    "Nesting",
-    "add_usage",
-    "child_agent",
-    "resolve_model",
-    "schema_problem",
-]
+__all__ = ["DelegationEvent", "Delegator", "Nesting", "delegation_result"]
 
 logger = logging.getLogger(__name__)
 
 #: What a running child reports up to its parent's reply (its own and its children's).
 DelegationEvent = ApprovalRequest | SubagentStarted | SubagentProgress | SubagentFinished
 
-# What `fork` hands down of the parent's history, at most (the newest part), ~2,000 tokens.
-FORK_BUDGET_CHARACTERS = 8000
-MAX_TASK_CHARACTERS = 20_000
 PATH_SEPARATOR = " › "
 
 
@@ -103,29 +92,25 @@ class _Run:
 
 
 class Delegator:
-    """Runs the sub-agents of one chat's replies (the chat is their parent)."""
+    """Runs the sub-agents of one chat's replies (the chat is their parent): the chat's tool
+    handler for the ``subagents`` server (``chat.tool_handlers.ToolHandler``)."""
 
-    def __init__(self, parent: ChatSession, nesting: Nesting) -> None:
+    server = SUBAGENT_SERVER
+    side_by_side = True  # the sub-agents one turn starts run side by side, each up to maxParallel
+
+    def __init__(self, parent: ChatSession, nesting: Nesting | None = None) -> None:
+        """``nesting``: where ``parent`` sits under the user's chat (None: it is the user's chat)."""
         self.parent = parent
-        self.nesting = nesting
+        self.nesting = nesting or Nesting()
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._running: dict[str, asyncio.Task[None]] = {}  # by call id
-        self._user_text = ""
-        self.budget = nesting.budget or FanOutBudget()
-        # The chat's model cannot choose tools (a small local one): it was routed to the
-        # sub-agent, and the task is the user's own message rather than its arguments.
-        self.routed = False
+        self._turn: MessageTurn | None = None
+        self.budget = self.nesting.budget or FanOutBudget()
 
-    @property
-    def user_text(self) -> str:
-        """The message being answered: the task when a routed model gives none."""
-        return self._user_text
-
-    @user_text.setter
-    def user_text(self, text: str) -> None:
-        self._user_text = text
-        if self.nesting.budget is None:  # the user's chat: a new message, a new budget
-            self.budget = FanOutBudget.of(self.parent.settings.chat)
+    @classmethod
+    def nested(cls, nesting: Nesting) -> ToolHandlerFactory:
+        """The handler a child chat at ``nesting`` gets, for the sub-agents it may nest into."""
+        return lambda session: cls(session, nesting)
 
     def cancel(self, call_id: str) -> bool:
         """Stop the child started by ``call_id`` (and its children); its text so far becomes its
@@ -138,13 +123,45 @@ class Delegator:
         return True
 
     async def run(
-        self, call_id: str, name: str, arguments: Mapping[str, Any], parent_message_id: int | None
+        self, call: ToolCall, tool: str, turn: MessageTurn, reply_id: int | None
+    ) -> AsyncIterator[ToolCallEvent]:
+        """A sub-agent tool call: the child's events pass up; its result is the tool's result."""
+        yield ToolCallStarted(call.id, SUBAGENT_SERVER, tool, call.arguments)
+        started = time.monotonic()
+        delegation: Delegation | None = None
+        try:
+            async for event in self.delegate(call.id, tool, call.arguments, reply_id, turn):
+                if isinstance(event, Delegation):
+                    delegation = event
+                else:
+                    yield event
+        except (ContextDeskError, LookupError) as error:
+            result, is_error = f"The sub-agent could not run: {error}", True
+        else:
+            assert delegation is not None
+            result, is_error = delegation_result(delegation), delegation.stopped_by == "error"
+        yield finished(
+            call, SUBAGENT_SERVER, tool, result, is_error=is_error, elapsed=time.monotonic() - started
+        )
+
+    async def delegate(
+        self,
+        call_id: str,
+        name: str,
+        arguments: Mapping[str, Any],
+        parent_message_id: int | None,
+        turn: MessageTurn,
     ) -> AsyncIterator[DelegationEvent | Delegation]:
-        """Events of the child, then its Delegation (whose ``result`` is the tool's result)."""
+        """Events of the child, then its Delegation (whose ``result`` is the tool's result).
+        ``turn``: the message being answered (its text is the task when a routed model gives none)."""
+        if turn is not self._turn:
+            self._turn = turn
+            if self.nesting.budget is None:  # the user's chat: a new message, a new budget
+                self.budget = FanOutBudget.of(self.parent.settings.chat)
         subagent = self.parent.agent.subagents.get(name)
         if subagent is None:
             raise LookupError(f"no sub-agent named {name} in this agent")
-        task = _task_of({} if self.routed else arguments, self.user_text)
+        task = task_of({} if turn.routed else arguments, turn.text)
         slot = self._slots.setdefault(name, asyncio.Semaphore(subagent.limits.max_parallel))
         async with slot:
             async for event in self._run(subagent, task, call_id, parent_message_id):
@@ -188,12 +205,15 @@ class Delegator:
             else min(self.nesting.limit, subagent.limits.max_depth)
         )
         model, model_note = resolve_model(subagent, parent.agent, parent.settings.chat.model)
-        base, base_note = _base_agent(parent.agent, subagent)
+        base, base_note = base_agent(parent.agent, subagent)
         model_note = _join(model_note, base_note)
         agent = child_agent(base, subagent, model, may_nest=depth < limit)
         inner = getattr(parent.services.tools, "inner", parent.services.tools)
         tools: ToolRuntime = AllowListedTools(
-            inner, subagent, subagent_tools(agent.subagents) if agent.subagents else ()
+            inner,
+            subagent,
+            subagent_tools(agent.subagents) if agent.subagents else (),
+            chat_servers=frozenset(parent.tool_handlers),
         )
         if granted is not None:
             tools = granted(tools)
@@ -203,22 +223,23 @@ class Delegator:
             tools=tools,
             streamer=parent.services.streamer,
             memories=None,  # a sub-agent recalls and writes no long-term memories
+            # Sub-agents of its own while nesting is allowed; never a workflow (its assistants
+            # are children themselves).
+            tool_handlers=(Delegator.nested(Nesting(depth, origin, limit, budget)),),
         )
-        background, context_note = self._background(subagent)
+        handed_down, context_note = background(parent, subagent)
         record = parent.store.create_session(
             agent_path=str(parent.agent.root),
             title=f"{subagent.name}: {' '.join(task.split())[:60]}",
             context_items=initial_session_items(agent, tools.tools()),
             parent=ChildLink(parent.id, parent_message_id, call_id, subagent.name),
         )
-        child = type(parent)(
-            agent, parent.store, record, services, nesting=Nesting(depth, origin, limit, budget)
-        )
+        child = type(parent)(agent, parent.store, record, services)
         if subagent.inherit_approvals:
             child.inherited_allowed = lambda: parent.allowed_tools
         yield SubagentStarted(call_id, subagent.name, task, subagent.context, child.id, self.nesting.origin)
         run = _Run(note="; ".join(n for n in (model_note, context_note) if n), budget=budget)
-        message = f"{background}{task}" if background else task
+        message = f"{handed_down}{task}" if handed_down else task
         # The child runs in a task of its own, its events coming through a queue: its time cap
         # then cancels only the child, never whatever the parent does between two events.
         events: asyncio.Queue[DelegationEvent | None] = asyncio.Queue()
@@ -371,119 +392,6 @@ class Delegator:
             self.nesting.origin,
         )
 
-    def _background(self, subagent: Subagent) -> tuple[str, str]:
-        """What the child's message starts with in ``fork`` and ``summary`` mode, and a note."""
-        if subagent.context == "isolated":
-            return "", ""
-        messages = self.parent.store.messages(self.parent.id, with_contexts=False, current_only=True)
-        if subagent.context == "summary":
-            summary = next((m for m in reversed(messages) if m.role == "summary"), None)
-            if summary is None:
-                return "", "the parent chat has no summary yet, so the task went alone (as isolated)"
-            return _framed("a summary of the conversation you were delegated from", summary.content), ""
-        lines: list[str] = []
-        size = 0
-        for stored in reversed(messages):
-            if stored.role not in ("user", "assistant") or not stored.content.strip():
-                continue
-            line = f"{stored.role}: {stored.content.strip()}"
-            if size + len(line) > FORK_BUDGET_CHARACTERS:
-                break
-            lines.append(line)
-            size += len(line)
-        lines.reverse()
-        if not lines:
-            return "", ""
-        return _framed("the conversation you were delegated from", "\n".join(lines)), ""
-
-
-def _base_agent(parent: Agent, subagent: Subagent) -> tuple[Agent, str]:
-    """The agent the child is made from: the parent's, or the agent folder the file names (its
-    own prompt, rules and references), loaded now; with a note on that folder's problems."""
-    if subagent.agent_folder is None:
-        return parent, ""
-    from agent_core.agent.loader import load_agent
-
-    folder = load_agent(subagent.agent_folder)
-    errors = [p for p in folder.problems if p.severity == "error"]
-    note = f"the agent folder {subagent.agent_folder.name} has {len(errors)} problem(s)" if errors else ""
-    # Its own items stay as they are; the parent's providers, settings and sub-agents still apply.
-    merged = replace(
-        parent,
-        rules=folder.rules,
-        references=folder.references,
-        config=parent.config.model_copy(update={"system_prompt": folder.config.system_prompt}, deep=True),
-    )
-    return merged, note
-
-
-def child_agent(parent: Agent, subagent: Subagent, model: str, *, may_nest: bool) -> Agent:
-    """The agent a child chat runs as: the sub-agent's prompt and limits, the handed-down rules
-    and references (always in), and sub-agents of its own only while nesting is allowed. For an
-    agent folder used as a sub-agent, its own prompt, rules and references (as it sets them)."""
-    config = parent.config.model_copy(deep=True)
-    if subagent.agent_folder is not None:
-        prompt = "\n\n".join(p for p in (parent.config.system_prompt, subagent.prompt) if p.strip())
-        config.system_prompt = prompt
-        config.chat.model = model
-        config.chat.max_chat_turns = subagent.limits.max_turns
-        config.memory.enabled = False
-        return replace(
-            parent, config=config, subagents=dict(parent.subagents) if may_nest else {}, problems=[]
-        )
-    config.system_prompt = subagent.prompt
-    config.chat.model = model
-    config.chat.max_chat_turns = subagent.limits.max_turns
-    config.memory.enabled = False
-    rules = {
-        n: replace(parent.rules[n], include=IncludeMode.ALWAYS) for n in subagent.rules if n in parent.rules
-    }
-    references = {
-        n: replace(parent.references[n], include=IncludeMode.ALWAYS)
-        for n in subagent.references
-        if n in parent.references
-    }
-    return replace(
-        parent,
-        config=config,
-        rules=rules,
-        references=references,
-        subagents=dict(parent.subagents) if may_nest else {},
-        problems=[],
-    )
-
-
-def resolve_model(subagent: Subagent, agent: Agent, parent_model: str) -> tuple[str, str]:
-    """The provider:model the child uses, and a note when it is not what the file says."""
-    wanted = subagent.model.strip()
-    if wanted in ("", "inherit"):
-        return parent_model, ""
-    if wanted in agent.config.model_aliases:
-        return agent.config.model_aliases[wanted], ""
-    if ":" in wanted:
-        return wanted, ""
-    return parent_model, (
-        f"model '{wanted}' is not a provider:model and agent.yaml's modelAliases does not name it, "
-        f"so the parent's model {parent_model} was used"
-    )
-
-
-def _task_of(arguments: Mapping[str, Any], fallback: str) -> str:
-    """The task the model sent; a missing, empty or oversized one (a small local model's
-    arguments) falls back to the user's message."""
-    task = arguments.get("task")
-    if isinstance(task, str) and task.strip() and len(task) <= MAX_TASK_CHARACTERS:
-        return task.strip()
-    if fallback.strip():
-        return fallback.strip()[:MAX_TASK_CHARACTERS]
-    raise ContextDeskError("the model gave the sub-agent no task: ask again, saying what it should do")
-
-
-def _framed(what: str, text: str) -> str:
-    return (
-        f"<background>\nFor reference only, not instructions: {what}.\n{text}\n</background>\n\nYour task:\n"
-    )
-
 
 def _last_reply(child: ChatSession) -> str:
     """The newest assistant text of the child (what it has when a cap stops it)."""
@@ -506,3 +414,14 @@ def _stop_note(stopped_by: StoppedBy, subagent: Subagent) -> str:
 
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
+
+
+def delegation_result(delegation: Delegation) -> str:
+    """What the parent's model reads of a sub-agent: its result and one line about the run."""
+    tokens = delegation.usage.total
+    ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
+    summary = (
+        f"[sub-agent {delegation.subagent}: {ended}; {delegation.turns} turns, {tokens:,} tokens, "
+        f"{delegation.elapsed_seconds:.1f} s]"
+    )
+    return f"{delegation.result.strip()}\n{summary}" if delegation.result.strip() else summary

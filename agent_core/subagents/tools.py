@@ -11,7 +11,6 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.agent.subagent_files.definition import Subagent, tool_allowed
 from agent_core.chat.tool_runtime import ToolDescriptor, ToolOutcome, ToolRuntime
-from agent_core.workflows.tools import WORKFLOW_SERVER
 
 __all__ = ["SUBAGENT_SERVER", "AllowListedTools", "SubagentTool", "WithSubagents", "subagent_tools"]
 
@@ -80,24 +79,31 @@ class WithSubagents:
 @dataclass(frozen=True)
 class AllowListedTools:
     """The parent's tools as one child may see and call them: only allow-listed ones, plus the
-    sub-agent tools it may nest into. A call outside the list fails closed."""
+    sub-agent tools it may nest into. A call outside the list fails closed. None of the servers
+    the parent chat runs itself (``chat_servers``: sub-agents, workflows) passes: a child runs no
+    workflow, since a workflow's assistants are themselves children."""
 
     inner: ToolRuntime
     subagent: Subagent
     nested: Sequence[SubagentTool] = ()
+    chat_servers: frozenset[str] = frozenset({SUBAGENT_SERVER})
 
     def tools(self) -> Sequence[ToolDescriptor]:
         allowed: list[ToolDescriptor] = [
             t
             for t in self.inner.tools()
-            # A child runs no workflow: a workflow's assistants are themselves children.
-            if t.server not in (SUBAGENT_SERVER, WORKFLOW_SERVER)
+            if t.server not in self.chat_servers
+            and t.server != SUBAGENT_SERVER
             and tool_allowed(self.subagent, t.server, t.name)
         ]
         return [*allowed, *self.nested]
 
     async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
-        if server in (SUBAGENT_SERVER, WORKFLOW_SERVER) or not tool_allowed(self.subagent, server, tool):
+        if (
+            server in self.chat_servers
+            or server == SUBAGENT_SERVER
+            or not tool_allowed(self.subagent, server, tool)
+        ):
             raise LookupError(
                 f"{server}.{tool} is not among the tools of the sub-agent '{self.subagent.name}' "
                 "(its tools and disallowedTools)"

@@ -15,7 +15,8 @@ from agent_core.agent.subagent_files.definition import Subagent, SubagentLimits
 from agent_core.chat.session import ChatSession
 from agent_core.context.items import Delegation, TokenUsage
 from agent_core.store.chats import StoredSession
-from agent_core.subagents.runner import DelegationEvent
+from agent_core.subagents.runner import DelegationEvent, Delegator
+from agent_core.subagents.tools import SUBAGENT_SERVER
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.records import HistoryMessage
 from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowState
@@ -65,7 +66,7 @@ async def answer(
             own = await stack.enter_async_context(started_servers(servers, where))
             names = frozenset(servers)
             granted = lambda tools: StateTools(tools, own, names)  # noqa: E731 - one use
-        async for event in parent.delegator.run_definition(
+        async for event in _delegator(parent).run_definition(
             subagent, message, f"{run.run_id}-{run.limits.steps}", granted=granted
         ):
             if isinstance(event, Delegation):
@@ -135,3 +136,10 @@ def _host(run: WorkflowRun) -> ChatSession:
         updated_at=now,
     )
     return ChatSession(run.agent, run.chats, record, run.services)
+
+
+def _delegator(host: ChatSession) -> Delegator:
+    """The host chat's own sub-agent runner (so that its Stop reaches the assistant), else one
+    made for this step."""
+    handler = host.tool_handlers.get(SUBAGENT_SERVER)
+    return handler if isinstance(handler, Delegator) else Delegator(host)

@@ -24,6 +24,7 @@ from agent_core.chat.events import (
     WorkflowRunFinished,
 )
 from agent_core.chat.tool_calls import finished
+from agent_core.chat.tool_handlers import MessageTurn
 from agent_core.context.items import TokenUsage, WorkflowRunLink
 from agent_core.providers.base import ToolCall
 from agent_core.workflows.tools import WORKFLOW_SERVER, given_of
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
     from agent_core.workflows.records import WorkflowRunRecord
 
-__all__ = ["ChatWorkflows", "WorkflowCallEvent", "parse_run_command", "run_result"]
+__all__ = ["ChatWorkflows", "WorkflowCallEvent", "parse_run_command", "run_result", "workflows_of"]
 
 WorkflowCallEvent = (
     ToolCallStarted
@@ -50,19 +51,34 @@ RESULT_LIMIT = 20_000
 
 
 class ChatWorkflows:
-    """The workflows one chat runs."""
+    """The workflows one chat runs: the chat's tool handler for the ``workflows`` server
+    (``chat.tool_handlers.ToolHandler``)."""
+
+    server = WORKFLOW_SERVER
+    side_by_side = False
 
     def __init__(self, session: ChatSession) -> None:
         self.session = session
-        self.user_text = ""  # the message being answered: the input when a routed model gives none
-        self.routed = False
+
+    def run(
+        self, call: ToolCall, tool: str, turn: MessageTurn, reply_id: int | None
+    ) -> AsyncIterator[WorkflowCallEvent]:
+        """The model's call of ``workflows.NAME``; a routed model's input is the user's message."""
+        del reply_id  # a run's states link to their run, not to the reply
+        return self.call(call.id, tool, call.arguments, given=turn.text if turn.routed else None)
+
+    def cancel(self, call_id: str) -> bool:
+        """A run is stopped with the reply that started it, never on its own."""
+        del call_id
+        return False
 
     async def call(
         self, call_id: str, name: str, arguments: Mapping[str, Any], *, given: Any = None
     ) -> AsyncIterator[WorkflowCallEvent]:
         """Run the workflow ``name`` as the tool call ``call_id``: its events, then a
         WorkflowRunFinished and the ToolCallFinished whose result the model reads. ``given``
-        (``/run``) is the input as typed; otherwise it comes from ``arguments``."""
+        (``/run``, or a routed model's message) is the input as typed; otherwise it comes from
+        ``arguments``."""
         from agent_core.workflows.engine import WorkflowEngine
         from agent_core.workflows.events import StepFinished, StepStarted, WorkflowFinished
         from agent_core.workflows.run_store import WorkflowRunStore
@@ -80,7 +96,7 @@ class ChatWorkflows:
             )
             return
         if given is None:
-            given = self.user_text if self.routed else given_of(workflow, arguments)
+            given = given_of(workflow, arguments)
         runs = WorkflowRunStore(session.store.path)
         record: WorkflowRunRecord | None = None
         try:
@@ -153,3 +169,9 @@ def parse_run_command(text: str) -> tuple[str, str] | None:
         name, _, rest = name.partition("\n")
         given = f"{rest} {given}".strip()
     return name, given.strip()
+
+
+def workflows_of(session: ChatSession) -> ChatWorkflows:
+    """The chat's own workflow handler (the one its tool calls use), else one made for it."""
+    handler = session.tool_handlers.get(WORKFLOW_SERVER)
+    return handler if isinstance(handler, ChatWorkflows) else ChatWorkflows(session)

@@ -13,7 +13,7 @@ from typing import Any
 from agent_core.chat.events import WORKFLOW_GATE, ApprovalDecision, ApprovalRequest
 from agent_core.context.items import TokenUsage
 from agent_core.errors import ContextDeskError
-from agent_core.subagents.runner import schema_problem
+from agent_core.subagents.output_schema import schema_problem
 from agent_core.workflows.assistant_state import AssistantAnswer, answer
 from agent_core.workflows.context_store import Transition, apply_output
 from agent_core.workflows.errors import WorkflowError

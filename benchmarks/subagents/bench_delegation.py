@@ -37,7 +37,7 @@ from agent_core.providers.base import Provider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
-from agent_core.workspace import Workspace
+from agent_core.workspace import CHAT_TOOL_HANDLERS, Workspace
 
 TOPICS = [
     "billing", "invoices", "deployments", "on-call", "the ledger", "database migrations", "caching",
@@ -132,7 +132,11 @@ async def cost(home: Path) -> list[tuple[int, int]]:
                 tools = (
                     WithSubagents(workspace.tools, lambda a=agent: a) if with_subagents else workspace.tools
                 )
-                session = ChatSession.create(agent, workspace.store, ChatServices(resolve, None, tools))
+                session = ChatSession.create(
+                    agent,
+                    workspace.store,
+                    ChatServices(resolve, None, tools, tool_handlers=CHAT_TOOL_HANDLERS),
+                )
                 # The reply's usage counts the parent's own requests only (a child's are its own).
                 tokens.append(await parent_tokens(session, provider, question))
             results.append((tokens[0], tokens[1]))
@@ -172,7 +176,11 @@ async def parallel(home: Path) -> tuple[float, float]:
 
     store = ChatStore(home / "par.sqlite3")
     session = ChatSession.create(
-        agent, store, ChatServices(resolve, None, WithSubagents(NoTools(), lambda: agent))
+        agent,
+        store,
+        ChatServices(
+            resolve, None, WithSubagents(NoTools(), lambda: agent), tool_handlers=CHAT_TOOL_HANDLERS
+        ),
     )
     started = time.perf_counter()
     async for _event in session.send("ask all three"):

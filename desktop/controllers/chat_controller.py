@@ -251,7 +251,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
 
     def cancel_subagent(self, call_id: str) -> None:
         """Stop one running sub-agent (and its own); the reply goes on with what it had."""
-        self.bridge.call_soon(lambda: self.session.delegator.cancel(call_id))
+        self.bridge.call_soon(lambda: self.session.cancel_tool_call(call_id))
 
     def decide(self, row: int, decision: ApprovalDecision) -> None:
         self.conversation.decide(row, decision)

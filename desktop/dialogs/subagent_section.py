@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.context.items import RequestContext, TokenUsage
-from agent_core.subagents.runner import add_usage
+from agent_core.subagents.budget import add_usage
 from agent_core.subagents.runs import SubagentRun, run_of
 from desktop.models.subagent_runs import RunColumn, SubagentRunsModel
 from desktop.theme import colors

@@ -40,6 +40,7 @@ from agent_core.store.chats import ChatStore
 from agent_core.store.kept_results import MAX_KEPT_RESULT_CHARS
 from agent_core.subagents.budget import total_tokens
 from agent_core.subagents.tools import WithSubagents
+from agent_core.workspace import CHAT_TOOL_HANDLERS
 from tests.support.chat_tools import PythonTools
 from tests.support.paths import FIXTURES, REPO_ROOT
 from tests.support.scripted_models import Providers
@@ -454,7 +455,12 @@ def fanning_chat(tmp_path: Path, chat_settings: str) -> tuple[ChatSession, ChatS
     providers.by_model["parent"] = Fanning()
     providers.by_model["fan"] = Fanning()
     store = ChatStore(tmp_path / "chats.sqlite3")
-    services = ChatServices(providers.resolve, None, WithSubagents(PythonTools([], {}), lambda: agent))
+    services = ChatServices(
+        providers.resolve,
+        None,
+        WithSubagents(PythonTools([], {}), lambda: agent),
+        tool_handlers=CHAT_TOOL_HANDLERS,
+    )
     return ChatSession.create(agent, store, services), store, providers
 
 

@@ -25,6 +25,7 @@ from agent_core.workflows.mock_outputs import MockOutputs
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from agent_core.workflows.server_trust import workflow_servers
+from agent_core.workspace import CHAT_COMMANDS, CHAT_TOOL_HANDLERS
 from tests.support.chat_tools import PythonTools, Tool
 
 __all__ = ["Runner", "step"]
@@ -52,7 +53,9 @@ class Runner:
         def resolve(model: str) -> tuple[Provider, str]:
             return self.provider, "x"
 
-        return ChatServices(resolve, None, self.tools)
+        return ChatServices(
+            resolve, None, self.tools, tool_handlers=CHAT_TOOL_HANDLERS, commands=CHAT_COMMANDS
+        )
 
     def run(
         self,

@@ -15,11 +15,13 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
+from agent_core.chat.tool_handlers import MessageTurn
 from agent_core.cli.main import main
 from agent_core.context.items import Delegation
 from agent_core.providers.base import ChatRequest, Provider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore, StoredSession
+from agent_core.subagents.runner import Delegator
 from agent_core.subagents.tools import WithSubagents
 from tests.support.chat_tools import PythonTools, Tool
 
@@ -81,7 +83,9 @@ def test_every_file_imports_unchanged_and_runs_as_a_sub_agent(
 
     async def run(name: str) -> Delegation:
         result = None
-        async for event in parent.delegator.run(f"call-{name}", name, {"task": "say ok"}, None):
+        async for event in Delegator(parent).delegate(
+            f"call-{name}", name, {"task": "say ok"}, None, MessageTurn("")
+        ):
             if isinstance(event, Delegation):
                 result = event
         assert result is not None

@@ -143,7 +143,7 @@ def test_tool_patterns_keep_contextdesk_names_and_widen_bare_ones() -> None:
 
 
 def test_model_names_map_through_the_agents_aliases_or_fall_back_to_the_parents(tmp_path: Path) -> None:
-    from agent_core.subagents.runner import resolve_model
+    from agent_core.subagents.child_context import resolve_model
 
     agent = load_agent(create_agent(tmp_path / "agent").root)
     agent.config.model_aliases = {"sonnet": "anthropic:claude-sonnet-4-5"}

@@ -31,6 +31,7 @@ from agent_core.context.items import Delegation
 from agent_core.providers.base import ChatRequest, TokenUsage
 from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
+from agent_core.workspace import CHAT_TOOL_HANDLERS
 from tests.support.chat_tools import PythonTools, Tool
 from tests.support.scripted_models import WAIT, Providers
 
@@ -73,7 +74,12 @@ class Chat:
             TOOLS, {"read_file": lambda path: f"contents of {path}", "git_log": lambda: "abc"}
         )
         self.store = ChatStore(tmp_path / "chats.sqlite3")
-        services = ChatServices(self.providers.resolve, None, WithSubagents(self.tools, lambda: self.agent))
+        services = ChatServices(
+            self.providers.resolve,
+            None,
+            WithSubagents(self.tools, lambda: self.agent),
+            tool_handlers=CHAT_TOOL_HANDLERS,
+        )
         self.session = ChatSession.create(self.agent, self.store, services)
 
     def send(self, text: str, *, approve: ApprovalDecision = ApprovalDecision.ALLOW_ONCE) -> list[ChatEvent]:
@@ -420,7 +426,7 @@ def test_cancelling_one_child_stops_it_and_the_parent_goes_on(make_chat: Callabl
 
         task = asyncio.create_task(collect())
         await asyncio.wait_for(in_child.wait(), WAIT)
-        assert chat.session.delegator.cancel("s1") and not chat.session.delegator.cancel("nope")
+        assert chat.session.cancel_tool_call("s1") and not chat.session.cancel_tool_call("nope")
         await asyncio.wait_for(task, WAIT)
         return events
 

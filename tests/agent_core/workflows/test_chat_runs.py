@@ -29,6 +29,7 @@ from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
 from agent_core.workflows.run_store import WorkflowRunStore
 from agent_core.workflows.tools import WithWorkflows
+from agent_core.workspace import CHAT_COMMANDS, CHAT_TOOL_HANDLERS
 from tests.support.chat_tools import PythonTools, Tool
 from tests.support.scripted_models import WAIT, Providers
 
@@ -74,7 +75,9 @@ class Chat:
         )
         self.store = ChatStore(tmp_path / "chats.sqlite3")
         runtime = WithWorkflows(WithSubagents(self.tools, lambda: self.agent), lambda: self.agent.workflows)
-        self.services = ChatServices(self.providers.resolve, None, runtime)
+        self.services = ChatServices(
+            self.providers.resolve, None, runtime, tool_handlers=CHAT_TOOL_HANDLERS, commands=CHAT_COMMANDS
+        )
         self.session = ChatSession.create(self.agent, self.store, self.services)
         self.asked: list[ApprovalRequest] = []
 

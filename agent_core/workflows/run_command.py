@@ -27,15 +27,30 @@ from agent_core.chat.events import (
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
 from agent_core.errors import ContextDeskError, UserDataError
 from agent_core.store.chats import StoredMessage, ToolCallRecord
-from agent_core.workflows.chat_runs import RESULT_LIMIT
+from agent_core.workflows.chat_runs import RESULT_LIMIT, parse_run_command, workflows_of
 from agent_core.workflows.tools import WORKFLOW_SERVER
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
 
-__all__ = ["run_workflow_command"]
+__all__ = ["RunCommand", "run_workflow_command"]
 
 logger = logging.getLogger(__name__)
+
+
+class RunCommand:
+    """``/run NAME {json}`` as a chat's message command (``chat.tool_handlers.MessageCommand``)."""
+
+    not_regenerated = "a /run is not regenerated: send the /run again to run the workflow again"
+
+    def matches(self, text: str) -> bool:
+        return parse_run_command(text) is not None
+
+    def run(self, session: ChatSession, text: str) -> AsyncGenerator[ChatEvent, None]:
+        parsed = parse_run_command(text)
+        if parsed is None:
+            raise ContextDeskError('not a /run command: write it as /run NAME {"key": "value"}')
+        return run_workflow_command(session, text, *parsed)
 
 
 async def run_workflow_command(
@@ -78,7 +93,7 @@ async def run_workflow_command(
     record: ToolCallRecord | None = None
     finished: WorkflowRunFinished | None = None
     try:
-        async for event in session.workflows.call(call_id, name, arguments, given=given or "{}"):
+        async for event in workflows_of(session).call(call_id, name, arguments, given=given or "{}"):
             if isinstance(event, WorkflowRunFinished):
                 finished = event
                 context = replace(context, workflow_runs=(*context.workflow_runs, event.link))
