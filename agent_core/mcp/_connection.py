@@ -38,7 +38,6 @@ from agent_core.agent.schema import (
     StreamableHttpServerConfig,
 )
 from agent_core.agent.variables import VariableContext
-from agent_core.chat.sampling import SamplingLimits, SamplingRouter
 from agent_core.errors import ContextDeskError
 from agent_core.mcp._content import content_part, prompt_message, resource_part, tool_annotations
 from agent_core.mcp._live import ChangeRefresher, ChangeWatcher
@@ -74,7 +73,8 @@ from agent_core.mcp.types import (
     ToolInfo,
     ToolResult,
 )
-from agent_core.tool_progress import current_progress_listener, progress_report, task_report
+from agent_core.tools.progress import current_progress_listener, progress_report, task_report
+from agent_core.tools.sampling_router import SamplingLimits, SamplingRouter
 
 __all__ = ["ServerConnection", "StatusListener"]
 

@@ -19,8 +19,8 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.variables import variables_for, workspace_root_of
-from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
+from agent_core.tools.runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.elicitation import ElicitationAsker
 from desktop.controllers.input_values import InputAsker
