@@ -4,7 +4,7 @@
     {"indexer": {"backend": "sentence-transformers", "model": "/path/to/a/sentence-transformers/model"}}
 
 ``indexer.backend`` is a name in the embedding-backend plug-in registry
-(:mod:`agent_core.context.embedding_backends`): a built-in or one a plug-in installs.
+(:mod:`agent_core.embedding_backends`): a built-in or one a plug-in installs.
 
 A missing file means the defaults. A file that cannot be used is reported with its fix, and the
 defaults are used meanwhile; it is never rewritten or deleted.
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticCustomError
 
 from agent_core.agent._yaml_source import describe_validation_error, validation_errors
-from agent_core.context.embedding_backends import EMBEDDING_BACKENDS
+from agent_core.embedding_backends import EMBEDDING_BACKENDS
 from agent_core.errors import ContextDeskError
 from agent_core.paths import user_dirs
 from agent_core.plugins import PluginError

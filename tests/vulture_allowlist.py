@@ -87,7 +87,7 @@ _.get_client_info
 _.set_client_info
 _.token_expiry_time
 
-# Jinja2 calls them (agent_core/workflows/_sandbox.py): its NodeTransformer visits Concat nodes, its
+# Jinja2 calls them (agent_core/agent/workflow_files/_sandbox.py): its NodeTransformer visits Concat nodes, its
 # templates call the environment's concat and unsafe_undefined.
 _.visit_Concat
 _.concat

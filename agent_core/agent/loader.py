@@ -16,9 +16,9 @@ from agent_core.agent.document_loader import load_documents
 from agent_core.agent.items import Problem
 from agent_core.agent.reference_check import unset_variables
 from agent_core.agent.subagent_files.loader import load_subagents
+from agent_core.agent.workflow_files.check import check_workflow
+from agent_core.agent.workflow_files.loader import load_workflows
 from agent_core.errors import AgentFileError
-from agent_core.workflows.check import check_workflow
-from agent_core.workflows.loader import load_workflows
 
 __all__ = ["load_agent"]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_core.agent.loader import load_agent
+from agent_core.agent.workflow_files.loader import WORKFLOWS_FOLDER
 from agent_core.chat.events import ApprovalRequest
 from agent_core.errors import ContextDeskError
 from agent_core.workflows.errors import WorkflowError
-from agent_core.workflows.loader import WORKFLOWS_FOLDER
 from agent_core.workflows.mock_outputs import EXPECTED, MockOutputs, parse_mock_outputs
 from agent_core.workflows.records import WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore

@@ -24,7 +24,7 @@ def configured_backend() -> EmbeddingBackend:
         PluginError: the backend's plug-in failed to load (logged when it did).
     """
     from agent_core.app_settings import IndexerSettings, SettingsError, load_app_settings
-    from agent_core.context.embedding_backends import EmbeddingOptions, create_embedding_backend
+    from agent_core.embedding_backends import EmbeddingOptions, create_embedding_backend
 
     try:
         settings = load_app_settings().indexer

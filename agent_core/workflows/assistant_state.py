@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core.agent.subagent_files.definition import Subagent, SubagentLimits
+from agent_core.agent.workflow_files.schema import WorkflowAssistantConfig, WorkflowState
 from agent_core.chat.session import ChatSession
 from agent_core.context.items import Delegation, TokenUsage
 from agent_core.store.chats import StoredSession
@@ -19,7 +20,6 @@ from agent_core.subagents.runner import DelegationEvent, Delegator
 from agent_core.subagents.tools import SUBAGENT_SERVER
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.records import HistoryMessage
-from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowState
 from agent_core.workflows.servers import StateTools, server_configs, started_servers
 from agent_core.workflows.workflow_run import WorkflowRun
 

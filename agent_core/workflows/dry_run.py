@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_core.agent.workflow_files.loader import Workflow
+from agent_core.agent.workflow_files.templates import render, render_all
 from agent_core.workflows.inputs import initial_store
-from agent_core.workflows.loader import Workflow
-from agent_core.workflows.templates import render, render_all
 
 __all__ = ["dry_run"]
 

@@ -18,24 +18,24 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agent_core.agent.agent import Agent
+from agent_core.agent.workflow_files._sandbox import set_deadline
+from agent_core.agent.workflow_files.check import END
+from agent_core.agent.workflow_files.loader import Workflow
+from agent_core.agent.workflow_files.schema import WorkflowState
 from agent_core.async_streams import merged
 from agent_core.chat.events import ApprovalRequest
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChatStore
-from agent_core.workflows._sandbox import set_deadline
-from agent_core.workflows.check import END
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.events import WorkflowEvent, WorkflowFinished
 from agent_core.workflows.inputs import initial_store
 from agent_core.workflows.iteration_store import ItemWrites, items_of, merge_items, new_keys, scoped
 from agent_core.workflows.limits import RunLimits, Stopped
-from agent_core.workflows.loader import Workflow
 from agent_core.workflows.mock_outputs import MockOutputs
 from agent_core.workflows.records import HistoryMessage, StepRecord
 from agent_core.workflows.run_store import WorkflowRunStore
-from agent_core.workflows.schema import WorkflowState
 from agent_core.workflows.step import StepRunner
 from agent_core.workflows.transitions import next_states
 from agent_core.workflows.workflow_run import WorkflowRun

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from agent_core.agent.workflow_files.schema import WorkflowInput
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.parsing import parse_output
-from agent_core.workflows.schema import WorkflowInput
 
 __all__ = ["initial_store"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_core.agent.workflow_files.schema import WorkflowState
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.records import HistoryMessage, StepRecord
-from agent_core.workflows.schema import WorkflowState
 
 __all__ = ["ItemWrites", "items_of", "merge_items", "new_keys", "scoped"]
 

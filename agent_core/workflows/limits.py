@@ -16,14 +16,14 @@ from dataclasses import replace
 
 from pydantic import TypeAdapter
 
-from agent_core.workflows.errors import WorkflowError
-from agent_core.workflows.records import StepRecord
-from agent_core.workflows.schema import (
+from agent_core.agent.workflow_files.schema import (
     HARD_MAX_STEP_BYTES,
     HARD_MAX_STEPS,
     HARD_MAX_STORED_BYTES,
     WorkflowLimits,
 )
+from agent_core.workflows.errors import WorkflowError
+from agent_core.workflows.records import StepRecord
 
 __all__ = ["RunLimits", "Stopped", "encoded_step", "megabytes"]
 

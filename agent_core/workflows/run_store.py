@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from agent_core.agent.workflow_files.schema import HARD_MAX_TIMEOUT_SECONDS
 from agent_core.paths import user_dirs
 from agent_core.store.db import StoreError, connect, process_running, store_error
 from agent_core.workflows.records import RunStatus, StepRecord, WorkflowRunRecord
-from agent_core.workflows.schema import HARD_MAX_TIMEOUT_SECONDS
 
 __all__ = ["INTERRUPTED", "WorkflowRunStore"]
 

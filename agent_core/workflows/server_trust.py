@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import McpServerConfig, StdioServerConfig
 from agent_core.agent.server_trust import TrustGate, fingerprint
+from agent_core.agent.workflow_files.loader import Workflow
+from agent_core.agent.workflow_files.schema import WorkflowAssistantConfig, WorkflowMcpServer
 from agent_core.workflows.errors import WorkflowError
-from agent_core.workflows.loader import Workflow
-from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowMcpServer
 
 __all__ = ["check_trusted", "servers_to_trust", "workflow_servers", "written_server"]
 

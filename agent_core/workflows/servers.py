@@ -15,11 +15,11 @@ from typing import Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import StdioServerConfig, ToolDefaults
+from agent_core.agent.workflow_files.schema import WorkflowAssistantConfig, WorkflowMcpServer
+from agent_core.agent.workflow_files.templates import UndefinedMode, render
 from agent_core.tools.runtime import ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.workflows.errors import WorkflowError
-from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowMcpServer
 from agent_core.workflows.server_trust import check_trusted
-from agent_core.workflows.templates import UndefinedMode, render
 
 __all__ = ["StateTools", "server_configs", "started_servers"]
 

@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
+from agent_core.agent.workflow_files.schema import WorkflowState
+from agent_core.agent.workflow_files.templates import WorkflowTemplateError, render
 from agent_core.chat.events import WORKFLOW_GATE, ApprovalDecision, ApprovalRequest
 from agent_core.context.items import TokenUsage
 from agent_core.errors import ContextDeskError
@@ -21,8 +23,6 @@ from agent_core.workflows.events import StepFinished, StepStarted
 from agent_core.workflows.limits import Stopped
 from agent_core.workflows.parsing import Parsed, parse_output, pointed
 from agent_core.workflows.records import HistoryMessage, StepRecord
-from agent_core.workflows.schema import WorkflowState
-from agent_core.workflows.templates import WorkflowTemplateError, render
 from agent_core.workflows.tool_state import ToolAnswer, call_tool
 from agent_core.workflows.transitions import next_states
 from agent_core.workflows.workflow_run import WorkflowRun

@@ -9,14 +9,14 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent_core.agent.workflow_files.schema import WorkflowState
+from agent_core.agent.workflow_files.templates import render, render_all
 from agent_core.chat.approvals import asks_first, tool_approval
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.context.items import ItemRef
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.limits import Stopped
 from agent_core.workflows.parsing import parse_output, pointed
-from agent_core.workflows.schema import WorkflowState
-from agent_core.workflows.templates import render, render_all
 from agent_core.workflows.workflow_run import WorkflowRun
 
 __all__ = ["ToolAnswer", "call_tool"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_core.workflows.schema import WorkflowState
-from agent_core.workflows.templates import condition
+from agent_core.agent.workflow_files.schema import WorkflowState
+from agent_core.agent.workflow_files.templates import condition
 
 __all__ = ["next_states"]
 

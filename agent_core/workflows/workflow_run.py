@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_core.agent.agent import Agent
+from agent_core.agent.workflow_files.loader import Workflow
+from agent_core.agent.workflow_files.schema import WorkflowFile
 from agent_core.chat.events import WORKFLOW_ORIGIN
 from agent_core.chat.services import ChatServices
 from agent_core.store.chats import ChatStore
 from agent_core.workflows.limits import RunLimits
-from agent_core.workflows.loader import Workflow
 from agent_core.workflows.mock_outputs import MockOutputs
 from agent_core.workflows.run_store import WorkflowRunStore
-from agent_core.workflows.schema import WorkflowFile
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession

@@ -12,9 +12,9 @@ from PySide6.QtCore import Qt
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import Problem
-from agent_core.workflows.check import targets
-from agent_core.workflows.loader import WORKFLOWS_FOLDER, Workflow
-from agent_core.workflows.schema import WorkflowState
+from agent_core.agent.workflow_files.check import targets
+from agent_core.agent.workflow_files.loader import WORKFLOWS_FOLDER, Workflow
+from agent_core.agent.workflow_files.schema import WorkflowState
 from desktop.models._table import FileTableModel, RowListModel, RowTableModel
 
 __all__ = [

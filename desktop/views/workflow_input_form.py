@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.workflow_files.schema import WorkflowInput
 from agent_core.errors import ContextDeskError
-from agent_core.workflows.schema import WorkflowInput
 
 __all__ = ["InputFormError", "WorkflowInputForm", "parse_mock_outputs"]
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.agent import Agent
-from agent_core.workflows.files import (
+from agent_core.agent.workflow_files.files import (
     check_workflow_text,
     delete_workflow,
     problems_of,

@@ -18,9 +18,9 @@ import pytest
 from agent_core.agent.importers import IMPORTERS, AgentImportError, read_source
 from agent_core.agent.scaffold import create_agent
 from agent_core.budget.counting import TOKEN_COUNTERS, counter_for
-from agent_core.context.embedding_backends import EMBEDDING_BACKENDS
 from agent_core.context.embedding_model import configured_backend
 from agent_core.context.sources import CONTEXT_SOURCES, ContextRequest, default_sources
+from agent_core.embedding_backends import EMBEDDING_BACKENDS
 from agent_core.paths import user_dirs
 from agent_core.plugins import PluginError, PluginRegistry
 from agent_core.providers.base import ProviderSettings

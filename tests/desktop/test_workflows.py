@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from agent_core.workflows.schema import WorkflowInput
+from agent_core.agent.workflow_files.schema import WorkflowInput
 from desktop.app import DesktopApp
 from desktop.dialogs.workflow_run import WorkflowRunDialog
 from desktop.models.workflow_steps import StepColumn

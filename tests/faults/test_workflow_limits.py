@@ -20,12 +20,12 @@ from pydantic import ValidationError
 
 from agent_core.agent.items import Problem
 from agent_core.agent.scaffold import create_agent
+from agent_core.agent.workflow_files.check import check_workflow
+from agent_core.agent.workflow_files.loader import parse_workflow
+from agent_core.agent.workflow_files.schema import WorkflowLimits
+from agent_core.agent.workflow_files.templates import WorkflowTemplateError, condition, render
 from agent_core.paths import user_dirs
-from agent_core.workflows.check import check_workflow
-from agent_core.workflows.loader import parse_workflow
 from agent_core.workflows.run_store import WorkflowRunStore
-from agent_core.workflows.schema import WorkflowLimits
-from agent_core.workflows.templates import WorkflowTemplateError, condition, render
 from tests.support.paths import REPO_ROOT
 from tests.support.workflow_runner import Runner
 
@@ -396,7 +396,7 @@ def test_loops_with_a_way_out_are_not_reported(text: str) -> None:
 
 
 def test_the_shipped_template_has_no_loop_problem(tmp_path: Path) -> None:
-    from agent_core.workflows.files import template_for
+    from agent_core.agent.workflow_files.files import template_for
 
     problems: list[Problem] = []
     workflow = parse_workflow(tmp_path / "new.yaml", template_for("new"), problems)

@@ -13,6 +13,7 @@ from agent_core.agent.items import Problem
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.agent.server_trust import ServerTrust
+from agent_core.agent.workflow_files.loader import parse_workflow
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.chat.services import ChatServices
 from agent_core.providers.base import Provider
@@ -20,7 +21,6 @@ from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workflows.engine import WorkflowEngine
 from agent_core.workflows.events import WorkflowFinished
-from agent_core.workflows.loader import parse_workflow
 from agent_core.workflows.mock_outputs import MockOutputs
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore

@@ -19,9 +19,9 @@ from agent_core.agent.importers._common import (
     safe_item_name,
 )
 from agent_core.agent.items import Problem
+from agent_core.agent.workflow_files.check import check_workflow
+from agent_core.agent.workflow_files.loader import parse_workflow
 from agent_core.plugins import Register
-from agent_core.workflows.check import check_workflow
-from agent_core.workflows.loader import parse_workflow
 
 __all__ = ["detects_codemie_workflow", "import_codemie_workflow", "register_importers"]
 

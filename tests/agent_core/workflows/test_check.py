@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from agent_core.agent.items import Problem
-from agent_core.workflows.check import check_workflow
-from agent_core.workflows.loader import parse_workflow
+from agent_core.agent.workflow_files.check import check_workflow
+from agent_core.agent.workflow_files.loader import parse_workflow
 
 
 def check(tmp_path: Path, text: str, **kwargs: object) -> list[Problem]:

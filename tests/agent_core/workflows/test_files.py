@@ -10,8 +10,7 @@ import pytest
 
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
-from agent_core.errors import AgentFileError
-from agent_core.workflows.files import (
+from agent_core.agent.workflow_files.files import (
     check_workflow_text,
     delete_workflow,
     problems_of,
@@ -19,6 +18,7 @@ from agent_core.workflows.files import (
     template_for,
     workflow_path,
 )
+from agent_core.errors import AgentFileError
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent_core.agent.items import Problem
+from agent_core.agent.workflow_files.check import check_workflow
+from agent_core.agent.workflow_files.loader import parse_workflow
 from agent_core.chat.events import ApprovalDecision
-from agent_core.workflows.check import check_workflow
-from agent_core.workflows.loader import parse_workflow
 from tests.support.workflow_runner import Runner, step
 
 HISTORIAN = f"""

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from agent_core.workflows.templates import WorkflowTemplateError, condition, render, variables_of
+from agent_core.agent.workflow_files.templates import WorkflowTemplateError, condition, render, variables_of
 
 STORE = {
     "user_id": "12345",

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from agent_core.agent.schema import ToolDefaults
+from agent_core.agent.workflow_files.loader import parse_workflow
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.chat.services import ChatServices
 from agent_core.mcp import McpManager
 from agent_core.providers.base import Provider
 from agent_core.workflows.engine import WorkflowEngine
 from agent_core.workflows.events import WorkflowFinished
-from agent_core.workflows.loader import parse_workflow
 from tests.support.mcp_servers import rich
 from tests.support.workflow_runner import Runner
 

@@ -40,7 +40,7 @@ EmbeddingBackendFactory = Callable[[EmbeddingOptions], "EmbeddingBackend"]
 EMBEDDING_BACKENDS: PluginRegistry[EmbeddingBackendFactory] = PluginRegistry(
     "embedding_backends",
     noun="embedding backend",
-    builtins=("agent_core.context.embedding_backends:register_embedding_backends",),
+    builtins=("agent_core.embedding_backends:register_embedding_backends",),
 )
 
 

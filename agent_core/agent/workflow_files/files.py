@@ -11,10 +11,10 @@ from pathlib import Path
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import Problem
 from agent_core.agent.names import name_problem
+from agent_core.agent.workflow_files.check import check_workflow
+from agent_core.agent.workflow_files.loader import WORKFLOWS_FOLDER, parse_workflow
 from agent_core.atomic import atomic_write_text
 from agent_core.errors import AgentFileError
-from agent_core.workflows.check import check_workflow
-from agent_core.workflows.loader import WORKFLOWS_FOLDER, parse_workflow
 
 __all__ = [
     "TEMPLATE",

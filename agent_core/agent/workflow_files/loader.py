@@ -18,7 +18,7 @@ from agent_core.agent._yaml_source import (
 )
 from agent_core.agent.items import Problem
 from agent_core.agent.names import name_problem, suggest_name
-from agent_core.workflows.schema import WorkflowFile
+from agent_core.agent.workflow_files.schema import WorkflowFile
 
 __all__ = ["WORKFLOWS_FOLDER", "Workflow", "load_workflow", "load_workflows", "parse_workflow"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from agent_core.workflows.schema import WorkflowNext, WorkflowState
+from agent_core.agent.workflow_files.schema import WorkflowNext, WorkflowState
 
 __all__ = ["endless_loops"]
 

@@ -16,10 +16,10 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from agent_core.agent.items import Problem
-from agent_core.workflows._loops import endless_loops
-from agent_core.workflows.loader import Workflow
-from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowNext, WorkflowState
-from agent_core.workflows.templates import WorkflowTemplateError, private_attributes, variables_of
+from agent_core.agent.workflow_files._loops import endless_loops
+from agent_core.agent.workflow_files.loader import Workflow
+from agent_core.agent.workflow_files.schema import WorkflowAssistantConfig, WorkflowNext, WorkflowState
+from agent_core.agent.workflow_files.templates import WorkflowTemplateError, private_attributes, variables_of
 
 __all__ = ["END", "check_workflow", "output_keys", "targets"]
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, Undefined, UndefinedError, meta
 from jinja2.exceptions import SecurityError
 
-from agent_core.workflows._sandbox import (
+from agent_core.agent.workflow_files._sandbox import (
     MAX_ITERATIONS,
     MAX_VALUE_CHARS,
     MAX_WIDTH,
