@@ -223,7 +223,12 @@ def test_a_sub_agent_is_never_offered_a_workflow(chat: Chat) -> None:
     from agent_core.agent.subagent_files.definition import Subagent
     from agent_core.subagents.tools import AllowListedTools
 
-    narrowed = AllowListedTools(chat.services.tools, Subagent(name="helper", description="d", prompt="p"))
+    # What the sub-agent runner hands a child: none of the servers its parent chat runs itself.
+    narrowed = AllowListedTools(
+        chat.services.tools,
+        Subagent(name="helper", description="d", prompt="p"),
+        chat_servers=frozenset(chat.session.tool_handlers),
+    )
     assert [t.server for t in narrowed.tools()] == ["workspace"]
     with pytest.raises(LookupError):
         asyncio.run(narrowed.call_tool("workflows", "triage", {}))
