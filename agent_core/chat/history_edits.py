@@ -1,0 +1,66 @@
+"""Changes to a chat's history that are not messages: compaction (``/compact``) and its undo, a
+summary's edit, and what the next request would cost once the history changed."""
+
+from __future__ import annotations
+
+from agent_core.budget.estimates import estimate_next_request
+from agent_core.chat.chat_record import ChatRecord
+from agent_core.chat.chat_settings import prompt_limits
+from agent_core.chat.compacting import compact_chat
+from agent_core.chat.history import split_at_summary
+from agent_core.chat.prompt import history_messages
+from agent_core.context.items import ContextManifest
+from agent_core.errors import ContextDeskError
+from agent_core.store.chats import StoredMessage
+
+__all__ = ["HistoryEdits"]
+
+
+class HistoryEdits(ChatRecord):
+    """Compaction and summaries of one chat."""
+
+    async def compact(self) -> StoredMessage | None:
+        """Summarize older turns now (``/compact``); None when there is too little to compact.
+
+        Raises:
+            ProviderError: the model could not write the summary (the chat is unchanged).
+        """
+        settings = self.settings
+        model = self.models.resolve(settings.chat.model)
+        return await compact_chat(self.store, self.id, model, settings, prompt_limits(model, settings))
+
+    def undo_compaction(self, summary: StoredMessage) -> None:
+        """Take back a compaction: the summary goes and the turns it covered are sent again.
+
+        Raises:
+            ContextDeskError: ``summary`` is not a compaction summary of this chat.
+        """
+        if summary.session_id != self.id:
+            raise ContextDeskError("that summary belongs to another chat")
+        self.store.delete_summary(summary)
+
+    def estimate_next_request(self, last: ContextManifest) -> ContextManifest:
+        """What the next request would cost now that the history changed (after a compaction or
+        its undo): ``last``'s other parts with the chat's history and summary as they are now."""
+        model = self.models.resolve(self.settings.chat.model)
+        recent, summary = split_at_summary(
+            self.store.messages(self.id, with_contexts=False, current_only=True)
+        )
+        history = history_messages(recent)
+        summary_tokens = model.counter.count(summary.content) if summary is not None else 0
+        return estimate_next_request(
+            last,
+            history_tokens=model.counter.messages(history) if history else 0,
+            history_messages=len(history),
+            summary_tokens=summary_tokens,
+        )
+
+    def edit_summary(self, message: StoredMessage, text: str) -> StoredMessage:
+        """Replace a compaction note's text with the user's edit.
+
+        Raises:
+            ContextDeskError: ``message`` is not a summary.
+        """
+        if message.role != "summary":
+            raise ContextDeskError("only a conversation summary can be edited this way")
+        return self.store.update_message(message, content=text)
