@@ -36,7 +36,7 @@ from agent_core.chat.events import (
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.image_passing import with_images_for
 from agent_core.chat.item_pulls import PULLED_REASON
-from agent_core.chat.prompt import Prompt, build_prompt, tool_images
+from agent_core.chat.prompt import Prompt, PromptLimits, build_prompt, tool_images
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, pending_record
 from agent_core.chat.tool_handlers import ToolCallEvent
@@ -54,7 +54,7 @@ from agent_core.providers.base import (
     UsageEvent,
 )
 from agent_core.providers.base import ToolCallEvent as ProviderToolCall
-from agent_core.store.chats import ChatStore, StoredMessage, ToolCallRecord
+from agent_core.store.chats import ChatStore, MessageStatus, StoredMessage, ToolCallRecord
 from agent_core.store.sent_requests import sent_request
 from agent_core.tools.runtime import ToolDescriptor
 
@@ -103,150 +103,174 @@ class ReplyLoop:
 
     async def run(self, request: ReplyRequest) -> AsyncIterator[ChatEvent]:
         """Events of the reply; ends with a ReplyFinished (or raises CancelledError, after
-        marking the reply cancelled)."""
-        context = request.context
-        turns: list[ChatMessage] = []
-        usage = TokenUsage()
-        message: StoredMessage | None = None
-        content = ""
-        # While a turn streams, its counts are not known until the provider reports them at the end.
-        streaming: _Streaming | None = None
+        marking the reply cancelled). The steps: compact a long history, then per model turn
+        build the prompt, stream the turn, and run the tool calls it asks for."""
+        reply = _Reply(request.context)
         settings = self.settings
         try:
             model = self.models.resolve(settings.chat.model)
-            generation = model.generation(settings.chat)
             limits = prompt_limits(model, settings)
-            history = request.history
-            if history_too_long(history, model, settings, limits):
-                note = await compact_chat(
-                    self.store, self.session_id, model, settings, limits, before_id=request.user_message_id
-                )
-                if note is not None:
-                    yield Compacted(note, automatic=True)
-                    history = [
-                        m
-                        for m in self.store.messages(self.session_id, with_contexts=False, current_only=True)
-                        if m.id < request.user_message_id or m.role == "summary"
-                    ]
+            compacted, history = await self._history_to_send(request, model, limits)
+            if compacted is not None:
+                yield compacted
             recent, summary = split_at_summary(history)
             for turn in range(settings.chat.max_chat_turns):
                 prompt = build_prompt(
                     self.agent,
-                    context,
+                    reply.context,
                     recent,
                     request.text,
                     request.tools if not request.routed or turn == 0 else {},
                     counter=model.counter,
                     limits=limits,
-                    current_turns=turns,
+                    current_turns=reply.turns,
                     attached=self.attached(),
                     summary=summary.content if summary else None,
                     memories=request.memory_texts,
                 )
                 prompt = with_images_for(prompt, model)
-                context = replace(context, manifest=prompt.manifest)
-                message = self.store.add_message(
-                    self.session_id, "assistant", "", status="streaming", request_context=context
-                )
-                content, calls, last_save = "", [], time.monotonic()
-                chat_request = ChatRequest(
-                    messages=prompt.messages,
-                    settings=generation,
-                    tools=[b.spec for b in prompt.tools],
-                    call_tool=prompt.tools[0].spec.name if request.routed and prompt.tools else None,
-                )
-                cap = max(MIN_REPLY_CAP, CHARACTERS_PER_TOKEN_CAP * generation.max_output_tokens)
-                self._keep_sent_request(message, chat_request, model)
-                yield RequestSent(message)
-                streaming = _Streaming(prompt.manifest.total_tokens, model.counter)
-                async for event in _within_deadline(
-                    self.streamer(model.provider, chat_request), settings.chat.reply_timeout_seconds
-                ):
-                    if isinstance(event, TextDelta):
-                        if len(content) + len(event.text) > cap:
-                            content += event.text[: cap - len(content)]
-                            raise ReplyLimitError(
-                                f"Cut at {cap:,} characters: the provider sent far more than maxOutputTokens "
-                                f"({generation.max_output_tokens:,}) allows. The text up to there is kept."
-                            )
-                        content += event.text
-                        # Saved before it is shown, so what the user saw survives a crash.
-                        if time.monotonic() - last_save >= SAVE_PARTIAL_EVERY_SECONDS:
-                            message = self.store.update_message(message, content=content)
-                            last_save = time.monotonic()
-                        yield ReplyDelta(event.text)
-                    elif isinstance(event, ProviderToolCall):
-                        calls.append(event.call)
-                    elif isinstance(event, UsageEvent):
-                        usage = usage.plus(TokenUsage(**vars(event.usage)))  # until Usage is TokenUsage
-                        streaming = None
-                    elif isinstance(event, RetryEvent):
-                        yield RetryScheduled(event.attempt, event.delay, event.error)
-                    elif isinstance(event, PromptProgressEvent):
-                        yield PromptProgress(event.done, event.total, event.cached)
-                streaming = None
-                context = replace(context, usage=usage)
+                calls: list[ToolCall] = []
+                async for event in self._stream_turn(reply, prompt, model, request.routed, calls):
+                    yield event
                 if not calls:
-                    message = self.store.update_message(
-                        message, content=content, status="complete", request_context=context
-                    )
-                    yield ReplyFinished(message)
+                    yield ReplyFinished(self._save(reply, content=reply.content, status="complete"))
                     return
-                message = self.store.update_message(
-                    message,
-                    content=content,
-                    request_context=context,
-                    tool_calls=tuple(pending_record(c, prompt) for c in calls),
-                )
-                finished: dict[str, ToolCallRecord] = {}
-                async for tool_event in self._run_calls(calls, prompt, message.id):
-                    if isinstance(tool_event, ToolCallFinished):
-                        finished[tool_event.record.id] = tool_event.record
-                    if isinstance(tool_event, SubagentFinished) and not tool_event.origin:
-                        # The child's cost is recorded beside the reply's own, never inside it.
-                        context = replace(context, delegations=(*context.delegations, tool_event.delegation))
-                        message = self.store.update_message(message, request_context=context)
-                    if isinstance(tool_event, ItemPulled):
-                        pulled = RequestItem(tool_event.ref, "agent", reason=PULLED_REASON)
-                        context = replace(context, items=(*context.items, pulled))
-                        message = self.store.update_message(message, request_context=context)
-                    if isinstance(tool_event, SamplingAnswered):
-                        # Like a sub-agent's, its tokens are recorded beside the reply's own.
-                        context = replace(context, samplings=(*context.samplings, tool_event.record))
-                        message = self.store.update_message(message, request_context=context)
-                    if isinstance(tool_event, WorkflowRunFinished):
-                        context = replace(context, workflow_runs=(*context.workflow_runs, tool_event.link))
-                        message = self.store.update_message(message, request_context=context)
+                async for tool_event in self._run_turn_calls(reply, calls, prompt):
                     yield tool_event
-                    if isinstance(tool_event, ToolCallFinished):
-                        message = self.store.update_message(
-                            message,
-                            tool_calls=tuple(finished.get(c.id) or pending_record(c, prompt) for c in calls),
-                        )
-                records = [finished[c.id] for c in calls]
-                message = self.store.update_message(message, status="complete")
-                turns += _turn_messages(content, calls, records, prompt)
-                yield TurnSaved(message)
-            stop = (
-                f"Stopped after {settings.chat.max_chat_turns} model turns (the chat's maxChatTurns). "
-                "Send a message to let the assistant continue, or raise maxChatTurns in the chat settings."
-            )
-            message = self.store.add_message(self.session_id, "error", stop, status="error", error=stop)
-            yield ReplyFinished(message)
+                yield TurnSaved(reply.saved)
+            yield ReplyFinished(self._stopped_at_turn_cap())
         except (ProviderError, ContextOverflowError) as error:
-            context = _with_counts_so_far(context, usage, streaming, content)
-            yield ReplyFinished(self._finish_failed(message, content, context, str(error)))
+            reply.context = _with_counts_so_far(reply.context, reply.usage, reply.streaming, reply.content)
+            yield ReplyFinished(self._finish_failed(reply.message, reply.content, reply.context, str(error)))
         except (asyncio.CancelledError, GeneratorExit):
-            if message is not None and message.status == "streaming":
-                context = _with_counts_so_far(context, usage, streaming, content)
+            if reply.message is not None and reply.message.status == "streaming":
+                reply.context = _with_counts_so_far(
+                    reply.context, reply.usage, reply.streaming, reply.content
+                )
                 try:
-                    self.store.update_message(
-                        message, content=content, status="cancelled", request_context=context
-                    )
+                    self._save(reply, content=reply.content, status="cancelled")
                 except UserDataError as error:
                     # Left 'streaming': the next start marks it partial, so nothing is lost.
                     logger.warning("could not mark the cancelled reply: %s", error)
             raise
+
+    async def _history_to_send(
+        self, request: ReplyRequest, model: ResolvedModel, limits: PromptLimits
+    ) -> tuple[Compacted | None, Sequence[StoredMessage]]:
+        """The history the turns are built on: compacted first when it passes ``compactAt``."""
+        history = request.history
+        if not history_too_long(history, model, self.settings, limits):
+            return None, history
+        note = await compact_chat(
+            self.store, self.session_id, model, self.settings, limits, before_id=request.user_message_id
+        )
+        if note is None:
+            return None, history
+        history = [
+            m
+            for m in self.store.messages(self.session_id, with_contexts=False, current_only=True)
+            if m.id < request.user_message_id or m.role == "summary"
+        ]
+        return Compacted(note, automatic=True), history
+
+    async def _stream_turn(
+        self, reply: _Reply, prompt: Prompt, model: ResolvedModel, routed: bool, calls: list[ToolCall]
+    ) -> AsyncIterator[ChatEvent]:
+        """One model turn: its row saved as ``streaming``, the request kept and sent, the text
+        streamed (saved as it grows, cut past the output cap), the tool calls it asks for
+        collected in ``calls``."""
+        settings = self.settings
+        generation = model.generation(settings.chat)
+        reply.context = replace(reply.context, manifest=prompt.manifest)
+        reply.message = self.store.add_message(
+            self.session_id, "assistant", "", status="streaming", request_context=reply.context
+        )
+        reply.content, last_save = "", time.monotonic()
+        chat_request = ChatRequest(
+            messages=prompt.messages,
+            settings=generation,
+            tools=[b.spec for b in prompt.tools],
+            call_tool=prompt.tools[0].spec.name if routed and prompt.tools else None,
+        )
+        cap = max(MIN_REPLY_CAP, CHARACTERS_PER_TOKEN_CAP * generation.max_output_tokens)
+        self._keep_sent_request(reply.message, chat_request, model)
+        yield RequestSent(reply.message)
+        reply.streaming = _Streaming(prompt.manifest.total_tokens, model.counter)
+        async for event in _within_deadline(
+            self.streamer(model.provider, chat_request), settings.chat.reply_timeout_seconds
+        ):
+            if isinstance(event, TextDelta):
+                if len(reply.content) + len(event.text) > cap:
+                    reply.content += event.text[: cap - len(reply.content)]
+                    raise ReplyLimitError(
+                        f"Cut at {cap:,} characters: the provider sent far more than maxOutputTokens "
+                        f"({generation.max_output_tokens:,}) allows. The text up to there is kept."
+                    )
+                reply.content += event.text
+                # Saved before it is shown, so what the user saw survives a crash.
+                if time.monotonic() - last_save >= SAVE_PARTIAL_EVERY_SECONDS:
+                    self._save(reply, content=reply.content)
+                    last_save = time.monotonic()
+                yield ReplyDelta(event.text)
+            elif isinstance(event, ProviderToolCall):
+                calls.append(event.call)
+            elif isinstance(event, UsageEvent):
+                reply.usage = reply.usage.plus(TokenUsage(**vars(event.usage)))  # until Usage is TokenUsage
+                reply.streaming = None
+            elif isinstance(event, RetryEvent):
+                yield RetryScheduled(event.attempt, event.delay, event.error)
+            elif isinstance(event, PromptProgressEvent):
+                yield PromptProgress(event.done, event.total, event.cached)
+        reply.streaming = None
+        reply.context = replace(reply.context, usage=reply.usage)
+
+    async def _run_turn_calls(
+        self, reply: _Reply, calls: Sequence[ToolCall], prompt: Prompt
+    ) -> AsyncIterator[ToolCallEvent]:
+        """The turn's tool calls run, each outcome saved on the turn's row as it comes (and what
+        a call adds to the reply's context: a sub-agent's run, a pulled item, a sampling, a
+        workflow run), then the turn is complete and goes back to the model."""
+        self._save(
+            reply,
+            content=reply.content,
+            tool_calls=tuple(pending_record(c, prompt) for c in calls),
+        )
+        finished: dict[str, ToolCallRecord] = {}
+        async for tool_event in self._run_calls(calls, prompt, reply.saved.id):
+            recorded = _context_with(reply.context, tool_event)
+            if recorded is not None:
+                reply.context = recorded
+                self._save(reply)
+            yield tool_event
+            if isinstance(tool_event, ToolCallFinished):
+                finished[tool_event.record.id] = tool_event.record
+                self._save(
+                    reply, tool_calls=tuple(finished.get(c.id) or pending_record(c, prompt) for c in calls)
+                )
+        records = [finished[c.id] for c in calls]
+        self._save(reply, status="complete")
+        reply.turns += _turn_messages(reply.content, calls, records, prompt)
+
+    def _save(
+        self,
+        reply: _Reply,
+        *,
+        content: str | None = None,
+        status: MessageStatus | None = None,
+        tool_calls: tuple[ToolCallRecord, ...] | None = None,
+    ) -> StoredMessage:
+        """The turn's row updated, with the reply's context as it is now."""
+        reply.message = self.store.update_message(
+            reply.saved, content=content, status=status, request_context=reply.context, tool_calls=tool_calls
+        )
+        return reply.message
+
+    def _stopped_at_turn_cap(self) -> StoredMessage:
+        stop = (
+            f"Stopped after {self.settings.chat.max_chat_turns} model turns (the chat's maxChatTurns). "
+            "Send a message to let the assistant continue, or raise maxChatTurns in the chat settings."
+        )
+        return self.store.add_message(self.session_id, "error", stop, status="error", error=stop)
 
     def _keep_sent_request(self, message: StoredMessage, request: ChatRequest, model: ResolvedModel) -> None:
         """Keep what this turn sends, masked and bounded, for View Context's "Show exact request";
@@ -334,6 +358,41 @@ def _turn_messages(
             )
         )
     return out
+
+
+@dataclass
+class _Reply:
+    """What one reply has so far: its context, the turns that go back to the model, the usage
+    the provider reported, the stored row of the current turn and its text."""
+
+    context: RequestContext
+    turns: list[ChatMessage] = field(default_factory=list)
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    message: StoredMessage | None = None
+    content: str = ""
+    # While a turn streams, its counts are not known until the provider reports them at the end.
+    streaming: _Streaming | None = None
+
+    @property
+    def saved(self) -> StoredMessage:
+        """The current turn's row (there is one once a turn has started)."""
+        assert self.message is not None
+        return self.message
+
+
+def _context_with(context: RequestContext, event: ToolCallEvent) -> RequestContext | None:
+    """``context`` with what a tool call's event adds to the reply's record, or None when it adds
+    nothing. A sub-agent's or a sampling's tokens are recorded beside the reply's own, never
+    inside them."""
+    if isinstance(event, SubagentFinished) and not event.origin:
+        return replace(context, delegations=(*context.delegations, event.delegation))
+    if isinstance(event, ItemPulled):
+        return replace(context, items=(*context.items, RequestItem(event.ref, "agent", reason=PULLED_REASON)))
+    if isinstance(event, SamplingAnswered):
+        return replace(context, samplings=(*context.samplings, event.record))
+    if isinstance(event, WorkflowRunFinished):
+        return replace(context, workflow_runs=(*context.workflow_runs, event.link))
+    return None
 
 
 @dataclass(frozen=True)
