@@ -1,4 +1,5 @@
-"""The layers: desktop -> agent_core -> indexer, never upwards, and the core without Qt.
+"""The layers: desktop -> agent_core -> indexer, never upwards; the core without Qt; the core's own
+floors (a package imports only from the floors below it); and a chat that imports no feature.
 
 The contracts are import-linter's, in pyproject.toml; `python3 dev.py test` runs them. These tests
 show that they catch a back-import, and that no third-party package the core uses loads Qt.
@@ -45,6 +46,8 @@ def test_the_layer_contracts_hold_on_the_code_as_it_is(copy_of_the_packages: Pat
     result = lint_imports(copy_of_the_packages)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "desktop -> agent_core -> indexer, never upwards KEPT" in result.stdout
+    assert "agent_core's floors, never upwards KEPT" in result.stdout
+    assert "The chat imports no feature that plugs into it KEPT" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -53,6 +56,28 @@ def test_the_layer_contracts_hold_on_the_code_as_it_is(copy_of_the_packages: Pat
         ("agent_core/workspace.py", "import desktop.app", "agent_core.workspace -> desktop.app"),
         ("indexer/index.py", "from agent_core import errors", "indexer.index -> agent_core"),
         ("agent_core/store/db.py", "import PySide6.QtCore", "agent_core.store.db -> PySide6"),
+        # A floor of the core importing one above it.
+        (
+            "agent_core/agent/agent.py",
+            "import agent_core.chat.session",
+            "agent_core.agent.agent -> agent_core.chat.session",
+        ),
+        (
+            "agent_core/context/items.py",
+            "from agent_core import memory",
+            "agent_core.context.items -> agent_core.memory",
+        ),
+        # The chat importing a feature that plugs into it from the side.
+        (
+            "agent_core/chat/tool_calls.py",
+            "import agent_core.subagents.runner",
+            "agent_core.chat.tool_calls -> agent_core.subagents.runner",
+        ),
+        (
+            "agent_core/chat/session.py",
+            "import agent_core.workflows.chat_runs",
+            "agent_core.chat.session -> agent_core.workflows.chat_runs",
+        ),
     ],
 )
 def test_a_back_import_breaks_the_contracts_and_is_named(

@@ -1,5 +1,5 @@
-"""What a chat can call, whoever serves it: the tools' runtime, their hints and progress, and the
-router that hands a tool server's sampling requests to the chat whose call is running.
+"""What a chat can call, whoever serves it: the tools' runtime (descriptors, outcomes), their hints
+and their progress.
 
-Below the chat and the MCP clients: it imports neither, so both (and the context) can use it.
+Below the context, the MCP clients and the chat: it imports none of them, so all of them can use it.
 """
