@@ -73,7 +73,7 @@ def test_an_out_of_range_override_is_refused_and_nothing_changes(
     config = agent_config()
     current = ChatOverrides(chat={"temperature": 1.0}, selection={"top_n": 3})
     with pytest.raises(pydantic.ValidationError):
-        with_overrides(config, current, **{section: value})  # type: ignore[arg-type]
+        with_overrides(config, current, **{section: value})
     assert current == ChatOverrides(chat={"temperature": 1.0}, selection={"top_n": 3})
 
 

@@ -4,6 +4,8 @@ result kept, and a stopped call cancelled without waiting for it to unwind."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
+from typing import cast
 
 from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.tools.progress import ToolProgress, current_progress_listener
@@ -82,7 +84,7 @@ def test_leaving_the_events_cancels_the_call_without_waiting_for_it() -> None:
                 raise
 
         relay = ProgressRelay(call())
-        events = relay.events()
+        events = cast(AsyncGenerator[ToolProgress, None], relay.events())
         assert await anext(events) == ToolProgress(1)
         await events.aclose()  # the reply stopped: returns while the call still unwinds
         await asyncio.wait_for(cancelled.wait(), WAIT)

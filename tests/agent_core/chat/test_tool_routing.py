@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -56,9 +55,7 @@ def routed(
     given: RequestContext | None = None,
 ) -> RequestContext:
     config = SelectionConfig(tool_route_score=score)
-    return asyncio.run(
-        route_tool(selector, message, None, given or context(), TOOLS, config, unroutable)  # type: ignore[arg-type]
-    )
+    return asyncio.run(route_tool(selector, message, None, given or context(), TOOLS, config, unroutable))
 
 
 def tool_names(context: RequestContext) -> list[str]:
