@@ -57,8 +57,9 @@ def test_the_catalogue_offers_the_agent_mode_items_not_in_the_request(agent: Age
 
 
 def test_near_misses_come_first_in_the_catalogue(agent: Agent) -> None:
-    near = [NearMiss(GUIDE, 0.4, "below the bar"), NearMiss(WRITING, 0.3, "below the bar")]
-    assert names(agent, set(), near)[:2] == ["using-contextdesk", "writing-style"]
+    assert names(agent, set())[:2] == ["using-contextdesk", "writing-style"]  # by priority, then name
+    near = [NearMiss(CHEATSHEET, 0.4, "below the bar"), NearMiss(CODE, 0.3, "below the bar")]
+    assert names(agent, set(), near)[:2] == ["markdown-cheatsheet", "code-answers"]
 
 
 def test_no_catalogue_when_every_agent_mode_item_is_in_the_request(agent: Agent) -> None:
