@@ -52,7 +52,7 @@ def test_the_layer_contracts_hold_on_the_code_as_it_is(copy_of_the_packages: Pat
     [
         ("agent_core/workspace.py", "import desktop.app", "agent_core.workspace -> desktop.app"),
         ("indexer/index.py", "from agent_core import errors", "indexer.index -> agent_core"),
-        ("agent_core/store/db.py", "import PySide6.QtCore", "agent_core.store.db -> PySide6"),
+        ("agent_core/database/connection.py", "import PySide6.QtCore", "agent_core.database.connection -> PySide6"),
     ],
 )
 def test_a_back_import_breaks_the_contracts_and_is_named(
