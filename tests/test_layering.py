@@ -1,4 +1,5 @@
-"""The layers: desktop -> agent_core -> indexer, never upwards, and the core without Qt.
+"""The layers: desktop -> agent_core -> indexer, never upwards, the core without Qt, and the
+floors inside the core (the database, saved chats, context items).
 
 The contracts are import-linter's, in pyproject.toml; `python3 dev.py test` runs them. These tests
 show that they catch a back-import, and that no third-party package the core uses loads Qt.
@@ -52,7 +53,21 @@ def test_the_layer_contracts_hold_on_the_code_as_it_is(copy_of_the_packages: Pat
     [
         ("agent_core/workspace.py", "import desktop.app", "agent_core.workspace -> desktop.app"),
         ("indexer/index.py", "from agent_core import errors", "indexer.index -> agent_core"),
-        ("agent_core/database/connection.py", "import PySide6.QtCore", "agent_core.database.connection -> PySide6"),
+        (
+            "agent_core/database/connection.py",
+            "import PySide6.QtCore",
+            "agent_core.database.connection -> PySide6",
+        ),
+        (
+            "agent_core/store/records.py",
+            "import agent_core.budget.counting",
+            "agent_core.store.records -> agent_core.budget.counting",
+        ),
+        (
+            "agent_core/context/items.py",
+            "import agent_core.store.records",
+            "agent_core.context.items -> agent_core.store.records",
+        ),
     ],
 )
 def test_a_back_import_breaks_the_contracts_and_is_named(
