@@ -18,7 +18,8 @@ StoreProblem = Literal["full", "locked", "read_only", "damaged", "disk", "in_use
 
 
 class StoreError(UserDataError):
-    """The chat database could not be used; ``problem`` says why, the message says what to do."""
+    """The app's database (chats, memories, workflow runs) could not be used; ``problem`` says why,
+    the message says what to do."""
 
     def __init__(self, message: str, problem: StoreProblem = "other") -> None:
         super().__init__(message)
