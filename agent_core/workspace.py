@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
+from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.services import ChatServices
@@ -65,6 +66,8 @@ class Workspace:
         # Memories live in the chat database file and share the selector's embedding model.
         self.memories = MemoryService(self.store.path, self.selector)
         self.mcp: McpManager | None = None
+        # The folder's servers start only once the user trusts what they run (server_trust).
+        self.trust = TrustGate(agent.root)
         # The servers' sampling requests reach the chat whose tool call is running on them.
         self.sampling = SamplingRouter()
         if tools is None and agent.config.mcp_servers:
@@ -80,6 +83,7 @@ class Workspace:
                 sign_in=sign_in,
                 roots=agent_roots(agent.config),
                 sampling=self.sampling,
+                trust=self.trust,
             )
         self.tools: ToolRuntime = tools or self.mcp or NoTools()
         self.providers = providers or ProviderPool(agent)

@@ -61,6 +61,7 @@ class DesktopApp:
         self.window = MainWindow(self.bridge, self.host)
         self.host.elicitation_asker.parent_window = self.window
         self.host.sign_in_asker.parent_window = self.window
+        self.host.trust_asker.parent_window = self.window
         if collector is not None:
             self.window.ready.connect(collector.freeze_startup)
         self._closed = False

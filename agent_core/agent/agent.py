@@ -9,8 +9,8 @@ from typing import Any
 
 from agent_core.agent.items import DocumentItem, DocumentKind, Problem
 from agent_core.agent.schema import AgentConfig
+from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.errors import AgentFileError
-from agent_core.subagents.definition import Subagent
 from agent_core.workflows.loader import Workflow
 
 __all__ = ["AGENT_FILE", "Agent"]

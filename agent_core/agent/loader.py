@@ -15,8 +15,8 @@ from agent_core.agent.config_loader import LoadedConfig, fallback_config, load_c
 from agent_core.agent.document_loader import load_documents
 from agent_core.agent.items import Problem
 from agent_core.agent.reference_check import unset_variables
+from agent_core.agent.subagent_files.loader import load_subagents
 from agent_core.errors import AgentFileError
-from agent_core.subagents.loader import load_subagents
 from agent_core.workflows.check import check_workflow
 from agent_core.workflows.loader import load_workflows
 

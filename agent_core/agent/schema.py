@@ -24,6 +24,7 @@ __all__ = [
     "IncludeMode",
     "InternalServerConfig",
     "ItemFrontmatter",
+    "ItemName",
     "McpServerConfig",
     "MemoryConfig",
     "OAuthConfig",
@@ -339,10 +340,20 @@ def _checked_glob(pattern: str) -> str:
     return pattern
 
 
+def _checked_name(name: str) -> str:
+    if problem := name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+#: An item's name, which doubles as its file's name: safe on every platform.
+ItemName = Annotated[str, AfterValidator(_checked_name)]
+
+
 class ItemFrontmatter(FileModel):
     """The YAML header of ``rules/<name>.md`` and ``references/<name>.md``."""
 
-    name: str | None = None
+    name: ItemName | None = None
     description: str = ""
     priority_level: int = Field(default=500, ge=0, le=999)
     include: IncludeMode = IncludeMode.MANUAL
@@ -363,11 +374,4 @@ class ItemFrontmatter(FileModel):
         # Cursor's form, `globs: "src/**/*.ts, *.py"`: one string of comma-separated patterns.
         if isinstance(value, str):
             return split_glob_list(value)
-        return value
-
-    @field_validator("name")
-    @classmethod
-    def _safe_name(cls, value: str | None) -> str | None:
-        if value is not None and (problem := name_problem(value)):
-            raise ValueError(problem)
         return value

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from agent_core.agent.agent import Agent
-from agent_core.agent.schema import InternalServerConfig, MemoryConfig, SelectionConfig
+from agent_core.agent.schema import InternalServerConfig, SelectionConfig
 from agent_core.chat.item_pulls import CONTEXT_SERVER, READ_ITEM, catalogue_tool
 from agent_core.chat.tool_routing import route_tool
 from agent_core.chat.tool_runtime import ToolDescriptor
@@ -22,10 +22,11 @@ from agent_core.context.glob_attachment import glob_matched_items
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun, SessionItem
 from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.sources import ContextRequest, ContextSource, candidates_from
-from agent_core.memory.service import MemoryService, RecalledMemories
+from agent_core.memory.chat_memories import ChatMemories
+from agent_core.memory.service import RecalledMemories
 from agent_core.providers.base import ToolCalling
 
-__all__ = ["BuiltContext", "MemoryRequest", "build_request_context"]
+__all__ = ["BuiltContext", "build_request_context"]
 
 
 @dataclass(frozen=True)
@@ -33,16 +34,6 @@ class BuiltContext:
     context: RequestContext
     tools: Mapping[ItemRef, ToolDescriptor]  # what the prompt may offer (only those in ``context`` are)
     memory_texts: Mapping[str, str] = field(default_factory=dict)  # recalled memory id -> its text
-
-
-@dataclass(frozen=True)
-class MemoryRequest:
-    """What recalling memories for one request needs from its chat."""
-
-    service: MemoryService
-    config: MemoryConfig
-    session_id: str | None
-    excluded: frozenset[str] = frozenset()  # memory ids turned off for this chat
 
 
 async def build_request_context(
@@ -53,7 +44,7 @@ async def build_request_context(
     model_ref: str,
     tool_calling: ToolCalling,
     sources: Sequence[ContextSource] | None = None,
-    memories: MemoryRequest | None = None,
+    memories: ChatMemories | None = None,
 ) -> BuiltContext:
     """The RequestContext for ``request``: the chat's items, the items whose globs match a file
     it names (with the file), the agent items selected for the message (with scores and
@@ -62,12 +53,7 @@ async def build_request_context(
     all_tools = request.tools
     usable_tools = all_tools if tool_calling != "none" else ()
     offered = {ItemRef("tool", tool.name, tool.server) for tool in usable_tools}
-    # Memories the user added to the chat (or a what-if turned on) are recalled whatever they match.
-    forced = {
-        item.ref.name
-        for item in request.chat_items
-        if item.ref.type == "memory" and item.ref not in request.excluded
-    }
+    wanted = request.chat_items
     chat_items = tuple(
         item
         for item in request.chat_items
@@ -82,15 +68,7 @@ async def build_request_context(
     outcome = await _select(selecting, selector, selection, sources)
     recalled = RecalledMemories()
     if memories is not None and selector is not None:
-        excluded = memories.excluded | {ref.name for ref in request.excluded if ref.type == "memory"}
-        recalled = await memories.service.recall(
-            request.agent,
-            request.message,
-            memories.config,
-            session_id=memories.session_id,
-            excluded=excluded,
-            forced=forced - excluded,
-        )
+        recalled = await memories.recall(request.message, wanted, request.excluded)
     context = RequestContext(
         items=(
             *(RequestItem(item.ref, item.include_mode) for item in chat_items),

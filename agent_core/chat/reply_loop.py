@@ -10,10 +10,10 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
+from agent_core.async_streams import merged
 from agent_core.budget.counting import TokenCounter, estimate_tokens
 from agent_core.budget.fitting import ContextOverflowError
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits
@@ -60,8 +60,6 @@ from agent_core.store.sent_requests import sent_request
 __all__ = ["ReplyLoop", "ReplyRequest", "Streamer"]
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 # How a request is streamed; tests pass stream_with_retries with a fake sleep.
 Streamer = Callable[[Provider, ChatRequest], AsyncIterator[StreamEvent]]
@@ -179,9 +177,7 @@ class ReplyLoop:
                     elif isinstance(event, ProviderToolCall):
                         calls.append(event.call)
                     elif isinstance(event, UsageEvent):
-                        usage = _add_usage(
-                            usage, TokenUsage(**vars(event.usage))
-                        )  # until Usage is TokenUsage
+                        usage = usage.plus(TokenUsage(**vars(event.usage)))  # until Usage is TokenUsage
                         streaming = None
                     elif isinstance(event, RetryEvent):
                         yield RetryScheduled(event.attempt, event.delay, event.error)
@@ -321,36 +317,6 @@ async def _within_deadline(events: AsyncIterator[StreamEvent], seconds: float) -
             await aclose()
 
 
-async def merged(streams: Sequence[AsyncIterator[T]]) -> AsyncIterator[T]:
-    """The items of ``streams`` as each produces them; an error or a cancel stops them all."""
-    queue: asyncio.Queue[tuple[int, T | BaseException | None]] = asyncio.Queue()
-
-    async def pump(index: int, stream: AsyncIterator[T]) -> None:
-        try:
-            async for item in stream:
-                queue.put_nowait((index, item))
-        except Exception as error:  # noqa: BLE001 - handed to the consumer, which raises it
-            queue.put_nowait((index, error))
-        finally:
-            queue.put_nowait((index, None))
-
-    tasks = [asyncio.create_task(pump(i, stream)) for i, stream in enumerate(streams)]
-    open_streams = len(tasks)
-    try:
-        while open_streams:
-            _, item = await queue.get()
-            if item is None:
-                open_streams -= 1
-            elif isinstance(item, BaseException):
-                raise item
-            else:
-                yield item
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.wait(tasks)
-
-
 def _turn_messages(
     content: str, calls: Sequence[ToolCall], records: Sequence[ToolCallRecord], prompt: Prompt
 ) -> list[ChatMessage]:
@@ -391,17 +357,4 @@ def _with_counts_so_far(
         logger.info("estimating the stopped reply's tokens (%s)", error)
         output = estimate_tokens(content)
     estimate = TokenUsage(streaming.prompt_tokens, output, estimated=True)
-    return replace(context, usage=_add_usage(usage, estimate))
-
-
-def _add_usage(usage: TokenUsage, more: TokenUsage) -> TokenUsage:
-    def add(a: int | None, b: int | None) -> int | None:
-        return b if a is None else a if b is None else a + b
-
-    return TokenUsage(
-        add(usage.input_tokens, more.input_tokens),
-        add(usage.output_tokens, more.output_tokens),
-        add(usage.cached_input_tokens, more.cached_input_tokens),
-        without_model=usage.without_model or more.without_model,
-        estimated=usage.estimated or more.estimated,
-    )
+    return replace(context, usage=usage.plus(estimate))

@@ -140,7 +140,7 @@ class SamplingRouter:
         except BaseException:
             self._settle(request.server, reservation, 0)
             raise
-        used = (answer.usage.input_tokens or 0) + (answer.usage.output_tokens or 0)
+        used = answer.usage.total
         self._settle(request.server, reservation, used or request.max_tokens)
         return answer
 

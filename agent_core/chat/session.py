@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
@@ -21,10 +21,9 @@ from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import ChatDefaults, ContextConfig, IncludeMode, SelectionConfig
 from agent_core.budget.estimates import estimate_next_request
 from agent_core.chat.attached_updates import refreshed
-from agent_core.chat.chat_memories import ChatMemories
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits, with_overrides
 from agent_core.chat.compacting import compact_chat
-from agent_core.chat.context_builder import MemoryRequest, build_request_context
+from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.events import (
     ChatEvent,
     ContextBuilt,
@@ -34,14 +33,6 @@ from agent_core.chat.events import (
     UserMessageSaved,
 )
 from agent_core.chat.history import last_user_text, split_at_summary, title_from
-from agent_core.chat.memory_writes import (
-    FoundMemories,
-    MemoryWrites,
-    asks_model,
-    model_proposals,
-    proposals_in,
-    propose_from_message,
-)
 from agent_core.chat.prompt import history_messages
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.resolved_model import ModelResolver
@@ -55,15 +46,14 @@ from agent_core.context.session_context import effective_session_items, initial_
 from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import WriteOutcome
-from agent_core.memory.extraction_rules import Proposal
-from agent_core.memory.records import Actor
+from agent_core.memory.chat_extraction import MemoryWrites
+from agent_core.memory.chat_memories import ChatMemories
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chat_state import AttachedResource
 from agent_core.store.chats import ChatStore, StoredMessage, StoredSession
 from agent_core.store.sent_requests import SentRequest
 from agent_core.subagents.runner import Delegator, Nesting
 from agent_core.workflows.chat_runs import ChatWorkflows, parse_run_command
-from indexer import IndexerError
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +89,12 @@ class ChatSession:
         self._record = record
         self._task: asyncio.Task[Any] | None = None
         self.memories = ChatMemories(
-            services.memories, lambda: self.agent, lambda: self.settings.memory, record.id
+            services.memories,
+            lambda: self.agent,
+            lambda: self.settings.memory,
+            record.id,
+            excluded=lambda: self._record.excluded_items,
+            resolve_provider=services.resolve_provider,
         )
 
     # --- life cycle ---------------------------------------------------------------------------
@@ -368,24 +363,14 @@ class ChatSession:
         if not self._record.title:
             self.rename(title_from(text))
         yield UserMessageSaved(user_message)
-        extraction = self._start_model_extraction(text, last_user_text(history))
-        try:
-            written = await self._memories_from(text, user_message.id, by_model=extraction is not None)
-            if written.outcomes or written.notes:
-                yield MemoriesWritten(written.outcomes, written.notes)
-            async with aclosing(self._answer(text, history, user_message.id, one_turn)) as answer:
-                async for event in answer:
-                    yield event
-            if extraction is not None:
-                found = await extraction
-                written = await self._write_memories(
-                    found.proposals, user_message.id, actor=found.actor, notes=found.notes
-                )
-                if written.outcomes or written.notes:
-                    yield MemoriesWritten(written.outcomes, written.notes)
-        finally:
-            if extraction is not None:
-                extraction.cancel()
+        answer = self._answer(text, history, user_message.id, one_turn)
+        previous = last_user_text(history)
+        extraction = self.memories.extract_around(
+            text, user_message.id, previous, self.chat_settings.model, answer
+        )
+        async with aclosing(extraction) as steps:
+            async for step in steps:
+                yield MemoriesWritten(step.outcomes, step.notes) if isinstance(step, MemoryWrites) else step
 
     async def regenerate(self) -> AsyncGenerator[ChatEvent, None]:
         """Answer the last message again (Retry after an error, Regenerate on a reply): the
@@ -462,12 +447,9 @@ class ChatSession:
             selection=settings.selection,
             model_ref=settings.chat.model,
             tool_calling=tool_calling,
-            memories=self.memory_request(settings),
+            memories=self.memories,
         )
         yield ContextBuilt(built.context)
-        if self.services.memories is not None:
-            recalled = [item.ref.name for item in built.context.of_type("memory")]
-            await asyncio.to_thread(self.services.memories.mark_used, recalled)
 
         reply = ReplyRequest(
             text=text,
@@ -482,59 +464,6 @@ class ChatSession:
             if isinstance(event, ItemPulled):
                 self._remember_correction(event.ref, text, added=True)  # what selection missed
             yield event
-
-    def _start_model_extraction(self, text: str, previous: str | None) -> asyncio.Task[FoundMemories] | None:
-        """Ask the chat's model for the memories in the user's message, in the background, when
-        the settings say so and the model is capable (see memory_writes.asks_model); else None."""
-        settings = self.settings
-        if self.services.memories is None or settings.memory.extraction != "model":
-            return None
-        try:
-            provider, model_id = self.services.resolve_provider(settings.chat.model)
-        except ContextDeskError:
-            return None  # the reply says what is wrong with the model; the rules stand in
-        if not asks_model(text, settings.memory, provider, model_id):
-            return None
-        return asyncio.create_task(
-            model_proposals(provider, model_id, text, previous), name=f"memory extraction {self.id}"
-        )
-
-    async def _memories_from(self, text: str, message_id: int, *, by_model: bool) -> MemoryWrites:
-        """Proposals (or saves) from the user's message, per the agent's memory settings, except
-        those the model is asked for (``by_model``); a fault here never stops the message (it is
-        logged and the reply goes on)."""
-        service, config = self.services.memories, self.settings.memory
-        if service is None or not config.enabled:
-            return MemoryWrites()
-        return await self._write_memories(proposals_in(text, config, by_model=by_model), message_id)
-
-    async def _write_memories(
-        self,
-        proposals: Sequence[Proposal],
-        message_id: int,
-        *,
-        actor: Actor = "extractor",
-        notes: tuple[str, ...] = (),
-    ) -> MemoryWrites:
-        """``proposals`` written through the agent's book; ``notes`` come first in what it says."""
-        service, config = self.services.memories, self.settings.memory
-        if not proposals or service is None or not config.enabled:
-            return MemoryWrites(notes=notes)  # most messages: no model, no database
-        try:
-            book = await asyncio.to_thread(service.book_for, self.agent)
-            written = await asyncio.to_thread(
-                propose_from_message,
-                book,
-                config,
-                proposals,
-                session_id=self.id,
-                message_id=message_id,
-                actor=actor,
-            )
-        except (ContextDeskError, IndexerError) as error:
-            logger.warning("could not propose memories from the message: %s", error)
-            return MemoryWrites(notes=(*notes, f"No memory was proposed: {error}"))
-        return MemoryWrites(written.outcomes, (*notes, *written.notes))
 
     async def remember(self, text: str) -> WriteOutcome:
         """``/remember TEXT``: save the user's own words as a memory of this agent, at once.
@@ -551,25 +480,7 @@ class ChatSession:
     def memory_texts(self, context: RequestContext) -> dict[str, str]:
         """The words of the memories ``context`` recalled or left out, as they read now (a few
         key lookups: quick enough for a dialog to call). Missing ones were forgotten or deleted."""
-        ids = [i.ref.name for i in context.of_type("memory")]
-        ids += [m.ref.name for m in context.near_misses if m.ref.type == "memory"]
-        try:
-            return self.memories.texts(ids)
-        except ContextDeskError as error:
-            logger.warning("could not read the memories of a reply: %s", error)
-            return {}
-
-    def memory_request(self, settings: ChatSettings | None = None) -> MemoryRequest | None:
-        """What recall needs for this chat, or None when memories are off or not available."""
-        settings = settings or self.settings
-        if self.services.memories is None or not settings.memory.enabled:
-            return None
-        return MemoryRequest(
-            self.services.memories,
-            settings.memory,
-            self.id,
-            frozenset(ref.name for ref in self._record.excluded_items if ref.type == "memory"),
-        )
+        return self.memories.context_texts(context)
 
     def _reply_loop(self, settings: ChatSettings) -> ReplyLoop:
         caller = ToolCaller(

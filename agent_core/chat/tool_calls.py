@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_core.agent.schema import ToolPermissionPolicy
-from agent_core.chat.approvals import call_target, needs_approval, tool_ref
+from agent_core.chat.approvals import needs_approval, tool_approval, tool_ref
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -31,7 +31,7 @@ from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
-from agent_core.chat.tool_runtime import HintedTool, RichOutcome, ToolOutcome, ToolRuntime
+from agent_core.chat.tool_runtime import RichOutcome, ToolOutcome, ToolRuntime
 from agent_core.content_parts import kept_parts
 from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 __all__ = ["ToolCaller", "delegation_result", "finished", "interleaved", "pending_record", "with_rich_result"]
 
 E = TypeVar("E")
-
-DESTRUCTIVE_CAUTION = "Its server marks this tool destructive: it may delete or overwrite data."
 
 # Characters of structured content a chat keeps to show (the model reads a shorter cut).
 MAX_KEPT_STRUCTURED = 1_000_000
@@ -124,13 +122,13 @@ class ToolCaller:
             return
         approval: Approval = "auto"
         if needs_approval(binding, self.policy, self.allowed_for_chat()):
-            request = ApprovalRequest(
-                call_id=call.id,
-                server=binding.server,
-                tool=binding.tool,
-                arguments=call.arguments,
-                target=call_target(self.agent.config if self.agent else None, binding.server, binding.tool),
-                caution=self._caution(binding),
+            request = tool_approval(
+                call.id,
+                binding.server,
+                binding.tool,
+                call.arguments,
+                config=self.agent.config if self.agent else None,
+                tools=self.tools.tools(),
             )
             yield request
             decision = await request.wait()
@@ -180,16 +178,6 @@ class ToolCaller:
         if isinstance(outcome, RichOutcome):
             end = ToolCallFinished(with_rich_result(end.record, outcome))
         yield end
-
-    def _caution(self, binding: ToolBinding) -> str:
-        """What the user should know before allowing ``binding``: its server's own word that it
-        is destructive (tool annotations)."""
-        for tool in self.tools.tools():
-            if tool.server == binding.server and tool.name == binding.tool:
-                if isinstance(tool, HintedTool) and tool.annotations.is_destructive:
-                    return DESTRUCTIVE_CAUTION
-                return ""
-        return ""
 
     async def _sampling_during(
         self, running: asyncio.Future[ToolOutcome], call_id: str, binding: ToolBinding
@@ -300,7 +288,7 @@ def with_rich_result(record: ToolCallRecord, outcome: RichOutcome) -> ToolCallRe
 
 def delegation_result(delegation: Delegation) -> str:
     """What the parent's model reads of a sub-agent: its result and one line about the run."""
-    tokens = (delegation.usage.input_tokens or 0) + (delegation.usage.output_tokens or 0)
+    tokens = delegation.usage.total
     ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
     summary = (
         f"[sub-agent {delegation.subagent}: {ended}; {delegation.turns} turns, {tokens:,} tokens, "

@@ -79,7 +79,7 @@ async def what_if(
         selection=config,
         model_ref=original.model,
         tool_calling=tool_calling,
-        memories=chat.memory_request(),
+        memories=chat.memories.preview(),
     )
     context = built.context
     if model is None:

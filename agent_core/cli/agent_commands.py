@@ -21,12 +21,14 @@ from agent_core.agent.schema import (
     StreamableHttpServerConfig,
 )
 from agent_core.agent.secrets import env_var_name
+from agent_core.agent.server_trust import TrustGate
+from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.agent.variables import variables_for
 from agent_core.agent.writer import dump_yaml
 from agent_core.cli import learned_command
 from agent_core.cli.input_prompt import ask_in_terminal
+from agent_core.cli.trust_prompt import register_trust, trust_written_server
 from agent_core.errors import AgentFileError
-from agent_core.subagents.definition import Subagent
 
 __all__ = ["register"]
 
@@ -76,6 +78,7 @@ def register(subparsers: Any) -> None:
     importer.set_defaults(handler=run_import)
 
     learned_command.add_parser(commands)
+    register_trust(commands)
 
     show = commands.add_parser("show", help="summarise an agent")
     show.add_argument("dir", type=Path)
@@ -163,6 +166,7 @@ def run_get(args: argparse.Namespace) -> int:
 
 def run_set(args: argparse.Namespace) -> int:
     write_setting(_agent_file(args.dir), args.key, args.value)
+    trust_written_server(args.dir, args.key)  # a whole server block the user typed: trusted as typed
     return 0
 
 
@@ -257,6 +261,7 @@ def _add_server_status(agent: Agent, summary: dict[str, Any], timeout: float) ->
             references_source=lambda: agent.references,
             start_timeout=timeout,
             variables=variables_for(agent, ask_input=ask_in_terminal),
+            trust=TrustGate(agent.root),  # an untrusted server is listed "not trusted", never started
         )
     )
     by_name = {status.name: status for status in statuses}

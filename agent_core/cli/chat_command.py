@@ -28,13 +28,14 @@ from agent_core.chat.events import (
     ToolCallStarted,
     WorkflowProgress,
 )
-from agent_core.chat.memory_writes import memory_notices
 from agent_core.chat.session import ChatSession
 from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
+from agent_core.cli.trust_prompt import confirm_servers
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.store.export import describe_context
+from agent_core.workflows.server_trust import servers_to_trust
 from agent_core.workspace import Workspace
 
 __all__ = ["register"]
@@ -85,6 +86,7 @@ async def _chat(args: argparse.Namespace) -> int:
     workspace = Workspace.open(args.agent, elicitation=elicitation, sign_in=_terminal_sign_in(args.yes))
     show_agent_problems(workspace)
     try:
+        confirm_servers(workspace.trust, servers_to_trust(workspace.agent))  # asks in a terminal
         for status in await workspace.start_tools():
             if status.state == "failed":
                 print(f"[tools: {status.name} failed: {status.reason}]", file=sys.stderr)
@@ -156,6 +158,26 @@ async def _show_memories(session: ChatSession, event: MemoriesWritten, *, accept
         print(f"[{line}]", file=sys.stderr)
 
 
+def memory_notices(event: MemoriesWritten, agent_root: Path) -> list[str]:
+    """One line per memory a message wrote or proposed, and per one not saved."""
+    lines = []
+    for outcome in event.outcomes:
+        memory = outcome.memory
+        if memory is None:
+            continue
+        if memory.status == "proposed":
+            replaces = f", replacing “{outcome.other.text}”" if outcome.other else ""
+            lines.append(
+                f"Memory proposed: “{memory.text}”{replaces}. Accept it with "
+                f"`contextdesk memory accept --agent {agent_root} {memory.id}`."
+            )
+        elif outcome.action == "merged":
+            lines.append(f"Already remembered: “{memory.text}”.")
+        else:
+            lines.append(f"Remembered: “{memory.text}”.")
+    return [*lines, *event.notes]
+
+
 async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
     """Render one event; False when it reports a failed reply."""
     if isinstance(event, ReplyDelta):
@@ -204,7 +226,7 @@ def subagent_line(event: SubagentStarted | SubagentFinished) -> str:
         path = f"{event.origin} › {event.subagent}" if event.origin else event.subagent
         return f"sub-agent {path} started ({event.context_mode}): {' '.join(event.task.split())[:120]}"
     d = event.delegation
-    tokens = (d.usage.input_tokens or 0) + (d.usage.output_tokens or 0)
+    tokens = d.usage.total
     ended = f"stopped: {d.note}" if d.stopped_by else "finished" + (f" ({d.note})" if d.note else "")
     return (
         f"sub-agent {d.subagent} {ended}: {d.turns} turns, {tokens:,} tokens, {d.elapsed_seconds:.1f} s; "

@@ -6,11 +6,13 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_core.agent import Agent, load_agent
+from agent_core.agent.schema import McpServerConfig
+from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import VariableContext, variables_for
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.sampling import SamplingHandler, SamplingRouter
@@ -18,6 +20,7 @@ from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.cli.input_prompt import ask_in_terminal
 from agent_core.cli.media_files import SavedMedia, save_media
 from agent_core.cli.sampling_prompt import terminal_sampling_events
+from agent_core.cli.trust_prompt import confirm_servers
 from agent_core.errors import ContextDeskError
 from agent_core.providers.pool import ProviderPool
 
@@ -88,6 +91,13 @@ def _variables(agent: Agent) -> VariableContext:
     return variables_for(agent, ask_input=ask_in_terminal)
 
 
+def _asked_trust(agent: Agent, servers: Mapping[str, McpServerConfig]) -> TrustGate:
+    """The trust gate of ``agent``, after asking in the terminal about each server not trusted yet."""
+    gate = TrustGate(agent.root)
+    confirm_servers(gate, servers)
+    return gate
+
+
 def _check_server(agent: Agent, server: str) -> None:
     if server not in agent.config.mcp_servers:
         known = ", ".join(agent.config.mcp_servers) or "none"
@@ -129,6 +139,7 @@ def run_call(args: argparse.Namespace) -> int:
                 elicitation=TerminalElicitation(assume_yes=args.yes),
                 sign_in=TerminalSignIn(assume_yes=args.yes),
                 roots=agent_roots(agent.config),
+                trust=_asked_trust(agent, servers),
             ) as manager:
                 status = manager.status(args.server)
                 if status.state is not ServerState.READY and status.reason:
@@ -202,6 +213,7 @@ def run_ping(args: argparse.Namespace) -> int:
             references_source=lambda: agent.references,
             variables=_variables(agent),
             roots=agent_roots(agent.config),
+            trust=_asked_trust(agent, servers),
         ) as manager:
             for status in manager.statuses():
                 if status.state is not ServerState.READY:
@@ -266,6 +278,7 @@ def _list_per_server(
             references_source=lambda: agent.references,
             variables=_variables(agent),
             roots=agent_roots(agent.config),
+            trust=_asked_trust(agent, servers),
         ) as manager:
             for name in names:
                 try:

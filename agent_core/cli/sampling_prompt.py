@@ -52,7 +52,7 @@ def sampling_line(record: SamplingRecord) -> str:
     where = f"sampling for {record.server}.{record.tool}"
     if record.outcome != "answered":
         return f"{where} {record.outcome}: {record.note}"
-    tokens = (record.usage.input_tokens or 0) + (record.usage.output_tokens or 0)
+    tokens = record.usage.total
     counted = f"{tokens:,} tokens" if tokens else "tokens not reported"
     return f"{where} answered by {record.model} ({counted}, {record.elapsed_seconds:.1f} s)"
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
+from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
 from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef
@@ -91,9 +92,10 @@ async def _tools(args: argparse.Namespace, agent: Agent) -> Sequence[ToolDescrip
         references_source=lambda: agent.references,
         start_timeout=args.server_timeout,
         variables=variables_for(agent),
+        trust=TrustGate(agent.root),  # an untrusted server is reported, never started
     )
     for status in statuses:
-        if status.state == "failed":
+        if status.state in ("failed", "not trusted"):
             print(f"contextdesk: tools of {status.name} left out: {status.reason}", file=sys.stderr)
         elif status.reason:  # ready, with a warning (some tools left out)
             print(f"contextdesk: {status.reason}", file=sys.stderr)

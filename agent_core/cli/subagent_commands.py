@@ -81,7 +81,7 @@ async def _run(args: argparse.Namespace) -> int:
         )
     else:
         print(delegation.result)
-        tokens = (delegation.usage.input_tokens or 0) + (delegation.usage.output_tokens or 0)
+        tokens = delegation.usage.total
         ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
         print(
             f"[{delegation.subagent} {ended}; {delegation.turns} turns, {tokens:,} tokens, "

@@ -13,12 +13,19 @@ from typing import Any
 from agent_core.agent.loader import load_agent
 from agent_core.chat.events import ApprovalRequest
 from agent_core.errors import ContextDeskError
+from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.loader import WORKFLOWS_FOLDER
+from agent_core.workflows.mock_outputs import EXPECTED, MockOutputs, parse_mock_outputs
 from agent_core.workflows.records import WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from agent_core.workspace import Workspace
 
 __all__ = ["register"]
+
+MOCK_OUTPUTS_HELP = (
+    'assistant states answered in order from a JSON list of {"state_id": ..., "output": ...}: '
+    "the list itself (starting with '[') or a file holding it"
+)
 
 
 def register(subparsers: Any) -> None:
@@ -36,11 +43,7 @@ def register(subparsers: Any) -> None:
     given = run.add_mutually_exclusive_group()
     given.add_argument("--input", default="{}", help="the input: JSON (its root keys seed the store) or text")
     given.add_argument("--input-file", type=Path, help="read the input from a file")
-    run.add_argument(
-        "--mock-outputs",
-        type=Path,
-        help="a JSON list of {state_id, output}: assistant states answered from it",
-    )
+    run.add_argument("--mock-outputs", metavar="JSON|FILE", help=MOCK_OUTPUTS_HELP)
     run.add_argument("--yes", action="store_true", help="allow every approval without asking")
     run.add_argument("--json", action="store_true", help="print the run as JSON")
     run.add_argument("--dry-run", action="store_true", help="render every state from the input; run nothing")
@@ -51,7 +54,7 @@ def register(subparsers: Any) -> None:
     rerun.add_argument("run_id")
     rerun.add_argument("--from", dest="state", required=True, help="the state to start from")
     rerun.add_argument("--agent", type=Path, default=None)
-    rerun.add_argument("--mock-outputs", type=Path)
+    rerun.add_argument("--mock-outputs", metavar="JSON|FILE", help=MOCK_OUTPUTS_HELP)
     rerun.add_argument("--yes", action="store_true")
     rerun.add_argument("--json", action="store_true")
     rerun.set_defaults(handler=rerun_workflow)
@@ -113,7 +116,7 @@ def rerun_workflow(args: argparse.Namespace) -> int:
 
 
 def _dry_run(args: argparse.Namespace) -> int:
-    from agent_core.workflows.engine import dry_run
+    from agent_core.workflows.dry_run import dry_run
 
     agent = load_agent(args.agent) if args.agent else Workspace.open(None).agent
     workflow = agent.workflows.get(args.name)
@@ -141,7 +144,8 @@ def _dry_run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
     from agent_core.cli.chat_command import ask_approval
-    from agent_core.workflows.engine import MockOutputs, StepFinished, WorkflowEngine, WorkflowFinished
+    from agent_core.workflows.engine import WorkflowEngine
+    from agent_core.workflows.events import StepFinished, WorkflowFinished
 
     workspace = Workspace.open(args.agent)
     runs = WorkflowRunStore(workspace.store.path)
@@ -154,12 +158,7 @@ async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
                 f"`contextdesk workflow check {workspace.agent.root}` says why a file is left out"
             )
         given: Any = args.input_file.read_text(encoding="utf-8") if args.input_file else args.input
-        mock = None
-        if args.mock_outputs is not None:
-            entries = json.loads(args.mock_outputs.read_text(encoding="utf-8"))
-            if not isinstance(entries, list):
-                raise ContextDeskError(f"{args.mock_outputs}: expected a JSON list of {{state_id, output}}")
-            mock = MockOutputs(entries)
+        mock = _mock_outputs(args.mock_outputs) if args.mock_outputs is not None else None
         await workspace.start_tools()
         engine = WorkflowEngine(
             workflow, workspace.agent, workspace.chat_services, workspace.store, runs,
@@ -188,6 +187,34 @@ async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
             file=sys.stderr,
         )
     return 0 if record.status == "finished" else 1
+
+
+def _mock_outputs(given: str) -> MockOutputs:
+    """``--mock-outputs``: the JSON list itself (it starts with ``[``), or a file holding it.
+
+    Raises:
+        ContextDeskError: neither, or not a list of ``{"state_id", "output"}`` objects.
+    """
+    if given.lstrip().startswith("["):
+        text, source = given, "--mock-outputs"
+    else:
+        path = Path(given).expanduser()
+        if not path.is_file():
+            raise ContextDeskError(
+                f"--mock-outputs {given!r} is neither a JSON list nor a file: give {EXPECTED}, "
+                "or the path of a file holding one"
+            )
+        source = f"--mock-outputs {path}"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ContextDeskError(
+                f"{source} cannot be read ({error}): give a UTF-8 file holding {EXPECTED}"
+            ) from None
+    try:
+        return MockOutputs(parse_mock_outputs(text))
+    except WorkflowError as error:
+        raise ContextDeskError(f"{source}: {error}") from None
 
 
 def run_json(record: WorkflowRunRecord) -> dict[str, Any]:

@@ -106,6 +106,26 @@ class TokenUsage:
     # error) before the provider sent its counts; the prompt as counted, the text received so far.
     estimated: bool = False
 
+    @property
+    def total(self) -> int:
+        """Input and output tokens together (those not reported count as none)."""
+        return (self.input_tokens or 0) + (self.output_tokens or 0)
+
+    def plus(self, more: TokenUsage) -> TokenUsage:
+        """Both requests' tokens: each count summed (None only when neither reported it), and
+        ``without_model`` or ``estimated`` when either is."""
+
+        def add(a: int | None, b: int | None) -> int | None:
+            return b if a is None else a if b is None else a + b
+
+        return TokenUsage(
+            add(self.input_tokens, more.input_tokens),
+            add(self.output_tokens, more.output_tokens),
+            add(self.cached_input_tokens, more.cached_input_tokens),
+            without_model=self.without_model or more.without_model,
+            estimated=self.estimated or more.estimated,
+        )
+
 
 PartKind = Literal[
     "system_prompt",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import shlex
 import socket
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
@@ -101,10 +100,6 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or current.__context__
 
 
-def _command_line(config: StdioServerConfig) -> str:
-    return shlex.join([config.command, *config.args])
-
-
 def _with_log(message: str, log_tail: Sequence[str]) -> str:
     if not log_tail:
         return message
@@ -132,8 +127,8 @@ def explain_failure(
             return f"{where}: `{config.command}` was not found. Fix: {missing_command_fix(config.command)}."
         if isinstance(cause, PermissionError) or (isinstance(cause, OSError) and cause.errno == errno.EACCES):
             return (
-                f"{where}: `{config.command}` cannot be run: permission denied. Fix: make it executable "
-                f"(chmod +x {config.command}) or point `command` at the program that runs it."
+                f"{where}: `{config.command}` cannot be run: permission denied. Fix: make the file that "
+                "`command` in agent.yaml names executable (chmod +x) or point `command` at the program that runs it."
             )
         if isinstance(cause, OSError) and cause.errno == errno.ENOEXEC:
             return (
@@ -171,7 +166,8 @@ def explain_failure(
             )
         return _with_log(
             f"{message}. Fix: raise `startTimeoutSeconds` if it is just slow (first runs of npx and uvx "
-            "download packages), or run the command in a terminal to see what it waits for.",
+            "download packages), or check `command` and `args` in agent.yaml and what it wrote to stderr for "
+            "what it waits for.",
             log_tail,
         )
     if isinstance(cause, MCPError) and cause.code == CONNECTION_CLOSED:
@@ -214,8 +210,8 @@ def closed_message(
             )
         else:
             message = (
-                f"{where} exited unexpectedly. Fix: run `{_command_line(config)}` in a terminal to see why, "
-                "then restart the server."
+                f"{where} exited unexpectedly. Fix: check its `command` and `args` in agent.yaml "
+                "(`contextdesk agent show AGENT_DIR` lists them) and what it wrote to stderr, then restart it."
             )
     elif isinstance(config, InternalServerConfig):
         message = f"{where} (built-in '{config.tool}') stopped unexpectedly. Fix: restart it."

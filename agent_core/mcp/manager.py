@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from agent_core.agent.schema import McpServerConfig
+from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import VariableContext
 from agent_core.chat.sampling import SamplingRouter
 from agent_core.mcp._connection import ServerConnection, StatusListener
@@ -51,6 +52,7 @@ class McpManager:
         roots: Sequence[Path] = (),
         sampling: SamplingRouter | None = None,
         sign_in: SignInHandler | None = None,
+        trust: TrustGate | None = None,
     ) -> None:
         """``variables`` gives ``${workspaceFolder}`` and ``${input:id}`` their values (see
         ``agent_core.agent.variables``); without it only environment variables expand.
@@ -58,7 +60,9 @@ class McpManager:
         ``roots`` are the agent's workspace folders, the roots of every server without its own;
         ``sampling`` answers the servers' sampling requests (without it they are refused);
         ``sign_in`` shows an OAuth server's sign-in URL to the user (without it such a server that has
-        no valid token fails with "sign in again")."""
+        no valid token fails with "sign in again");
+        ``trust``: the servers of an agent folder start only when the user trusts them (without it,
+        every server starts: for servers the app itself configures); the others stay ``UNTRUSTED``."""
         context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
         variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers
         self._connections = {
@@ -75,6 +79,10 @@ class McpManager:
             )
             for name, config in servers.items()
         }
+        self._on_status = on_status
+        self._trust = trust
+        self._held: dict[str, ServerStatus] = {}  # servers kept from starting until trusted, by name
+        self._allowed(self.server_names, report=False)
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -101,8 +109,24 @@ class McpManager:
     async def start(self, servers: list[str] | None = None) -> list[ServerStatus]:
         """Start the servers (all by default) in parallel; returns when each is ready or has failed."""
         names = self.server_names if servers is None else servers
-        connections = [self._connection(name) for name in names]
-        return list(await asyncio.gather(*(c.start() for c in connections)))
+        connections = [self._connection(name) for name in self._allowed(names)]
+        await asyncio.gather(*(c.start() for c in connections))
+        return [self.status(name) for name in names]
+
+    def _allowed(self, names: list[str], *, report: bool = True) -> list[str]:
+        """The servers of ``names`` that may start; the others are held (``UNTRUSTED``) and reported."""
+        allowed = []
+        for name in names:
+            config = self._connection(name).config
+            if self._trust is None or not config.enabled or self._trust.allows(name, config):
+                self._held.pop(name, None)
+                allowed.append(name)
+                continue
+            held = ServerStatus(name, config.type, ServerState.UNTRUSTED, self._trust.held_reason(name))
+            self._held[name] = held
+            if report and self._on_status is not None:
+                self._on_status(held)
+        return allowed
 
     async def aclose(self) -> None:
         """Stop every server, in parallel."""
@@ -110,11 +134,11 @@ class McpManager:
 
     def statuses(self) -> list[ServerStatus]:
         """A snapshot of every configured server, in configuration order."""
-        return [c.status() for c in self._connections.values()]
+        return [self._held.get(name) or c.status() for name, c in self._connections.items()]
 
     def status(self, server: str) -> ServerStatus:
         """Raises: UnknownServerError: no server has that name."""
-        return self._connection(server).status()
+        return self._held.get(server) or self._connection(server).status()
 
     def tools(self) -> list[ToolInfo]:
         """The tools of every ready server. Two servers may offer tools of the same name."""
@@ -136,6 +160,9 @@ class McpManager:
         Raises:
             UnknownServerError: no server has that name.
         """
+        if not self._allowed([server]):
+            await self._connection(server).stop()
+            return self._held[server]
         return await self._connection(server).restart()
 
     async def stop(self, server: str) -> None:
@@ -204,6 +231,8 @@ class McpManager:
         connection = self._connection(server)
         await connection.stop()
         connection.config = config
+        if not self._allowed([server]):
+            return self._held[server]
         return await connection.start()
 
     def roots_of(self, server: str) -> tuple[Path, ...]:
@@ -234,8 +263,11 @@ async def inspect_servers(
     references_source: ReferencesSource | None = None,
     start_timeout: float | None = None,
     variables: VariableContext | None = None,
+    trust: TrustGate | None = None,
 ) -> tuple[list[ServerStatus], list[ToolInfo]]:
-    """Start the servers (waiting at most ``start_timeout`` seconds for each), note what they offer, stop them."""
+    """Start the servers (waiting at most ``start_timeout`` seconds for each), note what they offer, stop them.
+
+    With ``trust``, a server the user has not trusted is not started and is reported ``UNTRUSTED``."""
     if start_timeout is not None:
         servers = {
             name: config.model_copy(
@@ -243,6 +275,8 @@ async def inspect_servers(
             )
             for name, config in servers.items()
         }
-    async with McpManager(servers, references_source=references_source, variables=variables) as manager:
+    async with McpManager(
+        servers, references_source=references_source, variables=variables, trust=trust
+    ) as manager:
         statuses, tools = manager.statuses(), manager.tools()
     return statuses, tools

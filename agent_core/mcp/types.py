@@ -43,6 +43,7 @@ class ServerState(StrEnum):
     FAILED = "failed"  # see ServerStatus.reason
     DISABLED = "disabled"  # enabled: false in agent.yaml
     STOPPED = "stopped"  # stopped on purpose, or never started
+    UNTRUSTED = "not trusted"  # not started until the user trusts it (agent_core.agent.server_trust)
 
 
 @dataclass(frozen=True)

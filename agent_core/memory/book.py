@@ -10,11 +10,10 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from dataclasses import replace
+from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from agent_core.agent.schema import MemoryConfig
 from agent_core.memory._drafts import (
@@ -26,8 +25,11 @@ from agent_core.memory._drafts import (
     clean_text,
     draft_of,
 )
-from agent_core.memory.conflicts import judge
-from agent_core.memory.index import MemoryIndex, Neighbour
+from agent_core.memory._lifecycle import due_to_expire, due_to_prune, due_to_purge
+from agent_core.memory._neighbours import Embedder, judged_neighbours
+from agent_core.memory._new_records import merged_with, new_memory
+from agent_core.memory.index import MemoryIndex
+from agent_core.memory.outcomes import OnConflict, WriteOutcome
 from agent_core.memory.records import Actor, Memory, MemoryEvent, Scope, Status, Tier
 from agent_core.memory.sensitive import find_sensitive
 from agent_core.memory.store import MemoryFilter, MemoryStore, StoredVector
@@ -40,43 +42,6 @@ __all__ = [
     "MemoryInputError",
     "WriteOutcome",
 ]
-
-DAY = 86400.0
-PURGE_AFTER_DAYS = 90
-NEIGHBOURS_BY_MEANING = 8  # memories a new one is compared with: the closest in meaning...
-NEIGHBOURS_BY_WORDS = 5  # ...and those sharing its rarest words  # forgotten, expired and rejected memories are deleted for good after this
-
-
-class Embedder(Protocol):
-    """What memories need of the indexer: unit vectors, and which model made them."""
-
-    @property
-    def model_id(self) -> str: ...
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
-
-
-Action = Literal["added", "proposed", "merged", "superseded", "conflict", "blocked"]
-
-
-@dataclass(frozen=True)
-class WriteOutcome:
-    """What :meth:`MemoryBook.add` did.
-
-    added / proposed: a new memory. merged: the same fact was there (``memory`` is that one,
-    counted once more). superseded: the new memory replaced ``other``. conflict: the new memory
-    was saved as a proposal that would supersede ``other`` once accepted. blocked: nothing saved
-    (``warnings`` says why).
-    """
-
-    action: Action
-    memory: Memory | None
-    other: Memory | None = None
-    warnings: tuple[str, ...] = ()
-    reason: str = ""
-
-
-OnConflict = Literal["supersede", "propose", "keep_both"]
 
 
 class MemoryBook:
@@ -172,16 +137,7 @@ class MemoryBook:
         if supersedes is not None:
             old, reason = self.get(supersedes), "named as superseded"
         else:
-            verdicts = [
-                (neighbour, judge(
-                    text,
-                    neighbour.memory.text,
-                    neighbour.similarity,
-                    same_kind=self._same_kind(neighbour.memory.kind, draft.kind),
-                    value_similarity=self._value_similarity,
-                ))
-                for neighbour in self._neighbours(self.index, vector, draft)
-            ]  # fmt: skip
+            verdicts = judged_neighbours(self.index, self.embedder, vector, draft)
             duplicate = next((n for n, v in verdicts if v.relation == "duplicate"), None)
             if duplicate is not None:
                 reason = next(v.reason for n, v in verdicts if n is duplicate)
@@ -321,44 +277,25 @@ class MemoryBook:
     def expire(self) -> list[Memory]:
         """Active memories past their expiry date, or short-tier ones unused for shortTtlDays,
         become expired (hidden, never recalled; purged later)."""
-        now = self._now()
-        ttl = self.config.short_ttl_days * DAY
-        due = [
-            m
-            for m in self.find(statuses=("active", "proposed"))
-            if m.tier != "pinned"
-            and (
-                (m.expires_at is not None and m.expires_at <= now)
-                or (m.tier == "short" and (m.last_used_at or m.created_at) + ttl <= now)
-            )
-        ]
+        due = due_to_expire(
+            self.find(statuses=("active", "proposed")), self._now(), self.config.short_ttl_days
+        )
         return [self._set(m, "expired", "system", status="expired") for m in due]
 
     def prune(self) -> list[Memory]:
         """Past capPerScope active memories in a scope, the least important and least recently
         used go to the Forgotten list (restorable)."""
-        now = self._now()
-        pruned: list[Memory] = []
-        for scope in ("global", "agent", "chat"):
-            active = [m for m in self.find(statuses=("active",), scopes=(scope,)) if m.tier != "pinned"]
-            excess = len(active) - self.config.cap_per_scope
-            if excess <= 0:
-                continue
-            active.sort(key=lambda m: m.importance * _recency(m, now))
-            for memory in active[:excess]:
-                pruned.append(
-                    self.forget(
-                        memory.id, "system", detail=f"pruned: over the cap of {self.config.cap_per_scope}"
-                    )
-                )
-        return pruned
+        cap, now = self.config.cap_per_scope, self._now()
+        detail = f"pruned: over the cap of {cap}"
+        return [
+            self.forget(memory.id, "system", detail=detail)
+            for scope in ("global", "agent", "chat")
+            for memory in due_to_prune(self.find(statuses=("active",), scopes=(scope,)), cap, now)
+        ]
 
     def purge(self) -> int:
         """Delete for good what has been forgotten, expired or rejected for PURGE_AFTER_DAYS."""
-        limit = self._now() - PURGE_AFTER_DAYS * DAY
-        doomed = [
-            m.id for m in self.find(statuses=("forgotten", "expired", "rejected")) if m.updated_at <= limit
-        ]
+        doomed = due_to_purge(self.find(statuses=("forgotten", "expired", "rejected")), self._now())
         with self.store.write("could not purge old memories") as writes:
             for memory_id in doomed:
                 writes.delete(memory_id)
@@ -391,34 +328,6 @@ class MemoryBook:
                         StoredVector(self.embedder.model_id, row),
                     )
 
-    def _neighbours(self, index: MemoryIndex, vector: StoredVector, draft: MemoryDraft) -> list[Neighbour]:
-        """Memories the draft could duplicate or contradict, in the same owner scope: the closest
-        in meaning, and those sharing its rarest words (a change of value is often far in meaning:
-        "our database is MySQL 8" / "we moved to PostgreSQL 16")."""
-        match = index.match(draft.text, vector.vector, keep_vectors_from=np.inf)
-        memories, similarities, lexical = match.memories, match.cosines, match.lexical
-        if not memories:
-            return []
-
-        def same_owner(m: Memory) -> bool:
-            if draft.scope == "chat":
-                return m.scope == "chat" and m.session_id == draft.session_id
-            return m.scope == draft.scope
-
-        by_meaning = [int(i) for i in np.argsort(-similarities)[:NEIGHBOURS_BY_MEANING]]
-        by_words = [int(i) for i in np.argsort(-lexical)[:NEIGHBOURS_BY_WORDS] if lexical[int(i)] > 0]
-        rows = list(dict.fromkeys([*by_meaning, *by_words]))
-        found = [Neighbour(memories[i], float(similarities[i])) for i in rows if same_owner(memories[i])]
-        return sorted(found, key=lambda n: -n.similarity)
-
-    def _value_similarity(self, a: str, b: str) -> float:
-        vectors = self.embedder.embed([a, b])
-        return float(vectors[0] @ vectors[1])
-
-    @staticmethod
-    def _same_kind(a: str, b: str) -> bool:
-        return a == b or "fact" in (a, b)
-
     def _insert(
         self,
         draft: MemoryDraft,
@@ -437,23 +346,7 @@ class MemoryBook:
             raise MemoryInputError(
                 f"A memory with id {memory_id!r} already exists: give another id, or leave it out."
             )
-        created = draft.created_at if draft.created_at is not None else now
-        memory = Memory(
-            id=memory_id,
-            text=draft.text,
-            kind=draft.kind,
-            scope=draft.scope,
-            tier=draft.tier,
-            status=status,
-            importance=draft.importance,
-            agent="" if draft.scope == "global" else self.agent,
-            session_id=draft.session_id if draft.scope == "chat" or draft.tier == "working" else None,
-            provenance=draft.provenance,
-            created_at=created,
-            updated_at=created if draft.created_at is not None else now,
-            expires_at=draft.expires_at,
-            supersedes=proposed_over,
-        )
+        memory = new_memory(draft, memory_id, self.agent, status, now, proposed_over)
         event = "created" if status == "active" else "proposed" if status == "proposed" else "imported"
         detail = f"would supersede {proposed_over}" if proposed_over else ""
         old: Memory | None = None
@@ -475,29 +368,9 @@ class MemoryBook:
 
     def merge(self, memory: Memory, draft: MemoryDraft, actor: Actor, reason: str) -> Memory:
         """``draft`` is ``memory`` said again: counted once more, with where it was said."""
-        merged = replace(
-            memory,
-            seen_count=memory.seen_count + 1,
-            importance=max(memory.importance, draft.importance),
-            updated_at=self._now(),
-        )
-        quote = draft.provenance.quote or draft.text
-        source = (
-            f" (chat {draft.provenance.session_id}, message {draft.provenance.message_id})"
-            if draft.provenance.session_id
-            else ""
-        )
+        merged, detail = merged_with(memory, draft, self._now(), reason)
         with self.store.write() as writes:
-            writes.update(
-                merged,
-                self._event(
-                    merged,
-                    "merged",
-                    actor,
-                    new_text=draft.text,
-                    detail=f"said again{source}: {quote!r}; {reason}",
-                ),
-            )
+            writes.update(merged, self._event(merged, "merged", actor, new_text=draft.text, detail=detail))
         self._put(merged, None)
         return merged
 
@@ -521,9 +394,3 @@ class MemoryBook:
         detail: str = "",
     ) -> MemoryEvent:
         return MemoryEvent(memory.id, event, actor, self._now(), old_text, new_text, detail)
-
-
-def _recency(memory: Memory, now: float) -> float:
-    """1 just used, halving every 30 days unused."""
-    last = memory.last_used_at or memory.created_at
-    return float(0.5 ** (max(0.0, now - last) / (30 * DAY)))

@@ -79,9 +79,14 @@ class MemoryService:
         session_id: str | None,
         excluded: Collection[str] = (),
         forced: Collection[str] = (),
+        mark_used: bool = False,
     ) -> RecalledMemories:
         """The memories ``message`` recalls; never raises for a model or database fault (the note
-        says what went wrong)."""
+        says what went wrong). ``mark_used``: they go into a sent request (see :meth:`mark_used`).
+
+        Raises:
+            StoreError: with ``mark_used``, their use could not be written.
+        """
         if not config.enabled:
             return RecalledMemories()
         try:
@@ -99,10 +104,15 @@ class MemoryService:
         if not ready:
             return RecalledMemories(note="no memories were recalled: the embedding model was still loading")
         try:
-            return await asyncio.to_thread(self._recall, agent, message, config, session_id, excluded, forced)
+            recalled = await asyncio.to_thread(
+                self._recall, agent, message, config, session_id, excluded, forced
+            )
         except (ContextDeskError, IndexerError) as error:
             logger.warning("memory recall failed: %s", error)
             return RecalledMemories(note=f"no memories were recalled: {error}")
+        if mark_used:
+            await asyncio.to_thread(self.mark_used, [item.ref.name for item in recalled.items])
+        return recalled
 
     def _recall(
         self,

@@ -222,7 +222,7 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
     if context.delegations:
         lines.append("**Sub-agents**:")
         for d in context.delegations:
-            tokens = (d.usage.input_tokens or 0) + (d.usage.output_tokens or 0)
+            tokens = d.usage.total
             ended = f"stopped: {d.note}" if d.stopped_by else "finished"
             lines.append(
                 f"- `{d.subagent}` ({d.context_mode}, {d.model}): “{' '.join(d.task.split())}” — {ended}; "
@@ -232,7 +232,7 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
     if context.workflow_runs:
         lines.append("**Workflows**:")
         for ran in context.workflow_runs:
-            tokens = (ran.usage.input_tokens or 0) + (ran.usage.output_tokens or 0)
+            tokens = ran.usage.total
             ended = f"{ran.status}: {ran.error}" if ran.error else ran.status
             lines.append(
                 f"- `{ran.workflow}`: {ended}; {ran.steps} steps, {tokens:,} tokens, "
@@ -242,7 +242,7 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
     if context.samplings:
         lines.append("**Sampling requests** (tokens not counted in this reply's):")
         for asked in context.samplings:
-            tokens = (asked.usage.input_tokens or 0) + (asked.usage.output_tokens or 0)
+            tokens = asked.usage.total
             how = f" ({asked.approval})" if asked.approval else ""
             model = f" by `{asked.model}`" if asked.model else ""
             lines.append(

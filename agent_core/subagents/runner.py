@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
+from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.chat.events import (
     ApprovalRequest,
     ReplyFinished,
@@ -37,7 +38,6 @@ from agent_core.context.session_context import initial_session_items
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChildLink, StoredMessage
 from agent_core.subagents.budget import FanOutBudget, add_usage, total_tokens
-from agent_core.subagents.definition import Subagent
 from agent_core.subagents.output_schema import json_text, schema_problem
 from agent_core.subagents.tools import AllowListedTools, subagent_tools
 

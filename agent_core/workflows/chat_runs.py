@@ -63,12 +63,8 @@ class ChatWorkflows:
         """Run the workflow ``name`` as the tool call ``call_id``: its events, then a
         WorkflowRunFinished and the ToolCallFinished whose result the model reads. ``given``
         (``/run``) is the input as typed; otherwise it comes from ``arguments``."""
-        from agent_core.workflows.engine import (
-            StepFinished,
-            StepStarted,
-            WorkflowEngine,
-            WorkflowFinished,
-        )
+        from agent_core.workflows.engine import WorkflowEngine
+        from agent_core.workflows.events import StepFinished, StepStarted, WorkflowFinished
         from agent_core.workflows.run_store import WorkflowRunStore
 
         session = self.session
@@ -133,7 +129,7 @@ class ChatWorkflows:
 
 def run_result(record: WorkflowRunRecord, link: WorkflowRunLink) -> str:
     """What the chat's model reads of a run: the final context store, and one line about the run."""
-    tokens = (link.usage.input_tokens or 0) + (link.usage.output_tokens or 0)
+    tokens = link.usage.total
     ended = record.status if not record.error else f"{record.status}: {record.error}"
     summary = (
         f"[workflow {record.workflow}: {ended}; {link.steps} steps, {tokens:,} tokens, "

@@ -1,7 +1,7 @@
 """A state's output as data: CodeMie's chain (JSON, a Python literal, a ```json / ~~~json fenced
 block, else the plain string), without ``eval``, plus JSON repair for what models really write
 (prose around the JSON, trailing commas, single quotes, a truncated end). Which step succeeded is
-recorded, for the run view."""
+recorded, for the run view. A JSON pointer then picks the part of the output a state keeps."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from typing import Any, Literal
 
 import json_repair
 
-__all__ = ["MAX_PARSED_CHARS", "ParsePath", "Parsed", "parse_output"]
+from agent_core.workflows.errors import WorkflowError
+
+__all__ = ["MAX_PARSED_CHARS", "ParsePath", "Parsed", "parse_output", "pointed"]
 
 ParsePath = Literal["json", "literal", "fenced", "repaired", "string"]
 
@@ -102,3 +104,22 @@ def _too_deep(text: str) -> bool:
         elif char in "}])":
             depth -= 1
     return False
+
+
+def pointed(value: Any, pointer: str | None) -> Any:
+    """RFC 6901: ``/items/0/name`` into parsed output (an empty pointer is the whole).
+
+    Raises:
+        WorkflowError: the pointer finds nothing in ``value``.
+    """
+    if not pointer:
+        return value
+    for raw in pointer.lstrip("/").split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            raise WorkflowError(f"the JSON pointer {pointer} finds nothing in the output")
+    return value

@@ -18,6 +18,7 @@ from agent_core.agent.schema import StdioServerConfig, ToolDefaults
 from agent_core.chat.tool_runtime import ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowMcpServer
+from agent_core.workflows.server_trust import check_trusted
 from agent_core.workflows.templates import UndefinedMode, render
 
 __all__ = ["StateTools", "server_configs", "started_servers"]
@@ -37,11 +38,12 @@ def server_configs(
     """The servers to start for ``assistant``, their arguments filled from ``store`` as asked.
 
     Raises:
-        WorkflowError: a server has no command to run, or a filled-in value is refused.
+        WorkflowError: a server has no command to run, is not trusted, or a filled-in value is refused.
         WorkflowTemplateError: a template is undefined, unsafe or does not parse.
     """
     configs: dict[str, StdioServerConfig] = {}
     for entry in assistant.mcp_servers:
+        check_trusted(assistant, entry, agent, where)  # as written, before values are filled in
         found = agent.config.mcp_servers.get(entry.name)
         base = found if isinstance(found, StdioServerConfig) else None
         command = entry.config.command

@@ -43,6 +43,7 @@ __all__ = [
     "condition",
     "private_attributes",
     "render",
+    "render_all",
     "variables_of",
 ]
 
@@ -147,6 +148,22 @@ def render(
         raise _failure(error, where, store) from error
     finally:
         reset_budget(token)
+
+
+def render_all(value: Any, store: Mapping[str, Any], *, where: str, undefined: UndefinedMode) -> Any:
+    """Every string in ``value`` (a tool's arguments: nested dicts and lists) rendered from the
+    ``store``; other values as they are.
+
+    Raises:
+        WorkflowTemplateError: as :func:`render`, for the first string that fails.
+    """
+    if isinstance(value, str):
+        return render(value, store, where=where, undefined=undefined)
+    if isinstance(value, dict):
+        return {k: render_all(v, store, where=where, undefined=undefined) for k, v in value.items()}
+    if isinstance(value, list):
+        return [render_all(v, store, where=where, undefined=undefined) for v in value]
+    return value
 
 
 # What rendering may raise besides RenderTimeout (a TimeoutError, left to stop the run at its cap).

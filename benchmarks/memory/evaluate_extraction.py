@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/memory/evaluate_extraction.py [--split dev|holdout|all] [--verbose]
 
 Every USER message goes through what a chat does with memory extraction on
-(agent_core/chat/memory_writes.py ``proposals_in``: the explicit "remember that ..." request, else
+(agent_core/memory/chat_extraction.py ``proposals_in``: the explicit "remember that ..." request, else
 the rule extractor). Assistant messages are never read: what the assistant claims about the user is
 not the user's word.
 
@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agent_core.agent.schema import MemoryConfig
-from agent_core.chat.memory_writes import proposals_in
+from agent_core.memory.chat_extraction import proposals_in
 
 HERE = Path(__file__).resolve().parent
 QUOTE_OVERLAP = 0.5

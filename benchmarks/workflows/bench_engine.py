@@ -26,8 +26,10 @@ from agent_core.chat.services import ChatServices
 from agent_core.providers.base import Provider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-from agent_core.workflows.engine import MockOutputs, WorkflowEngine, WorkflowFinished
+from agent_core.workflows.engine import WorkflowEngine
+from agent_core.workflows.events import WorkflowFinished
 from agent_core.workflows.loader import parse_workflow
+from agent_core.workflows.mock_outputs import MockOutputs
 from agent_core.workflows.run_store import WorkflowRunStore
 
 STATES = 40

@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from agent_core.chat.chat_memories import ChatMemories
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
 from agent_core.memory.book import WriteOutcome
+from agent_core.memory.chat_memories import ChatMemories
 from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge

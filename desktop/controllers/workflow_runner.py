@@ -12,13 +12,9 @@ from PySide6.QtCore import QObject, Signal
 
 from agent_core.chat.events import ApprovalRequest, SubagentProgress
 from agent_core.errors import ContextDeskError
-from agent_core.workflows.engine import (
-    MockOutputs,
-    StepFinished,
-    StepStarted,
-    WorkflowEngine,
-    WorkflowFinished,
-)
+from agent_core.workflows.engine import WorkflowEngine
+from agent_core.workflows.events import StepFinished, StepStarted, WorkflowFinished
+from agent_core.workflows.mock_outputs import MockOutputs
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from desktop.bridge import CoreBridge

@@ -18,12 +18,15 @@ from PySide6.QtCore import QObject, Signal
 from agent_core.agent.agent import Agent
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
+from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for, workspace_root_of
 from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
+from agent_core.workflows.server_trust import servers_to_trust
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.elicitation import ElicitationAsker
 from desktop.controllers.input_values import InputAsker
+from desktop.controllers.server_trust import TrustAsker
 from desktop.controllers.sign_in import SignInAsker
 
 if TYPE_CHECKING:
@@ -95,6 +98,8 @@ class WorkspaceHost(QObject):
         # A tool server's form or link (MCP elicitation) is shown in a dialog the core awaits.
         self.elicitation_asker = ElicitationAsker(bridge)
         self.sign_in_asker = SignInAsker(bridge)
+        # A server of the agent's folder starts only once the user trusts what it runs.
+        self.trust_asker = TrustAsker(bridge)
         self.mcp: Any = None  # McpManager when the mcp extra is installed
         self._generation = Generation()
         self._reload_generation = Generation()
@@ -157,12 +162,22 @@ class WorkspaceHost(QObject):
             sign_in=self.sign_in_asker,
             roots=mcp.agent_roots(workspace.agent.config),
             sampling=workspace.sampling,
+            trust=(gate := TrustGate(workspace.agent.root)),
         )
         self.mcp = manager
         self.tools.runtime = manager
         self._report_servers()
+        # The user is asked about the servers not trusted yet while the trusted ones start.
+        self.trust_asker.ask_for(gate, manager, servers_to_trust(workspace.agent))
         await manager.start()
         self._report_servers()
+
+    def ask_trust(self) -> None:
+        """Ask again about the servers not trusted (a server declined before included)."""
+        manager, workspace = self.mcp, self.workspace
+        if manager is not None and workspace is not None:
+            gate, servers = TrustGate(workspace.agent.root), servers_to_trust(workspace.agent)
+            self.bridge.submit(self.trust_asker.ask_again(gate, manager, servers))
 
     def _report_servers(self) -> None:
         manager = self.mcp
@@ -225,6 +240,7 @@ class WorkspaceHost(QObject):
     # --- closing ------------------------------------------------------------------------------
 
     async def _close(self, workspace: Workspace, mcp: Any) -> None:
+        self.trust_asker.cancel()  # a question still open is about servers that are going away
         starting, self._server_start = self._server_start, None
         if starting is not None and not starting.done():
             starting.cancel()

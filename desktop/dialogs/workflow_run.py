@@ -27,7 +27,7 @@ from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.context.items import RequestContext
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import StoredMessage, ToolCallRecord
-from agent_core.workflows.engine import StepStarted
+from agent_core.workflows.events import StepStarted
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from desktop.bridge import CoreBridge
 from desktop.controllers.workflow_runner import WorkflowRun, load_run

@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from agent_core.subagents.definition import Subagent
+from agent_core.agent.subagent_files.definition import Subagent
 from desktop.models._table import FileTableModel
 
 __all__ = ["SubagentsModel"]

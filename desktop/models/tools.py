@@ -21,6 +21,7 @@ STATE_COLOURS = {
     ServerState.FAILED: "#c0392b",
     ServerState.DISABLED: "#7b8494",
     ServerState.STOPPED: "#7b8494",
+    ServerState.UNTRUSTED: "#b7791f",
 }
 
 

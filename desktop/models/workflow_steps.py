@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from agent_core.workflows.engine import StepStarted
+from agent_core.workflows.events import StepStarted
 from agent_core.workflows.records import StepRecord
 from desktop.models._table import RowTableModel
 

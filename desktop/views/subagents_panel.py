@@ -15,17 +15,17 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.agent import Agent
-from agent_core.chat.events import ApprovalDecision, ApprovalRequest, SubagentProgress
-from agent_core.context.items import Delegation
-from agent_core.errors import ContextDeskError
-from agent_core.subagents.direct import run_directly
-from agent_core.subagents.files import (
+from agent_core.agent.subagent_files.files import (
     check_subagent_text,
     delete_subagent,
     save_subagent,
     subagent_path,
     template_for,
 )
+from agent_core.chat.events import ApprovalDecision, ApprovalRequest, SubagentProgress
+from agent_core.context.items import Delegation
+from agent_core.errors import ContextDeskError
+from agent_core.subagents.direct import run_directly
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.models.subagents import SubagentsModel

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import AgentConfig, IncludeMode, McpServerConfig, ToolSettings
+from agent_core.agent.server_trust import TrustGate
 from agent_core.errors import ContextDeskError
 from agent_core.mcp.types import ServerState, ServerStatus, ToolInfo
 from desktop.bridge import CoreBridge
@@ -227,6 +228,7 @@ class ToolsPanel(QWidget):
 
     def _save_servers(self, name: str | None, added: dict[str, McpServerConfig]) -> None:
         """Save what the server dialog gave; ``name`` is the server edited (None when adding)."""
+        gate = TrustGate(self.agent.root) if self.agent is not None else None
 
         def change(config: Any) -> None:
             updated = dict(config.mcp_servers)
@@ -234,6 +236,8 @@ class ToolsPanel(QWidget):
                 updated.pop(name, None)  # renamed
             updated.update(added)
             config.mcp_servers = updated
+            if gate is not None:
+                gate.trust(added)  # the user wrote them here, seeing what they run
 
         self._save_config(change, f"Saved {', '.join(added)}; starting…", starting=list(added))
 
@@ -250,6 +254,11 @@ class ToolsPanel(QWidget):
     def restart_server(self) -> None:
         name, manager = self._selected_server(), self.host.mcp
         if name is None or manager is None:
+            return
+        if (row := self.servers.row_of(name)) is not None and self.servers.status(
+            row
+        ).state is ServerState.UNTRUSTED:
+            self.host.ask_trust()  # it starts only once trusted: ask again
             return
         self._say(f"Restarting {name}…")
         self.bridge.submit(

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from agent_core.agent.agent import Agent
 from agent_core.errors import ContextDeskError
-from agent_core.workflows.engine import initial_store
+from agent_core.workflows.inputs import initial_store
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.workflow_runner import WorkflowRun, load_runs

@@ -21,6 +21,7 @@ from desktop.dialogs.elicitation import ChoiceChecks, ElicitationDialog, UrlElic
 from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send, start
 from tests.support.mcp_servers import DEMO_SERVER, NODE_MODULES, npm_server
+from tests.support.server_trust import trust_servers
 
 EVERYTHING = NODE_MODULES / "@modelcontextprotocol" / "server-everything"
 
@@ -36,6 +37,7 @@ def everything_app(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
             f"  everything:\n    command: {json.dumps(server.command)}\n    args: {json.dumps(server.args)}\n"
             "    toolDefaults: {include: always, permissionRequired: false}\n"
         )
+    trust_servers(agent_dir)
     app = start(qtbot, agent_dir)
     qtbot.waitUntil(lambda: ready(app, "everything"), timeout=WAIT_MS)
     yield app
@@ -172,6 +174,7 @@ def test_a_server_started_with_the_workspace_folder_in_its_settings_is_restarted
             f"  demo:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(DEMO_SERVER))}]\n"
             "    env: {FOLDER: '${workspaceFolder}'}\n"
         )
+    trust_servers(agent_dir)
     app = start(qtbot, agent_dir)
     try:
         qtbot.waitUntil(lambda: ready(app, "demo"), timeout=WAIT_MS)

@@ -20,6 +20,7 @@ from desktop.models.context_items import Column
 from desktop.models.mcp_catalog import CatalogRole
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
 from tests.support.paths import FIXTURES
+from tests.support.server_trust import trust_servers
 
 DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
 
@@ -30,6 +31,7 @@ def with_demo(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
     config = agent_dir / "agent.yaml"
     demo = f"  demo:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(DEMO_SERVER))}]\n"
     config.write_text(config.read_text() + demo)
+    trust_servers(agent_dir)
     create_app()
     app = DesktopApp()
     app.start(agent_dir)

@@ -19,6 +19,7 @@ from desktop.dialogs.sign_in import SignInDialog
 from tests.support.desktop_driver import WAIT_MS, screenshot
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.oauth_server import OAuthMcpServer
+from tests.support.server_trust import trust_servers
 
 
 @pytest.fixture
@@ -56,6 +57,7 @@ def oauth_app(
 ) -> Iterator[tuple[DesktopApp, list[SignInDialog], Browser]]:
     with (agent_dir / "agent.yaml").open("a", encoding="utf-8") as config:
         config.write(f"  remote:\n    type: streamable-http\n    url: {oauth_server.url}\n    oauth: true\n")
+    trust_servers(agent_dir)
     create_app()
     app = DesktopApp()
     shown: list[SignInDialog] = []

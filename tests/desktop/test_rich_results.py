@@ -27,6 +27,7 @@ from desktop.views.rich_result import ImageDialog, RichResultView, decode_image
 from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send
 from tests.support.mcp_servers import NODE_MODULES, npm_server
+from tests.support.server_trust import trust_servers
 
 
 @pytest.fixture
@@ -42,6 +43,7 @@ def with_everything(qtbot: QtBot, agent_dir: Path, theme: str) -> Iterator[Deskt
         + f"  everything:\n    command: {json.dumps(server.command)}\n    args: {json.dumps(server.args)}\n"
         "    toolDefaults: {permissionRequired: false}\n"
     )
+    trust_servers(agent_dir)
     create_app()
     app = DesktopApp()
     app.start(agent_dir)

@@ -17,6 +17,7 @@ from desktop.views.message_widgets import MessageWidget
 from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send, start
 from tests.support.mcp_servers import NODE_MODULES
+from tests.support.server_trust import trust_servers
 
 TOOL = "everything__trigger-sampling-request"
 
@@ -33,7 +34,7 @@ def everything_agent(agent_dir: Path) -> Path:
         + f"  everything:\n    command: {node}\n    args: [{entry}, stdio]\n"
         + "    toolDefaults: {include: always, permissionRequired: false}\n"
     )
-    return agent_dir
+    return trust_servers(agent_dir)
 
 
 def test_a_sampling_request_is_approved_from_the_chat_and_shown_in_view_context(

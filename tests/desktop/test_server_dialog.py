@@ -26,6 +26,7 @@ from desktop.dialogs.server_dialog import ServerDialog
 from desktop.theme import colors
 from tests.support.desktop_driver import WAIT_MS, open_manager, screenshot
 from tests.support.paths import FIXTURES
+from tests.support.server_trust import trust_servers
 
 FORM, JSON = 0, 1
 
@@ -328,6 +329,7 @@ def test_a_sampling_model_chosen_in_the_tools_panel_is_saved_to_agent_yaml_keepi
         + f"  # the demo server, for sampling\n  demo:\n    command: {json.dumps(sys.executable)}\n"
         f"    args: [{json.dumps(str(demo))}]\n"
     )
+    trust_servers(agent_dir)
     desktop.host.reload_agent()
     window = desktop.window
     qtbot.waitUntil(lambda: "scripted:x" in window.model_choices, timeout=WAIT_MS)

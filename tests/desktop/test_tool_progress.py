@@ -19,6 +19,7 @@ from desktop.models.conversation_entries import Role
 from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send, start
 from tests.support.mcp_servers import NOTIFYING_SERVER, require_node_modules
+from tests.support.server_trust import trust_servers
 
 LONG_RUNNING = "everything__trigger-long-running-operation"
 
@@ -38,7 +39,7 @@ def live_agent_dir(agent_dir: Path) -> Path:
         + open_tools,
         encoding="utf-8",
     )
-    return agent_dir
+    return trust_servers(agent_dir)
 
 
 @pytest.fixture

@@ -25,18 +25,10 @@ from agent_core.cli.main import main
 from agent_core.errors import AgentFileError, ContextDeskError
 from agent_core.mcp import McpManager
 from agent_core.store.chats import ChatStore
+from tests.support.agent_files import write
 
 T = TypeVar("T")
 RULE = "---\ninclude: always\n---\n\nBe kind.\n"
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from agent_core.mcp._logs import MAX_LINE_BYTES, MAX_LINE_CHARS, LogBuffer, Stde
 from agent_core.mcp._transports import stdio_parameters
 from tests.support.mcp_servers import DEMO_SERVER, free_port
 from tests.support.paths import FIXTURES, REPO_ROOT
+from tests.support.server_trust import trust_servers
 
 EXIT_DURING_INITIALIZE = FIXTURES / "mcp" / "exit_during_initialize.py"
 STDERR_FLOOD = FIXTURES / "mcp" / "stderr_flood.py"
@@ -87,12 +88,15 @@ def test_a_server_that_exits_during_initialize_or_refuses_gives_one_clear_messag
         f"  refused:\n    type: streamable-http\n    url: http://127.0.0.1:{port}/mcp\n"
         f"  refused-sse:\n    type: sse\n    url: http://127.0.0.1:{port}/sse\n"
     )
+    trust_servers(agent)
     finished = contextdesk("mcp", "ping", str(agent))
     assert finished.returncode == 1
     assert "Traceback" not in finished.stderr and "Traceback" not in finished.stdout
     assert finished.stderr == ""
     lines = finished.stdout.splitlines()
-    assert lines[0].startswith("dying: failed: MCP server 'dying' exited unexpectedly. Fix: run ")
+    assert lines[0].startswith(
+        "dying: failed: MCP server 'dying' exited unexpectedly. Fix: check its `command`"
+    )
     assert lines[1:3] == [
         "Last lines it wrote to stderr:",
         "  | exit_during_initialize: no licence key found, giving up",
@@ -271,6 +275,7 @@ def test_a_server_with_too_many_tools_contributes_the_first_thousand_and_says_so
         f"    args: [{json.dumps(str(DEMO_SERVER))}, --extra-tools, '1100']\n"
         "    startTimeoutSeconds: 120\n"
     )
+    trust_servers(agent)
     finished = contextdesk("agent", "show", str(agent), "--json")
     assert finished.returncode == 0, finished.stderr
     (server,) = json.loads(finished.stdout)["mcpServers"]

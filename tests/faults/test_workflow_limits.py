@@ -396,7 +396,7 @@ def test_loops_with_a_way_out_are_not_reported(text: str) -> None:
 
 
 def test_the_shipped_template_has_no_loop_problem(tmp_path: Path) -> None:
-    from desktop.controllers.workflow_files import template_for
+    from agent_core.workflows.files import template_for
 
     problems: list[Problem] = []
     workflow = parse_workflow(tmp_path / "new.yaml", template_for("new"), problems)

@@ -12,15 +12,19 @@ from typing import Any
 from agent_core.agent.items import Problem
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
+from agent_core.agent.server_trust import ServerTrust
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.chat.services import ChatServices
 from agent_core.providers.base import Provider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-from agent_core.workflows.engine import MockOutputs, WorkflowEngine, WorkflowFinished
+from agent_core.workflows.engine import WorkflowEngine
+from agent_core.workflows.events import WorkflowFinished
 from agent_core.workflows.loader import parse_workflow
+from agent_core.workflows.mock_outputs import MockOutputs
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
+from agent_core.workflows.server_trust import workflow_servers
 from tests.support.chat_tools import PythonTools, Tool
 
 __all__ = ["Runner", "step"]
@@ -57,11 +61,15 @@ class Runner:
         mock: list[dict[str, Any]] | None = None,
         *,
         decide: Callable[[ApprovalRequest], ApprovalDecision] | None = None,
+        trusted: bool = True,
     ) -> WorkflowRunRecord:
-        """The run's record; approvals are allowed, or answered by ``decide`` when given."""
+        """The run's record; approvals are allowed, or answered by ``decide`` when given. The
+        workflow's own servers are trusted first (as `contextdesk agent trust` would) unless not ``trusted``."""
         problems: list[Problem] = []
         workflow = parse_workflow(self.tmp_path / "flow.yaml", text, problems)
         assert workflow is not None, problems
+        if trusted:
+            ServerTrust().trust(self.agent.root, workflow_servers(self.agent, [workflow]))
         engine = WorkflowEngine(
             workflow, self.agent, self.services(), self.chats, self.runs,
             mock_outputs=MockOutputs(mock) if mock is not None else None, auto_approve=decide is None,

@@ -19,8 +19,10 @@ from agent_core.agent.importers._common import (
     read_structured_file,
 )
 from agent_core.agent.importers._merge import plan_import
+from agent_core.agent.importers._source_root import reading_from
 from agent_core.agent.importers._staging import write_plan
 from agent_core.agent.importers.mcp_json import servers_from_mcp_json
+from agent_core.agent.server_trust import trust_command
 from agent_core.plugins import PluginRegistry
 
 __all__ = [
@@ -65,7 +67,8 @@ def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
     importers = [importer for _, importer in IMPORTERS.plugins()]
     for importer in importers:
         if importer.detects(source):
-            return importer.read(source, copy_secrets=copy_secrets)
+            with reading_from(source):  # no file found in it is read through a link leading out
+                return importer.read(source, copy_secrets=copy_secrets)
     expected = _one_of([importer.expected for importer in importers])
     if source.is_dir():
         raise AgentImportError(f"nothing to import in {source}: expected {expected}")
@@ -116,6 +119,11 @@ def apply_import(
     target = target.expanduser()
     plan = plan_import(imported, target, replace=replace or overwrite)
     imported.report.dry_run = dry_run
+    if any(block.get("type") != "internal" for block in imported.mcp_servers.values()):
+        imported.report.warnings.append(
+            f"the imported MCP servers start only once you trust what they run: `{trust_command(target)}` "
+            "prints each command line and trusts them (the desktop app asks when the agent opens)"
+        )
     if not dry_run:
         write_plan(plan, target)
     return imported.report

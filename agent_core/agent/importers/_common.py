@@ -13,6 +13,7 @@ import yaml
 
 from agent_core.agent._text_file import FileRefused, read_bytes
 from agent_core.agent.importers._jsonc import parse_jsonc
+from agent_core.agent.importers._source_root import link_out_problem
 from agent_core.agent.items import DocumentItem, DocumentKind
 from agent_core.agent.names import name_problem, numbered_name, suggest_name
 from agent_core.agent.schema import IncludeMode
@@ -76,9 +77,14 @@ def read_import_text(path: Path) -> str:
     """The UTF-8 text of a file to import: an ordinary file of at most 5 MB (a named pipe or a
     device would block the import forever; a huge file would fill memory).
 
+    A file found inside the source that links out of it is refused (``_source_root``).
+
     Raises:
-        AgentImportError: the file is not an ordinary file, too large, unreadable or not UTF-8.
+        AgentImportError: the file is not an ordinary file, too large, unreadable or not UTF-8, or
+            it links out of the folder being imported.
     """
+    if problem := link_out_problem(path):
+        raise AgentImportError(f"cannot import {path}: {problem}")
     try:
         return read_bytes(path).decode("utf-8")
     except FileRefused as error:

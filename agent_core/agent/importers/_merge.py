@@ -29,8 +29,8 @@ from agent_core.agent.schema import (
     ProviderConfig,
     SelectionConfig,
 )
+from agent_core.agent.subagent_files.loader import SUBAGENTS_FOLDER
 from agent_core.agent.writer import check_agent_file_saveable
-from agent_core.subagents.loader import SUBAGENTS_FOLDER
 from agent_core.workflows.loader import WORKFLOWS_FOLDER
 
 __all__ = ["ImportPlan", "plan_import"]

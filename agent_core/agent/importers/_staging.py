@@ -17,9 +17,9 @@ from pathlib import Path
 from agent_core.agent.agent import AGENT_FILE
 from agent_core.agent.importers._common import AgentImportError
 from agent_core.agent.importers._merge import ImportPlan
+from agent_core.agent.subagent_files.loader import SUBAGENTS_FOLDER
 from agent_core.agent.writer import document_path, save_agent_config, save_document
 from agent_core.atomic import atomic_write_text
-from agent_core.subagents.loader import SUBAGENTS_FOLDER
 from agent_core.workflows.loader import WORKFLOWS_FOLDER
 
 __all__ = ["write_plan"]

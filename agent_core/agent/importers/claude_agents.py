@@ -16,8 +16,8 @@ from agent_core.agent.importers._common import (
     safe_item_name,
 )
 from agent_core.agent.items import Problem
+from agent_core.agent.subagent_files.loader import load_subagent
 from agent_core.plugins import Register
-from agent_core.subagents.loader import load_subagent
 
 __all__ = ["detects_claude_agents", "find_claude_agents", "import_claude_agents", "register_importers"]
 

@@ -20,6 +20,7 @@ from agent_core.agent.importers._common import (
 )
 from agent_core.agent.importers._mcp_sources import ServerSource, find_server_source
 from agent_core.agent.importers._servers import convert_server
+from agent_core.agent.importers._source_root import link_out_problem
 from agent_core.agent.variables import input_variable
 from agent_core.plugins import Register
 
@@ -70,6 +71,9 @@ def _import_detected(source: Path, *, copy_secrets: bool) -> ImportedAgent:
     if source.is_dir():
         found = _file_in(source)
         if found is None:
+            for path in (source / name for name in _FILES_IN_A_FOLDER):
+                if path.is_file() and (problem := link_out_problem(path)):
+                    raise AgentImportError(f"cannot import {path}: {problem}")
             raise AgentImportError(
                 f"no MCP config file in {source}: expected one of {', '.join(_FILES_IN_A_FOLDER)}"
             )

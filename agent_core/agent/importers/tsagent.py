@@ -184,7 +184,10 @@ def import_tsagent_legacy(config_path: Path, *, copy_secrets: bool = False) -> I
     _map_config(data, imported, copy_secrets)
     prompt = folder / "prompt.md"
     if prompt.is_file():
-        imported.system_prompt = read_rule_text(prompt)
+        try:
+            imported.system_prompt = read_rule_text(prompt)
+        except AgentImportError as error:
+            imported.report.skipped.append(f"prompt.md: {error}")
     elif isinstance(data.get("systemPrompt"), str):
         imported.system_prompt = data["systemPrompt"]
     for kind, sub in (("rule", "rules"), ("reference", "refs")):

@@ -12,6 +12,7 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.agent.schema import StdioServerConfig, StreamableHttpServerConfig
 from agent_core.agent.writer import render_agent_config, save_agent_config, save_document
 from agent_core.errors import AgentFileError
+from tests.support.agent_files import write
 
 GOOD_RULE = """---
 name: good
@@ -22,15 +23,6 @@ include: always
 
 Be kind.
 """
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
 from tests.support.paths import FIXTURES
+from tests.support.server_trust import trust_servers
 
 DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
 
@@ -58,7 +59,7 @@ def agent_with_servers(tmp_path: Path) -> Path:
         "    command: /nonexistent/server\n"
     )
     (root / "agent.yaml").write_text(config)
-    return root
+    return trust_servers(root)
 
 
 async def chat(workspace: Workspace, text: str, decisions: Sequence[ApprovalDecision]) -> list[ChatEvent]:

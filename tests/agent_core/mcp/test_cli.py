@@ -10,6 +10,7 @@ import pytest
 
 from agent_core.cli.main import main
 from tests.support.mcp_servers import DEMO_SERVER
+from tests.support.server_trust import trust_servers
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -29,7 +30,7 @@ def agent_dir(tmp_path: Path) -> Path:
         "    tools:\n      echo: {include: agent, permissionRequired: false}\n"
         "  broken:\n    command: no-such-server-binary\n"
     )
-    return root
+    return trust_servers(root)
 
 
 def test_show_starts_the_servers_and_lists_status_and_tools(
@@ -124,7 +125,7 @@ def everything_agent(tmp_path: Path, node_modules: Path) -> Path:
         "name: Everything\nmcpServers:\n"
         f"  everything:\n    command: {json.dumps(server.command)}\n    args: {json.dumps(server.args)}\n"
     )
-    return root
+    return trust_servers(root)
 
 
 def test_mcp_call_prints_structured_content_as_pretty_json(
@@ -171,6 +172,7 @@ def test_agent_show_prints_each_tools_hints(tmp_path: Path, capsys: pytest.Captu
         f"  rich:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(RICH_SERVER))}]\n"
         "    toolDefaults: {permissionRequired: false}\n"
     )
+    trust_servers(root)
     code, out, _ = run(capsys, "agent", "show", str(root))
     assert code == 0
     delete = next(line for line in out.splitlines() if line.split()[:1] == ["delete_note"])

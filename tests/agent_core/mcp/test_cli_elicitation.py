@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.mcp_servers import npm_server
+from tests.support.server_trust import trust_servers
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def everything_agent(tmp_path: Path, node_modules: Path) -> Path:
         f"  everything:\n    command: {json.dumps(server.command)}\n    args: {json.dumps(server.args)}\n"
         f"  workspace:\n    type: internal\n    tool: workspace\n    options: {{root: {json.dumps(str(workspace))}}}\n"
     )
-    return root
+    return trust_servers(root)
 
 
 def call(agent: Path, tool: str, *extra: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -11,6 +11,7 @@ import pytest
 from agent_core.cli.main import main
 from tests.support.mcp_servers import NOTIFYING_SERVER
 from tests.support.paths import REPO_ROOT
+from tests.support.server_trust import trust_servers
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def agent_dir(tmp_path: Path, node_modules: Path) -> Path:
         f"  everything:\n    command: node\n    args: [{json.dumps(str(everything))}, stdio]\n"
         f"  n:\n    command: {json.dumps(sys.executable)}\n    args: [{json.dumps(str(NOTIFYING_SERVER))}]\n"
     )
-    return root
+    return trust_servers(root)
 
 
 def test_mcp_call_prints_every_step_of_a_long_running_operation(

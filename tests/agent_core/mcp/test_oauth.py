@@ -23,6 +23,7 @@ from agent_core.mcp.oauth import KEYRING_SERVICE, SignInRequest
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.oauth_server import OAuthMcpServer
 from tests.support.paths import REPO_ROOT
+from tests.support.server_trust import trust_servers
 
 pytestmark = pytest.mark.anyio
 
@@ -222,7 +223,7 @@ def oauth_agent(tmp_path: Path, oauth_server: OAuthMcpServer) -> Path:
     (root / "agent.yaml").write_text(
         f"name: OAuth\nmcpServers:\n  remote:\n    type: streamable-http\n    url: {oauth_server.url}\n    oauth: true\n"
     )
-    return root
+    return trust_servers(root)
 
 
 def test_the_cli_prints_the_sign_in_url_and_waits_for_the_browser(

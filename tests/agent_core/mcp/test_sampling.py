@@ -35,6 +35,7 @@ from agent_core.providers.pool import ProviderPool
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
+from tests.support.server_trust import trust_servers
 
 pytestmark = pytest.mark.anyio
 
@@ -66,7 +67,7 @@ def everything_agent(tmp_path: Path, node_modules: Path, **sampling: object) -> 
         "    toolDefaults: {include: always, permissionRequired: false}\n" + settings
     )
     (root / "agent.yaml").write_text(config)
-    return root
+    return trust_servers(root)
 
 
 async def chat(
@@ -277,7 +278,7 @@ def scripted_everything_agent(tmp_path: Path, node_modules: Path, steps: list[di
         "providers:\n  local: {}", f"providers:\n  scripted:\n    options:\n      script: {script}"
     )
     (root / "agent.yaml").write_text(config)
-    return root
+    return trust_servers(root)
 
 
 def test_mcp_call_with_yes_answers_sampling_with_the_agents_model(

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from agent_core.agent.schema import MemoryConfig
-from agent_core.chat.memory_writes import asks_model, model_proposals
 from agent_core.errors import ProviderError, ProviderUnavailableError
+from agent_core.memory.chat_extraction import asks_model, model_proposals
 from agent_core.memory.extraction_model import (
     MAX_PROPOSALS,
     SYSTEM_PROMPT,

@@ -12,9 +12,9 @@ import pytest
 from agent_core.agent.items import Problem
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
-from agent_core.subagents.definition import Subagent, SubagentLimits, tool_allowed
-from agent_core.subagents.loader import load_subagent
-from agent_core.subagents.tool_names import tool_patterns
+from agent_core.agent.subagent_files.definition import Subagent, SubagentLimits, tool_allowed
+from agent_core.agent.subagent_files.loader import load_subagent
+from agent_core.agent.subagent_files.tool_names import tool_patterns
 
 CLAUDE_AGENTS = Path(__file__).parents[2] / "fixtures" / "claude_agents"
 

@@ -462,7 +462,7 @@ def test_an_agent_folder_inside_the_agent_is_a_sub_agent_with_its_own_prompt_and
 
 def test_an_agent_folder_outside_the_agent_is_refused(tmp_path: Path) -> None:
     from agent_core.agent.items import Problem
-    from agent_core.subagents.loader import load_subagent
+    from agent_core.agent.subagent_files.loader import load_subagent
 
     root = tmp_path / "agent"
     (root / "subagents").mkdir(parents=True)

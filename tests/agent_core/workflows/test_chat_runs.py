@@ -217,7 +217,7 @@ def test_cancelling_the_reply_stops_the_run_and_its_assistant_with_no_request_af
 
 
 def test_a_sub_agent_is_never_offered_a_workflow(chat: Chat) -> None:
-    from agent_core.subagents.definition import Subagent
+    from agent_core.agent.subagent_files.definition import Subagent
     from agent_core.subagents.tools import AllowListedTools
 
     narrowed = AllowListedTools(chat.services.tools, Subagent(name="helper", description="d", prompt="p"))

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
-from agent_core.subagents.files import save_subagent, template_for
+from agent_core.agent.subagent_files.files import save_subagent, template_for
 from desktop.models.subagents import SubagentsModel
 
 

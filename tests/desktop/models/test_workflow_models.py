@@ -13,7 +13,7 @@ from agent_core.agent.items import Problem
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.context.items import TokenUsage
-from agent_core.workflows.engine import StepStarted
+from agent_core.workflows.events import StepStarted
 from agent_core.workflows.records import StepRecord
 from desktop.models.workflow_steps import (
     StepColumn,

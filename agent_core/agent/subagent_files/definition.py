@@ -16,8 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from agent_core.agent.names import name_problem
-from agent_core.agent.schema import FileModel, IncludeMode
+from agent_core.agent.schema import FileModel, IncludeMode, ItemName
 
 __all__ = [
     "CLAUDE_ONLY_FIELDS",
@@ -62,7 +61,7 @@ class SubagentLimitsConfig(FileModel):
 class SubagentFrontmatter(FileModel):
     """The YAML header of ``subagents/NAME.md``."""
 
-    name: str | None = None
+    name: ItemName | None = None
     description: str = ""
     # Claude Code writes "Read, Grep, Glob" as often as a YAML list.
     tools: list[str] | None = None
@@ -88,13 +87,6 @@ class SubagentFrontmatter(FileModel):
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
-        return value
-
-    @field_validator("name")
-    @classmethod
-    def _safe_name(cls, value: str | None) -> str | None:
-        if value is not None and (problem := name_problem(value)):
-            raise ValueError(problem)
         return value
 
     @field_validator("output")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from agent_core.agent.items import Problem
 from agent_core.agent.names import name_problem
+from agent_core.agent.subagent_files.loader import SUBAGENTS_FOLDER, parse_subagent
 from agent_core.atomic import atomic_write_text
 from agent_core.errors import AgentFileError
-from agent_core.subagents.loader import SUBAGENTS_FOLDER, parse_subagent
 
 __all__ = [
     "TEMPLATE",
