@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from agent_core.context.items import ItemRef
 from agent_core.database.base import SqliteStore
@@ -74,9 +73,6 @@ def taught(documents: Sequence[Document], corrections: Sequence[Correction]) -> 
 
 class LearnedSelections(SqliteStore):
     """The corrections of every agent, in the app's database."""
-
-    def __init__(self, path: Path | None = None) -> None:
-        super().__init__(path)
 
     def record(
         self, agent_path: str, ref: ItemRef, message: str, *, added: bool, session_id: str = ""
