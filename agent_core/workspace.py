@@ -15,10 +15,8 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
-from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector
 from agent_core.errors import UserDataError
@@ -26,6 +24,8 @@ from agent_core.memory.service import MemoryService
 from agent_core.providers.pool import ProviderPool
 from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
+from agent_core.tools.runtime import NoTools, ToolRuntime
+from agent_core.tools.sampling_router import SamplingRouter
 from agent_core.workflows.tools import WithWorkflows
 
 if TYPE_CHECKING:

@@ -39,7 +39,7 @@ REPLY_CHILD = textwrap.dedent(
     from agent_core.chat.events import ReplyFinished
     from agent_core.chat.services import ChatServices
     from agent_core.chat.session import ChatSession
-    from agent_core.chat.tool_runtime import NoTools
+    from agent_core.tools.runtime import NoTools
     from agent_core.providers.base import ProviderSettings
     from agent_core.providers.openai_compatible import OpenAICompatibleProvider
     from agent_core.store.chats import ChatStore

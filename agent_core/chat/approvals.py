@@ -15,8 +15,8 @@ from typing import Any
 from agent_core.agent.schema import AgentConfig, InternalServerConfig, ToolPermissionPolicy
 from agent_core.chat.events import ApprovalRequest
 from agent_core.chat.prompt import ToolBinding
-from agent_core.chat.tool_runtime import HintedTool, ToolDescriptor
 from agent_core.context.items import ItemRef
+from agent_core.tools.runtime import HintedTool, ToolDescriptor
 
 __all__ = [
     "DESTRUCTIVE_CAUTION",

@@ -17,7 +17,6 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.schema import InternalServerConfig, SelectionConfig
 from agent_core.chat.item_pulls import CONTEXT_SERVER, READ_ITEM, catalogue_tool
 from agent_core.chat.tool_routing import route_tool
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.glob_attachment import glob_matched_items
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun, SessionItem
 from agent_core.context.selection import ContextSelector, SelectionOutcome
@@ -25,6 +24,7 @@ from agent_core.context.sources import ContextRequest, ContextSource, candidates
 from agent_core.memory.chat_memories import ChatMemories
 from agent_core.memory.service import RecalledMemories
 from agent_core.providers.base import ToolCalling
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = ["BuiltContext", "build_request_context"]
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
-from agent_core.chat.sampling import SamplingRequest
 from agent_core.context.items import (
     Delegation,
     ItemRef,
@@ -25,7 +24,8 @@ from agent_core.context.items import (
 from agent_core.errors import ProviderError
 from agent_core.memory.book import WriteOutcome
 from agent_core.store.chats import StoredMessage, ToolCallRecord
-from agent_core.tool_progress import ToolProgress
+from agent_core.tools.progress import ToolProgress
+from agent_core.tools.sampling_router import SamplingRequest
 
 __all__ = [
     "WORKFLOW_GATE",

@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable
 from typing import Generic, TypeVar
 
-from agent_core.tool_progress import ToolProgress, listening_to_progress
+from agent_core.tools.progress import ToolProgress, listening_to_progress
 
 __all__ = ["ProgressRelay"]
 

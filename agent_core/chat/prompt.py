@@ -18,10 +18,10 @@ from agent_core.agent.items import DocumentItem
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import Block, Draft, Limits, fit_request
 from agent_core.budget.reference_chunks import relevant_chunks
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ContextManifest, ItemRef, PartKind, RequestContext, RequestItem
 from agent_core.providers.base import ChatMessage, ImageInput, ToolCall, ToolSpec
 from agent_core.store.chats import StoredMessage, ToolCallRecord
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = [
     "Prompt",

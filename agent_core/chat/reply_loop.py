@@ -39,7 +39,6 @@ from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, build_prompt, tool_images
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, ToolCallEvent, pending_record
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
 from agent_core.errors import ContextDeskError, ProviderError, ReplyLimitError, UserDataError
 from agent_core.providers.base import (
@@ -56,6 +55,7 @@ from agent_core.providers.base import (
 from agent_core.providers.base import ToolCallEvent as ProviderToolCall
 from agent_core.store.chats import ChatStore, StoredMessage, ToolCallRecord
 from agent_core.store.sent_requests import sent_request
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = ["ReplyLoop", "ReplyRequest", "Streamer"]
 

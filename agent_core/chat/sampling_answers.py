@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from agent_core.agent.schema import ChatDefaults, McpServerConfig, SamplingPolicy
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest, SamplingAnswered
 from agent_core.chat.resolved_model import ModelResolver
-from agent_core.chat.sampling import (
+from agent_core.context.items import SamplingOutcome, SamplingRecord, TokenUsage
+from agent_core.errors import ProviderError
+from agent_core.providers.base import ChatMessage, ChatRequest, GenerationSettings
+from agent_core.tools.sampling_router import (
     SamplingAnswer,
     SamplingHandler,
     SamplingRefusedError,
     SamplingRequest,
     StopReason,
 )
-from agent_core.context.items import SamplingOutcome, SamplingRecord, TokenUsage
-from agent_core.errors import ProviderError
-from agent_core.providers.base import ChatMessage, ChatRequest, GenerationSettings
 
 __all__ = ["ChatSampling", "SamplingEvent", "choose_model"]
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 
 from agent_core.chat.reply_loop import Streamer
 from agent_core.chat.resolved_model import ProviderResolver
-from agent_core.chat.sampling import SamplingRouter
-from agent_core.chat.tool_runtime import NoTools, ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.memory.service import MemoryService
 from agent_core.providers.retry import stream_with_retries
+from agent_core.tools.runtime import NoTools, ToolRuntime
+from agent_core.tools.sampling_router import SamplingRouter
 
 __all__ = ["ChatServices"]
 

@@ -29,9 +29,7 @@ from agent_core.chat.events import (
 from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
 from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
-from agent_core.chat.sampling import SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
-from agent_core.chat.tool_runtime import RichOutcome, ToolOutcome, ToolRuntime
 from agent_core.content_parts import kept_parts
 from agent_core.context.items import Delegation, ItemRef
 from agent_core.errors import ContextDeskError
@@ -39,6 +37,8 @@ from agent_core.providers.base import ToolCall
 from agent_core.store.chats import Approval, ToolCallRecord
 from agent_core.store.kept_results import kept_result
 from agent_core.subagents.tools import SUBAGENT_SERVER
+from agent_core.tools.runtime import RichOutcome, ToolOutcome, ToolRuntime
+from agent_core.tools.sampling_router import SamplingRouter
 from agent_core.workflows.tools import WORKFLOW_SERVER
 
 if TYPE_CHECKING:

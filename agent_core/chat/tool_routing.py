@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from agent_core.agent.schema import SelectionConfig
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, NearMiss, RequestContext, RequestItem
 from agent_core.context.selection import ContextSelector, tool_candidate
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = ["route_tool"]
 

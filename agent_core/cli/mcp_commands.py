@@ -15,7 +15,6 @@ from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import VariableContext, variables_for
 from agent_core.chat.resolved_model import ModelResolver
-from agent_core.chat.sampling import SamplingHandler, SamplingRouter
 from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.cli.input_prompt import ask_in_terminal
 from agent_core.cli.media_files import SavedMedia, save_media
@@ -23,6 +22,7 @@ from agent_core.cli.sampling_prompt import terminal_sampling_events
 from agent_core.cli.trust_prompt import confirm_servers
 from agent_core.errors import ContextDeskError
 from agent_core.providers.pool import ProviderPool
+from agent_core.tools.sampling_router import SamplingHandler, SamplingRouter
 
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager, ToolResult
@@ -110,7 +110,7 @@ def run_call(args: argparse.Namespace) -> int:
     from agent_core.cli.sign_in_prompt import TerminalSignIn
     from agent_core.mcp import McpManager, ServerState
     from agent_core.mcp.roots import agent_roots
-    from agent_core.tool_progress import listening_to_progress
+    from agent_core.tools.progress import listening_to_progress
 
     agent = load_agent(args.dir)
     _check_server(agent, args.server)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from agent_core.tool_progress import ToolProgress
+from agent_core.tools.progress import ToolProgress
 
 __all__ = ["ProgressPrinter", "progress_line"]
 

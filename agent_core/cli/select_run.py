@@ -18,7 +18,6 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector, SelectionOutcome
@@ -26,6 +25,7 @@ from agent_core.context.session_context import agent_candidates
 from agent_core.errors import ContextDeskError
 from agent_core.memory.service import MemoryService, RecalledMemories
 from agent_core.paths import user_dirs
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = ["CatalogueTool", "load_tool_catalogue", "run_select"]
 

@@ -8,10 +8,10 @@ from collections.abc import Iterable, Sequence
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentKind
 from agent_core.agent.schema import IncludeMode
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, SessionItem
 from agent_core.context.selection import Candidate
 from agent_core.context.sources import ContextRequest, candidates_from
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = [
     "MENTION",

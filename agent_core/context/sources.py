@@ -10,10 +10,10 @@ from typing import Protocol
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, SessionItem
 from agent_core.context.selection import Candidate, document_candidate, tool_candidate
 from agent_core.plugins import PluginRegistry, Register
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = [
     "CONTEXT_SOURCES",

@@ -8,14 +8,14 @@ import logging
 import mcp_types
 from mcp.client.session import ClientRequestContext
 
-from agent_core.chat.sampling import (
+from agent_core.errors import ContextDeskError
+from agent_core.tools.sampling_router import (
     SamplingLimits,
     SamplingMessage,
     SamplingRefusedError,
     SamplingRequest,
     SamplingRouter,
 )
-from agent_core.errors import ContextDeskError
 
 __all__ = ["SamplingCallback"]
 

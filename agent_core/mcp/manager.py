@@ -11,7 +11,6 @@ from typing import Any, Self, TypeVar
 from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import VariableContext
-from agent_core.chat.sampling import SamplingRouter
 from agent_core.mcp._connection import ServerConnection, StatusListener
 from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
 from agent_core.mcp.elicitation import ElicitationHandler
@@ -27,6 +26,7 @@ from agent_core.mcp.types import (
     ToolInfo,
     ToolResult,
 )
+from agent_core.tools.sampling_router import SamplingRouter
 
 __all__ = ["McpManager", "inspect_servers"]
 

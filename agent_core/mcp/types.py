@@ -11,7 +11,7 @@ from typing import Any, Literal, Protocol
 
 from agent_core.agent.schema import IncludeMode
 from agent_core.content_parts import ContentPart
-from agent_core.tool_hints import ToolAnnotations
+from agent_core.tools.hints import ToolAnnotations
 
 __all__ = [
     "ContentPart",

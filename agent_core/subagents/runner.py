@@ -32,7 +32,6 @@ from agent_core.chat.events import (
     TurnSaved,
 )
 from agent_core.chat.services import ChatServices
-from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.items import Delegation, StoppedBy, TokenUsage
 from agent_core.context.session_context import initial_session_items
 from agent_core.errors import ContextDeskError
@@ -40,6 +39,7 @@ from agent_core.store.chats import ChildLink, StoredMessage
 from agent_core.subagents.budget import FanOutBudget, add_usage, total_tokens
 from agent_core.subagents.output_schema import json_text, schema_problem
 from agent_core.subagents.tools import AllowListedTools, subagent_tools
+from agent_core.tools.runtime import ToolRuntime
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession

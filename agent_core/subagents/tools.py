@@ -10,7 +10,7 @@ from typing import Any
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.agent.subagent_files.definition import Subagent, tool_allowed
-from agent_core.chat.tool_runtime import ToolDescriptor, ToolOutcome, ToolRuntime
+from agent_core.tools.runtime import ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.workflows.tools import WORKFLOW_SERVER
 
 __all__ = ["SUBAGENT_SERVER", "AllowListedTools", "SubagentTool", "WithSubagents", "subagent_tools"]

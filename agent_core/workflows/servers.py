@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import StdioServerConfig, ToolDefaults
-from agent_core.chat.tool_runtime import ToolDescriptor, ToolOutcome, ToolRuntime
+from agent_core.tools.runtime import ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.schema import WorkflowAssistantConfig, WorkflowMcpServer
 from agent_core.workflows.server_trust import check_trusted

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_core.agent.schema import IncludeMode
-from agent_core.chat.tool_runtime import ToolDescriptor, ToolOutcome, ToolRuntime
+from agent_core.tools.runtime import ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.workflows.loader import Workflow
 
 __all__ = ["WORKFLOW_SERVER", "WithWorkflows", "WorkflowTool", "input_schema_of", "workflow_tools"]

@@ -32,11 +32,11 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest, ReplyFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import NoTools
 from agent_core.providers.base import Provider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
+from agent_core.tools.runtime import NoTools
 from agent_core.workspace import Workspace
 
 TOPICS = [

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.selection import IndexingDone
 from agent_core.context.session_context import agent_candidates
 from agent_core.errors import SelectionUnavailableError
+from agent_core.tools.runtime import ToolDescriptor
 from desktop.bridge import CoreBridge, Generation
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for, workspace_root_of
-from agent_core.chat.tool_runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.errors import ContextDeskError
+from agent_core.tools.runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.workflows.server_trust import servers_to_trust
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.elicitation import ElicitationAsker

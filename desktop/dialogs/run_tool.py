@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.chat.tool_runtime import ToolOutcome
 from agent_core.mcp.types import ToolInfo
+from agent_core.tools.runtime import ToolOutcome
 from desktop.bridge import CoreBridge, Generation
 from desktop.theme import colors
 

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
+from agent_core.tools.runtime import ToolDescriptor
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.dialogs.sampling_section import SamplingSection
 from desktop.dialogs.subagent_section import SubagentHooks, SubagentSection

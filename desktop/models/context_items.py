@@ -15,8 +15,8 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
-from agent_core.chat.tool_runtime import HintedTool, ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
+from agent_core.tools.runtime import HintedTool, ToolDescriptor
 from desktop.models._table import RowTableModel
 from desktop.models.manifest import cost_of
 

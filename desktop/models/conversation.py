@@ -33,7 +33,7 @@ from agent_core.chat.events import (
     WorkflowProgress,
 )
 from agent_core.store.chats import StoredMessage, ToolCallRecord
-from agent_core.tool_progress import ToolProgress
+from agent_core.tools.progress import ToolProgress
 from desktop.models.conversation_entries import (
     CHOOSING_CONTEXT,
     WAITING_FOR_MODEL,

@@ -15,7 +15,7 @@ from agent_core.context.items import RequestContext
 from agent_core.memory.records import Memory
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from agent_core.subagents.runs import SubagentRun, run_of
-from agent_core.tool_progress import ToolProgress
+from agent_core.tools.progress import ToolProgress
 
 __all__ = [
     "CHOOSING_CONTEXT",

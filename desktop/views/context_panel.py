@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.agent import Agent
-from agent_core.chat.tool_runtime import ToolDescriptor
 from agent_core.context.items import ItemRef, ItemType
+from agent_core.tools.runtime import ToolDescriptor
 from desktop.controllers.chat_controller import ChatController
 from desktop.models.context_items import ContextItemsModel, Role, session_rows, sorted_proxy
 from desktop.theme import colors

@@ -13,9 +13,9 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.agent import Agent
-from agent_core.chat.tool_runtime import ToolRuntime
 from agent_core.context.selection import ContextSelector
 from agent_core.providers.base import PromptProgressEvent
+from agent_core.tools.runtime import ToolRuntime
 from agent_core.workspace import Workspace
 from desktop.app import DesktopApp
 from desktop.views.status_indicator import StatusIndicator

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QElapsedTimer, QModelIndex, QTimer
 from pytestqt.qtbot import QtBot
 
-from agent_core.tool_progress import ToolProgress
+from agent_core.tools.progress import ToolProgress
 from desktop.app import DesktopApp
 from desktop.models.conversation_entries import Role
 from desktop.views.tool_call_widget import ToolCallWidget

@@ -124,9 +124,9 @@ def test_a_rule_that_joined_by_file_glob_shows_which_file_matched(qtbot: QtBot, 
     from agent_core.chat.events import ReplyFinished
     from agent_core.chat.services import ChatServices
     from agent_core.chat.session import ChatSession
-    from agent_core.chat.tool_runtime import NoTools
     from agent_core.providers.scripted import ScriptedProvider
     from agent_core.store.chats import ChatStore
+    from agent_core.tools.runtime import NoTools
     from desktop.dialogs.view_context import ViewContextDialog
 
     root = tmp_path / "agent"

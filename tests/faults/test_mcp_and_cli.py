@@ -26,7 +26,7 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.secrets import MissingSecretError
 from agent_core.mcp import McpManager, ServerState
-from agent_core.mcp._connection import MAX_TOOLS_PER_SERVER
+from agent_core.mcp._connection_state import MAX_TOOLS_PER_SERVER
 from agent_core.mcp._logs import MAX_LINE_BYTES, MAX_LINE_CHARS, LogBuffer, StderrCapture
 from agent_core.mcp._transports import stdio_parameters
 from tests.support.mcp_servers import DEMO_SERVER, free_port

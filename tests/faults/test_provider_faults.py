@@ -18,12 +18,12 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ReplyFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import NoTools
 from agent_core.cli.main import configure_logging
 from agent_core.providers.base import ProviderSettings
 from agent_core.providers.openai_compatible import OpenAICompatibleProvider
 from agent_core.store.chats import ChatStore, StoredMessage
 from agent_core.store.export import export_json, export_markdown
+from agent_core.tools.runtime import NoTools
 from tests.support.fake_api import FakeApi, Reply, sse_fixture
 
 

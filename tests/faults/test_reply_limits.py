@@ -15,10 +15,10 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ReplyFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import NoTools
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
+from agent_core.tools.runtime import NoTools
 
 
 async def no_sleep(seconds: float) -> None:

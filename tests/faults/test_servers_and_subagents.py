@@ -43,6 +43,7 @@ from agent_core.subagents.tools import WithSubagents
 from tests.support.chat_tools import PythonTools
 from tests.support.paths import FIXTURES, REPO_ROOT
 from tests.support.scripted_models import Providers
+from tests.support.server_trust import trust_servers
 
 HOSTILE = FIXTURES / "mcp" / "hostile_server.py"
 WAIT = 60.0  # seconds any one wait on a process or a pipe may take before the test fails
@@ -82,7 +83,7 @@ def agent_with(tmp_path: Path, servers: dict[str, StdioServerConfig], extra: str
         ]
         lines += ["    toolDefaults: {permissionRequired: false}"]
     (root / "agent.yaml").write_text("\n".join(lines) + "\n" + extra)
-    return root
+    return trust_servers(root)  # as the user would, once, before the servers first start
 
 
 def exits_within(pidfd: int, seconds: float) -> bool:

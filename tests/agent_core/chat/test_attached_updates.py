@@ -14,11 +14,11 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.chat.attached_updates import subscribe
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import NoTools
 from agent_core.mcp import McpManager
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
+from agent_core.tools.runtime import NoTools
 from tests.support.mcp_servers import npm_server, require_node_modules
 
 pytestmark = pytest.mark.anyio

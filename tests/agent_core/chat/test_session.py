@@ -27,13 +27,13 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import NoTools
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError, ProviderAuthError, ProviderUnavailableError
 from agent_core.providers.base import PromptProgressEvent, Provider
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
+from agent_core.tools.runtime import NoTools
 from tests.support.chat_tools import PythonTools, Tool
 
 

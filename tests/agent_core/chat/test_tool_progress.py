@@ -21,7 +21,7 @@ from agent_core.mcp import McpManager
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-from agent_core.tool_progress import listening_to_progress
+from agent_core.tools.progress import listening_to_progress
 from tests.support.mcp_servers import notifying, npm_server, require_node_modules
 
 pytestmark = pytest.mark.anyio

@@ -14,10 +14,10 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.chat.events import ChatEvent, ReplyFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_runtime import NoTools
 from agent_core.context.items import ItemRef, RequestContext, RequestItem
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
+from agent_core.tools.runtime import NoTools
 
 REACT = ItemRef("rule", "react-components")
 COMPONENT_RULE = "Components are function components with props typed by an interface."

@@ -12,7 +12,7 @@ import pytest
 from agent_core.agent.schema import StdioServerConfig
 from agent_core.mcp import McpManager, ServerState, ServerStatus
 from agent_core.mcp._logs import LogBuffer
-from agent_core.tool_progress import ToolProgress, listening_to_progress
+from agent_core.tools.progress import ToolProgress, listening_to_progress
 from tests.support.mcp_servers import notifying, npm_server
 
 pytestmark = pytest.mark.anyio

@@ -33,7 +33,7 @@ from agent_core.memory.service import MemoryService
 from agent_core.memory.store import MemoryStore
 from agent_core.paths import user_dirs
 from indexer import Indexer
-from tests.agent_core.memory.test_memory_from_chat import chat_with, written
+from tests.support.memory_chats import chat_with, written
 
 pytestmark = pytest.mark.slow
 

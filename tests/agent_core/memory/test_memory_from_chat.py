@@ -11,17 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.agent import load_agent
-from agent_core.agent.scaffold import create_agent
-from agent_core.chat.events import MemoriesWritten
-from agent_core.chat.services import ChatServices
-from agent_core.chat.session import ChatSession
 from agent_core.cli.main import main
 from agent_core.context.selection import ContextSelector
-from agent_core.memory.service import MemoryService
-from agent_core.providers.scripted import ScriptedProvider
 from agent_core.resources import default_agent_dir
 from agent_core.store.chats import ChatStore
+from tests.support.memory_chats import chat_with, written
 from tests.support.models import runnable_offline_model
 
 pytestmark = pytest.mark.slow
@@ -48,30 +42,6 @@ def test_remember_that_with_the_offline_model_is_recalled_in_a_later_chat(
     context = store.messages(latest.id)[-1].request_context
     store.close()
     assert context is not None and [i.ref.name for i in context.of_type("memory")] == [memory["id"]]
-
-
-def chat_with(
-    tmp_path: Path, selector: ContextSelector, memory_yaml: str
-) -> tuple[ChatSession, ScriptedProvider, MemoryService]:
-    root = tmp_path / "agent"
-    create_agent(root)
-    (root / "agent.yaml").write_text((root / "agent.yaml").read_text() + memory_yaml)
-    store = ChatStore(tmp_path / "chats.sqlite3")
-    memories = MemoryService(store.path, selector)
-    provider = ScriptedProvider()
-    services = ChatServices(
-        resolve_provider=lambda model: (provider, "demo"), selector=selector, memories=memories
-    )
-    return ChatSession.create(load_agent(root), store, services), provider, memories
-
-
-def written(session: ChatSession, provider: ScriptedProvider, text: str) -> list[MemoriesWritten]:
-    provider.enqueue_reply("ok")
-
-    async def run() -> list[MemoriesWritten]:
-        return [e async for e in session.send(text) if isinstance(e, MemoriesWritten)]
-
-    return asyncio.run(asyncio.wait_for(run(), timeout=60))
 
 
 @pytest.fixture(scope="module")

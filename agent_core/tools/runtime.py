@@ -7,7 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agent_core.agent.schema import IncludeMode
 from agent_core.content_parts import ContentPart
-from agent_core.tool_hints import ToolAnnotations
+from agent_core.tools.hints import ToolAnnotations
 
 __all__ = ["HintedTool", "NoTools", "RichOutcome", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
 
