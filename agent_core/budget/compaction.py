@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import summarize_tool_result
 from agent_core.providers.base import ChatMessage, ChatRequest, GenerationSettings, Provider
-from agent_core.store.chats import StoredMessage
+from agent_core.store.records import StoredMessage
 
 __all__ = ["COMPACTION_INSTRUCTIONS", "CompactionPlan", "plan_compaction", "summarize_conversation"]
 

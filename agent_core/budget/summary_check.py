@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_core.budget.compaction import as_transcript
-from agent_core.store.chats import StoredMessage
+from agent_core.store.records import StoredMessage
 
 __all__ = ["SummaryVerdict", "check_summary", "extractive_summary", "named_things"]
 

@@ -3,21 +3,18 @@ a message (it was needed and missed) or removed from that message's reply (it wa
 
 A later message much like one of them gets the item (or does not), and View Context says so. The
 user lists and clears what was learned (``contextdesk agent learned``, the desktop's Agent menu).
-The corrections live in the app's database, never in the agent folder.
+The corrections live in the app's database, never in the agent folder; the store shares the
+file's one lock with every other store on it in this process (``agent_core.database.base``).
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from agent_core.context.items import ItemRef
-from agent_core.paths import user_dirs
-from agent_core.store.db import connect, store_error
+from agent_core.database.base import SqliteStore
 from indexer import Document
 
 __all__ = ["MAX_CORRECTIONS", "Correction", "LearnedSelections", "ref_of_key", "taught"]
@@ -74,17 +71,8 @@ def taught(documents: Sequence[Document], corrections: Sequence[Correction]) -> 
     ]
 
 
-class LearnedSelections:
+class LearnedSelections(SqliteStore):
     """The corrections of every agent, in the app's database."""
-
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or user_dirs().database
-        self._db = connect(self.path)
-        self._lock = threading.RLock()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
     def record(
         self, agent_path: str, ref: ItemRef, message: str, *, added: bool, session_id: str = ""
@@ -95,26 +83,22 @@ class LearnedSelections:
             StoreError: the database could not be written.
         """
         message = message[:MAX_MESSAGE_CHARS]
-        with self._lock:
-            try:
-                with self._db:
-                    self._db.execute(
-                        "DELETE FROM selection_feedback WHERE agent_path = ? AND item_key = ? AND message = ?",
-                        (agent_path, ref.key, message),
-                    )
-                    self._db.execute(
-                        "INSERT INTO selection_feedback(agent_path, item_key, message, added, session_id, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (agent_path, ref.key, message, int(added), session_id, time.time()),
-                    )
-                    self._db.execute(
-                        "DELETE FROM selection_feedback WHERE agent_path = ? AND id NOT IN ("
-                        "SELECT id FROM selection_feedback WHERE agent_path = ? ORDER BY created_at DESC, id DESC "
-                        "LIMIT ?)",
-                        (agent_path, agent_path, MAX_CORRECTIONS),
-                    )
-            except sqlite3.Error as error:
-                raise store_error(error, self.path, "could not keep what selection learned") from error
+        with self._transaction("could not keep what selection learned") as db:
+            db.execute(
+                "DELETE FROM selection_feedback WHERE agent_path = ? AND item_key = ? AND message = ?",
+                (agent_path, ref.key, message),
+            )
+            db.execute(
+                "INSERT INTO selection_feedback(agent_path, item_key, message, added, session_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (agent_path, ref.key, message, int(added), session_id, time.time()),
+            )
+            db.execute(
+                "DELETE FROM selection_feedback WHERE agent_path = ? AND id NOT IN ("
+                "SELECT id FROM selection_feedback WHERE agent_path = ? ORDER BY created_at DESC, id DESC "
+                "LIMIT ?)",
+                (agent_path, agent_path, MAX_CORRECTIONS),
+            )
 
     def corrections(self, agent_path: str) -> list[Correction]:
         """The agent's corrections, oldest first.
@@ -122,15 +106,12 @@ class LearnedSelections:
         Raises:
             StoreError: the database could not be read.
         """
-        with self._lock:
-            try:
-                rows = self._db.execute(
-                    "SELECT id, agent_path, item_key, message, added, session_id, created_at "
-                    "FROM selection_feedback WHERE agent_path = ? ORDER BY created_at, id",
-                    (agent_path,),
-                ).fetchall()
-            except sqlite3.Error as error:
-                raise store_error(error, self.path, "could not read what selection learned") from error
+        rows = self._select(
+            "SELECT id, agent_path, item_key, message, added, session_id, created_at "
+            "FROM selection_feedback WHERE agent_path = ? ORDER BY created_at, id",
+            (agent_path,),
+            "could not read what selection learned",
+        )
         corrections = []
         for row in rows:
             ref = ref_of_key(row[2])
@@ -150,9 +131,4 @@ class LearnedSelections:
         values: tuple[str, ...] = (agent_path,)
         if ref is not None:
             sql, values = f"{sql} AND item_key = ?", (agent_path, ref.key)
-        with self._lock:
-            try:
-                with self._db:
-                    return self._db.execute(sql, values).rowcount
-            except sqlite3.Error as error:
-                raise store_error(error, self.path, "could not forget what selection learned") from error
+        return self._change(sql, values, "could not forget what selection learned")

@@ -19,9 +19,9 @@ from agent_core.agent.schema import SelectionConfig
 from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
 from agent_core.context.learned import Correction, LearnedSelections, taught
+from agent_core.database.errors import StoreError
 from agent_core.errors import SelectionUnavailableError
 from agent_core.paths import user_dirs
-from agent_core.store.db import StoreError
 from indexer import Document, Indexer, IndexerError, ScoredDocument, SelectionSettings, tool_document
 
 __all__ = [

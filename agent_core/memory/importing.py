@@ -18,11 +18,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from agent_core.database.errors import StoreError
 from agent_core.memory._bulk_lines import BulkLines
 from agent_core.memory.book import MemoryBook, MemoryDraft, MemoryInputError
 from agent_core.memory.jsonl import ImportLine, ParsedLine
 from agent_core.memory.records import MemoryEvent, Provenance
-from agent_core.store.db import StoreError
 
 __all__ = [
     "BATCH_LINES",

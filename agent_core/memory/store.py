@@ -2,13 +2,13 @@
 
 Every change is written together with its history event in one transaction, so a crash leaves
 either the whole change or none of it. Blocking calls: callers on an event loop or the GUI
-thread run them with ``asyncio.to_thread``.
+thread run them with ``asyncio.to_thread``. The store shares the database file's one lock with
+every other store on it in this process (``agent_core.database.base``).
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from agent_core.database.base import SqliteStore
 from agent_core.memory.records import Memory, MemoryEvent, Provenance
-from agent_core.paths import user_dirs
-from agent_core.store.db import connect, store_error
 
 __all__ = ["MemoryFilter", "MemoryStore", "StoredVector", "Writes"]
 
@@ -123,25 +122,19 @@ class Writes:
         )
 
 
-class MemoryStore:
+class MemoryStore(SqliteStore):
     """All memories of this user, in the app's database file."""
 
     def __init__(self, path: Path | None = None, *, busy_timeout: float = 10.0) -> None:
-        self.path = path or user_dirs().database
-        self._db = connect(self.path, busy_timeout=busy_timeout)
-        self._lock = threading.RLock()
+        super().__init__(path, busy_timeout=busy_timeout)
         self._writes = 0  # bumped by every write made through this store
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
     @property
     def generation(self) -> tuple[int, int]:
         """Changes when any program changed the memories: a recall index built at one generation
         is stale at another."""
-        with self._lock:
-            (data_version,) = self._db.execute("PRAGMA data_version").fetchone()
+        with self._reading("could not read the memories") as db:
+            (data_version,) = db.execute("PRAGMA data_version").fetchone()
             return int(data_version), self._writes
 
     @contextmanager
@@ -152,22 +145,9 @@ class MemoryStore:
         Raises:
             StoreError: the database could not be written; the message says why and the fix.
         """
-        with self._lock:
-            nested = self._db.in_transaction
-            begin, done, undo = _NESTED if nested else _OUTER
-            try:
-                self._db.execute(begin)
-            except sqlite3.Error as error:
-                raise store_error(error, self.path, doing) from error
-            try:
-                yield Writes(self._db)
-                self._db.execute(done)
-            except sqlite3.Error as error:
-                self._undo(undo)
-                raise store_error(error, self.path, doing) from error
-            except BaseException:
-                self._undo(undo)
-                raise
+        with self._lock.held(doing):
+            with self._transaction(doing) as db:
+                yield Writes(db)
             self._writes += 1
 
     @contextmanager
@@ -180,14 +160,6 @@ class MemoryStore:
         """
         with self.write(doing):
             yield
-
-    def _undo(self, statements: tuple[str, ...]) -> None:
-        # SQLite rolls the whole transaction back itself on some errors (a full disk, an I/O
-        # error): then there is nothing left to undo, and ROLLBACK would fail over the real error.
-        if not self._db.in_transaction:
-            return
-        for statement in statements:
-            self._db.execute(statement)
 
     def get(self, memory_id: str) -> Memory | None:
         rows = self._query(f"SELECT {_COLUMNS} FROM memories WHERE id=?", (memory_id,))
@@ -271,19 +243,7 @@ class MemoryStore:
             writes.touch(memory_ids, at)
 
     def _query(self, sql: str, params: Sequence[Any]) -> list[sqlite3.Row]:
-        with self._lock:
-            try:
-                return self._db.execute(sql, params).fetchall()
-            except sqlite3.Error as error:
-                raise store_error(error, self.path, "could not read the memories") from error
-
-
-_OUTER = ("BEGIN IMMEDIATE", "COMMIT", ("ROLLBACK",))
-_NESTED = (
-    "SAVEPOINT memory_write",
-    "RELEASE memory_write",
-    ("ROLLBACK TO memory_write", "RELEASE memory_write"),
-)
+        return self._select(sql, params, "could not read the memories")
 
 
 def _owner_clause(agent: str, session_id: str | None, every_chat: bool) -> tuple[str, list[Any]]:

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agent_core.budget.manifest_rows import manifest_rows
 from agent_core.context.items import ContextManifest, NearMiss, RequestContext
+from agent_core.context.manifest_rows import manifest_rows
 from agent_core.redaction import redact_credentials
 from agent_core.store.chats import StoredMessage, StoredSession
 

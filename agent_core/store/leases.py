@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from agent_core.store.db import StoreError, process_running
+from agent_core.database.errors import StoreError
+from agent_core.database.programs import process_running
 
 __all__ = ["LEASE_STALE_SECONDS", "claim", "held_by_another", "this_program"]
 

@@ -17,8 +17,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_core.database.connection import connect
+from agent_core.database.errors import store_error
+from agent_core.database.migrations import MIGRATIONS, migrate
+from agent_core.database.programs import process_running
 from agent_core.errors import UserDataError
-from agent_core.store.db import MIGRATIONS, connect, migrate, process_running, store_error
 
 __all__ = ["RepairReport", "readable_rows", "repair_database"]
 

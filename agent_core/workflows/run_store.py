@@ -1,7 +1,9 @@
 """Workflow runs in the app's database: a row per run, a record per state (written as it ends).
 
 A run's row names the program running it (host and pid); opening the store marks the runs left
-'running' by a program that has ended (closed mid-run, crashed, killed) as 'interrupted'.
+'running' by a program that has ended (closed mid-run, crashed, killed) as 'interrupted'. The
+store shares the database file's one lock with every other store on it in this process
+(``agent_core.database.base``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import logging
 import os
 import socket
 import sqlite3
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,9 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from agent_core.agent.workflow_files.schema import HARD_MAX_TIMEOUT_SECONDS
-from agent_core.paths import user_dirs
-from agent_core.store.db import StoreError, connect, process_running, store_error
+from agent_core.database.base import SqliteStore
+from agent_core.database.errors import StoreError
+from agent_core.database.programs import process_running
 from agent_core.workflows.records import RunStatus, StepRecord, WorkflowRunRecord
 
 __all__ = ["INTERRUPTED", "WorkflowRunStore"]
@@ -40,31 +42,17 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-class WorkflowRunStore:
+class WorkflowRunStore(SqliteStore):
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or user_dirs().database
-        self._db = connect(self.path)
-        self._lock = threading.RLock()
+        super().__init__(path)
         self._host = socket.gethostname()
         try:
             self.recover_interrupted()
         except StoreError as error:  # a read-only database can still be read
             logger.warning("could not mark interrupted workflow runs in %s: %s", self.path, error)
 
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def _write(self, sql: str, values: tuple[Any, ...], doing: str) -> None:
-        with self._lock:
-            try:
-                with self._db:
-                    self._db.execute(sql, values)
-            except sqlite3.Error as error:
-                raise store_error(error, self.path, doing) from error
-
     def start(self, run_id: str, agent_path: str, workflow: str, given: Any, *, mocked: bool) -> None:
-        self._write(
+        self._change(
             "INSERT INTO workflow_runs(id, agent_path, workflow, status, input, mocked, started_at, host, pid) "
             "VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?)",
             (run_id, agent_path, workflow, _json(given), int(mocked), time.time(), self._host, os.getpid()),
@@ -73,14 +61,14 @@ class WorkflowRunStore:
 
     def add_step(self, run_id: str, step: StepRecord, encoded: bytes | None = None) -> None:
         """Save ``step`` (``encoded``: its JSON, when the caller measured it already)."""
-        self._write(
+        self._change(
             "INSERT OR REPLACE INTO workflow_steps(run_id, position, record) VALUES (?, ?, ?)",
             (run_id, step.position, (encoded or _STEP.dump_json(step)).decode()),
             "could not save a step of the workflow run",
         )
 
     def finish(self, run_id: str, status: RunStatus, store: dict[str, Any], error: str = "") -> None:
-        self._write(
+        self._change(
             "UPDATE workflow_runs SET status = ?, store = ?, error = ?, finished_at = ? WHERE id = ?",
             (status, _json(store), error or None, time.time(), run_id),
             "could not save the end of the workflow run",
@@ -94,13 +82,14 @@ class WorkflowRunStore:
             StoreError: the database cannot be written.
         """
         now = time.time()
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT id, host, pid, started_at FROM workflow_runs WHERE status = 'running'"
-            ).fetchall()
+        rows = self._select(
+            "SELECT id, host, pid, started_at FROM workflow_runs WHERE status = 'running'",
+            (),
+            "could not read the workflow runs",
+        )
         ended = [row["id"] for row in rows if self._ended(row, now)]
         for run_id in ended:
-            self._write(
+            self._change(
                 "UPDATE workflow_runs SET status = 'interrupted', error = ?, finished_at = ? "
                 "WHERE id = ? AND status = 'running'",
                 (INTERRUPTED, now, run_id),
@@ -120,9 +109,9 @@ class WorkflowRunStore:
         return row["host"] == self._host and not process_running(row["pid"])
 
     def run(self, run_id: str) -> WorkflowRunRecord | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM workflow_runs WHERE id = ?", (run_id,)).fetchone()
-            steps = self._db.execute(
+        with self._reading("could not read the workflow run") as db:
+            row = db.execute("SELECT * FROM workflow_runs WHERE id = ?", (run_id,)).fetchone()
+            steps = db.execute(
                 "SELECT record FROM workflow_steps WHERE run_id = ? ORDER BY position", (run_id,)
             ).fetchall()
         if row is None:
@@ -131,13 +120,13 @@ class WorkflowRunStore:
 
     def runs(self, agent_path: str | None = None, limit: int = 50) -> list[WorkflowRunRecord]:
         """The newest runs first (without their steps)."""
-        with self._lock:
+        with self._reading("could not read the workflow runs") as db:
             if agent_path is None:
-                rows = self._db.execute(
+                rows = db.execute(
                     "SELECT * FROM workflow_runs ORDER BY started_at DESC LIMIT ?", (limit,)
                 ).fetchall()
             else:
-                rows = self._db.execute(
+                rows = db.execute(
                     "SELECT * FROM workflow_runs WHERE agent_path = ? ORDER BY started_at DESC LIMIT ?",
                     (agent_path, limit),
                 ).fetchall()

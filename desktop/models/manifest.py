@@ -14,10 +14,10 @@ from typing import Any, Literal
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from agent_core.budget.manifest_rows import manifest_rows
 from agent_core.chat.prompt import tool_api_name
 from agent_core.content_parts import human_size
 from agent_core.context.items import ContextManifest, ItemRef, ManifestPart, RequestContext
+from agent_core.context.manifest_rows import manifest_rows
 from desktop.models._table import RowTableModel
 
 __all__ = [

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from agent_core.agent.scaffold import create_agent
+from agent_core.database.errors import StoreError
 from agent_core.paths import user_dirs
 from agent_core.store.chats import LEASE_STALE_SECONDS, ChatStore
-from agent_core.store.db import StoreError
 from tests.support.paths import REPO_ROOT
 
 MESSAGES = 300

@@ -22,6 +22,7 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.cli.main import main
 from agent_core.context.selection import ContextSelector
+from agent_core.database.errors import StoreError
 from agent_core.memory.book import MemoryBook, MemoryDraft, MemoryInputError
 from agent_core.memory.importing import ImportInterrupted, ImportProgress, import_memories
 from agent_core.memory.jsonl import parse_lines
@@ -31,7 +32,6 @@ from agent_core.memory.sensitive import find_sensitive
 from agent_core.memory.service import MemoryService
 from agent_core.memory.store import MemoryStore
 from agent_core.paths import user_dirs
-from agent_core.store.db import StoreError
 from indexer import Indexer
 from tests.support.memory_chats import chat_with, written
 

@@ -20,10 +20,11 @@ from agent_core.context.items import (
     SessionItem,
     TokenUsage,
 )
+from agent_core.database.connection import connect
+from agent_core.database.migrations import MIGRATIONS
 from agent_core.errors import UserDataError
 from agent_core.store.chat_state import AttachedResource, ChatOverrides
 from agent_core.store.chats import ChatStore, ToolCallRecord
-from agent_core.store.db import MIGRATIONS, connect
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from agent_core.database.migrations import MIGRATIONS
 from agent_core.memory.store import MemoryFilter, MemoryStore
 from agent_core.paths import user_dirs
-from agent_core.store.db import MIGRATIONS
 from desktop import launcher
 from indexer.cache import EmbeddingCache
 from tests.support.paths import FIXTURES

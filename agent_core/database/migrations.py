@@ -1,19 +1,16 @@
-"""The SQLite database behind saved chats: WAL mode and numbered, append-only migrations."""
+"""The schema of the app's database: numbered, append-only migrations, some of them in Python."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
-import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from agent_core.errors import UserDataError
 
-__all__ = ["MIGRATIONS", "StoreError", "StoreProblem", "connect", "migrate", "process_running", "store_error"]
+__all__ = ["MIGRATIONS", "migrate"]
 
 logger = logging.getLogger(__name__)
 
@@ -246,103 +243,6 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("sent_requests", _M010_SENT_REQUESTS),
     ("workflow_run_owner", _M011_WORKFLOW_RUN_OWNER),
 )
-
-
-# What went wrong with the database, so that each front end can add its own hint (the desktop:
-# "your message is back in the box").
-# "in_use": another program is writing to the chat (its lease).
-StoreProblem = Literal["full", "locked", "read_only", "damaged", "disk", "in_use", "other"]
-
-
-class StoreError(UserDataError):
-    """The chat database could not be used; ``problem`` says why, the message says what to do."""
-
-    def __init__(self, message: str, problem: StoreProblem = "other") -> None:
-        super().__init__(message)
-        self.problem: StoreProblem = problem
-
-
-_PROBLEMS: dict[int, StoreProblem] = {
-    sqlite3.SQLITE_FULL: "full",
-    sqlite3.SQLITE_BUSY: "locked",
-    sqlite3.SQLITE_LOCKED: "locked",
-    sqlite3.SQLITE_READONLY: "read_only",
-    sqlite3.SQLITE_CANTOPEN: "read_only",
-    sqlite3.SQLITE_PERM: "read_only",
-    sqlite3.SQLITE_AUTH: "read_only",
-    sqlite3.SQLITE_CORRUPT: "damaged",
-    sqlite3.SQLITE_NOTADB: "damaged",
-    sqlite3.SQLITE_IOERR: "disk",
-}
-
-
-def store_error(error: sqlite3.Error, path: Path, doing: str) -> StoreError:
-    """The user's view of an SQLite error met while ``doing`` something ("could not save the
-    chat") with the database at ``path``: what happened and the fix for that cause only."""
-    code = getattr(error, "sqlite_errorcode", None)
-    problem = _PROBLEMS.get(code & 0xFF, "other") if isinstance(code, int) else "other"
-    if problem == "other" and isinstance(error, sqlite3.DatabaseError) and "malformed" in str(error):
-        problem = "damaged"
-    fix = {
-        "full": "the disk is full: free some space and try again",
-        "locked": "another program holds a lock on the database (another ContextDesk window or "
-        "`contextdesk` command writing to it): let it finish or close it, then try again",
-        "read_only": f"the database or its folder {path.parent} is not writable: make them writable "
-        "(for example `chmod u+w`), or set CONTEXTDESK_HOME to a writable folder",
-        "damaged": "the database file is damaged: run `contextdesk sessions repair` to copy what can "
-        "still be read into a new database (the damaged file is kept beside it), or move it "
-        "away and ContextDesk will start a new one",
-        "disk": "the disk reported a read or write error: check the disk and try again",
-        "other": "try again; if it keeps happening, run `contextdesk sessions repair`",
-    }[problem]
-    return StoreError(f"{doing} ({path}: {error}): {fix}", problem)
-
-
-def process_running(pid: int) -> bool:
-    """Whether process ``pid`` on this host still runs (assumed so where that cannot be asked)."""
-    if sys.platform == "win32":
-        return True  # os.kill would end it there; the lease goes stale by time instead
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def connect(path: Path, *, busy_timeout: float = 10.0) -> sqlite3.Connection:
-    """Open (creating if needed) and migrate the database at ``path``; a write waits up to
-    ``busy_timeout`` seconds for another program's write to finish.
-
-    Raises:
-        UserDataError: the file cannot be opened, is not a ContextDesk database, or is newer than
-            this version of ContextDesk.
-    """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UserDataError(
-            f"cannot create the chat database {path} ({error.strerror}): check that the folder is writable "
-            "or set CONTEXTDESK_HOME to another folder"
-        ) from error
-    try:
-        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=busy_timeout)
-    except sqlite3.Error as error:
-        raise store_error(error, path, "cannot open the chat database") from error
-    try:
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA foreign_keys=ON")
-        db.execute("PRAGMA synchronous=NORMAL")
-        migrate(db)
-    except sqlite3.Error as error:
-        db.close()
-        raise store_error(error, path, "cannot open the chat database") from error
-    except BaseException:
-        db.close()
-        raise
-    return db
 
 
 def migrate(db: sqlite3.Connection, upto: int | None = None) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_core.budget.manifest_rows import FRAMING_DETAIL, manifest_rows
 from agent_core.context.items import ContextManifest, ManifestPart
+from agent_core.context.manifest_rows import FRAMING_DETAIL, manifest_rows
 from agent_core.store.export import describe_manifest
 
 
