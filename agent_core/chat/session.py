@@ -330,7 +330,9 @@ class ChatSession(ChatItems, HistoryEdits):
         Raises:
             ContextDeskError: ``reply`` has no RequestContext or no message before it.
         """
-        return await what_if(self, reply, selection=selection, include=include, exclude=exclude)
+        return await what_if(
+            self, self.memories, reply, selection=selection, include=include, exclude=exclude
+        )
 
     def _one_turn_reference(self, text: str) -> ItemRef | None:
         """The reference named by a leading ``/ref NAME``, used for this message only.

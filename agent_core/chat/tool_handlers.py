@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Any, Protocol
 
 from agent_core.chat.events import (
     ApprovalRequest,
@@ -32,9 +32,6 @@ from agent_core.chat.events import (
     WorkflowRunFinished,
 )
 from agent_core.providers.base import ToolCall
-
-if TYPE_CHECKING:
-    from agent_core.chat.session import ChatSession
 
 __all__ = ["MessageCommand", "MessageTurn", "ToolCallEvent", "ToolHandler", "ToolHandlerFactory"]
 
@@ -91,8 +88,9 @@ class ToolHandler(Protocol):
         ...
 
 
-#: Makes the handler of one chat (a handler may keep what that chat's calls share).
-ToolHandlerFactory = Callable[["ChatSession"], ToolHandler]
+#: Makes the handler of one chat (a handler may keep what that chat's calls share). It is given the
+#: ``ChatSession`` it serves, typed loosely here: this seam sits below the session, which uses it.
+ToolHandlerFactory = Callable[[Any], ToolHandler]
 
 
 class MessageCommand(Protocol):
@@ -102,8 +100,9 @@ class MessageCommand(Protocol):
         """Whether ``text`` is this command."""
         ...
 
-    def run(self, session: ChatSession, text: str) -> AsyncGenerator[ChatEvent, None]:
-        """The command's events, up to its ReplyFinished; the user's message is saved by it.
+    def run(self, session: Any, text: str) -> AsyncGenerator[ChatEvent, None]:
+        """The command's events, up to its ReplyFinished, in ``session`` (the ``ChatSession`` it
+        was typed in); the user's message is saved by it.
 
         Raises:
             ContextDeskError: the command cannot run (nothing is saved).

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_core.agent.schema import SelectionConfig
 from agent_core.budget.fitting import ContextOverflowError
+from agent_core.chat.chat_items import ChatItems
 from agent_core.chat.chat_settings import prompt_limits
 from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.history import last_user_text, split_at_summary
@@ -18,17 +19,16 @@ from agent_core.chat.resolved_model import ResolvedModel
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
 from agent_core.context.sources import ContextRequest
 from agent_core.errors import ContextDeskError, ProviderError
+from agent_core.memory.chat_memories import ChatMemories
 from agent_core.providers.base import ToolCalling
 from agent_core.store.chats import StoredMessage
-
-if TYPE_CHECKING:
-    from agent_core.chat.session import ChatSession
 
 __all__ = ["what_if"]
 
 
 async def what_if(
-    chat: ChatSession,
+    chat: ChatItems,
+    memories: ChatMemories,
     reply: StoredMessage,
     *,
     selection: Mapping[str, Any] | None = None,
@@ -79,7 +79,7 @@ async def what_if(
         selection=config,
         model_ref=original.model,
         tool_calling=tool_calling,
-        memories=chat.memories.preview(),
+        memories=memories.preview(),
     )
     context = built.context
     if model is None:
