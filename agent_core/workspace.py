@@ -21,9 +21,9 @@ from agent_core.chat.tool_handlers import MessageCommand, ToolHandlerFactory
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector
 from agent_core.errors import UserDataError
-from agent_core.mcp.sampling_router import SamplingRouter
 from agent_core.memory.service import MemoryService
 from agent_core.providers.pool import ProviderPool
+from agent_core.sampling_router import SamplingRouter
 from agent_core.store.chats import ChatStore
 from agent_core.subagents.runner import Delegator
 from agent_core.subagents.tools import WithSubagents

@@ -22,8 +22,8 @@ from agent_core.context.items import (
     WorkflowRunLink,
 )
 from agent_core.errors import ProviderError
-from agent_core.mcp.sampling_router import SamplingRequest
 from agent_core.memory.book import WriteOutcome
+from agent_core.sampling_router import SamplingRequest
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from agent_core.tools.progress import ToolProgress
 

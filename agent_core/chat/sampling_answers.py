@@ -15,14 +15,14 @@ from agent_core.chat.events import ApprovalDecision, ApprovalRequest, SamplingAn
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.context.items import SamplingOutcome, SamplingRecord, TokenUsage
 from agent_core.errors import ProviderError
-from agent_core.mcp.sampling_router import (
+from agent_core.providers.base import ChatMessage, ChatRequest, GenerationSettings
+from agent_core.sampling_router import (
     SamplingAnswer,
     SamplingHandler,
     SamplingRefusedError,
     SamplingRequest,
     StopReason,
 )
-from agent_core.providers.base import ChatMessage, ChatRequest, GenerationSettings
 
 __all__ = ["ChatSampling", "SamplingEvent", "choose_model"]
 

@@ -9,9 +9,9 @@ from agent_core.chat.reply_loop import Streamer
 from agent_core.chat.resolved_model import ProviderResolver
 from agent_core.chat.tool_handlers import MessageCommand, ToolHandlerFactory
 from agent_core.context.selection import ContextSelector
-from agent_core.mcp.sampling_router import SamplingRouter
 from agent_core.memory.service import MemoryService
 from agent_core.providers.retry import stream_with_retries
+from agent_core.sampling_router import SamplingRouter
 from agent_core.tools.runtime import NoTools, ToolRuntime
 
 __all__ = ["ChatServices"]

@@ -28,8 +28,8 @@ from agent_core.chat.tool_handlers import MessageTurn, ToolCallEvent, ToolHandle
 from agent_core.content_parts import kept_parts
 from agent_core.context.items import ItemRef
 from agent_core.errors import ContextDeskError
-from agent_core.mcp.sampling_router import SamplingRouter
 from agent_core.providers.base import ToolCall
+from agent_core.sampling_router import SamplingRouter
 from agent_core.store.chats import Approval, ToolCallRecord
 from agent_core.store.kept_results import kept_result
 from agent_core.tools.runtime import RichOutcome, ToolOutcome, ToolRuntime

@@ -21,8 +21,8 @@ from agent_core.cli.media_files import SavedMedia, save_media
 from agent_core.cli.sampling_prompt import terminal_sampling_events
 from agent_core.cli.trust_prompt import confirm_servers
 from agent_core.errors import ContextDeskError
-from agent_core.mcp.sampling_router import SamplingHandler, SamplingRouter
 from agent_core.providers.pool import ProviderPool
+from agent_core.sampling_router import SamplingHandler, SamplingRouter
 
 if TYPE_CHECKING:
     from agent_core.mcp import McpManager, ToolResult

@@ -26,7 +26,7 @@ from agent_core.mcp._sampling import SamplingCallback
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
 from agent_core.mcp.builtins import BUILTIN_SERVERS
 from agent_core.mcp.errors import McpServerError
-from agent_core.mcp.sampling_router import SamplingLimits
+from agent_core.sampling_router import SamplingLimits
 
 __all__ = ["Connecting"]
 

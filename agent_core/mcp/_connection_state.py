@@ -21,8 +21,8 @@ from agent_core.mcp.builtins import BuiltinContext
 from agent_core.mcp.elicitation import ElicitationHandler
 from agent_core.mcp.errors import closed_message
 from agent_core.mcp.oauth import SignInHandler
-from agent_core.mcp.sampling_router import SamplingRouter
 from agent_core.mcp.types import ServerState, ServerStatus, ToolInfo
+from agent_core.sampling_router import SamplingRouter
 
 __all__ = ["MAX_TOOLS_PER_SERVER", "ConnectionState", "StatusListener"]
 

@@ -9,7 +9,7 @@ import mcp_types
 from mcp.client.session import ClientRequestContext
 
 from agent_core.errors import ContextDeskError
-from agent_core.mcp.sampling_router import (
+from agent_core.sampling_router import (
     SamplingLimits,
     SamplingMessage,
     SamplingRefusedError,

@@ -16,7 +16,6 @@ from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSo
 from agent_core.mcp.elicitation import ElicitationHandler
 from agent_core.mcp.errors import UnknownServerError
 from agent_core.mcp.oauth import SignInHandler
-from agent_core.mcp.sampling_router import SamplingRouter
 from agent_core.mcp.types import (
     PromptInfo,
     PromptResult,
@@ -27,6 +26,7 @@ from agent_core.mcp.types import (
     ToolInfo,
     ToolResult,
 )
+from agent_core.sampling_router import SamplingRouter
 
 __all__ = ["McpManager", "inspect_servers"]
 

@@ -23,16 +23,16 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.sampling_answers import choose_model
 from agent_core.context.items import SamplingRecord, TokenUsage
-from agent_core.mcp.sampling_router import (
+from agent_core.providers.base import Provider
+from agent_core.providers.pool import ProviderPool
+from agent_core.providers.scripted import ScriptedProvider
+from agent_core.sampling_router import (
     SamplingAnswer,
     SamplingLimits,
     SamplingRefusedError,
     SamplingRequest,
     SamplingRouter,
 )
-from agent_core.providers.base import Provider
-from agent_core.providers.pool import ProviderPool
-from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
 from tests.support.server_trust import trust_servers

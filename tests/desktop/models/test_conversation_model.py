@@ -333,7 +333,7 @@ def test_retries_share_one_line_that_goes_when_the_reply_comes_or_fails(model: C
 def test_a_sampling_question_still_open_when_its_tool_call_ends_no_longer_asks() -> None:
     from agent_core.chat.events import SamplingAnswered
     from agent_core.context.items import SamplingRecord
-    from agent_core.mcp.sampling_router import SamplingMessage, SamplingRequest
+    from agent_core.sampling_router import SamplingMessage, SamplingRequest
 
     async def run() -> ConversationModel:
         model = ConversationModel()
