@@ -33,8 +33,8 @@ _STEP = TypeAdapter(StepRecord)
 
 INTERRUPTED = (
     "interrupted: the program running it ended (closed, crashed or killed) before it finished; "
-    "run it again, or re-run it from a step it finished (`contextdesk workflow rerun RUN_ID --from "
-    "STATE`, or Re-run from this step in the desktop)"
+    "run it again, or re-run it from a state it finished (Re-run from this state in the desktop, "
+    "or `contextdesk workflow rerun {run_id} --from STATE`)"
 )
 
 
@@ -92,7 +92,7 @@ class WorkflowRunStore(SqliteStore):
             self._change(
                 "UPDATE workflow_runs SET status = 'interrupted', error = ?, finished_at = ? "
                 "WHERE id = ? AND status = 'running'",
-                (INTERRUPTED, now, run_id),
+                (INTERRUPTED.format(run_id=run_id), now, run_id),
                 "could not mark an interrupted workflow run",
             )
         return len(ended)

@@ -14,7 +14,7 @@ from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.server_trust import TrustGate, UntrustedServer, fingerprint
@@ -86,7 +86,10 @@ class TrustAsker(QObject):
         def make() -> ServerTrustDialog:
             from desktop.dialogs.server_trust import ServerTrustDialog
 
-            return ServerTrustDialog(untrusted, gate.agent_root, self.parent_window)
+            # Over the window the user is in (Tools, when Restart asked), which it returns to after.
+            return ServerTrustDialog(
+                untrusted, gate.agent_root, QApplication.activeWindow() or self.parent_window
+            )
 
         trusted: bool = await dialog_answer(self.bridge, make, self.asked.emit)
         return trusted

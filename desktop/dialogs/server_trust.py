@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QTextOption
+from PySide6.QtGui import QResizeEvent, QTextOption
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,7 +23,42 @@ from agent_core.agent.server_trust import UntrustedServer
 from desktop.theme import colors
 from desktop.views.window_geometry import fit_size
 
-__all__ = ["ServerTrustDialog"]
+__all__ = ["ServerTrustDialog", "WholeText"]
+
+
+class WholeText(QPlainTextEdit):
+    """Read-only, selectable text that is always as tall as its wrapped lines: a command line is
+    never partly hidden behind a scroll bar (the dialog's own list scrolls when there are many)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.setReadOnly(True)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
+        self.setStyleSheet("font-family: monospace;")
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()  # a new width wraps the lines anew
+
+    def _fit(self) -> None:
+        lines = 0
+        block = self.document().firstBlock()
+        while block.isValid():
+            lines += max(1, block.layout().lineCount()) if block.layout() is not None else 1
+            block = block.next()
+        margins = self.contentsMargins()
+        height = (
+            lines * self.fontMetrics().lineSpacing()
+            + int(2 * self.document().documentMargin())
+            + margins.top()
+            + margins.bottom()
+            + 2
+        )
+        if height != self.height():
+            self.setFixedHeight(height)
 
 
 def _label(text: str, *, muted: bool = False) -> QLabel:
@@ -58,16 +93,11 @@ class ServerTrustDialog(QDialog):
         )
         body = QWidget()
         rows = QVBoxLayout(body)
-        self.command_lines: dict[str, QPlainTextEdit] = {}
+        self.command_lines: dict[str, WholeText] = {}
         for server in self.servers:
             rows.addWidget(_label(f"{server.name} ({server.config.type}):"))
             # In full, read-only and selectable: what is shown is what would run.
-            shown = QPlainTextEdit(server.launch)
-            shown.setReadOnly(True)
-            shown.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
-            shown.setStyleSheet("font-family: monospace;")
-            lines = min(server.launch.count("\n") + 2, 6)
-            shown.setFixedHeight(shown.fontMetrics().lineSpacing() * lines + 14)
+            shown = WholeText(server.launch)
             rows.addWidget(shown)
             self.command_lines[server.name] = shown
         rows.addStretch(1)

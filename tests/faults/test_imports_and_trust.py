@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -488,3 +489,32 @@ def test_after_dont_start_restart_asks_again_and_a_trust_from_the_terminal_start
         assert marker.read_text(encoding="utf-8") == "ran"
     finally:
         app.close()
+
+
+# --- a file nested deeper than a parser can follow ---------------------------------------------
+
+NESTED = "[" * 100_000 + "]" * 100_000
+
+
+def test_an_mcp_config_nested_without_end_is_refused_with_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "mcp.json"
+    source.write_text('{"mcpServers": {"a": {"command": "echo", "args": ' + NESTED + "}}}")
+    target = tmp_path / "agent"
+    assert main(["agent", "import", str(source), str(target)]) != 0
+    err = capsys.readouterr().err
+    assert "nested deeper than any settings file needs" in err and "Traceback" not in err
+    assert not target.exists()  # nothing half-written
+
+
+def test_a_tsagent_rule_header_nested_without_end_is_reported_and_the_rest_imports(
+    fixtures_dir: Path, tmp_path: Path
+) -> None:
+    source = tmp_path / "legacy"
+    shutil.copytree(fixtures_dir / "importers" / "tsagent-legacy", source)
+    (source / "rules" / "deep.mdt").write_text("---\n" + NESTED + "\n---\nbody\n")
+    report = import_source(source, tmp_path / "agent")
+    agent = load_agent(tmp_path / "agent")
+    assert "typescript-style" in agent.rules and "deep" not in agent.rules
+    assert any("deep.mdt" in line and "nested hundreds of levels deep" in line for line in report.skipped)

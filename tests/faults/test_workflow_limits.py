@@ -323,6 +323,7 @@ def test_a_killed_run_shows_interrupted_on_the_next_start_and_can_be_run_again(
     try:
         [killed] = runs.runs(str(root))
         assert killed.status == "interrupted" and "killed" in killed.error
+        assert f"contextdesk workflow rerun {killed.id} --from STATE" in killed.error  # its own id
         assert [s.state_id for s in runs.run(killed.id).steps] == ["plan"]  # type: ignore[union-attr]
     finally:
         runs.close()

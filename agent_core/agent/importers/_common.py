@@ -29,6 +29,7 @@ __all__ = [
     "read_structured_file",
     "safe_item_name",
     "secret_value",
+    "too_deeply_nested",
 ]
 
 
@@ -71,6 +72,16 @@ def read_structured_file(path: Path) -> Any:
         return parse_jsonc(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as error:
         raise AgentImportError(f"cannot read {path} ({error}): check the file") from error
+    except RecursionError:
+        raise AgentImportError(too_deeply_nested(path)) from None
+
+
+def too_deeply_nested(path: Path) -> str:
+    """What to say of a file nested deeper than a parser can follow (``[[[[…`` many times over)."""
+    return (
+        f"cannot read {path}: it is nested deeper than any settings file needs (hundreds of levels "
+        "of lists or objects inside one another): check that it is the file you meant"
+    )
 
 
 def read_import_text(path: Path) -> str:

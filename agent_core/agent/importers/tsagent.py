@@ -18,6 +18,7 @@ from agent_core.agent.importers._common import (
     read_rule_text,
     read_structured_file,
     secret_value,
+    too_deeply_nested,
 )
 from agent_core.agent.importers._mdt import MdtError, split_mdt
 from agent_core.agent.importers._servers import convert_server, tool_settings
@@ -178,6 +179,8 @@ def import_tsagent_legacy(config_path: Path, *, copy_secrets: bool = False) -> I
         raise AgentImportError(
             f"cannot read {config_path} ({error}): check that it is a TsAgent agent folder"
         ) from error
+    except RecursionError:
+        raise AgentImportError(too_deeply_nested(config_path)) from None
     if not isinstance(data, Mapping):
         raise AgentImportError(f"{config_path} is not a JSON object, so it is not a TsAgent agent")
     imported = ImportedAgent(report=ImportReport(f"TsAgent legacy folder ({config_path.name} + .mdt)"))
