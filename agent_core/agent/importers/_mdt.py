@@ -54,7 +54,9 @@ def _header_data(header: str) -> dict[str, Any]:
     try:
         data: Any = json.loads(header)
     except RecursionError:
-        raise MdtError("the header is nested hundreds of levels deep, more than a header needs: correct it") from None
+        raise MdtError(
+            "the header is nested hundreds of levels deep, more than a header needs: correct it"
+        ) from None
     except json.JSONDecodeError:
         try:
             data = parse_yaml(header, first_line=2).data
