@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,16 @@ def fixtures_dir() -> Path:
 def anyio_backend() -> str:
     """Tests marked ``anyio`` run on asyncio only: the core is asyncio."""
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def no_stale_http_clients_in_an_event_loop_test(request: pytest.FixtureRequest) -> None:
+    """Before a test that runs in anyio's event loop, collect what earlier tests left behind.
+
+    An HTTP client an earlier test did not close (its own loop long gone) closes itself when it is
+    collected, by scheduling its close on whatever loop is running then; collected in the middle
+    of this test's loop, that close fails on the dead loop's sockets and fails this test. Collected
+    here, before the loop runs, the client finds no loop and lets go quietly.
+    """
+    if request.node.get_closest_marker("anyio") is not None:
+        gc.collect()
