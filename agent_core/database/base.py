@@ -193,5 +193,17 @@ class SqliteStore:
         Raises:
             StoreError: the database could not be written, or the store is closed.
         """
-        with self._transaction(doing) as db:
-            return db.execute(sql, values).rowcount
+        with self._lock.held(doing):
+            if self._db.in_transaction:  # inside a write already open: a savepoint of it
+                with self._transaction(doing) as db:
+                    return db.execute(sql, values).rowcount
+            if self._closed:
+                raise StoreError(self.closed_writing)
+            # Outside one, the connection commits each statement by itself (isolation_level None):
+            # one statement is its own transaction, with no BEGIN and COMMIT round trips.
+            try:
+                return self._db.execute(sql, values).rowcount
+            except self.passed_on:
+                raise
+            except sqlite3.Error as error:
+                raise store_error(error, self.path, doing) from error
