@@ -117,11 +117,14 @@ def launch_text(config: McpServerConfig) -> str:
             )
         if config.cwd:
             lines.append(f"in folder: {config.cwd}")
-        return _visible("\n".join(lines))
+        return "\n".join(_visible(line) for line in lines)  # the line breaks between them are ours
     if isinstance(config, InternalServerConfig):
         return f"built in: {config.tool}"
-    headers = f"\nheaders: {', '.join(config.headers)}" if config.headers else ""
-    return _visible(f"connects to {config.url}{headers}")
+    lines = [
+        f"connects to {config.url}",
+        *([f"headers: {', '.join(config.headers)}"] if config.headers else []),
+    ]
+    return "\n".join(_visible(line) for line in lines)
 
 
 def trust_command(agent_root: Path, server: str | None = None) -> str:

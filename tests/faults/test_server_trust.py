@@ -213,6 +213,16 @@ def test_what_a_server_runs_is_shown_with_control_characters_escaped() -> None:
     assert "\\x1b[8mrm -rf ~" in shown
 
 
+def test_what_a_server_runs_shows_its_environment_and_folder_each_on_a_line_of_its_own() -> None:
+    config = StdioServerConfig(command="srv", args=["--a\nb"], env={"TOKEN": "env://TOKEN"}, cwd="/tmp/w")
+
+    assert launch_text(config).split("\n") == [
+        "srv '--a\\nb'",  # a line break inside an argument is still shown escaped
+        "environment: TOKEN=env://TOKEN",
+        "in folder: /tmp/w",
+    ]
+
+
 # --- the desktop asks before starting them ------------------------------------------------------
 
 
