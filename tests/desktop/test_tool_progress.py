@@ -144,18 +144,19 @@ def test_a_flood_of_progress_and_log_messages_never_stalls_the_gui(qtbot: QtBot,
     model = controller.conversation
     # A timer on the GUI thread, ticking while the server floods (from the first call's row to the
     # second's result): the longest gap between its ticks is the longest stall. A gap counts only
-    # as long as this process used the CPU in it: on a machine busy with other work the operating
-    # system may not run the test at all for a while, which no code of ours can cause or cure.
+    # as long as the GUI thread itself used the CPU in it: on a busy machine the operating system may
+    # not run that thread for a while (the server's reader thread competes for two cores), which no
+    # code of ours can cause or cure; the GUI thread's own CPU time is the work we put on it.
     clock = QElapsedTimer()
     ticks = QTimer()
     ticks.setInterval(5)
     longest = [0]
     worst = [(0, 0)]  # (wall ms, CPU ms) of the longest gap, for the message
-    cpu_before = [time.process_time()]
+    cpu_before = [time.thread_time()]
 
     def tick() -> None:
         wall = clock.restart()
-        cpu_now = time.process_time()
+        cpu_now = time.thread_time()
         cpu = round((cpu_now - cpu_before[0]) * 1000)
         cpu_before[0] = cpu_now
         if min(wall, cpu) > longest[0]:
@@ -166,7 +167,7 @@ def test_a_flood_of_progress_and_log_messages_never_stalls_the_gui(qtbot: QtBot,
         calls = {e.call_id: e.status for e in entries if e.kind == "tool_call"}
         if "p1" in calls and not ticks.isActive() and not clock.isValid():
             clock.start()
-            cpu_before[0] = time.process_time()
+            cpu_before[0] = time.thread_time()
             ticks.start()
         if calls.get("l1") == "done":
             ticks.stop()
@@ -178,7 +179,7 @@ def test_a_flood_of_progress_and_log_messages_never_stalls_the_gui(qtbot: QtBot,
     qtbot.waitUntil(lambda: idle(live), timeout=60_000)
     provider.assert_all_used()
     assert clock.isValid() and not ticks.isActive()
-    assert longest[0] < 100, f"the GUI thread stalled for {worst[0][0]} ms, {worst[0][1]} ms of it busy"
+    assert longest[0] < 100, f"the GUI thread stalled for {worst[0][0]} ms, {worst[0][1]} ms of it busy on it"
     log = live.host.mcp.status("n").log_tail
     assert log[-1] == "info: log line 9999"  # the log view has the last lines, nothing more
 
