@@ -1,5 +1,5 @@
-"""An agent folder as loaded: its settings, its rules, references and sub-agents, and what was
-wrong with it."""
+"""An agent folder as loaded: its settings, its rules, references, skills and sub-agents, and what
+was wrong with it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_core.agent.items import DocumentItem, DocumentKind, Problem
 from agent_core.agent.schema import AgentConfig
+from agent_core.agent.skill_files.definition import Skill
 from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.agent.workflow_files.loader import Workflow
 from agent_core.errors import AgentFileError
@@ -27,6 +28,7 @@ class Agent:
     rules: dict[str, DocumentItem] = field(default_factory=dict)
     references: dict[str, DocumentItem] = field(default_factory=dict)
     subagents: dict[str, Subagent] = field(default_factory=dict)
+    skills: dict[str, Skill] = field(default_factory=dict)
     workflows: dict[str, Workflow] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     # Blocks of agent.yaml that failed validation, kept verbatim so a save does not drop them.

@@ -33,6 +33,7 @@ from agent_core.agent.schema import (
     MemoryConfig,
     ProviderConfig,
     SelectionConfig,
+    SkillSettings,
     ToolPermissionPolicy,
 )
 
@@ -140,6 +141,14 @@ def load_config(path: Path, problems: list[Problem]) -> LoadedConfig:
         )
     if "memory" in values:
         config.memory = _lenient(MemoryConfig, values["memory"], document, path, ["memory"], problems)
+    if "model_aliases" in values:
+        aliases = _mapping_section(values["model_aliases"], "modelAliases", document, path, problems)
+        config.model_aliases = {str(alias): str(model) for alias, model in aliases.items()}
+    if "skills" in values:
+        config.skills = {
+            str(skill): _lenient(SkillSettings, block, document, path, ["skills", skill], problems)
+            for skill, block in _mapping_section(values["skills"], "skills", document, path, problems).items()
+        }
 
     providers: dict[str, ProviderConfig] = {}
     unparsed_providers: dict[str, Any] = {}

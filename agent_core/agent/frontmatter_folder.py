@@ -10,8 +10,9 @@ and fix, and the other files still load.
 
 A kind brings a ``FolderKind`` (its folder, its layout, whether a header is required...) and a
 parser that turns one ``HeaderedFile`` (path, header mapping, header line, body) into its item, or
-records why it cannot. A lenient reading of headers (``key: rest of line`` when the YAML fails, as
-Claude Code does) would be one more ``FolderKind`` option used where ``parse_yaml`` fails below.
+records why it cannot. Kinds whose files are written for Claude Code (sub-agents, skills) read a
+header that is not valid YAML as Claude Code does (``key: rest of line``, ``_loose_header``), with
+a warning that says so.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from agent_core.agent._frontmatter import FrontmatterError, split_frontmatter
+from agent_core.agent._loose_header import read_loose_header
 from agent_core.agent._text_file import outside_problem, read_text
 from agent_core.agent._yaml_source import (
     YamlDocument,
@@ -73,6 +75,9 @@ class FolderKind:
     # ``header=None``) and an empty header is an empty mapping.
     header_needed: str | None = None
     syntax_fix: SyntaxFix | None = None
+    # A header that is not valid YAML is read as Claude Code reads it (``key: rest of line``), with
+    # a warning, instead of leaving the item out: files written for Claude Code rely on that.
+    loose_header: bool = False
 
 
 @dataclass(frozen=True)
@@ -174,9 +179,21 @@ def parse_headered_text(
         fix = error.fix
         if fix is None and kind.syntax_fix is not None:
             fix = kind.syntax_fix(parts.header, parts.header_first_line, error.line)
-        problems.append(
-            Problem(path, f"header: {error}", fix or "fix the YAML between the '---' lines", error.line)
-        )
+        fix = fix or "fix the YAML between the '---' lines"
+        if kind.loose_header:
+            problems.append(
+                Problem(
+                    path,
+                    f"header: {error}; read line by line instead ('key: rest of line', as Claude Code "
+                    "reads it)",
+                    f"{fix} to have it read exactly as written",
+                    error.line,
+                    "warning",
+                )
+            )
+            loose = read_loose_header(parts.header)
+            return HeaderedFile(path, name, dict(loose), None, parts.header_first_line, parts.body)
+        problems.append(Problem(path, f"header: {error}", fix, error.line))
         return None
     data = {} if document.data is None and kind.header_needed is None else document.data
     if not isinstance(data, Mapping):

@@ -15,6 +15,7 @@ from agent_core.agent.config_loader import LoadedConfig, fallback_config, load_c
 from agent_core.agent.document_loader import load_documents
 from agent_core.agent.items import Problem
 from agent_core.agent.reference_check import unset_variables
+from agent_core.agent.skill_files.loader import load_skills
 from agent_core.agent.subagent_files.loader import load_subagents
 from agent_core.agent.workflow_files.check import check_workflow
 from agent_core.agent.workflow_files.loader import load_workflows
@@ -61,6 +62,7 @@ def load_agent(root: Path | str) -> Agent:
     )
     for kind in ("rule", "reference"):
         agent.documents(kind).update(load_documents(root, kind, problems))
+    agent.skills.update(load_skills(root, agent.config.skills, problems))
     agent.subagents.update(load_subagents(root, problems))
     agent.workflows.update(load_workflows(root, problems))
     for workflow in agent.workflows.values():

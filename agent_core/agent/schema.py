@@ -32,6 +32,7 @@ __all__ = [
     "SamplingPolicy",
     "SelectionConfig",
     "ServerLogLevel",
+    "SkillSettings",
     "SseServerConfig",
     "StdioServerConfig",
     "StreamableHttpServerConfig",
@@ -316,6 +317,17 @@ SERVER_MODELS: dict[str, type[_ServerBase]] = {
 }
 
 
+class SkillSettings(FileModel):
+    """ContextDesk's own choices for one skill (``skills:`` in agent.yaml): the skill's folder
+    stays exactly as the tools that share it write it."""
+
+    include: IncludeMode = Field(
+        default=IncludeMode.AGENT, description="agent: offered when a message needs it (the default)"
+    )
+    enabled: bool = True
+    priority_level: int = Field(default=500, ge=0, le=999)
+
+
 class AgentConfig(FileModel):
     """``agent.yaml``."""
 
@@ -331,6 +343,9 @@ class AgentConfig(FileModel):
     model_aliases: dict[str, str] = Field(
         default_factory=dict,
         description="the provider:model a sub-agent's model alias stands for, e.g. sonnet: anthropic:claude-sonnet-4-5",
+    )
+    skills: dict[str, SkillSettings] = Field(
+        default_factory=dict, description="per skill (by its folder's name): include mode, enabled, priority"
     )
 
 
