@@ -155,6 +155,8 @@ class Subagent:
     inherit_approvals: bool = False  # the parent chat's "allow for this chat" applies to it
     # Claude Code tools with no ContextDesk counterpart, left out (the file says which).
     unsupported_tools: tuple[str, ...] = ()
+    # The header's own name when it could not be used as it is ("Code Reviewer" -> code-reviewer).
+    display_name: str | None = None
 
     @property
     def tool_name(self) -> str:

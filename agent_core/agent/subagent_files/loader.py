@@ -16,13 +16,13 @@ from agent_core.agent.frontmatter_folder import (
     validate_header,
 )
 from agent_core.agent.items import Problem
-from agent_core.agent.names import name_problem, suggest_name
 from agent_core.agent.subagent_files.definition import (
     CLAUDE_ONLY_FIELDS,
     Subagent,
     SubagentFrontmatter,
     SubagentLimits,
 )
+from agent_core.agent.subagent_files.naming import subagent_name
 from agent_core.agent.subagent_files.tool_names import tool_patterns
 
 __all__ = ["SUBAGENTS_FOLDER", "load_subagent", "load_subagents", "parse_subagent"]
@@ -37,6 +37,7 @@ SUBAGENT_FILES = FolderKind(
     mention_others=False,
     named_by_file=False,  # the header may name it (Claude Code's files do)
     header_needed="a sub-agent needs at least a description (when to delegate to it)",
+    loose_header=True,  # Claude Code reads a header YAML rejects, so these files must load here too
 )
 
 
@@ -60,16 +61,19 @@ def parse_subagent(path: Path, text: str, problems: list[Problem]) -> Subagent |
 
 def _subagent(file: HeaderedFile, problems: list[Problem]) -> Subagent | None:
     path = file.path
-    known = replace(file, header=_known_keys(file, problems))
-    meta = validate_header(known, SubagentFrontmatter, SUBAGENT_FILES, problems)
+    header = _known_keys(file, problems)
+    naming = subagent_name(header.pop("name", None), file.name)
+    if naming.change:
+        fix = (
+            f"write name: {naming.name} in the header to use that name everywhere"
+            if "name" in (file.header or {})
+            else f"rename the file to {naming.name}{MARKDOWN}"
+        )
+        problems.append(Problem(path, naming.change, fix, file.line_of("name"), "warning"))
+    meta = validate_header(replace(file, header=header), SubagentFrontmatter, SUBAGENT_FILES, problems)
     if meta is None:
         return None
-    name = meta.name or file.name
-    if problem := name_problem(name):
-        problems.append(
-            Problem(path, f"file name: {problem}", f"rename the file to {suggest_name(name)}{MARKDOWN}")
-        )
-        return None
+    name = naming.name
     if not meta.description.strip():
         problems.append(
             Problem(
@@ -123,6 +127,7 @@ def _subagent(file: HeaderedFile, problems: list[Problem]) -> Subagent | None:
         agent_folder=agent_folder,
         inherit_approvals=meta.approvals == "inherit",
         unsupported_tools=unsupported or (),
+        display_name=naming.display_name,
     )
 
 
