@@ -341,6 +341,7 @@ def _subagent(subagent: Subagent) -> dict[str, Any]:
     limits = subagent.limits
     return {
         "name": subagent.name,
+        "displayName": subagent.display_name,  # the header's own name, when it had to be made valid
         "description": subagent.description,
         "tools": None if subagent.tools is None else list(subagent.tools),
         "disallowedTools": list(subagent.disallowed_tools),

@@ -25,7 +25,7 @@ from agent_core.agent.subagent_files.definition import (
 from agent_core.agent.subagent_files.naming import subagent_name
 from agent_core.agent.subagent_files.tool_names import tool_patterns
 
-__all__ = ["SUBAGENTS_FOLDER", "load_subagent", "load_subagents", "parse_subagent"]
+__all__ = ["SUBAGENTS_FOLDER", "SUBAGENT_FILES", "load_subagent", "load_subagents", "parse_subagent"]
 
 SUBAGENTS_FOLDER = "subagents"
 
