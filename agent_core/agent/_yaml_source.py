@@ -31,10 +31,15 @@ MAX_EXPANDED_NODES = 100_000
 class YamlSyntaxError(ValueError):
     """Text that is not YAML, with the 1-based line of the fault when known, and a fix if specific."""
 
-    def __init__(self, message: str, line: int | None, fix: str | None = None) -> None:
+    def __init__(
+        self, message: str, line: int | None, fix: str | None = None, *, hostile: bool = False
+    ) -> None:
         super().__init__(message)
         self.line = line
         self.fix = fix
+        # Valid YAML refused because reading it would not end or would fill memory (an alias bomb,
+        # nesting hundreds deep): such a header is refused, never read another way.
+        self.hostile = hostile
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,7 @@ def parse_yaml(text: str, first_line: int = 1) -> YamlDocument:
             loader.dispose()
     except RecursionError as error:
         raise YamlSyntaxError(
-            "the YAML is nested too deeply to read", None, "flatten the nesting to a few levels"
+            "the YAML is nested too deeply to read", None, "flatten the nesting to a few levels", hostile=True
         ) from error
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -126,6 +131,7 @@ def _check_expansion(root: yaml.Node | None, first_line: int) -> None:
                     "so it is not read",
                     node.start_mark.line + first_line,
                     "write the values out instead of repeating aliases of aliases",
+                    hostile=True,
                 )
             sizes[key] = total
             continue
@@ -136,6 +142,7 @@ def _check_expansion(root: yaml.Node | None, first_line: int) -> None:
                 "an alias (*name) refers to the anchor it is inside, so the value never ends",
                 node.start_mark.line + first_line,
                 "remove the alias or point it at another anchor",
+                hostile=True,
             )
         open_nodes.add(key)
         stack.append((node, True))

@@ -180,7 +180,7 @@ def parse_headered_text(
         if fix is None and kind.syntax_fix is not None:
             fix = kind.syntax_fix(parts.header, parts.header_first_line, error.line)
         fix = fix or "fix the YAML between the '---' lines"
-        if kind.loose_header:
+        if kind.loose_header and not error.hostile:
             problems.append(
                 Problem(
                     path,

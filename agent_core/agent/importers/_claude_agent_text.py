@@ -23,6 +23,7 @@ _FENCE = "---"
 _NAME_LINE = re.compile(r"^name\s*:")
 _MAX_HEADER_LINES = 200  # a header found without its fences is a few key lines, never a whole file
 _DESCRIPTION_CHARACTERS = 300
+_RULE = re.compile(r"^([-*_])(\s*\1){2,}\s*$")  # a thematic break: ---, ***, _ _ _
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^>\s*|^[-*+]\s+|^\d+\.\s+")
 
 
@@ -126,7 +127,7 @@ def described_by_text(text: str) -> str | None:
         if line.startswith(("```", "~~~")):
             in_code = not in_code
             continue
-        if in_code or line.startswith(("|", "<!--", "<")):
+        if in_code or line.startswith(("|", "<!--", "<")) or _RULE.match(line):
             continue
         if not line:
             if paragraph:

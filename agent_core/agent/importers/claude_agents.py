@@ -54,9 +54,10 @@ def find_claude_agents(source: Path) -> Path | None:
     return None
 
 
-def _agent_files(folder: Path, *, limit: int = MAX_AGENT_FILES) -> tuple[list[Path], bool]:
+def _agent_files(folder: Path, *, limit: int | None = None) -> tuple[list[Path], bool]:
     """The ``.md`` files in ``folder`` and its sub-folders (links to folders are not followed),
-    sorted, at most ``limit`` of them; and whether there were more."""
+    sorted, at most ``limit`` (``MAX_AGENT_FILES``) of them; and whether there were more."""
+    limit = MAX_AGENT_FILES if limit is None else limit
     found: list[Path] = []
     for current, folders, files in os.walk(folder):
         depth = len(Path(current).relative_to(folder).parts)
@@ -116,10 +117,14 @@ def import_claude_agents(source: Path) -> ImportedAgent:
 def _import_file(file: Path, shown: str, imported: ImportedAgent, taken: dict[str, str]) -> None:
     report = imported.report
     try:
-        found = find_header(read_import_text(file))
+        text = read_import_text(file)
     except AgentImportError as error:
         report.skipped.append(f"{shown}: {error}")
         return
+    if "\0" in text:  # a text file has no NUL: this one is binary or damaged, and would not load
+        report.skipped.append(f"{shown}: contains a NUL character, so it is not text; save it as plain text")
+        return
+    found = find_header(text)
     notes = [f"{shown}: {found.repair}"] if found.repair else []
     if found.header is None:
         named = _headerless(file, shown, found, taken, notes, report)
