@@ -23,6 +23,7 @@ _FENCE = "---"
 _NAME_LINE = re.compile(r"^name\s*:")
 _MAX_HEADER_LINES = 200  # a header found without its fences is a few key lines, never a whole file
 _DESCRIPTION_CHARACTERS = 300
+_DASHES = re.compile(r"^-{3,}\s*$")
 _RULE = re.compile(r"^([-*_])(\s*\1){2,}\s*$")  # a thematic break: ---, ***, _ _ _
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*|^>\s*|^[-*+]\s+|^\d+\.\s+")
 
@@ -73,16 +74,23 @@ def _without_opening_fence(text: str) -> AgentText:
 
 
 def _unclosed(text: str) -> AgentText:
-    """A header opened with ``---`` and never closed: its key lines, up to the first blank line."""
+    """A header opened with ``---`` and not closed by a ``---`` line: closed by a longer run of
+    dashes (``--------``, which Claude Code takes for its ``---``), or else ending at the first
+    blank line after its key lines."""
     lines = text.replace("\r\n", "\n").split("\n")
-    end = next((i for i, line in enumerate(lines[1:], start=1) if not line.strip()), len(lines))
-    header = "\n".join(lines[1:end])
-    if end > _MAX_HEADER_LINES or not _is_header(header):
+    start = next((i for i, line in enumerate(lines[1:], start=1) if line.strip()), len(lines))
+    window = list(enumerate(lines[start:_MAX_HEADER_LINES], start=start))
+    end = next((i for i, line in window if _DASHES.match(line)), None)
+    repair = "its header's closing line was a longer run of dashes, not '---'; the copy has '---'"
+    if end is None:
+        end = next((i for i, line in window if not line.strip()), None)
+        repair = (
+            "its header's closing '---' line was missing (the header is taken to end at the first blank line)"
+        )
+    header = "\n".join(lines[start:end])
+    if end is None or not _is_header(header):
         return AgentText(text, None)
-    repair = (
-        "its header's closing '---' line was missing (the header is taken to end at the first blank line)"
-    )
-    return AgentText(join_frontmatter(header, "\n".join(lines[end + 1 :])), header, repair)
+    return AgentText(join_frontmatter(header, "\n".join(lines[end + 1 :]).removeprefix("\n")), header, repair)
 
 
 def _is_header(text: str) -> bool:

@@ -42,7 +42,8 @@ __all__ = ["detects_claude_agents", "find_claude_agents", "import_claude_agents"
 FORMAT = "Claude Code sub-agents (.claude/agents/*.md)"
 MAX_AGENT_FILES = 1_000  # more is not a folder of agents someone keeps; the rest are reported
 _MAX_DEPTH = 4  # sub-folders of agents/ read (Claude Code reads them too)
-# Files kept beside agent files that are not agents: left out when they have no header.
+# Files kept beside agent files that are not agents: left out when they have no header (so are
+# names in capitals: README, TESTING).
 _NOT_AGENTS = {"readme", "changelog", "contributing", "license", "claude", "agents", "security", "index"}
 
 
@@ -75,9 +76,7 @@ def detects_claude_agents(source: Path) -> bool:
     ``agents`` folder."""
     if source.is_dir():
         return find_claude_agents(source) is not None
-    return (
-        source.suffix == ".md" and source.parent.name == "agents" and source.stem.lower() not in _NOT_AGENTS
-    )
+    return source.suffix == ".md" and source.parent.name == "agents" and not _documentation(source.stem)
 
 
 def _import_detected(source: Path, *, copy_secrets: bool) -> ImportedAgent:
@@ -150,8 +149,11 @@ def _headerless(
 ) -> tuple[str, str] | None:
     """The text of a file without a header, under a header that names and describes it; None
     (with the reason in the report) when it is not an agent at all."""
-    if file.stem.lower() in _NOT_AGENTS:
-        report.skipped.append(f"{shown}: has no header and its name says it is documentation, not an agent")
+    if _documentation(file.stem):
+        report.skipped.append(
+            f"{shown}: has no header and its name says it is documentation, not an agent "
+            "(to import it as one, give it a header with a description)"
+        )
         return None
     description = described_by_text(found.text)
     if description is None:
@@ -166,6 +168,12 @@ def _headerless(
         "added to the copy"
     )
     return name, with_header(name, description, found.text)
+
+
+def _documentation(stem: str) -> bool:
+    """A file name that says "documentation" (``README``, ``CHANGELOG``, ``TESTING``: a name in
+    capitals, as repositories name their documents; agents are named in lower case)."""
+    return stem.lower() in _NOT_AGENTS or (stem.upper() == stem and any(c.isalpha() for c in stem))
 
 
 def _named(

@@ -45,7 +45,8 @@ def test_the_corpus_is_real_and_large_enough() -> None:
 def test_every_file_imports_and_loads_as_a_sub_agent(project: Path, tmp_path: Path) -> None:
     target = create_agent(tmp_path / "agent").root
     report = import_source(project, target)
-    assert report.skipped == ["README.md: has no header and its name says it is documentation, not an agent"]
+    [readme] = report.skipped
+    assert readme.startswith("README.md: has no header and its name says it is documentation, not an agent")
     assert len(report.created) == len(AGENT_FILES)
     agent = load_agent(target)
     assert len(agent.subagents) == len(AGENT_FILES)

@@ -101,6 +101,13 @@ def test_a_header_never_closed_ends_at_the_first_blank_line() -> None:
     assert found.repair and "closing '---'" in found.repair
 
 
+def test_a_header_closed_by_a_longer_run_of_dashes_is_found() -> None:
+    found = find_header("---\n\nname: ui\ndescription: Builds UIs.\n--------------\n\n# UI\n")
+    assert found.header == "name: ui\ndescription: Builds UIs."
+    assert found.text == "---\nname: ui\ndescription: Builds UIs.\n---\n\n# UI\n"
+    assert found.repair and "longer run of dashes" in found.repair
+
+
 def test_a_thematic_break_in_plain_markdown_is_not_a_header() -> None:
     text = "# Notes\n\nSome words.\n---\nMore words.\n"
     assert find_header(text).header is None
@@ -135,6 +142,7 @@ def test_what_cannot_be_imported_is_left_out_with_its_reason(tmp_path: Path) -> 
             "huge.md": "---\ndescription: big\n---\n" + "x" * (5 * 1024 * 1024 + 1),
             "empty.md": "",
             "README.md": "# About these agents\n",
+            "TESTING.md": "# How we test the agents\n",
             "bomb.md": f"---\ndescription: x\n{BOMB}---\nHa.\n",
         },
     )
@@ -150,6 +158,7 @@ def test_what_cannot_be_imported_is_left_out_with_its_reason(tmp_path: Path) -> 
         "latin1.md",
         "linked.md",
         "README.md",
+        "TESTING.md",
     }
     assert "expand to more than" in reasons["bomb.md"]
     assert "NUL" in reasons["binary.md"]
