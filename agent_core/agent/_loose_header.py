@@ -32,18 +32,31 @@ def read_loose_header(text: str) -> dict[str, str | list[str]]:
     values: dict[str, list[str]] = {}
     current: str | None = None
     open_tags = 0  # <tag> blocks the current value opened and has not closed
-    for line in text.split("\n"):
-        match = _KEY_LINE.match(line) if open_tags <= 0 else None
+    lines = text.split("\n")
+    closings_from = _closings_from(lines)
+    for index, line in enumerate(lines):
+        # Inside a block that is closed further down, a key-like line is the block's text; a block
+        # never closed does not swallow the keys after it (a lost tools: would grant every tool).
+        inside = 0 < open_tags <= closings_from[index]
+        match = None if inside else _KEY_LINE.match(line)
         if match and (match.group(1) in values or len(values) < _MAX_KEYS):
             current = match.group(1)
             values[current] = [match.group(2) or ""]
             open_tags = _tag_balance(line)
-        elif line.startswith("#") and open_tags <= 0:
+        elif line.startswith("#") and not inside:
             continue
         elif current is not None:
             values[current].append(line)
             open_tags += _tag_balance(line)
-    return {key: _value(lines) for key, lines in values.items()}
+    return {key: _value(value_lines) for key, value_lines in values.items()}
+
+
+def _closings_from(lines: list[str]) -> list[int]:
+    """For each line, how many closing tags it and the lines after it hold."""
+    counts = [0] * (len(lines) + 1)
+    for index in range(len(lines) - 1, -1, -1):
+        counts[index] = counts[index + 1] + len(_CLOSING_TAG.findall(lines[index]))
+    return counts
 
 
 def _tag_balance(line: str) -> int:

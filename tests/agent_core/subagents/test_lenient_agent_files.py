@@ -57,6 +57,11 @@ def test_a_tag_block_keeps_key_like_lines_in_the_value_and_hash_lines_are_commen
     assert values["model"] == "sonnet"
 
 
+def test_a_tag_never_closed_does_not_swallow_the_keys_after_it() -> None:
+    values = read_loose_header("description: Use it. <example>user: hi\ntools: Read, Grep\nmodel: haiku\n")
+    assert values == {"description": "Use it. <example>user: hi", "tools": "Read, Grep", "model": "haiku"}
+
+
 def test_quotes_are_taken_off_only_around_a_whole_value() -> None:
     values = read_loose_header("a: 'It''s'\nb: \"x \\\"y\\\"\"\nc: \"one\" and \"two\"\nd: 'one' and 'two'\n")
     assert values == {"a": "It's", "b": 'x "y"', "c": '"one" and "two"', "d": "'one' and 'two'"}
