@@ -117,6 +117,8 @@ _KEYWORDS = (
 )  # fmt: skip
 
 
+_NUMBERED = re.compile(r"\d+[.)]\s")
+_RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 _FENCES = re.compile(r"^\s*(?:```|~~~)", re.MULTILINE)
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"(\[])")
@@ -187,7 +189,7 @@ def _judge(segment: str, line: int, *, code: bool, about_attacks: bool) -> Findi
             if not _NEGATED.search(before):
                 if store := _STORE.search(segment):
                     return _finding(
-                        line, "exfiltration", f"sends {store.group(0)!r} to {destination.group(0)!r}", segment
+                        line, "exfiltration", f"sends {store.group(0)!r} to {_where(destination)!r}", segment
                     )
                 # In code, a key passed to a URL is how APIs are called; in prose it is an order.
                 credential = None if code else _CREDENTIAL.search(segment)
@@ -195,7 +197,7 @@ def _judge(segment: str, line: int, *, code: bool, about_attacks: bool) -> Findi
                     return _finding(
                         line,
                         "exfiltration",
-                        f"sends {credential.group(0)!r} to {destination.group(0)!r}",
+                        f"sends {credential.group(0)!r} to {_where(destination)!r}",
                         segment,
                     )
         store = _KEY_STORE.search(segment)
@@ -207,6 +209,10 @@ def _judge(segment: str, line: int, *, code: bool, about_attacks: bool) -> Findi
     if (override := _OVERRIDE.search(unquoted)) and not about_attacks:
         return _finding(line, "override", f"overrides earlier instructions ({override.group(0)!r})", segment)
     return None
+
+
+def _where(destination: re.Match[str]) -> str:
+    return destination.group(0).rstrip(".,;:!?")
 
 
 def _finding(line: int, kind: str, what: str, segment: str) -> Finding:
@@ -242,14 +248,16 @@ def _segments(
             pending = ""
             continue
         stripped = line.strip()
+        rule = _RULE.match(stripped) is not None  # a header's fences are no part of a sentence
         if (
             not stripped
+            or rule
             or stripped.startswith(("#", "- ", "* ", "|", ">"))
-            or re.match(r"\d+[.)]\s", stripped)
+            or _NUMBERED.match(stripped)
         ):
             yield from _sentences(paragraph, paragraph_line)
             paragraph = []
-            if not stripped:
+            if not stripped or rule:
                 continue
         if not paragraph:
             paragraph_line = number
