@@ -124,7 +124,8 @@ def run_new(args: argparse.Namespace) -> int:
     agent = create_agent(args.dir, name=args.name)
     print(f"Created agent '{agent.name}' in {agent.root}")
     print(
-        f"  {len(agent.rules)} rules, {len(agent.references)} references. Try: contextdesk agent show {args.dir}"
+        f"  {len(agent.rules)} rules, {len(agent.references)} references, {len(agent.skills)} "
+        f"skill{'' if len(agent.skills) == 1 else 's'}. Try: contextdesk agent show {args.dir}"
     )
     return 0
 
@@ -141,7 +142,8 @@ def run_check(args: argparse.Namespace) -> int:
     warnings = len(problems) - errors
     summary = (
         f"{agent.root}: {len(agent.rules)} rules, {len(agent.references)} references, "
-        f"{len(agent.skills)} skills, {len(agent.config.mcp_servers)} MCP servers loaded; "
+        f"{len(agent.skills)} skill{'' if len(agent.skills) == 1 else 's'}, "
+        f"{len(agent.config.mcp_servers)} MCP servers loaded; "
         f"{errors} errors, {warnings} warnings"
     )
     print(summary, file=sys.stderr if problems else sys.stdout)
