@@ -119,7 +119,7 @@ def run_show(args: argparse.Namespace) -> int:
     for name in skill.files:
         print(f"  {name}" + ("  (script: runs only with your approval)" if name in skill.scripts else ""))
     if problems:
-        print(f"\nWarnings ({len(problems)})")
+        print(f"\nProblems and trust warnings ({len(problems)})")
         for problem in problems:
             print(f"  {problem.describe(agent.root)}")
     print(f"\n--- {summary['path']} (after its header) ---")
