@@ -163,3 +163,18 @@ def test_without_agent_the_default_agent_and_its_example_skill_are_used(
     assert code == 0 and out.startswith("summarize-text  agent   on   Summarize a text")
     code, out, _ = run(capsys, "skill", "show", "summarize-text")
     assert code == 0 and "references/formats.md" in out and "Problems" not in out
+
+
+def test_skill_show_writes_escape_sequences_and_hidden_characters_as_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "agent"
+    write(root / "agent.yaml", "name: a\n")
+    write(
+        root / "skills/tricky/SKILL.md",
+        "---\nname: tricky\ndescription: Tidy\u200b text.\n---\nLine one\x1b]52;c;Y3VybA==\x07\nSort \u202eby date\n",
+    )
+    code, out, _ = run(capsys, "skill", "show", "tricky", "--agent", str(root))
+    assert code == 0 and "\x1b" not in out and "\u202e" not in out and "\u200b" not in out
+    assert "Line one\\x1b]52;c;Y3VybA==\\x07" in out and "Sort \\u202eby date" in out
+    assert "Tidy\\u200b text." in out
