@@ -68,7 +68,7 @@ _DESTINATION = re.compile(
 )
 _READ = re.compile(
     r"\b(?:read|reads|cat|open|copy|print|dump|collect|gather|grab|extract|harvest|steal|"
-    r"include|attach|base64|find-generic-password|find-internet-password|dump-keychain)\b",
+    r"include|attach|append|embed|encode|contents?\s+of|base64|find-generic-password|find-internet-password|dump-keychain)\b",
     re.IGNORECASE,
 )
 _KEY_STORE = re.compile(
@@ -83,6 +83,7 @@ _HIDING = re.compile(
     r"(?:telling|informing|notifying|alerting)\s+the\s+user)\b|"
     r"\b(?:hide|conceal)\b[^.]{0,60}\bfrom\s+the\s+user\b|"
     r"\b(?:do\s+not|don't|never)\s+(?:tell|inform|notify|alert)\s+the\s+user\b|"
+    r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose|admit)\s+(?:this\s+|it\s+|anything\s+)?to\s+the\s+user\b|"
     r"\b(?:do\s+not|don't|never)\s+(?:mention|reveal|disclose)\s+(?:(?:this|these)\s+(?:steps?|actions?|"
     r"commands?|instructions?|requests?|uploads?|calls?)|(?:that|what)\s+you\s+(?:did|ran|sent|read|"
     r"uploaded|are\s+doing|have\s+done))\b",
