@@ -14,12 +14,15 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["HiddenLine", "find_hidden_lines"]
+__all__ = ["MAX_COUNTED", "HiddenLine", "find_hidden_lines"]
+
+MAX_COUNTED = 10_000  # hidden characters counted per file; past it the count stops
 
 _BIDI_CONTROLS = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
 _TAGS = range(0xE0000, 0xE0080)
 _BLACK_FLAG = 0x1F3F4  # a subdivision flag (Scotland, Wales) is this, tag letters and CANCEL TAG
 _CANCEL_TAG = 0xE007F
+_FLAG_TAGS = 8  # the tags of a flag, CANCEL TAG included (gbsct + CANCEL: 6)
 # Marks that join or order letters of a script or parts of an emoji: hidden only among ASCII.
 _SCRIPT_MARKS = frozenset({0x200C, 0x200D, 0x200E, 0x200F, 0x061C})
 _BOM = 0xFEFF
@@ -72,12 +75,17 @@ def find_hidden_lines(text: str) -> list[HiddenLine]:
         return []  # most files: nothing to look for
     by_line: dict[int, Counter[int]] = {}
     tags_by_line: dict[int, list[str]] = {}
+    line, counted_to, counted = 1, 0, 0
     for match in _HIDDEN.finditer(text):
         position = match.start()
         point = ord(text[position])
         if _allowed(text, position, point):
             continue
-        line = text.count("\n", 0, position) + 1
+        counted += 1
+        if counted > MAX_COUNTED:  # a file made of them says all it needs to by now
+            break
+        line += text.count("\n", counted_to, position)  # counted onwards: linear in the file
+        counted_to = position
         by_line.setdefault(line, Counter())[point] += 1
         if point in _TAGS and 0x20 <= point - 0xE0000 < 0x7F:
             tags_by_line.setdefault(line, []).append(chr(point - 0xE0000))
@@ -100,16 +108,18 @@ def _allowed(text: str, position: int, point: int) -> bool:
 
 
 def _in_flag(text: str, position: int) -> bool:
-    """Whether the tag character at ``position`` belongs to a flag: BLACK FLAG, tags, CANCEL TAG."""
+    """Whether the tag character at ``position`` belongs to a flag: BLACK FLAG, up to seven tag
+    letters, CANCEL TAG. (Looking no further keeps a long run of tags linear to scan.)"""
     start = position
-    while start > 0 and ord(text[start - 1]) in _TAGS:
+    while start > max(0, position - _FLAG_TAGS) and ord(text[start - 1]) in _TAGS:
         start -= 1
     if start == 0 or ord(text[start - 1]) != _BLACK_FLAG:
         return False
     end = position
-    while end < len(text) and ord(text[end]) in _TAGS and ord(text[end]) != _CANCEL_TAG:
+    limit = min(len(text), start + _FLAG_TAGS + 1)
+    while end < limit and ord(text[end]) in _TAGS and ord(text[end]) != _CANCEL_TAG:
         end += 1
-    return end < len(text) and ord(text[end]) == _CANCEL_TAG and end - start <= 8
+    return end < len(text) and ord(text[end]) == _CANCEL_TAG
 
 
 def _character_name(point: int) -> str:

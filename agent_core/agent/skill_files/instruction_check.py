@@ -61,7 +61,8 @@ _AUTHENTICATING = re.compile(
     re.IGNORECASE,
 )
 _DESTINATION = re.compile(
-    r"\bhttps?://[^\s)>\]\"'`]+|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|"
+    # Bounded repeats: a long run of word characters must not cost a scan per starting position.
+    r"\bhttps?://[^\s)>\]\"'`]{1,2000}|\b[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){0,8}\.[a-z]{2,24}\b|"
     r"\b\d{1,3}(?:\.\d{1,3}){3}\b|\bwebhooks?\b|\bpastebin\b|\brequestbin\b|\bngrok\b|"
     r"\b(?:external|remote|my|our|this)\s+(?:server|endpoint)\b",
     re.IGNORECASE,
@@ -104,7 +105,7 @@ _ABOUT_ATTACKS = re.compile(
     r"injection|phishing|malware|threat\w*|audit\w*)\b",
     re.IGNORECASE,
 )
-_QUOTED = re.compile(r"\"[^\"\n]{3,200}\"|“[^”\n]{3,200}”|'[^'\n]{8,200}'|`[^`\n]+`")
+_QUOTED = re.compile(r"\"[^\"]{3,200}\"|“[^”]{3,200}”|'[^'\n]{8,200}'|`[^`]{1,500}`")
 # Words one of the rules needs (a secret, hiding, overriding), looked for first in lower case: most
 # paragraphs hold none of them, and only those that do are read closely.
 _KEYWORDS = (
@@ -118,6 +119,8 @@ _KEYWORDS = (
 )  # fmt: skip
 
 
+_WINDOW = 2000  # characters of one sentence judged at once
+_OVERLAP = 300  # so an instruction across two windows is whole in one of them
 _NUMBERED = re.compile(r"\d+[.)]\s")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 _FENCES = re.compile(r"^\s*(?:```|~~~)", re.MULTILINE)
@@ -154,19 +157,31 @@ def find_instructions(text: str, file_name: str = "SKILL.md") -> list[Finding]:
             # A catalogue of attacks (a security skill's table of patterns) says so near the example.
             nearby = "\n".join(blocks[max(0, index - 1) : index + 2])
             about_attacks = _ABOUT_ATTACKS.search(nearby) is not None
-            for number, segment, code in _segments(block, line, code_file=code_file, in_code=in_code):
-                lowered = segment.lower()
-                if not any(keyword in lowered for keyword in _KEYWORDS):
-                    continue
-                finding = _judge(segment, number, code=code, about_attacks=about_attacks)
-                if finding is not None:
-                    findings.append(finding)
-                    if len(findings) >= MAX_FINDINGS_PER_FILE:
-                        return findings
+            for first, whole, code in _segments(block, line, code_file=code_file, in_code=in_code):
+                for number, segment in _windows(whole, first):
+                    lowered = segment.lower()
+                    if not any(keyword in lowered for keyword in _KEYWORDS):
+                        continue
+                    finding = _judge(segment, number, code=code, about_attacks=about_attacks)
+                    if finding is not None:
+                        findings.append(finding)
+                        if len(findings) >= MAX_FINDINGS_PER_FILE:
+                            return findings
+                        break
         if not code_file and ("```" in block or "~~~" in block):
             in_code = in_code != (len(_FENCES.findall(block)) % 2 == 1)
         line += block.count("\n") + 2
     return findings
+
+
+def _windows(segment: str, line: int) -> Iterator[tuple[int, str]]:
+    """(first line, text) of a sentence, or of overlapping parts of one too long to be a sentence
+    (a line of data), so the rules' cost stays proportional to the text."""
+    if len(segment) <= _WINDOW:
+        yield line, segment
+        return
+    for start in range(0, len(segment), _WINDOW - _OVERLAP):
+        yield line + segment.count("\n", 0, start), segment[start : start + _WINDOW]
 
 
 def _keyword_offsets(text: str) -> list[int]:
@@ -189,26 +204,24 @@ def _judge(segment: str, line: int, *, code: bool, about_attacks: bool) -> Findi
             before = segment[: send.start()]
             if not _NEGATED.search(before):
                 if store := _STORE.search(segment):
-                    return _finding(
-                        line, "exfiltration", f"sends {store.group(0)!r} to {_where(destination)!r}", segment
-                    )
+                    what = f"sends {store.group(0)!r} to {_where(destination)!r}"
+                    return _finding(line, "exfiltration", what, segment, send.start())
                 # In code, a key passed to a URL is how APIs are called; in prose it is an order.
                 credential = None if code else _CREDENTIAL.search(segment)
                 if credential and not _AUTHENTICATING.search(segment):
-                    return _finding(
-                        line,
-                        "exfiltration",
-                        f"sends {credential.group(0)!r} to {_where(destination)!r}",
-                        segment,
-                    )
+                    what = f"sends {credential.group(0)!r} to {_where(destination)!r}"
+                    return _finding(line, "exfiltration", what, segment, send.start())
         store = _KEY_STORE.search(segment)
         read = _READ.search(segment) if store else None
         if store and read and not _NEGATED.search(segment[: min(read.start(), store.start())]):
-            return _finding(line, "credential-read", f"reads {store.group(0)!r}", segment)
+            at = min(read.start(), store.start())
+            return _finding(line, "credential-read", f"reads {store.group(0)!r}", segment, at)
     if (hiding := _HIDING.search(unquoted)) and not _SAYING.match(unquoted, hiding.end()):
-        return _finding(line, "hiding", f"hides what it does from the user ({hiding.group(0)!r})", segment)
+        what = f"hides what it does from the user ({hiding.group(0)!r})"
+        return _finding(line, "hiding", what, unquoted, hiding.start())
     if (override := _OVERRIDE.search(unquoted)) and not about_attacks:
-        return _finding(line, "override", f"overrides earlier instructions ({override.group(0)!r})", segment)
+        what = f"overrides earlier instructions ({override.group(0)!r})"
+        return _finding(line, "override", what, unquoted, override.start())
     return None
 
 
@@ -216,9 +229,15 @@ def _where(destination: re.Match[str]) -> str:
     return destination.group(0).rstrip(".,;:!?")
 
 
-def _finding(line: int, kind: str, what: str, segment: str) -> Finding:
-    excerpt = " ".join(segment.split())
-    return Finding(line, kind, what, excerpt if len(excerpt) <= 160 else excerpt[:157] + "...")
+def _finding(line: int, kind: str, what: str, segment: str, at: int) -> Finding:
+    """A finding at the line of offset ``at`` in ``segment``, with the words around it."""
+    start = max(0, at - 60)
+    excerpt = " ".join(segment[start : start + 160].split())
+    if start:
+        excerpt = "..." + excerpt
+    if start + 160 < len(segment):
+        excerpt += "..."
+    return Finding(line + segment.count("\n", 0, at), kind, what, excerpt)
 
 
 def _segments(
@@ -276,4 +295,4 @@ def _sentences(paragraph: list[str], first_line: int) -> Iterator[tuple[int, str
     for sentence in _SENTENCE_END.split(text):
         start = text.find(sentence, offset)
         offset = start + len(sentence)
-        yield first_line + text.count("\n", 0, max(start, 0)), sentence.replace("\n", " "), False
+        yield first_line + text.count("\n", 0, max(start, 0)), sentence, False  # its line breaks kept

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from agent_core.agent._text_file import FileRefused, read_bytes
+from agent_core.agent._text_file import MAX_FILE_BYTES, FileRefused, read_bytes
 from agent_core.agent.items import Problem
 from agent_core.agent.skill_files.definition import SKILL_FILE, Skill
 from agent_core.agent.skill_files.hidden_text import find_hidden_lines
@@ -71,7 +71,9 @@ def skill_trust_problems(skill: Skill) -> list[Problem]:
         if budget <= 0:
             unchecked.append(relative)
             continue
-        text = _text_of(path, min(MAX_CHECKED_FILE_BYTES, budget))
+        # SKILL.md is read whole (up to the loader's limit): it is what the model is given.
+        limit = MAX_FILE_BYTES if relative == SKILL_FILE else MAX_CHECKED_FILE_BYTES
+        text = _text_of(path, min(limit, budget))
         if text is None:
             continue
         budget -= len(text)
