@@ -7,6 +7,7 @@ apart from a key that is simply not set, and a value is checked before anything 
 from __future__ import annotations
 
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -34,6 +35,7 @@ __all__ = [
     "resolve_setting_key",
     "value_at",
     "write_setting",
+    "write_settings",
 ]
 
 MISSING: Any = object()  # a key with no value in the file (and, for get, no default either)
@@ -283,13 +285,20 @@ def write_setting(agent_file: Path, text: str, raw_value: str) -> bool:
             file is then left byte for byte as it was.
         AtomicWriteError: the file could not be written; it is unchanged.
     """
+    return write_settings(agent_file, [(text, raw_value)])
+
+
+def write_settings(agent_file: Path, settings: Sequence[tuple[str, str]]) -> bool:
+    """Set several dotted keys at once, as ``write_setting`` sets one: every value is checked
+    before the file is written once, so either all change or none does."""
     document = EditableYaml(read_text_for_edit(agent_file), agent_file)
-    key = resolve_setting_key(text, document.data)
-    try:
-        value = yaml.safe_load(raw_value)
-    except yaml.YAMLError:
-        value = raw_value
-    document.set(key.path, key.check(value, raw=raw_value))
+    for text, raw_value in settings:
+        key = resolve_setting_key(text, document.data)
+        try:
+            value = yaml.safe_load(raw_value)
+        except yaml.YAMLError:
+            value = raw_value
+        document.set(key.path, key.check(value, raw=raw_value))
     if not document.changed:
         return False
     atomic_write_text(agent_file, document.render())

@@ -22,11 +22,13 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.secrets import env_var_name
 from agent_core.agent.server_trust import TrustGate
+from agent_core.agent.skill_files.trust_check import trust_problems
 from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.agent.variables import variables_for
 from agent_core.agent.writer import dump_yaml
 from agent_core.cli import learned_command
 from agent_core.cli.input_prompt import ask_in_terminal
+from agent_core.cli.skill_commands import print_skills, skill_summary
 from agent_core.cli.trust_prompt import register_trust, trust_written_server
 from agent_core.errors import AgentFileError
 
@@ -122,22 +124,29 @@ def run_new(args: argparse.Namespace) -> int:
     agent = create_agent(args.dir, name=args.name)
     print(f"Created agent '{agent.name}' in {agent.root}")
     print(
-        f"  {len(agent.rules)} rules, {len(agent.references)} references. Try: contextdesk agent show {args.dir}"
+        f"  {len(agent.rules)} rules, {len(agent.references)} references, {len(agent.skills)} "
+        f"skill{'' if len(agent.skills) == 1 else 's'}. Try: contextdesk agent show {args.dir}"
     )
     return 0
 
 
 def run_check(args: argparse.Namespace) -> int:
     agent = load_agent(args.dir)
-    for problem in agent.problems:
+    # The skills' trust checks read every file of every skill, so they run here, not on each load.
+    problems = sorted(
+        agent.problems + trust_problems(agent.skills.values()), key=lambda p: (str(p.path), p.line or 0)
+    )
+    for problem in problems:
         print(problem.describe(agent.root))
     errors = len(agent.errors)
-    warnings = len(agent.problems) - errors
+    warnings = len(problems) - errors
     summary = (
         f"{agent.root}: {len(agent.rules)} rules, {len(agent.references)} references, "
-        f"{len(agent.config.mcp_servers)} MCP servers loaded; {errors} errors, {warnings} warnings"
+        f"{len(agent.skills)} skill{'' if len(agent.skills) == 1 else 's'}, "
+        f"{len(agent.config.mcp_servers)} MCP servers loaded; "
+        f"{errors} errors, {warnings} warnings"
     )
-    print(summary, file=sys.stderr if agent.problems else sys.stdout)
+    print(summary, file=sys.stderr if problems else sys.stdout)
     return 1 if errors or (args.strict and warnings) else 0
 
 
@@ -237,6 +246,7 @@ def run_show(args: argparse.Namespace) -> int:
                 f"(turns {limits['maxTurns']}, tokens {limits['maxTokens']:,}, {limits['timeoutSeconds']:g} s)"
             )
             print(f"    {sub['description']}")
+    print_skills(summary["skills"])
     if agent.problems:
         print(f"\n{len(agent.problems)} problems; see `contextdesk agent check {args.dir}`")
     return 0
@@ -329,6 +339,7 @@ def agent_summary(agent: Agent) -> dict[str, Any]:
             for provider_id, provider in config.providers.items()
         ],
         "mcpServers": [_server(name, server) for name, server in config.mcp_servers.items()],
+        "skills": [skill_summary(skill, agent.root) for skill in sorted(agent.skills.values(), key=_order)],
         "subagents": [_subagent(subagent) for subagent in agent.subagents.values()],
         "problems": [
             {"file": str(p.path), "line": p.line, "severity": p.severity, "message": p.message, "fix": p.fix}

@@ -41,6 +41,7 @@ COMMAND_MODULES = {
     "chat": "agent_core.cli.chat_command",
     "sessions": "agent_core.cli.sessions_commands",
     "memory": "agent_core.cli.memory_commands",
+    "skill": "agent_core.cli.skill_commands",
     "subagent": "agent_core.cli.subagent_commands",
     "workflow": "agent_core.cli.workflow_commands",
 }

@@ -1,0 +1,151 @@
+"""What a reviewer of a skill should know before trusting it: its scripts, hidden characters, and
+instructions that work against the user. Each is a located warning with its fix.
+
+A skill is usually someone else's text (a public collection, a colleague's folder) that the model
+will follow. The checks read every text file of the skill, so they run when asked for (``agent
+check``, ``skill show``), not on every load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from agent_core.agent._text_file import MAX_FILE_BYTES, FileRefused, read_bytes
+from agent_core.agent.items import Problem
+from agent_core.agent.skill_files.definition import SKILL_FILE, Skill
+from agent_core.agent.skill_files.hidden_text import find_hidden_lines
+from agent_core.agent.skill_files.instruction_check import CODE_SUFFIXES, find_instructions
+
+__all__ = ["MAX_CHECKED_FILE_BYTES", "MAX_CHECKED_SKILL_BYTES", "skill_trust_problems", "trust_problems"]
+
+MAX_CHECKED_FILE_BYTES = 1024 * 1024  # a larger file of the skill is data, not instructions: skipped
+MAX_CHECKED_SKILL_BYTES = 8 * 1024 * 1024  # read per skill; past it, a warning says what was left
+MAX_HIDDEN_LINES_SHOWN = 5  # per file; more lines are counted in one more warning
+_SCRIPTS_SHOWN = 10
+_READ_AS_TEXT = (".md", ".markdown", ".mdx", ".txt", ".rst", *CODE_SUFFIXES)
+
+_FIXES = {
+    "exfiltration": "remove the sentence, or the skill if you do not trust where it came from",
+    "credential-read": "remove the instruction, or the skill if you do not trust where it came from",
+    "hiding": "remove the instruction: a skill should not keep anything from you",
+    "override": "remove the instruction, or the skill if you do not trust where it came from",
+}
+_KIND_WORDS = {
+    "exfiltration": "tells the model to send private data out",
+    "credential-read": "tells the model to read a private key or stored credentials",
+    "hiding": "tells the model to hide what it does from you",
+    "override": "tells the model to ignore its other instructions",
+}
+
+
+def trust_problems(skills: Iterable[Skill]) -> list[Problem]:
+    """The trust warnings of every skill, in the order given."""
+    return [problem for skill in skills for problem in skill_trust_problems(skill)]
+
+
+def skill_trust_problems(skill: Skill) -> list[Problem]:
+    """The trust warnings of one skill: its scripts, hidden characters and hostile instructions."""
+    if skill.path is None:
+        return []
+    problems: list[Problem] = []
+    if skill.scripts:
+        shown = ", ".join(skill.scripts[:_SCRIPTS_SHOWN])
+        more = len(skill.scripts) - _SCRIPTS_SHOWN
+        problems.append(
+            Problem(
+                skill.path,
+                f"skill '{skill.name}' has {len(skill.scripts)} script{'s' if len(skill.scripts) > 1 else ''} "
+                f"({shown}{f' and {more} more' if more > 0 else ''}); a script runs only when the model "
+                "asks and you approve the exact command",
+                "read the scripts before approving a run; remove the skill if you do not trust where it came from",
+                severity="warning",
+            )
+        )
+    folder = skill.path.parent
+    budget = MAX_CHECKED_SKILL_BYTES
+    unchecked: list[str] = []
+    for relative in (SKILL_FILE, *skill.files):
+        path = folder / relative
+        if budget <= 0:
+            unchecked.append(relative)
+            continue
+        # SKILL.md is read whole (up to the loader's limit): it is what the model is given.
+        limit = MAX_FILE_BYTES if relative == SKILL_FILE else MAX_CHECKED_FILE_BYTES
+        text = _text_of(path, min(limit, budget))
+        if text is None:
+            continue
+        budget -= len(text)
+        problems.extend(_file_problems(path, relative, text))
+    if unchecked:
+        problems.append(
+            Problem(
+                folder,
+                f"skill '{skill.name}' holds more than {MAX_CHECKED_SKILL_BYTES // (1024 * 1024)} MB of text; "
+                f"{len(unchecked)} files were not checked ({', '.join(unchecked[:5])}...)",
+                "move data the skill does not need out of its folder",
+                severity="warning",
+            )
+        )
+    return problems
+
+
+def _text_of(path: Path, limit: int) -> str | None:
+    """The file's text when it is a text file no larger than ``limit``; None for anything else."""
+    try:
+        data = read_bytes(path, limit)
+    except FileRefused:  # too large, gone or not a regular file: the loader reports what matters
+        return None
+    if b"\0" in data[:8192]:
+        return None  # binary
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _file_problems(path: Path, relative: str, text: str) -> list[Problem]:
+    problems: list[Problem] = []
+    hidden = find_hidden_lines(text)
+    for line in hidden[:MAX_HIDDEN_LINES_SHOWN]:
+        problems.append(
+            Problem(
+                path,
+                f"{relative} has {line.describe()}",
+                "delete them (an editor that shows invisible characters, or `cat -A`, reveals them); "
+                "if you did not expect them, do not trust the skill",
+                line.line,
+                "warning",
+            )
+        )
+    if len(hidden) > MAX_HIDDEN_LINES_SHOWN:
+        rest = hidden[MAX_HIDDEN_LINES_SHOWN:]
+        problems.append(
+            Problem(
+                path,
+                f"{relative} has hidden characters on {len(rest)} more lines "
+                f"({', '.join(str(h.line) for h in rest[:10])}{'...' if len(rest) > 10 else ''})",
+                "delete them, or do not trust the skill",
+                rest[0].line,
+                "warning",
+            )
+        )
+    # Instructions are looked for where a model reads them: Markdown and text, and the scripts;
+    # data files (JSON, XML, fonts' metadata) are only looked at for hidden characters.
+    findings = find_instructions(text, relative) if relative.lower().endswith(_READ_AS_TEXT) else []
+    for line in hidden:
+        # Tag characters spell text the reader cannot see; what it says is checked as well.
+        if line.hidden_text:
+            findings += [replace(f, line=line.line) for f in find_instructions(line.hidden_text, relative)]
+    for finding in findings:
+        problems.append(
+            Problem(
+                path,
+                f'{relative} {_KIND_WORDS[finding.kind]}: {finding.what} in "{finding.excerpt}"',
+                _FIXES[finding.kind],
+                finding.line,
+                "warning",
+            )
+        )
+    return problems
