@@ -58,7 +58,12 @@ def register_importers(register: Register[Importer]) -> None:
     """The Claude Code sub-agents importer."""
     register(
         "claude-agents",
-        Importer("Claude Code sub-agents (.claude/agents/*.md)", detects_claude_agents, _import_detected),
+        Importer(
+            "Claude Code sub-agents (.claude/agents/*.md)",
+            detects_claude_agents,
+            _import_detected,
+            combines=True,
+        ),
     )
 
 
