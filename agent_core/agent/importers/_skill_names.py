@@ -24,8 +24,13 @@ _FALLBACK = "skill"
 _PLACEHOLDERS = re.compile(
     r"replace (?:this |it )?with (?:a |an |the |your )?(?:\w+ ){0,3}(?:description|explanation|summary)"
     r"|^\s*(?:TODO|TBD|FIXME)\b|lorem ipsum|your (?:skill'?s? )?description (?:goes )?here"
-    r"|^\s*[\[<{][^\]>}]*\b(?:description|describe)\b[^\]>}]*[\]>}]\s*$",
+    r"|^\s*[\[<{][^\]>}]*\b(?:description|describe)\b[^\]>}]*[\]>}]\s*$"
+    r"|^\s*(?:one|a) (?:short )?(?:paragraph|sentence|line) (?:describing|that describes) what this\b",
     re.IGNORECASE,
+)
+# Names a template gives its skill for the author to replace (compared in the standard's spelling).
+_PLACEHOLDER_NAMES = frozenset(
+    {"name", "skill-name", "agent-name", "your-skill-name", "my-skill-name", "template", "skill-template"}
 )
 
 
@@ -64,6 +69,8 @@ def placeholder_problem(header_name: str, description: str) -> str | None:
     """
     if _PLACEHOLDERS.search(description):
         return f"its description is a template's placeholder ({description.strip()[:80]!r})"
+    if _slug(header_name) in _PLACEHOLDER_NAMES:
+        return f"its name is a template's placeholder ('{header_name}')"
     if not description.strip() and "template" in header_name.lower():
         return f"it is named '{header_name}' and has no description"
     return None
