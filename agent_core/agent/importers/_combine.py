@@ -23,13 +23,10 @@ def combine_parts(parts: list[ImportedAgent]) -> ImportedAgent:
     report = ImportReport(" + ".join(part.report.source_format for part in parts))
     combined = ImportedAgent(report=report)
     for part in parts:
-        for line_list, own in (
-            (report.created, part.report.created),
-            (report.changed, part.report.changed),
-            (report.skipped, part.report.skipped),
-            (report.warnings, part.report.warnings),
-        ):
-            line_list += own
+        report.created.extend(part.report.created)
+        report.changed.extend(part.report.changed)
+        report.skipped.extend(part.report.skipped)
+        report.warnings.extend(part.report.warnings)
         combined.name = combined.name or part.name
         combined.description = combined.description or part.description
         combined.system_prompt = combined.system_prompt or part.system_prompt

@@ -87,7 +87,7 @@ def _read_header(entry: Path) -> tuple[SkillHeader, bytes] | str:
     if problem := link_out_problem(entry):
         return f"{SKILL_FILE}: {problem}"
     if entry.is_symlink() and not entry.exists():
-        return f"{SKILL_FILE} is a link to {os.readlink(entry)}, which does not exist"
+        return f"{SKILL_FILE} is a link to {entry.readlink()}, which does not exist"
     problems: list[Problem] = []
     text = read_text(entry, problems, too_large_fix=SKILL_FILES.too_large_fix)
     file = None if text is None else parse_headered_text(entry, text, SKILL_FILES, problems)

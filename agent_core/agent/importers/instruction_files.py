@@ -92,9 +92,10 @@ def import_instruction_files(source: Path) -> ImportedAgent:
         root, files = source.parent, [source]
     else:
         tree = scan_source(source)
-        root, files = source, tree.instruction_files
+        # The file itself before a link to it (AGENTS.md linking to CLAUDE.md): the file is kept.
+        root, files = source, sorted(tree.instruction_files, key=lambda path: (path.is_symlink(), path))
         imported.report.skipped += tree.refused_files
-    if not files:
+    if not files and not imported.report.skipped:
         raise AgentImportError(
             f"no instruction files in {source}: expected AGENTS.md, CLAUDE.md or GEMINI.md"
         )
