@@ -2,8 +2,8 @@
 ``CLAUDE.md``, ``GEMINI.md``, ``.github/copilot-instructions.md`` and
 ``.github/instructions/*.instructions.md``.
 
-- A file at the top of the project is read by its tool for every request: a rule with include
-  ``always``.
+- A file at the top of the project (and ``.claude/CLAUDE.md``) is read by its tool for every
+  request: a rule with include ``always``.
 - An ``AGENTS.md`` (or ``CLAUDE.md``, ``GEMINI.md``) in a sub-folder applies to the files below it
   (monorepos): a ``manual`` rule with the glob ``sub/folder/**``, so it joins a chat when a file of
   that folder is in play, as its tool would read it there.
@@ -136,7 +136,8 @@ def _import_file(file: Path, relative: Path, imported: ImportedAgent, texts: dic
         return
     folder = relative.parent.as_posix()
     stem = file.name.removesuffix(".md").lower()  # agents, claude, gemini, copilot-instructions
-    top_level = relative.parent in (Path(), Path(".github"))
+    # Claude Code also reads the project's CLAUDE.md from .claude/; Copilot's lives in .github/.
+    top_level = relative.parent in (Path(), Path(".github")) or relative == Path(".claude", "CLAUDE.md")
     words = [_SLUG.sub("-", part).strip("-") for part in relative.parent.parts if not top_level]
     name = "-".join(
         [*(word for word in words if word), stem if stem == "copilot-instructions" else f"{stem}-md"]

@@ -100,3 +100,10 @@ def test_an_instruction_file_inside_a_skill_belongs_to_the_skill(tmp_path: Path)
     agent = load_agent(tmp_path / "agent")
     assert agent.rules == {}
     assert agent.skills["review-and-refactor"].files == ("CLAUDE.md",)
+
+
+def test_claude_md_in_the_claude_folder_is_the_projects_own(tmp_path: Path) -> None:
+    write(tmp_path / "project" / ".claude" / "CLAUDE.md", (PROJECT / "AGENTS.md").read_text(encoding="utf-8"))
+    import_source(tmp_path / "project", tmp_path / "agent")
+    rule = load_agent(tmp_path / "agent").rules["claude-md"]
+    assert rule.include is IncludeMode.ALWAYS and rule.globs == ()
