@@ -70,6 +70,9 @@ def plan_skills(
         existing = on_disk.get(skill.name.lower())
         if existing is not None and twin is None:
             old_files = _folder_files(folder / existing)
+            # From here on the name is this skill's: a later one of the same name is its duplicate.
+            by_name.setdefault(skill.name.lower(), skill)
+            by_hash.setdefault(digest, skill)
             if old_files == {path: file.data for path, file in skill.files.items()}:
                 report.skipped.append(f"{label}: the agent has the same one; nothing to do")
                 continue

@@ -104,3 +104,23 @@ def test_a_skill_the_agent_has_under_another_name_is_reported_not_copied_again(t
     report = import_source(SHELLCHECK, agent_root)
     assert sorted(p.name for p in (agent_root / "skills").iterdir()) == ["linting"]
     assert any("the agent has the same SKILL.md as its skill 'linting'" in line for line in report.skipped)
+
+
+def test_replacing_a_skill_found_twice_in_the_source_replaces_it_once(tmp_path: Path) -> None:
+    agent_root = tmp_path / "agent"
+    import_source(SHELLCHECK, agent_root)
+    (agent_root / "skills" / "shellcheck-configuration" / "mine.md").write_text("mine\n", encoding="utf-8")
+    source = two_collections(tmp_path / "clones")
+    report = import_source(source, agent_root, replace=True)
+    assert sorted(p.name for p in (agent_root / "skills").iterdir()) == ["shellcheck-configuration"]
+    assert not (agent_root / "skills" / "shellcheck-configuration" / "mine.md").exists()
+    assert sum("a duplicate of 'shellcheck-configuration'" in line for line in report.skipped) == 2
+
+
+def test_a_skill_the_agent_has_is_not_added_again_from_a_second_copy(tmp_path: Path) -> None:
+    agent_root = tmp_path / "agent"
+    import_source(SHELLCHECK, agent_root)
+    report = import_source(two_collections(tmp_path / "clones"), agent_root)
+    assert sorted(p.name for p in (agent_root / "skills").iterdir()) == ["shellcheck-configuration"]
+    assert any("the agent has the same one" in line for line in report.skipped)
+    assert sum("a duplicate of 'shellcheck-configuration'" in line for line in report.skipped) == 2
