@@ -51,10 +51,12 @@ def register(subparsers: Any) -> None:
 
     importer = commands.add_parser(
         "import",
-        help="import a TsAgent agent, Cursor rules or an mcpServers JSON file",
+        help="import a TsAgent agent, Cursor rules, skills, instruction files or an mcpServers JSON file",
         description="SRC may be a TsAgent .yaml agent file, a legacy TsAgent folder (tsagent.json or "
         "tspark.json), a project with .cursor/rules or .cursorrules, one .mdc rule or .cursorrules file, "
-        "or a JSON file with an mcpServers object. DIR is created if missing; an existing agent there "
+        "a JSON file with an mcpServers object, a skill folder (with a SKILL.md) or a folder of skills at "
+        "any depth, or AGENTS.md, CLAUDE.md, GEMINI.md and Copilot instruction files (always-on rules). "
+        "A project folder with several of these imports them all. DIR is created if missing; an existing agent there "
         "is merged into: a name it already uses for something different gets a numbered suffix "
         "(rule-2), and its own settings are kept. The import is all or nothing.",
     )
@@ -71,6 +73,12 @@ def register(subparsers: Any) -> None:
         "--dry-run",
         action="store_true",
         help="list what would be added, changed and skipped, and write nothing",
+    )
+    importer.add_argument(
+        "--keep-duplicates",
+        action="store_true",
+        help="keep every copy of a skill found twice (same name or the same SKILL.md) as name-2, name-3... "
+        "(default: keep the first and report the others)",
     )
     importer.add_argument(
         "--copy-secrets",
@@ -152,7 +160,12 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     report = import_source(
-        args.src, args.dir, replace=args.replace, dry_run=args.dry_run, copy_secrets=args.copy_secrets
+        args.src,
+        args.dir,
+        replace=args.replace,
+        dry_run=args.dry_run,
+        copy_secrets=args.copy_secrets,
+        keep_duplicates=args.keep_duplicates,
     )
     print(f"{'Dry run: would import' if args.dry_run else 'Imported'} {args.src} into {args.dir}")
     for line in report.lines():

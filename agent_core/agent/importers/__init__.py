@@ -1,5 +1,6 @@
-"""Importing existing setups: TsAgent agents, Cursor rules, Claude Code sub-agents and
-``mcpServers`` JSON files.
+"""Importing existing setups: TsAgent agents, Cursor rules, Claude Code sub-agents, ``mcpServers``
+JSON files, Agent Skills and the instruction files of a project (AGENTS.md, CLAUDE.md, GEMINI.md,
+Copilot's instructions); a project folder holding several of these is imported in one go.
 
 Each format is an :class:`Importer` in the ``importers`` plug-in registry (entry-point group
 ``contextdesk.importers``): a plug-in exposes ``register_importers(register)`` and calls
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_core.agent.importers._combine import combine_parts
 from agent_core.agent.importers._common import (
     AgentImportError,
     ImportedAgent,
@@ -47,6 +49,8 @@ IMPORTERS: PluginRegistry[Importer] = PluginRegistry(
         "agent_core.agent.importers.claude_agents:register_importers",
         "agent_core.agent.importers.codemie_workflow:register_importers",
         "agent_core.agent.importers.mcp_json:register_importers",
+        "agent_core.agent.importers.skills:register_importers",
+        "agent_core.agent.importers.instruction_files:register_importers",
     ),
 )
 
@@ -65,15 +69,32 @@ def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
             f"{source} is not an ordinary file or folder (a named pipe or a device): import a file or a folder"
         )
     importers = [importer for _, importer in IMPORTERS.plugins()]
-    for importer in importers:
+    for index, importer in enumerate(importers):
         if importer.detects(source):
+            readers = [importer]
+            if importer.combines and source.is_dir():  # a project: every part of it in one go
+                readers += [
+                    other for other in importers[index + 1 :] if other.combines and other.detects(source)
+                ]
             with reading_from(source):  # no file found in it is read through a link leading out
-                return importer.read(source, copy_secrets=copy_secrets)
+                return combine_parts(_read_parts(readers, source, copy_secrets=copy_secrets))
     expected = _one_of([importer.expected for importer in importers])
     if source.is_dir():
         raise AgentImportError(f"nothing to import in {source}: expected {expected}")
     read_structured_file(source)  # a file that cannot even be parsed: say so rather than "not a format"
     raise AgentImportError(f"{source} is not a format ContextDesk imports: expected {expected}")
+
+
+def _read_parts(readers: list[Importer], source: Path, *, copy_secrets: bool) -> list[ImportedAgent]:
+    """Each reader's part of ``source``; a part after the first that cannot be read is reported and
+    the others are still imported (the first one's failure is the import's)."""
+    parts = [readers[0].read(source, copy_secrets=copy_secrets)]
+    for reader in readers[1:]:
+        try:
+            parts.append(reader.read(source, copy_secrets=copy_secrets))
+        except AgentImportError as error:
+            parts[0].report.skipped.append(f"{reader.expected}: {error}")
+    return parts
 
 
 def import_source(
@@ -84,6 +105,7 @@ def import_source(
     dry_run: bool = False,
     copy_secrets: bool = False,
     overwrite: bool = False,
+    keep_duplicates: bool = False,
 ) -> ImportReport:
     """Read ``source`` and merge it into the agent at ``target`` (created when missing).
 
@@ -94,7 +116,9 @@ def import_source(
             place; the agent is unchanged either way.
     """
     imported = read_source(source, copy_secrets=copy_secrets)
-    return apply_import(imported, target, replace=replace or overwrite, dry_run=dry_run)
+    return apply_import(
+        imported, target, replace=replace or overwrite, dry_run=dry_run, keep_duplicates=keep_duplicates
+    )
 
 
 def apply_import(
@@ -104,12 +128,14 @@ def apply_import(
     replace: bool = False,
     dry_run: bool = False,
     overwrite: bool = False,
+    keep_duplicates: bool = False,
 ) -> ImportReport:
     """Merge an import into an agent folder, all or nothing, and say what was done.
 
     A name the agent already uses for something different gets a numbered suffix (``rule-2``)
     unless ``replace``; identical entries are left alone; the agent's own settings are kept unless
-    ``replace``. ``dry_run`` decides and reports the same way but writes nothing.
+    ``replace``. A skill found twice (same name, or the same SKILL.md) is kept once unless
+    ``keep_duplicates``. ``dry_run`` decides and reports the same way but writes nothing.
 
     Raises:
         AgentFileError: the agent.yaml at ``target`` could not be saved over (nothing is written).
@@ -117,7 +143,7 @@ def apply_import(
         AtomicWriteError: a file could not be written (the agent is unchanged).
     """
     target = target.expanduser()
-    plan = plan_import(imported, target, replace=replace or overwrite)
+    plan = plan_import(imported, target, replace=replace or overwrite, keep_duplicates=keep_duplicates)
     imported.report.dry_run = dry_run
     if any(block.get("type") != "internal" for block in imported.mcp_servers.values()):
         imported.report.warnings.append(

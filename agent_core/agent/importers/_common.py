@@ -13,6 +13,7 @@ import yaml
 
 from agent_core.agent._text_file import FileRefused, read_bytes
 from agent_core.agent.importers._jsonc import parse_jsonc
+from agent_core.agent.importers._skill_read import ImportedSkill
 from agent_core.agent.importers._source_root import link_out_problem
 from agent_core.agent.items import DocumentItem, DocumentKind
 from agent_core.agent.names import name_problem, numbered_name, suggest_name
@@ -52,12 +53,16 @@ class Importer:
     """One format ContextDesk imports, as registered in the ``importers`` plug-in registry.
 
     ``detects`` is asked about an existing file or folder and must not raise; importers are asked in
-    registration order (built-ins first), and the first that detects the source reads it.
+    registration order (built-ins first), and the first that detects the source reads it. When that
+    one ``combines`` (it reads one part of a project: its rules, skills, sub-agents or MCP servers)
+    and the source is a folder, every other importer that combines and detects the folder reads it
+    too, and the parts are imported together.
     """
 
     expected: str  # what a user should point at, for "nothing to import": "Cursor rules (...)"
     detects: Callable[[Path], bool]
     read: ReadImport
+    combines: bool = False  # a part of a project folder (not a whole agent of another app)
 
 
 def read_structured_file(path: Path) -> Any:
@@ -155,6 +160,8 @@ class ImportedAgent:
     subagent_files: dict[str, str] = field(default_factory=dict)
     # Workflow files by name (written to workflows/NAME.yaml).
     workflow_files: dict[str, str] = field(default_factory=dict)
+    # Skill folders, each written byte for byte to skills/NAME/.
+    skills: list[ImportedSkill] = field(default_factory=list)
 
     def add_document(
         self,

@@ -19,6 +19,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.document_loader import ITEM_SUFFIX
 from agent_core.agent.importers._common import ImportedAgent, ImportReport
+from agent_core.agent.importers._skill_plan import SkillPlan, plan_skills
 from agent_core.agent.items import FOLDER_OF_KIND, DocumentItem
 from agent_core.agent.loader import load_agent
 from agent_core.agent.names import numbered_name
@@ -49,13 +50,16 @@ class ImportPlan:
     documents: list[DocumentItem] = field(default_factory=list)  # under their final names
     subagent_files: dict[str, str] = field(default_factory=dict)  # NAME -> text of subagents/NAME.md
     workflow_files: dict[str, str] = field(default_factory=dict)  # NAME -> text of workflows/NAME.yaml
+    skills: SkillPlan = field(default_factory=SkillPlan)  # skill folders, and files they replace
 
 
-def plan_import(imported: ImportedAgent, target: Path, *, replace: bool) -> ImportPlan:
+def plan_import(
+    imported: ImportedAgent, target: Path, *, replace: bool, keep_duplicates: bool = False
+) -> ImportPlan:
     """Decide how ``imported`` merges into the agent at ``target`` (a new agent when there is none).
 
     Fills ``imported.report``: what is added, changed, renamed and left out, with the reason and
-    what to do. Writes nothing.
+    what to do. Writes nothing. ``keep_duplicates``: a skill found twice is kept twice.
 
     Raises:
         AgentFileError: the agent.yaml at ``target`` could not be saved over (it is left untouched).
@@ -82,6 +86,9 @@ def plan_import(imported: ImportedAgent, target: Path, *, replace: bool) -> Impo
         _plan_file(
             "workflow", name, text, target / WORKFLOWS_FOLDER, ".yaml", plan.workflow_files, report, replace
         )
+    plan.skills = plan_skills(
+        imported.skills, target, agent.config, report, replace=replace, keep_duplicates=keep_duplicates
+    )
     return plan
 
 

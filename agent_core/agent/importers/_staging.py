@@ -17,6 +17,7 @@ from pathlib import Path
 from agent_core.agent.agent import AGENT_FILE
 from agent_core.agent.importers._common import AgentImportError
 from agent_core.agent.importers._merge import ImportPlan
+from agent_core.agent.importers._skill_write import write_skills
 from agent_core.agent.subagent_files.loader import SUBAGENTS_FOLDER
 from agent_core.agent.workflow_files.loader import WORKFLOWS_FOLDER
 from agent_core.agent.writer import document_path, save_agent_config, save_document
@@ -42,7 +43,7 @@ def write_plan(plan: ImportPlan, target: Path) -> None:
         if not target.exists():
             staging.rename(target)
             return
-        _move_files_into(staging, target)
+        _move_files_into(staging, target, plan.skills.removed_files)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -69,6 +70,7 @@ def _write_into(plan: ImportPlan, staging: Path) -> None:
         atomic_write_text(staging / SUBAGENTS_FOLDER / f"{name}.md", text)
     for name, text in plan.workflow_files.items():
         atomic_write_text(staging / WORKFLOWS_FOLDER / f"{name}.yaml", text)
+    write_skills(plan.skills.skills, staging)
     save_agent_config(agent)
 
 
@@ -80,11 +82,16 @@ def _drop_unchanged(seeded: dict[Path, bytes], staging: Path) -> None:
             path.unlink()
 
 
-def _move_files_into(staging: Path, target: Path) -> None:
+def _move_files_into(staging: Path, target: Path, removed: list[Path]) -> None:
     backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.replaced-", dir=target.parent))
     moved: list[tuple[Path, Path | None]] = []  # (path in target, its previous version or None)
     made_folders: list[Path] = []
     try:
+        for relative in removed:  # files of a replaced skill that its new version lacks: set aside
+            aside = backup / relative
+            aside.parent.mkdir(parents=True, exist_ok=True)
+            (target / relative).replace(aside)
+            moved.append((target / relative, aside))
         for staged in sorted(p for p in staging.rglob("*") if p.is_file()):
             relative = staged.relative_to(staging)
             destination = target / relative

@@ -85,7 +85,7 @@ def _import_detected(source: Path, *, copy_secrets: bool) -> ImportedAgent:
 
 def register_importers(register: Register[Importer]) -> None:
     """The Claude Code sub-agents importer."""
-    register("claude-agents", Importer(FORMAT, detects_claude_agents, _import_detected))
+    register("claude-agents", Importer(FORMAT, detects_claude_agents, _import_detected, combines=True))
 
 
 def import_claude_agents(source: Path) -> ImportedAgent:

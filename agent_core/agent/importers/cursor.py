@@ -95,6 +95,7 @@ def register_importers(register: Register[Importer]) -> None:
             "Cursor rules (.cursor/rules/*.mdc or .md, .cursorrules, or one such file)",
             detects_cursor_rules,
             _import_detected,
+            combines=True,
         ),
     )
 

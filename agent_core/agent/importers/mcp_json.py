@@ -102,6 +102,7 @@ def register_importers(register: Register[Importer]) -> None:
             "Goose config.yaml)",
             detects_mcp_json,
             _import_detected,
+            combines=True,
         ),
     )
 
