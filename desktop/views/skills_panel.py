@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -35,7 +36,9 @@ from desktop.views.skill_delegate import SkillDelegate
 __all__ = ["NO_SKILLS_TEXT", "SkillsSection"]
 
 NO_SKILLS_TEXT = "This agent has no skills yet — <a href='import'>Import skills…</a>"
-DESCRIPTION_CHARS = 280  # of the chosen skill's description shown under the list
+DESCRIPTION_CHARS = 220  # of the chosen skill's description shown under the list
+DESCRIPTION_LINES = 6  # the room under the list for the chosen skill's name and description
+CHOOSE_TEXT = "Choose a skill to see its description and settings."
 MODE_WORDS = {"agent": "Agent", "always": "Always", "manual": "Manual"}
 
 
@@ -94,6 +97,9 @@ class SkillsSection(QWidget):
         self.empty.setWordWrap(True)
         self.empty.setStyleSheet(f"color: {colors().muted}; padding: 4px;")
         self.empty.linkActivated.connect(lambda _link: self.import_requested.emit())
+        # Right under the heading, not adrift in the room the list would take.
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         layout.addWidget(self.empty)
 
         self.details = QWidget()
@@ -103,7 +109,9 @@ class SkillsSection(QWidget):
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.description.setStyleSheet(f"color: {colors().muted};")
+        self.description.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # Always as tall: choosing another skill moves nothing (the list keeps its place).
+        self.description.setFixedHeight(self.description.fontMetrics().lineSpacing() * DESCRIPTION_LINES + 4)
         details.addWidget(self.description)
         settings_row = QHBoxLayout()
         settings_row.addWidget(QLabel("Included"))
@@ -132,6 +140,7 @@ class SkillsSection(QWidget):
         buttons.addStretch(1)
         details.addLayout(buttons)
         layout.addWidget(self.details)
+        layout.addStretch(0)  # takes the room only while the list is hidden
         self._show_counts()
         self._show_current()
 
@@ -158,7 +167,7 @@ class SkillsSection(QWidget):
         if not index.isValid():
             return False
         self.view.setCurrentIndex(index)
-        self.view.scrollTo(index)
+        self.view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
 
     def current_name(self) -> str | None:
@@ -186,8 +195,12 @@ class SkillsSection(QWidget):
 
     def _show_current(self) -> None:
         index = self.view.currentIndex()
-        self.details.setVisible(index.isValid())
+        self.details.setVisible(self.model.rowCount() > 0)
+        for control in (self.include_box, self.enabled_box, self.file_button, self.folder_button):
+            control.setEnabled(index.isValid())
         if not index.isValid():
+            self.description.setText(f"<span style='color:{colors().muted}'>{CHOOSE_TEXT}</span>")
+            self.description.setToolTip("")
             return
         self._showing = True
         title, name = str(index.data(SkillRole.TITLE)), str(index.data(SkillRole.NAME))
@@ -198,7 +211,7 @@ class SkillsSection(QWidget):
         shown = (
             description if len(description) <= DESCRIPTION_CHARS else description[:DESCRIPTION_CHARS] + "…"
         )
-        self.description.setText(f"{named}<br>{_escape(shown)}")
+        self.description.setText(f"{named}<br><span style='color:{colors().muted}'>{_escape(shown)}</span>")
         self.description.setToolTip(description if shown != description else "")
         self.include_box.setCurrentIndex(max(0, self.include_box.findData(index.data(SkillRole.INCLUDE))))
         self.enabled_box.setChecked(bool(index.data(SkillRole.ENABLED)))
