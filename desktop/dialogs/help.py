@@ -35,6 +35,7 @@ PAGES = (
     ("selection.md", "How context is chosen"),
     ("context-management.md", "Context window and compaction"),
     ("memory.md", "Long-term memory"),
+    ("skills.md", "Skills"),
     ("subagents.md", "Sub-agents"),
     ("workflows.md", "Workflows"),
     ("mcp.md", "Tool servers (MCP)"),
