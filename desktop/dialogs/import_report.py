@@ -1,6 +1,7 @@
-"""What an import did, whole and scrollable: each skill, rule or server brought in, each name
-changed and why, each duplicate or file left out. A message box would cut a long report (a
-collection of a thousand skills makes one) and could not be scrolled."""
+"""What an import did, whole and scrollable: what was changed on the way in and why, what was left
+out, then what was brought in. A message box would cut a long report (a collection of a thousand
+skills makes one) and could not be scrolled; and the lines that need reading (a name changed, a
+duplicate left out) come first, not after a thousand "imported" lines."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
 
 from agent_core.agent.importers import ImportReport
 
-__all__ = ["ImportReportDialog", "report_summary"]
+__all__ = ["ImportReportDialog", "report_summary", "report_text"]
 
 
 def report_summary(report: ImportReport) -> str:
@@ -17,10 +18,28 @@ def report_summary(report: ImportReport) -> str:
         f"{len(report.created):,} imported",
         f"{len(report.changed):,} replaced",
         f"{len(report.skipped):,} left out",
-        f"{len(report.warnings):,} warnings",
+        f"{len(report.warnings):,} warning{'' if len(report.warnings) == 1 else 's'}",
     ]
     nothing = "" if report.created or report.changed else " Nothing new was added."
     return f"Import from {report.source_format}: {', '.join(parts)}.{nothing}"
+
+
+def report_text(report: ImportReport) -> str:
+    """Every line of the report, by what it asks of the reader: changes and warnings, left out,
+    replaced, imported (an empty part is not shown)."""
+    would = "would be " if report.dry_run else ""
+    parts = (
+        ("Imported, but not quite as written: why", report.warnings),
+        (f"{would.capitalize()}left out, and what to do", report.skipped),
+        (f"{would.capitalize()}replaced (the agent's own)", report.changed),
+        ("Would be imported" if report.dry_run else "Imported", report.created),
+    )
+    blocks = [
+        "\n".join([f"{title} ({len(lines):,}):", *(f"  • {line}" for line in lines)])
+        for title, lines in parts
+        if lines
+    ]
+    return "\n\n".join(blocks) or "Nothing was imported."
 
 
 class ImportReportDialog(QDialog):
@@ -35,9 +54,9 @@ class ImportReportDialog(QDialog):
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.text.setPlainText("\n".join(report.lines()))
+        self.text.setPlainText(report_text(report))
         layout.addWidget(self.text, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.resize(720, 480)
+        self.resize(760, 520)

@@ -1,5 +1,6 @@
 """The Skills section's item model and its search, without a view: rows from a real agent folder
-(real skills from public collections), and a search that stays quick over a thousand of them."""
+(real skills from public collections), a search that stays quick over a thousand of them, and the
+import report's text."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from pathlib import Path
 from PySide6.QtCore import QPersistentModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
+from agent_core.agent.importers import ImportReport
 from agent_core.agent.loader import load_agent
 from agent_core.agent.skill_files.definition import Skill
+from desktop.dialogs.import_report import report_summary, report_text
 from desktop.models.skills_model import SkillFilterProxy, SkillRole, SkillsModel, skill_rows
 from tests.support.agent_files import write
 from tests.support.paths import REPO_ROOT
@@ -101,3 +104,20 @@ def test_a_thousand_skills_filter_at_typing_speed(tmp_path: Path) -> None:
     # Eight searches over a thousand rows, and building the rows: well under a second (a few
     # milliseconds here); a widget per skill took seconds.
     assert elapsed < 1.0, elapsed
+
+
+def test_an_import_report_puts_what_needs_reading_first_and_keeps_every_line() -> None:
+    report = ImportReport(
+        "Agent Skills (folders with a SKILL.md)",
+        created=[f"skill 'skill-{n}' (1 file)" for n in range(300)],
+        skipped=["skill 'pdf' (from b/pdf): the same SKILL.md as a/pdf; kept once"],
+        warnings=["skill 'my-skill' (from My Skill): 'My Skill' is not a name the standard allows"],
+    )
+    text = report_text(report)
+    assert text.index("not a name the standard allows") < text.index("kept once") < text.index("skill-0")
+    assert all(f"skill 'skill-{n}' (1 file)" in text for n in range(300))
+    assert "Replaced" not in text  # an empty part is left out
+    assert report_summary(report) == (
+        "Import from Agent Skills (folders with a SKILL.md): 300 imported, 0 replaced, 1 left out, 1 warning."
+    )
+    assert report_text(ImportReport("Cursor rules")) == "Nothing was imported."
