@@ -15,10 +15,8 @@ from PySide6.QtCore import QObject, Signal
 from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.config_keys import write_setting
 from agent_core.agent.importers import ImportReport, import_source
-from agent_core.agent.schema import AgentConfig, IncludeMode, SkillSettings
 from agent_core.errors import AgentFileError, ContextDeskError
 from desktop.bridge import CoreBridge
-from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.workspace_host import WorkspaceHost
 
 __all__ = [
@@ -41,24 +39,9 @@ def write_skill_setting(agent: Agent, name: str, key: str, value: str) -> bool:
         AgentFileError: agent.yaml cannot be read, or the value is not valid for the key.
         AtomicWriteError: agent.yaml could not be written; it is unchanged.
     """
-    if "." not in name:
-        return write_setting(agent.root / AGENT_FILE, f"skills.{name}.{key}", value)
-    # A folder name with a dot cannot be spelt as a dotted key: change the settings as a whole.
-    current = agent.config.skills.get(name, SkillSettings())
-    if key == "include":
-        updated = current.model_copy(update={"include": IncludeMode(value)})
-    elif key == "enabled":
-        updated = current.model_copy(update={"enabled": value == "true"})
-    else:
-        raise AgentFileError(
-            f"skills.{name}.{key} is not a setting the desktop changes: use include or enabled"
-        )
-
-    def change(config: AgentConfig) -> None:
-        config.skills[name] = updated
-
-    save_config_change(agent, change)
-    return True
+    # A loaded skill's name is its folder's, which the loader allows only without dots: it is
+    # always one step of the dotted key.
+    return write_setting(agent.root / AGENT_FILE, f"skills.{name}.{key}", value)
 
 
 @dataclass(frozen=True)
