@@ -74,6 +74,7 @@ class SkillsSection(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search skills by name or description")
         self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Search skills")
         layout.addWidget(self.search)
 
         self.model = SkillsModel(parent=self)
@@ -91,6 +92,7 @@ class SkillsSection(QWidget):
         self.view.activated.connect(lambda index: self._view_file(index))
         self.view.selectionModel().currentChanged.connect(lambda *_: self._show_current())
         self.view.setMinimumHeight(120)
+        self.view.setAccessibleName("Skills")
         layout.addWidget(self.view, 1)
 
         self.empty = QLabel(NO_SKILLS_TEXT)

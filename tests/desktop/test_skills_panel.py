@@ -63,6 +63,8 @@ def test_the_agents_skills_are_listed_and_searched(qtbot: QtBot, app: DesktopApp
     qtbot.keyClicks(skills.search, "heic")
     assert listed(skills) == ["file-conversion"]
     assert "1 of 2" in skills.title.text()
+    skills.select("file-conversion")
+    screenshot(app.window.context_panel, "skills_searched")
     qtbot.keyClicks(skills.search, " nothing-like-this")
     assert listed(skills) == [] and skills.empty.isVisible()
     assert "No skill matches" in skills.empty.text()
@@ -148,3 +150,23 @@ def test_an_agent_without_skills_offers_to_import_some(
     skills.empty.linkActivated.emit("import")
     assert asked and "skill folder" in asked[0]  # the folder to import is asked for
     screenshot(desktop.window.context_panel, "skills_empty")
+
+
+def test_a_skill_edited_or_added_in_another_program_shows_up(
+    qtbot: QtBot, app: DesktopApp, skills_agent: Path
+) -> None:
+    skills = section(app)
+    qtbot.waitUntil(lambda: len(listed(skills)) == 2, timeout=WAIT_MS)
+    skill_file = skills_agent / "skills/create-plan/SKILL.md"
+    text = skill_file.read_text(encoding="utf-8")
+    skill_file.write_text(text.replace("Create a concise plan.", "Draft a short plan."), encoding="utf-8")
+    write(
+        skills_agent / "skills/notes/SKILL.md", "---\nname: notes\ndescription: Take meeting notes.\n---\nB\n"
+    )
+
+    def description(name: str) -> str:
+        row = skills.model.row_of(name)
+        return "" if row is None else skills.model.row_at(row).description
+
+    qtbot.waitUntil(lambda: description("create-plan").startswith("Draft a short plan."), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: description("notes") == "Take meeting notes.", timeout=WAIT_MS)
