@@ -5,6 +5,7 @@ a folder imported with its whole report shown, and the empty state."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,12 +35,12 @@ def skills_agent(agent_dir: Path) -> Path:
 
 
 @pytest.fixture
-def app(qtbot: QtBot, skills_agent: Path) -> DesktopApp:
+def app(qtbot: QtBot, skills_agent: Path) -> Iterator[DesktopApp]:
     create_app()
     desktop = DesktopApp()
     desktop.start(skills_agent)
     qtbot.waitUntil(lambda: desktop.window.current_controller() is not None, timeout=WAIT_MS)
-    yield desktop  # type: ignore[misc]
+    yield desktop
     desktop.close()
 
 
@@ -51,8 +52,16 @@ def listed(skills: SkillsSection) -> list[str]:
     return [skills.proxy.index(r, 0).data(SkillRole.NAME) for r in range(skills.proxy.rowCount())]
 
 
-def top_window_of(kind: type) -> object:
-    return next((w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()), None)
+def top_window_of(kind: type, title: str = "") -> object:
+    """A shown window of ``kind`` (with ``title``, when given: an earlier test may leave a message box)."""
+    return next(
+        (
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, kind) and w.isVisible() and (not title or w.windowTitle() == title)
+        ),
+        None,
+    )
 
 
 def test_the_agents_skills_are_listed_and_searched(qtbot: QtBot, app: DesktopApp) -> None:
@@ -132,8 +141,8 @@ def test_a_folder_nothing_can_be_imported_from_says_why(
     (tmp_path / "empty").mkdir()
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a, **_k: str(tmp_path / "empty"))
     app.window.skill_dialogs.import_skills()
-    qtbot.waitUntil(lambda: top_window_of(QMessageBox) is not None, timeout=WAIT_MS)
-    box = top_window_of(QMessageBox)
+    qtbot.waitUntil(lambda: top_window_of(QMessageBox, "Skills") is not None, timeout=WAIT_MS)
+    box = top_window_of(QMessageBox, "Skills")
     assert isinstance(box, QMessageBox) and "nothing to import" in box.text()
     box.close()
 
