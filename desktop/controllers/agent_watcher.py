@@ -11,6 +11,9 @@ from agent_core.agent.agent import AGENT_FILE
 __all__ = ["AgentWatcher"]
 
 DEBOUNCE_MS = 300  # editors save in several steps (temp file, rename): wait for the last one
+# SKILL.md files watched for edits, each a watch of the system's limited number (inotify); a skill
+# added or removed is still noticed past this, through the skills folder itself.
+MAX_WATCHED_SKILLS = 1000
 
 
 class AgentWatcher(QObject):
@@ -38,10 +41,12 @@ class AgentWatcher(QObject):
         root = self._root
         if root is None:
             return
-        paths = [root, root / AGENT_FILE, root / "rules", root / "references"]
+        paths = [root, root / AGENT_FILE, root / "rules", root / "references", root / "skills"]
         for folder in (root / "rules", root / "references"):
             if folder.is_dir():
                 paths += sorted(folder.glob("*.md"))
+        if (root / "skills").is_dir():
+            paths += sorted((root / "skills").glob("*/SKILL.md"))[:MAX_WATCHED_SKILLS]
         existing = [str(p) for p in paths if p.exists()]
         if existing:
             self._watcher.addPaths(existing)

@@ -13,6 +13,7 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
+from desktop.dialogs.import_report import ImportReportDialog
 from desktop.settings import recent_agents, remove_recent_agent
 
 __all__ = ["AgentsMenu"]
@@ -29,7 +30,8 @@ class AgentsMenu:
         self.recent = menu.addMenu("Recent agents")
         self.recent.aboutToShow.connect(self._fill_recent)
         menu.addAction("New agent…", self.new_agent)
-        menu.addAction("Import agent…", self.import_agent)
+        menu.addAction("Import agent from a file…", self.import_agent)
+        menu.addAction("Import agent from a folder (skills, a project)…", self.import_agent_folder)
 
     def open_path(self, path: Path) -> None:
         if not (path / AGENT_FILE).is_file():
@@ -80,20 +82,31 @@ class AgentsMenu:
             "",
             "Agents (*.yaml *.yml *.json *.mdc);;All files (*)",
         )
-        if not source:
-            return
+        if source:
+            self._import_into_chosen_agent(Path(source))
+
+    def import_agent_folder(self) -> None:
+        source = QFileDialog.getExistingDirectory(
+            self.parent,
+            "Import: a skill folder, a folder of skills (.claude/skills, a cloned collection), a project "
+            "(AGENTS.md, CLAUDE.md, .cursor/rules, .claude/agents) or a TsAgent agent folder",
+        )
+        if source:
+            self._import_into_chosen_agent(Path(source))
+
+    def _import_into_chosen_agent(self, source: Path) -> None:
         target = QFileDialog.getExistingDirectory(
             self.parent, "Import into which agent folder (new or existing)?"
         )
         if not target:
             return
-        source_path, target_path = Path(source), Path(target)
+        target_path = Path(target)
 
         def done(report: ImportReport) -> None:
-            QMessageBox.information(self.parent, "Import", "\n".join(report.lines()) or "Imported.")
+            ImportReportDialog(report, self.parent).open()  # the whole report, scrollable
             self.host.open(target_path)
 
-        self.bridge.call(import_source, source_path, target_path, on_result=done, on_error=self._failed)
+        self.bridge.call(import_source, source, target_path, on_result=done, on_error=self._failed)
 
     def _failed(self, error: BaseException) -> None:
         text = str(error) if isinstance(error, ContextDeskError) else repr(error)

@@ -1,5 +1,6 @@
 """The chat's context: the context-window gauge of its last request, then three sections (Rules,
-References, Tools) with add, remove and pin."""
+References, Tools) with add, remove and pin, and under them the agent's Skills (search, include
+mode, enabled, open the folder, view SKILL.md, import)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from desktop.models.context_items import ContextItemsModel, Role, session_rows, 
 from desktop.theme import colors
 from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
+from desktop.views.skills_panel import SkillsSection
 from desktop.views.token_bar import ContextGauge
 
 __all__ = ["NO_TOOLS_NOTE", "ROUTED_TOOLS_NOTE", "ContextPanel", "ContextSection"]
@@ -208,7 +210,9 @@ class ContextPanel(QWidget):
         self.sections["reference"].extra_actions.append(
             ("Attach from a tool server…", self.attach_resource_requested.emit)
         )
-        layout.addStretch(1)
+        # The agent's skills, not only the chat's: the list takes the room the sections leave.
+        self.skills = SkillsSection()
+        layout.addWidget(self.skills, 1)
         self.controller: ChatController | None = None
         self._tools: Callable[[], Sequence[ToolDescriptor]] = lambda: ()
 
@@ -244,6 +248,7 @@ class ContextPanel(QWidget):
             return
         self.setEnabled(True)
         agent = controller.session.agent
+        self.skills.set_agent(agent)
         tools = list(self._tools())
         items = controller.items()
         attached = controller.session.attached_resources()

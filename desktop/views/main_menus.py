@@ -85,6 +85,7 @@ def build_menus(window: MainWindow) -> AgentsMenu:
 
     agent = bar.addMenu("&Agent")
     _action(window, agent, "Rules, references, tools and providers…", window.open_manager, "Ctrl+,")
+    _action(window, agent, "Import skills into this agent…", window.skill_dialogs.import_skills)
     _action(window, agent, "What selection learned…", dialogs.show_learned)
     _action(window, agent, "Reload agent files", window.host.reload_agent, "F5")
 

@@ -38,6 +38,7 @@ from desktop.views.main_window_settings import AgentSettingsActions
 from desktop.views.main_window_tabs import ChatTabs
 from desktop.views.memories_panel import MemoriesPanel
 from desktop.views.settings_panel import SettingsPanel
+from desktop.views.skill_dialogs import SkillDialogs
 from desktop.views.undo_note import UndoNote
 from desktop.views.window_geometry import place_window
 
@@ -92,6 +93,7 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
 
         self.context_panel = ContextPanel()
         self.context_panel.attach_resource_requested.connect(self.dialogs.attach_resource)
+        self.skill_dialogs = SkillDialogs(self.context_panel.skills, bridge, host, self)
         self.settings_panel = SettingsPanel()
         self.settings_panel.save_default_requested.connect(self._save_defaults)
         self.side_tabs = QTabWidget()

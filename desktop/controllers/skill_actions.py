@@ -1,0 +1,133 @@
+"""What the Skills section asks of the core, each on the core thread: a skill's include mode or
+enabled written to agent.yaml's ``skills:`` entry (the agent then reloads), a folder of skills
+imported into the agent, and a SKILL.md read for viewing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from agent_core.agent.agent import AGENT_FILE, Agent
+from agent_core.agent.config_keys import write_setting
+from agent_core.agent.importers import ImportReport, import_source
+from agent_core.errors import AgentFileError, ContextDeskError
+from desktop.bridge import CoreBridge
+from desktop.controllers.workspace_host import WorkspaceHost
+
+__all__ = [
+    "MAX_SKILL_VIEW_BYTES",
+    "SkillActions",
+    "SkillFileText",
+    "read_skill_file",
+    "write_skill_setting",
+]
+
+# What "View SKILL.md" shows at most; a longer file shows its start and says it was cut.
+MAX_SKILL_VIEW_BYTES = 1024 * 1024
+
+
+def write_skill_setting(agent: Agent, name: str, key: str, value: str) -> bool:
+    """Set ``skills.NAME.KEY`` (``include`` or ``enabled``) in the agent's agent.yaml, changing only
+    that line; returns whether the file changed. Blocking: file IO.
+
+    Raises:
+        AgentFileError: agent.yaml cannot be read, or the value is not valid for the key.
+        AtomicWriteError: agent.yaml could not be written; it is unchanged.
+    """
+    # A loaded skill's name is its folder's, which the loader allows only without dots: it is
+    # always one step of the dotted key.
+    return write_setting(agent.root / AGENT_FILE, f"skills.{name}.{key}", value)
+
+
+@dataclass(frozen=True)
+class SkillFileText:
+    path: Path
+    text: str
+    truncated: bool  # the file is longer than MAX_SKILL_VIEW_BYTES: only its start is in ``text``
+
+
+def read_skill_file(path: Path, root: Path, limit: int = MAX_SKILL_VIEW_BYTES) -> SkillFileText:
+    """The start of a skill's SKILL.md for viewing: at most ``limit`` bytes, never through a link
+    out of the agent folder ``root``, never a named pipe or device (a skill may come from anyone).
+
+    Raises:
+        AgentFileError: the file is outside the agent folder, not a regular file, or unreadable.
+    """
+    try:
+        if not path.resolve().is_relative_to(root.resolve()):
+            raise AgentFileError(
+                f"{path} leads outside the agent folder, so it is not shown: replace the link with the file"
+            )
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise AgentFileError(f"{path} is not an ordinary file: replace it with the skill's SKILL.md")
+            data = os.read(descriptor, limit + 1)
+        finally:
+            os.close(descriptor)
+    except (OSError, RuntimeError) as error:
+        raise AgentFileError(
+            f"cannot read {path}: {error}; check that the skill's folder is still there"
+        ) from error
+    truncated = len(data) > limit
+    text = data[:limit].decode("utf-8", errors="replace")
+    return SkillFileText(path, text, truncated)
+
+
+class SkillActions(QObject):
+    """Runs the Skills section's requests on the core thread and says how they ended."""
+
+    failed = Signal(str)  # what went wrong and what to do
+    imported = Signal(object)  # ImportReport of an import into the open agent
+    file_read = Signal(object)  # SkillFileText, for "View SKILL.md"
+
+    def __init__(self, bridge: CoreBridge, host: WorkspaceHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.host = host
+
+    def set_include(self, name: str, mode: str) -> None:
+        self._write(name, "include", mode)
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        self._write(name, "enabled", "true" if enabled else "false")
+
+    def _write(self, name: str, key: str, value: str) -> None:
+        agent = self.host.agent
+        if agent is None:
+            return
+
+        def done(changed: bool) -> None:
+            if changed:
+                self.host.reload_agent()
+
+        self.bridge.call(write_skill_setting, agent, name, key, value, on_result=done, on_error=self._report)
+
+    def import_folder(self, source: Path) -> None:
+        """Import ``source`` (a skill folder, a folder of skills, a project) into the open agent
+        through the core's importers; ``imported`` carries the report, then the agent reloads."""
+        agent = self.host.agent
+        if agent is None:
+            return
+
+        def done(report: ImportReport) -> None:
+            self.imported.emit(report)
+            self.host.reload_agent()
+
+        self.bridge.call(import_source, source, agent.root, on_result=done, on_error=self._report)
+
+    def view_file(self, path: Path) -> None:
+        agent = self.host.agent
+        if agent is None:
+            return
+        self.bridge.call(
+            read_skill_file, path, agent.root, on_result=self.file_read.emit, on_error=self._report
+        )
+
+    def _report(self, error: BaseException) -> None:
+        self.failed.emit(str(error) if isinstance(error, ContextDeskError) else repr(error))

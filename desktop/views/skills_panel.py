@@ -1,0 +1,282 @@
+"""The Skills section of the context panel: the agent's skills with a search box, and for the chosen
+skill its include mode, enabled, "Open folder" and "View SKILL.md"; "Import…" brings more in.
+
+The view only shows and asks: a change is a signal (the window hands it to
+:class:`~desktop.controllers.skill_actions.SkillActions`, which writes agent.yaml on the core thread
+and reloads the agent). The row changes at once, so the list does not wait for the reload.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from agent_core.agent.agent import Agent
+from desktop.models.skills_model import INCLUDE_MODES, SkillFilterProxy, SkillRole, SkillsModel, skill_rows
+from desktop.theme import colors
+from desktop.views.skill_delegate import SkillDelegate
+
+__all__ = ["NO_SKILLS_TEXT", "SkillsSection"]
+
+NO_SKILLS_TEXT = "This agent has no skills yet — <a href='import'>Import skills…</a>"
+DESCRIPTION_CHARS = 220  # of the chosen skill's description shown under the list
+DESCRIPTION_LINES = 6  # the room under the list for the chosen skill's name and description
+CHOOSE_TEXT = "Choose a skill to see its description and settings."
+MODE_WORDS = {"agent": "Agent", "always": "Always", "manual": "Manual"}
+
+
+class SkillsSection(QWidget):
+    include_requested = Signal(str, str)  # skill name, "agent" / "always" / "manual"
+    enabled_requested = Signal(str, bool)
+    view_requested = Signal(object)  # Path of the SKILL.md
+    import_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._agent: Agent | None = None
+        self._showing = False  # the details are being filled: their signals are not the user's
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+
+        header = QHBoxLayout()
+        self.title = QLabel("Skills")
+        self.title.setStyleSheet("font-weight: 600;")
+        self.import_button = QToolButton()
+        self.import_button.setText("Import…")
+        self.import_button.setToolTip(
+            "Import a skill folder, a folder of skills (.claude/skills, a cloned collection) or a project "
+            "with AGENTS.md / CLAUDE.md into this agent"
+        )
+        self.import_button.clicked.connect(self.import_requested.emit)
+        header.addWidget(self.title)
+        header.addStretch(1)
+        header.addWidget(self.import_button)
+        layout.addLayout(header)
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search skills by name or description")
+        self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Search skills")
+        layout.addWidget(self.search)
+
+        self.model = SkillsModel(parent=self)
+        self.proxy = SkillFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.search.textChanged.connect(self._search_changed)
+        self.view = QListView()
+        self.view.setModel(self.proxy)
+        self.view.setItemDelegate(SkillDelegate(self.view))
+        self.view.setUniformItemSizes(True)  # a thousand rows lay out without measuring each
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._menu)
+        self.view.activated.connect(lambda index: self._view_file(index))
+        self.view.selectionModel().currentChanged.connect(lambda *_: self._show_current())
+        self.view.setMinimumHeight(120)
+        self.view.setAccessibleName("Skills")
+        layout.addWidget(self.view, 1)
+
+        self.empty = QLabel(NO_SKILLS_TEXT)
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet(f"color: {colors().muted}; padding: 4px;")
+        self.empty.linkActivated.connect(lambda _link: self.import_requested.emit())
+        # Right under the heading, not adrift in the room the list would take.
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.empty.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        layout.addWidget(self.empty)
+
+        self.details = QWidget()
+        details = QVBoxLayout(self.details)
+        details.setContentsMargins(0, 2, 0, 0)
+        details.setSpacing(4)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.description.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # Always as tall: choosing another skill moves nothing (the list keeps its place).
+        self.description.setFixedHeight(self.description.fontMetrics().lineSpacing() * DESCRIPTION_LINES + 4)
+        details.addWidget(self.description)
+        settings_row = QHBoxLayout()
+        settings_row.addWidget(QLabel("Included"))
+        self.include_box = QComboBox()
+        for mode, words in INCLUDE_MODES:
+            self.include_box.addItem(MODE_WORDS[mode], mode)
+            self.include_box.setItemData(self.include_box.count() - 1, words, Qt.ItemDataRole.ToolTipRole)
+        self.include_box.setToolTip(
+            "Agent: offered when a message needs it. Always: in every request. Manual: only when added."
+        )
+        self.include_box.currentIndexChanged.connect(self._include_chosen)
+        self.enabled_box = QCheckBox("Enabled")
+        self.enabled_box.setToolTip("A disabled skill is never offered to the model")
+        self.enabled_box.toggled.connect(self._enabled_chosen)
+        settings_row.addWidget(self.include_box)
+        settings_row.addWidget(self.enabled_box)
+        settings_row.addStretch(1)
+        details.addLayout(settings_row)
+        buttons = QHBoxLayout()
+        self.folder_button = QPushButton("Open folder")
+        self.folder_button.clicked.connect(lambda: self._open_folder(self.view.currentIndex()))
+        self.file_button = QPushButton("View SKILL.md")
+        self.file_button.clicked.connect(lambda: self._view_file(self.view.currentIndex()))
+        buttons.addWidget(self.folder_button)
+        buttons.addWidget(self.file_button)
+        buttons.addStretch(1)
+        details.addLayout(buttons)
+        layout.addWidget(self.details)
+        layout.addStretch(0)  # takes the room only while the list is hidden
+        self._show_counts()
+        self._show_current()
+
+    # --- the agent's skills -------------------------------------------------------------------
+
+    def set_agent(self, agent: Agent | None) -> None:
+        """List ``agent``'s skills (again after a reload, the chosen one still chosen)."""
+        if agent is self._agent:
+            return
+        self._agent = agent
+        chosen = self.current_name()
+        self.model.set_rows(skill_rows(agent.skills.values()) if agent is not None else [])
+        if chosen is not None:
+            self.select(chosen)
+        self._show_counts()
+        self._show_current()
+
+    def select(self, name: str) -> bool:
+        """Make skill ``name`` the chosen one (if the search shows it)."""
+        row = self.model.row_of(name)
+        if row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            return False
+        self.view.setCurrentIndex(index)
+        self.view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        return True
+
+    def current_name(self) -> str | None:
+        index = self.view.currentIndex()
+        return str(index.data(SkillRole.NAME)) if index.isValid() else None
+
+    def _search_changed(self, text: str) -> None:
+        self.proxy.set_search(text)
+        self._show_counts()
+        self._show_current()
+
+    def _show_counts(self) -> None:
+        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        count = f"{shown:,} of {total:,}" if shown != total else f"{total:,}"
+        self.title.setText(f"Skills  <span style='color:{colors().muted}'>{count}</span>")
+        self.search.setVisible(total > 0)
+        self.view.setVisible(shown > 0)
+        if total == 0:
+            self.empty.setText(NO_SKILLS_TEXT)
+        else:
+            self.empty.setText(f"No skill matches “{self.search.text().strip()}”.")
+        self.empty.setVisible(shown == 0)
+
+    # --- the chosen skill ---------------------------------------------------------------------
+
+    def _show_current(self) -> None:
+        index = self.view.currentIndex()
+        self.details.setVisible(self.model.rowCount() > 0)
+        for control in (self.include_box, self.enabled_box, self.file_button, self.folder_button):
+            control.setEnabled(index.isValid())
+        if not index.isValid():
+            self.description.setText(f"<span style='color:{colors().muted}'>{CHOOSE_TEXT}</span>")
+            self.description.setToolTip("")
+            return
+        self._showing = True
+        title, name = str(index.data(SkillRole.TITLE)), str(index.data(SkillRole.NAME))
+        named = f"<b>{_escape(title)}</b>" + ("" if title == name else f" <i>(skills/{_escape(name)})</i>")
+        description = str(index.data(SkillRole.DESCRIPTION) or "No description.")
+        # Descriptions run past 1,024 characters in real collections: the start here, all of it
+        # in the tooltip, so the details never push the list out of the panel.
+        shown = (
+            description if len(description) <= DESCRIPTION_CHARS else description[:DESCRIPTION_CHARS] + "…"
+        )
+        self.description.setText(f"{named}<br><span style='color:{colors().muted}'>{_escape(shown)}</span>")
+        self.description.setToolTip(description if shown != description else "")
+        self.include_box.setCurrentIndex(max(0, self.include_box.findData(index.data(SkillRole.INCLUDE))))
+        self.enabled_box.setChecked(bool(index.data(SkillRole.ENABLED)))
+        self.file_button.setEnabled(index.data(SkillRole.SKILL_FILE) is not None)
+        self.folder_button.setEnabled(index.data(SkillRole.FOLDER) is not None)
+        self._showing = False
+
+    def _include_chosen(self) -> None:
+        name = self.current_name()
+        if not self._showing and name is not None:
+            self.set_include(name, str(self.include_box.currentData()))
+
+    def _enabled_chosen(self, enabled: bool) -> None:
+        name = self.current_name()
+        if not self._showing and name is not None:
+            self.set_enabled(name, enabled)
+
+    def set_include(self, name: str, mode: str) -> None:
+        """Show ``mode`` for skill ``name`` now and ask for it to be saved."""
+        if self.model.update_row(name, include=mode):
+            self.include_requested.emit(name, mode)
+            self._show_current()
+
+    def set_enabled(self, name: str, enabled: bool) -> None:
+        if self.model.update_row(name, enabled=enabled):
+            self.enabled_requested.emit(name, enabled)
+            self._show_current()
+
+    def _open_folder(self, index: QModelIndex) -> None:
+        folder = index.data(SkillRole.FOLDER) if index.isValid() else None
+        if isinstance(folder, Path):
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    def _view_file(self, index: QModelIndex) -> None:
+        path = index.data(SkillRole.SKILL_FILE) if index.isValid() else None
+        if isinstance(path, Path):
+            self.view_requested.emit(path)
+
+    def _menu(self, position: QPoint) -> None:
+        index = self.view.indexAt(position)
+        if not index.isValid():
+            return
+        self.view.setCurrentIndex(index)
+        name = str(index.data(SkillRole.NAME))
+        menu = QMenu(self)
+        menu.addAction("View SKILL.md", lambda: self._view_file(index))
+        menu.addAction("Open folder", lambda: self._open_folder(index))
+        menu.addSeparator()
+        modes = QActionGroup(menu)
+        for mode, words in INCLUDE_MODES:
+            action = QAction(f"Included: {words}", menu)
+            action.setCheckable(True)
+            action.setChecked(index.data(SkillRole.INCLUDE) == mode)
+            action.triggered.connect(lambda _checked=False, m=mode: self.set_include(name, m))
+            modes.addAction(action)
+            menu.addAction(action)
+        enabled = bool(index.data(SkillRole.ENABLED))
+        toggle = menu.addAction("Enabled")
+        toggle.setCheckable(True)
+        toggle.setChecked(enabled)
+        toggle.triggered.connect(lambda _checked=False: self.set_enabled(name, not enabled))
+        menu.exec(self.view.viewport().mapToGlobal(position))
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
