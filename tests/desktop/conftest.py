@@ -4,6 +4,7 @@ screenshots: tests/support/desktop_driver.py)."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 # Two offscreen screens: a roomy one (the primary, where screenshots are taken) and a small one
@@ -83,6 +84,7 @@ def agent_dir(tmp_path: Path) -> Path:
     for folder in ("rules", "references"):
         for path in (root / folder).glob("*.md"):
             path.unlink()
+    shutil.rmtree(root / "skills", ignore_errors=True)  # the default agent's example skill
     files = tmp_path / "files"
     files.mkdir()
     (files / "notes.md").write_text("The launch is on Friday.\n", encoding="utf-8")
