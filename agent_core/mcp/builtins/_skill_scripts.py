@@ -87,6 +87,8 @@ def script_options(options: Mapping[str, OptionValue]) -> ScriptOptions:
             f"options.scriptOutputBytes must be a whole number of bytes from 1024 to {MAX_OUTPUT_BYTES}, not {output!r}"
         )
     sandbox = options.get("scriptSandbox", SandboxMode.AUTO.value)
+    if isinstance(sandbox, bool):  # YAML reads an unquoted `off` as false (and `on` as true)
+        sandbox = SandboxMode.AUTO.value if sandbox else SandboxMode.OFF.value
     if sandbox not in {mode.value for mode in SandboxMode}:
         raise BuiltinOptionError(f"options.scriptSandbox must be auto, required or off, not {sandbox!r}")
     return ScriptOptions(
@@ -143,9 +145,10 @@ def run_script_target(call: PendingCall) -> str:
     except (BuiltinOptionError, ScriptError) as error:
         return f"(it will be refused: {error})"
     seconds = f"{options.limits.timeout_seconds:g}"
+    # Read inside a question ("... wants to run skills.run_script <this>. Allow it?").
     return (
-        f"as the command line: {plan.command_line}\nin {_home_relative(plan.workspace)}, for at most {seconds} s, "
-        f"with no API keys in its environment. {plan.isolation}"
+        f"as the command line: {plan.command_line} — in {_home_relative(plan.workspace)}, for at most "
+        f"{seconds} s, with no API keys in its environment. {plan.isolation.rstrip('.')}"
     )
 
 
