@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -25,7 +26,6 @@ __all__ = [
 
 DEFAULT_TIMEOUT_SECONDS = 60.0
 DEFAULT_OUTPUT_BYTES = 65_536  # of stdout, and as much of stderr
-_CHUNK_BYTES = 65_536
 # After the kill, how long the output pipes may stay open (a process that left the group and
 # still holds them is not waited for).
 _PIPE_GRACE_SECONDS = 2.0
@@ -83,6 +83,25 @@ class ScriptResult:
         return "\n".join(lines)
 
 
+class _Collector(asyncio.SubprocessProtocol):
+    """What the script writes, kept up to the cap as it comes, and when it exited and when its
+    pipes closed (apart: a process it started may hold them after it exited)."""
+
+    def __init__(self, cap: int) -> None:
+        self.kept = {1: _Kept(cap), 2: _Kept(cap)}
+        self.exited = asyncio.Event()
+        self.done = asyncio.Event()  # exited, and every pipe closed
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        self.kept[fd].add(data if isinstance(data, bytes) else data.encode())
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.done.set()
+
+
 async def run_script_plan(plan: ScriptPlan, limits: ScriptLimits) -> ScriptResult:
     """Run ``plan`` to its end or its time limit; a cancelled call kills the script too.
 
@@ -90,54 +109,48 @@ async def run_script_plan(plan: ScriptPlan, limits: ScriptLimits) -> ScriptResul
         ScriptError: the program could not be started.
     """
     started = time.monotonic()
+    loop = asyncio.get_running_loop()
     try:
-        process = await asyncio.create_subprocess_exec(
+        transport, collector = await loop.subprocess_exec(
+            lambda: _Collector(limits.output_bytes),
             *plan.argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             cwd=plan.workspace,
             env=dict(plan.env),
             start_new_session=True,  # its own process group, which the timeout kills whole
         )
     except OSError as error:
         raise ScriptError(f"{plan.argv[0]} could not be started: {error.strerror or error}.") from error
-    assert process.stdout is not None and process.stderr is not None
-    out, err = _Kept(limits.output_bytes), _Kept(limits.output_bytes)
-    readers = [
-        asyncio.ensure_future(_read(process.stdout, out)),
-        asyncio.ensure_future(_read(process.stderr, err)),
-    ]
     timed_out = False
     try:
         try:
             async with asyncio.timeout(limits.timeout_seconds):
-                await asyncio.gather(*readers)
-                await process.wait()
+                await collector.done.wait()
         except TimeoutError:
             timed_out = True
-            _kill_group(process.pid)
-            await process.wait()
-            await asyncio.wait(readers, timeout=_PIPE_GRACE_SECONDS)
+            _kill_group(transport.get_pid())
+            # A process that left the group may still hold the pipes: not waited for long.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(_PIPE_GRACE_SECONDS):
+                    await collector.done.wait()
     finally:
-        if process.returncode is None:  # cancelled: the reply was stopped
-            _kill_group(process.pid)
-        for reader in readers:
-            reader.cancel()
+        if not collector.exited.is_set():  # cancelled: the reply was stopped
+            _kill_group(transport.get_pid())
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                async with asyncio.timeout(_PIPE_GRACE_SECONDS):
+                    await collector.exited.wait()  # reaped, not left running behind a closed transport
+        transport.close()  # our ends of the pipes: nothing more is read
     return ScriptResult(
         command_line=plan.command_line,
         isolation=plan.isolation,
-        exit_code=None if timed_out else process.returncode,
-        stdout=out.text(),
-        stderr=err.text(),
+        exit_code=None if timed_out else transport.get_returncode(),
+        stdout=collector.kept[1].text(),
+        stderr=collector.kept[2].text(),
         elapsed_seconds=time.monotonic() - started,
         timed_out=timed_out,
     )
-
-
-async def _read(stream: asyncio.StreamReader, kept: _Kept) -> None:
-    while chunk := await stream.read(_CHUNK_BYTES):
-        kept.add(chunk)
 
 
 def _kill_group(pgid: int) -> None:

@@ -209,7 +209,10 @@ def _interpreter(path: Path, search_path: str) -> str:
     """
     name = _BY_EXTENSION.get(path.suffix.lower())
     if name is None:
-        name = _BY_SHEBANG.get(_shebang_program(path))
+        try:
+            name = _BY_SHEBANG.get(_shebang_program(path))
+        except OSError as error:
+            raise ScriptError(f"'{path.name}' cannot be read ({_reason(error)}), so it cannot run.") from error
     if name is None:
         raise ScriptError(
             f"ContextDesk runs .py, .sh and .js scripts (or a #! line naming python3, bash, sh or node); "
@@ -250,9 +253,11 @@ def _bwrap_probe(bwrap: str) -> str | None:
     """Whether bubblewrap can make a sandbox on this machine (some containers forbid namespaces);
     asked once per run of the app."""
     true = shutil.which("true") or "/bin/true"
+    # The same kind of sandbox a script gets (some containers allow namespaces but not /proc).
+    shape = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     try:
         done = subprocess.run(  # a fixed command line
-            [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", true],
+            [bwrap, *shape, "--unshare-all", "--die-with-parent", "--new-session", "--", true],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=_PROBE_SECONDS,

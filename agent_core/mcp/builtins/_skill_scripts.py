@@ -69,8 +69,12 @@ def script_options(options: Mapping[str, OptionValue]) -> ScriptOptions:
         BuiltinOptionError: one of them has the wrong type or is out of range.
     """
     workspace = options.get("workspace")
-    if workspace is not None and (not isinstance(workspace, str) or not workspace.strip()):
-        raise BuiltinOptionError("options.workspace must be a folder, such as ~/Documents/project")
+    if workspace is not None and (
+        not isinstance(workspace, str) or not Path(workspace.strip()).expanduser().is_absolute()
+    ):
+        raise BuiltinOptionError(
+            f"options.workspace must be a full path to a folder, such as ~/Documents/project, not {workspace!r}"
+        )
     timeout = options.get("scriptTimeoutSeconds", DEFAULT_TIMEOUT_SECONDS)
     if (
         isinstance(timeout, bool)
@@ -144,6 +148,8 @@ def run_script_target(call: PendingCall) -> str:
         plan = plan_call(call.context, options, *_arguments(call.arguments))
     except (BuiltinOptionError, ScriptError) as error:
         return f"(it will be refused: {error})"
+    except (OSError, RuntimeError, ValueError) as error:  # the question is still asked
+        return f"(what it would run cannot be told: {error})"
     seconds = f"{options.limits.timeout_seconds:g}"
     # Read inside a question ("... wants to run skills.run_script <this>. Allow it?").
     return (

@@ -5,9 +5,11 @@ outside the workspace."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import select
 import shutil
+import signal
 import socket
 import sys
 import uuid
@@ -288,3 +290,64 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except (OSError, IndexError):
         return ""
+
+
+@BOTH_MODES
+def test_stopping_the_call_kills_the_script_and_what_it_spawned(tmp_path: Path, mode: SandboxMode) -> None:
+    marker = f"contextdesk-stopped-{uuid.uuid4().hex}"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    os.mkfifo(workspace / "ready")
+    code = (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)', sys.argv[1]])\n"
+        "open('ready', 'w').write('running')\ntime.sleep(3600)\n"
+    )
+    folder = skill(tmp_path, {"forever.py": code})
+    plan = plan_script(folder, "forever.py", [marker], workspace, sandbox=mode)
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(run_script_plan(plan, ScriptLimits(timeout_seconds=600)))
+        # Opening the pipe waits for the script to open it: it is running, its child started.
+        said = await asyncio.wait_for(asyncio.to_thread((workspace / "ready").read_text), 60)
+        assert said == "running"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+    for pid in _processes_with(marker):
+        assert _ended(pid), f"process {pid} ({marker}) outlived the stopped call"
+
+
+@BOTH_MODES
+def test_a_process_that_leaves_the_scripts_group_holding_its_output_does_not_hang_the_call(
+    tmp_path: Path, mode: SandboxMode
+) -> None:
+    marker = f"contextdesk-escaped-{uuid.uuid4().hex}"
+    code = (
+        "import subprocess, sys\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)', sys.argv[1]], start_new_session=True)\n"
+        "print('left behind')\n"
+    )
+    folder = skill(tmp_path, {"escape.py": code})
+    (tmp_path / "ws").mkdir()
+    plan = plan_script(folder, "escape.py", [marker], tmp_path / "ws", sandbox=mode)
+
+    async def bounded() -> ScriptResult:
+        return await asyncio.wait_for(run_script_plan(plan, ScriptLimits(timeout_seconds=2)), 60)
+
+    try:
+        result = asyncio.run(bounded())
+        assert "left behind" in result.stdout
+        if mode is SandboxMode.AUTO:
+            # The sandbox's processes end with it: the script's own exit ends the call.
+            assert (result.exit_code, result.timed_out) == (0, False)
+            assert all(_ended(pid) for pid in _processes_with(marker))
+        else:
+            # Unsandboxed it outlives the script, holding the output: the call ends at the limit.
+            assert result.timed_out
+    finally:
+        for pid in _processes_with(marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
