@@ -117,6 +117,12 @@ def test_every_run_is_asked_about_with_its_command_line_even_when_everything_say
     tmp_path: Path, permission: str
 ) -> None:
     agent = agent_folder(tmp_path, permission)
+    assert agent.skills["demo"].allowed_tools == (
+        "Bash",
+        "run_script",
+        "skills.run_script",
+        "skills__run_script",
+    )
     provider = ScriptedProvider()
     run_call(provider, "r1", "first.txt")
     run_call(provider, "r2", "second.txt")
