@@ -55,6 +55,9 @@ _BY_SHEBANG = {"python3": "python3", "python": "python3", "bash": "bash", "sh": 
 # ssh-agent address (the keyring is reached through D-Bus).
 _ALLOWED_VARIABLES = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "PYENV_VERSION")
 _ALLOWED_PREFIXES = ("LC_",)
+# Characters a command line shown for approval must not hold: controls (line breaks), invisible
+# formatting (right-to-left marks, zero-width characters), line and paragraph separators.
+_UNSHOWABLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
 
 
 class ScriptError(ContextDeskError):
@@ -111,6 +114,7 @@ def plan_script(
     env = script_environment()
     interpreter = _interpreter(path, env["PATH"])
     command = (interpreter, str(path), *args)
+    _check_showable(command)
     problem = _sandbox_problem(sandbox)
     if problem is None:
         argv = (*_bwrap_prefix(workspace, real_skill, interpreter), *command)
@@ -186,6 +190,24 @@ def script_environment() -> dict[str, str]:
     return env
 
 
+def _check_showable(command: Sequence[str]) -> None:
+    """Refuse a command line the approval could not show as it is: a line break, a control
+    character or an invisible formatting one (a right-to-left mark can make the text shown read
+    differently from what would run).
+
+    Raises:
+        ScriptError: naming the part, with the character escaped.
+    """
+    for part in command:
+        if any(unicodedata.category(character) in _UNSHOWABLE for character in part):
+            shown = part.encode("unicode_escape").decode("ascii")
+            raise ScriptError(
+                f"'{shown[:200]}' holds a line break, a control character or an invisible formatting "
+                "character, which the approval could not show as it is. Write such text to a file in "
+                "the workspace and pass the file's name (or rename the file)."
+            )
+
+
 def _check_args(args: Sequence[str]) -> None:
     if len(args) > MAX_SCRIPT_ARGS:
         raise ScriptError(f"{len(args)} arguments; a script takes at most {MAX_SCRIPT_ARGS}. Pass fewer.")
@@ -212,7 +234,9 @@ def _interpreter(path: Path, search_path: str) -> str:
         try:
             name = _BY_SHEBANG.get(_shebang_program(path))
         except OSError as error:
-            raise ScriptError(f"'{path.name}' cannot be read ({_reason(error)}), so it cannot run.") from error
+            raise ScriptError(
+                f"'{path.name}' cannot be read ({_reason(error)}), so it cannot run."
+            ) from error
     if name is None:
         raise ScriptError(
             f"ContextDesk runs .py, .sh and .js scripts (or a #! line naming python3, bash, sh or node); "

@@ -351,3 +351,12 @@ def test_a_process_that_leaves_the_scripts_group_holding_its_output_does_not_han
         for pid in _processes_with(marker):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("arg", ["two\nlines", "gpj.\u202etxt", "zero\u200bwidth", "tab\there"])
+def test_an_argument_the_approval_could_not_show_as_it_is_is_refused(tmp_path: Path, arg: str) -> None:
+    folder = skill(tmp_path, {"ok.py": "print(1)\n"})
+    (tmp_path / "ws").mkdir()
+    with pytest.raises(ScriptError, match="could not show as it is") as refused:
+        plan_script(folder, "ok.py", ["fine", arg], tmp_path / "ws")
+    assert arg.encode("unicode_escape").decode("ascii") in str(refused.value)

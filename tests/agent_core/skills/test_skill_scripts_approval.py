@@ -22,10 +22,13 @@ from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.cli.chat_command import ask_approval
 from agent_core.mcp import McpManager
+from agent_core.mcp.builtins import BuiltinContext, BuiltinOptionError, OptionValue
+from agent_core.mcp.builtins._skill_scripts import build_scripts_server, script_options
 from agent_core.mcp.roots import agent_roots
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
+from agent_core.tools.script_sandbox import SandboxMode
 from agent_core.workflows.engine import WorkflowEngine
 from agent_core.workflows.events import WorkflowFinished
 from agent_core.workflows.records import WorkflowRunRecord
@@ -261,3 +264,29 @@ def test_the_terminal_offers_once_or_deny_for_a_script_run(monkeypatch: pytest.M
 
     assert asyncio.run(ask()) is ApprovalDecision.ALLOW_ONCE
     assert len(prompts) == 2 and prompts[0].endswith("[o]nce / [d]eny: ") and "[c]hat" not in prompts[0]
+
+
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        ({"scriptTimeoutSeconds": 0}, "scriptTimeoutSeconds must be a number of seconds above 0"),
+        ({"scriptTimeoutSeconds": 7200}, "at most 3600"),
+        ({"scriptTimeoutSeconds": True}, "scriptTimeoutSeconds"),
+        ({"scriptOutputBytes": 10}, "scriptOutputBytes must be a whole number of bytes from 1024"),
+        ({"scriptSandbox": "maybe"}, "scriptSandbox must be auto, required or off"),
+        ({"workspace": "proj"}, "options.workspace must be a full path"),
+        ({"colour": "blue"}, "unknown option(s) colour"),
+    ],
+)
+def test_a_wrong_script_option_stops_the_server_saying_which_and_why(
+    options: dict[str, OptionValue], problem: str
+) -> None:
+    with pytest.raises(BuiltinOptionError) as wrong:
+        build_scripts_server(BuiltinContext(), options)
+    assert problem in str(wrong.value)
+
+
+def test_yaml_off_and_on_are_read_as_the_sandbox_modes() -> None:
+    assert script_options({"scriptSandbox": False}).sandbox is SandboxMode.OFF
+    assert script_options({"scriptSandbox": True}).sandbox is SandboxMode.AUTO
+    assert script_options({"workspace": "~/proj"}).workspace == Path.home() / "proj"
