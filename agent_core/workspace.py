@@ -88,6 +88,7 @@ class Workspace:
                 agent.config.mcp_servers,
                 references_source=lambda: self.agent.references,
                 memories_source=lambda: self.memories.book_for(self.agent),
+                skills_source=lambda: self.agent.skills,
                 variables=variables_for(agent),
                 elicitation=elicitation,
                 sign_in=sign_in,

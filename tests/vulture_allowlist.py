@@ -92,3 +92,8 @@ _.token_expiry_time
 _.visit_Concat
 _.concat
 _.unsafe_undefined
+
+# asyncio calls a subprocess protocol's methods (agent_core/tools/script_runner.py).
+_.pipe_data_received
+_.process_exited
+_.connection_lost

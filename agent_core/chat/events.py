@@ -135,6 +135,8 @@ class ApprovalRequest:
     sampling: SamplingRequest | None = None
     # A warning to read before answering: "its server marks it destructive: …" ("" for none).
     caution: str = ""
+    # Asked before every call of this tool (a skill's script): "allow for this chat" is not offered.
+    every_call: bool = False
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_core.agent.schema import ToolPermissionPolicy
-from agent_core.chat.approvals import needs_approval, tool_approval, tool_ref
+from agent_core.chat.approvals import asks_every_call, needs_approval, tool_approval, tool_ref
 from agent_core.chat.events import (
     ApprovalDecision,
     ApprovalRequest,
@@ -98,13 +98,15 @@ class ToolCaller:
             )
             return
         approval: Approval = "auto"
-        if needs_approval(binding, self.policy, self.allowed_for_chat()):
+        config = self.agent.config if self.agent else None
+        every_call = asks_every_call(config, self.tools.tools(), binding.server, binding.tool)
+        if needs_approval(binding, self.policy, self.allowed_for_chat(), every_call=every_call):
             request = tool_approval(
                 call.id,
                 binding.server,
                 binding.tool,
                 call.arguments,
-                config=self.agent.config if self.agent else None,
+                agent=self.agent,
                 tools=self.tools.tools(),
             )
             yield request
@@ -122,7 +124,7 @@ class ToolCaller:
                     )
                 )
                 return
-            if decision is ApprovalDecision.ALLOW_FOR_CHAT:
+            if decision is ApprovalDecision.ALLOW_FOR_CHAT and not every_call:
                 self.allow_for_chat(tool_ref(binding))
                 approval = "allowed_for_chat"
             else:

@@ -240,7 +240,9 @@ async def ask_approval(request: ApprovalRequest) -> ApprovalDecision:
         return await ask_sampling(request)
     who = f"{request.asker} asks: allow" if request.asker else "Allow"
     caution = f"\n  ! {request.caution}" if request.caution else ""
-    prompt = f"\n{who} {request.action}?{caution}\n[o]nce / for this [c]hat / [d]eny: "
+    # A tool asked about before every call (a skill's script) is never allowed for the chat.
+    choices = "[o]nce / [d]eny" if request.every_call else "[o]nce / for this [c]hat / [d]eny"
+    prompt = f"\n{who} {request.action}?{caution}\n{choices}: "
     while True:
         try:
             reply = (await asyncio.to_thread(input, prompt)).strip().lower()
@@ -248,7 +250,7 @@ async def ask_approval(request: ApprovalRequest) -> ApprovalDecision:
             return ApprovalDecision.DENY
         if reply in ("o", "once", "y", "yes"):
             return ApprovalDecision.ALLOW_ONCE
-        if reply in ("c", "chat"):
+        if reply in ("c", "chat") and not request.every_call:
             return ApprovalDecision.ALLOW_FOR_CHAT
         if reply in ("d", "deny", "n", "no"):
             return ApprovalDecision.DENY

@@ -42,6 +42,7 @@ class Listing(Requests):
                         input_schema=tool.input_schema,
                         include=settings.include,
                         permission_required=settings.permission_required,
+                        asks_every_call=settings.asks_every_call,
                         title=tool.title,
                         annotations=annotations,
                         output_schema=tool.output_schema,

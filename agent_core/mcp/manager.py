@@ -12,7 +12,7 @@ from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import VariableContext
 from agent_core.mcp._connection import ServerConnection, StatusListener
-from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource
+from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource, SkillsSource
 from agent_core.mcp.elicitation import ElicitationHandler
 from agent_core.mcp.errors import UnknownServerError
 from agent_core.mcp.oauth import SignInHandler
@@ -46,6 +46,7 @@ class McpManager:
         *,
         references_source: ReferencesSource | None = None,
         memories_source: MemoriesSource | None = None,
+        skills_source: SkillsSource | None = None,
         on_status: StatusListener | None = None,
         variables: VariableContext | None = None,
         elicitation: ElicitationHandler | None = None,
@@ -63,7 +64,13 @@ class McpManager:
         no valid token fails with "sign in again");
         ``trust``: the servers of an agent folder start only when the user trusts them (without it,
         every server starts: for servers the app itself configures); the others stay ``UNTRUSTED``."""
-        context = BuiltinContext(references_source or BuiltinContext().references, memories_source)
+        self._roots = tuple(roots)  # the agent's, as set_roots last changed them
+        context = BuiltinContext(
+            references_source or BuiltinContext().references,
+            memories_source,
+            skills=skills_source or BuiltinContext().skills,
+            workspace_folders=lambda: self._roots,
+        )
         variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers
         self._connections = {
             name: ServerConnection(
@@ -246,6 +253,7 @@ class McpManager:
     async def set_roots(self, roots: Sequence[Path]) -> None:
         """New workspace folders for the agent: each ready server whose roots change is told
         (``notifications/roots/list_changed``), without a restart."""
+        self._roots = tuple(roots)
         await asyncio.gather(*(c.set_agent_roots(roots) for c in self._connections.values()))
 
     async def _from_ready_servers(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_core.agent.schema import IncludeMode, InternalServerConfig, McpServerConfig, ToolSettings
-from agent_core.mcp.builtins import builtin_tool_settings
+from agent_core.mcp.builtins import always_asks, builtin_tool_settings
 from agent_core.mcp.types import ToolAnnotations, ToolPermission
 
 __all__ = ["EffectiveToolSettings", "effective_tool_settings"]
@@ -15,6 +15,7 @@ __all__ = ["EffectiveToolSettings", "effective_tool_settings"]
 class EffectiveToolSettings:
     include: IncludeMode
     permission_required: bool
+    asks_every_call: bool = False  # a built-in's tool that no setting or policy spares a question
 
     @property
     def permission(self) -> ToolPermission:
@@ -32,7 +33,8 @@ def effective_tool_settings(
     The server's annotations bend only the permission, and only below the tool's own entry (the
     user's explicit choice for that tool always wins): a tool marked destructive is always asked
     about, whatever the server-wide default says; a tool marked read-only runs without asking
-    when the server's ``toolDefaults.allowReadOnly`` is on (off by default).
+    when the server's ``toolDefaults.allowReadOnly`` is on (off by default). A built-in's
+    always-asked tool (a skill's run_script) is asked about whatever any of them says.
     """
     layers: list[ToolSettings] = []
     override = server_config.tools.get(tool_name)
@@ -54,4 +56,9 @@ def effective_tool_settings(
             permission = True
         elif hints.read_only is True and defaults.allow_read_only:
             permission = False
-    return EffectiveToolSettings(include=include, permission_required=permission)
+    every_call = isinstance(server_config, InternalServerConfig) and always_asks(
+        server_config.tool, tool_name
+    )
+    return EffectiveToolSettings(
+        include=include, permission_required=permission or every_call, asks_every_call=every_call
+    )

@@ -76,6 +76,7 @@ class ToolInfo:
     annotations: ToolAnnotations = field(default_factory=ToolAnnotations)
     output_schema: Mapping[str, Any] | None = None
     task_support: str | None = None  # "required": the server runs each call as a task
+    asks_every_call: bool = False  # asked about before every call, whatever the chat's policy
 
     @property
     def permission(self) -> ToolPermission:

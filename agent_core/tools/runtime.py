@@ -9,7 +9,15 @@ from agent_core.agent.schema import IncludeMode
 from agent_core.content_parts import ContentPart
 from agent_core.tools.hints import ToolAnnotations
 
-__all__ = ["HintedTool", "NoTools", "RichOutcome", "ToolDescriptor", "ToolOutcome", "ToolRuntime"]
+__all__ = [
+    "GuardedTool",
+    "HintedTool",
+    "NoTools",
+    "RichOutcome",
+    "ToolDescriptor",
+    "ToolOutcome",
+    "ToolRuntime",
+]
 
 
 class ToolDescriptor(Protocol):
@@ -33,6 +41,15 @@ class HintedTool(ToolDescriptor, Protocol):
 
     @property
     def annotations(self) -> ToolAnnotations: ...
+
+
+@runtime_checkable
+class GuardedTool(ToolDescriptor, Protocol):
+    """A tool that may be asked about before every call whatever the chat's policy (an MCP
+    tool's descriptor says; a skill's run_script does)."""
+
+    @property
+    def asks_every_call(self) -> bool: ...
 
 
 class ToolOutcome(Protocol):

@@ -11,7 +11,7 @@ from typing import Any
 
 from agent_core.agent.workflow_files.schema import WorkflowState
 from agent_core.agent.workflow_files.templates import render, render_all
-from agent_core.chat.approvals import asks_first, tool_approval
+from agent_core.chat.approvals import asks_every_call, asks_first, tool_approval
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.context.items import ItemRef
 from agent_core.workflows.errors import WorkflowError
@@ -50,16 +50,19 @@ async def call_tool(
     ref = ItemRef("tool", tool, server)
     allowed = run.host.allowed_tools if run.host is not None else ()
     policy = run.agent.config.chat.tool_permission
-    if not run.auto_approve and asks_first(ref, descriptor.permission_required, policy, allowed):
+    every_call = asks_every_call(run.agent.config, offered, server, tool)
+    if not run.auto_approve and asks_first(
+        ref, descriptor.permission_required, policy, allowed, every_call=every_call
+    ):
         request = tool_approval(
             f"{run.run_id}-{state.id}", server, tool, rendered,
-            config=run.agent.config, tools=offered, origin=run.origin,
+            agent=run.agent, tools=offered, origin=run.origin,
         )  # fmt: skip
         yield request
         decision = await request.wait()
         if decision is ApprovalDecision.DENY:
             raise Stopped(f"stopped: you did not allow {config.tool} in state '{state.id}'")
-        if decision is ApprovalDecision.ALLOW_FOR_CHAT and run.host is not None:
+        if decision is ApprovalDecision.ALLOW_FOR_CHAT and run.host is not None and not every_call:
             run.host.allow_tool_for_chat(ref)
     outcome = await run.services.tools.call_tool(server, tool, rendered)
     if outcome.is_error:

@@ -117,6 +117,8 @@ class ApprovalWidget(EntryWidget):
         self.caution.setVisible(bool(caution) and pending)
         for button in (self.allow_once, self.allow_chat, self.deny):
             button.setVisible(pending)
+        # A tool asked about before every call (a skill's script) is never allowed for the chat.
+        self.allow_chat.setVisible(pending and not (approval is not None and approval.every_call))
         key = entry.decision.value if entry.decision is not None else entry.status
         outcome = self.DECISION_TEXT.get(key, key)
         if sampling and key == ApprovalDecision.ALLOW_FOR_CHAT.value:
@@ -139,7 +141,11 @@ class ApprovalWidget(EntryWidget):
             return None  # answered already
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             control = event.modifiers() & Qt.KeyboardModifier.ControlModifier
-            return ApprovalDecision.ALLOW_FOR_CHAT if control else ApprovalDecision.ALLOW_ONCE
+            return (
+                ApprovalDecision.ALLOW_FOR_CHAT
+                if control and self.allow_chat.isVisibleTo(self)
+                else ApprovalDecision.ALLOW_ONCE
+            )
         if event.key() == Qt.Key.Key_Escape:
             return ApprovalDecision.DENY
         return None

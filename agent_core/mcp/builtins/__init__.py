@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import IncludeMode, ToolSettings
+from agent_core.agent.skill_files.definition import Skill
 from agent_core.errors import ContextDeskError
 
 if TYPE_CHECKING:
@@ -27,14 +29,16 @@ __all__ = [
     "CallTarget",
     "MemoriesSource",
     "OptionValue",
+    "PendingCall",
     "ReferencesSource",
+    "SkillsSource",
+    "always_asks",
     "builtin_tool_settings",
 ]
 
 OptionValue = str | int | float | bool
 ReferencesSource = Callable[[], Mapping[str, DocumentItem]]
-# What a call of one tool acts on beyond its arguments, in words (for approvals), from the options.
-CallTarget = Callable[[Mapping[str, OptionValue], str], str]
+SkillsSource = Callable[[], Mapping[str, Skill]]
 # The open agent's memories; blocking (the embedding model may still be loading).
 MemoriesSource = Callable[[], "MemoryBook"]
 
@@ -47,18 +51,44 @@ def _no_references() -> Mapping[str, DocumentItem]:
     return {}
 
 
+def _no_skills() -> Mapping[str, Skill]:
+    return {}
+
+
+def _no_folders() -> tuple[Path, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class BuiltinContext:
-    """What a built-in server may see of the app: the agent's references and memories."""
+    """What a built-in server may see of the app: the agent's references, memories and skills,
+    and its workspace folders (the built-in workspace servers' roots)."""
 
     references: ReferencesSource = _no_references
     memories: MemoriesSource | None = None  # None where there is no memory store (e.g. `mcp call`)
+    skills: SkillsSource = _no_skills  # read afresh per call: edits show at once
+    workspace_folders: Callable[[], tuple[Path, ...]] = _no_folders  # read per call: they can change
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """A call waiting for the user's approval, as its built-in server's ``target`` sees it."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    options: Mapping[str, OptionValue]
+    context: BuiltinContext
+
+
+# What a call acts on beyond its arguments, in words, for its approval ("" when nothing to say).
+CallTarget = Callable[[PendingCall], str]
 
 
 @dataclass(frozen=True)
 class BuiltinServer:
-    """A built-in server: how to build it, the tool settings it defaults to, and what its calls act
-    on when their arguments do not say (the workspace's folder)."""
+    """A built-in server: how to build it, the tool settings it defaults to, what its calls act
+    on when their arguments do not say (the workspace's folder), and the tools asked about before
+    every call whatever agent.yaml and the chat's policy say (no "allow for this chat" either)."""
 
     kind: str
     description: str
@@ -66,6 +96,7 @@ class BuiltinServer:
     tool_defaults: ToolSettings = field(default_factory=ToolSettings)
     tools: Mapping[str, ToolSettings] = field(default_factory=dict)
     target: CallTarget | None = None
+    always_ask_tools: frozenset[str] = frozenset()
 
 
 def _build_references(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
@@ -80,10 +111,22 @@ def _build_workspace(context: BuiltinContext, options: Mapping[str, OptionValue]
     return build_workspace_server(context, options)
 
 
-def _workspace_target(options: Mapping[str, OptionValue], tool_name: str) -> str:
+def _workspace_target(call: PendingCall) -> str:
     from agent_core.mcp.builtins.workspace import call_target
 
-    return call_target(options, tool_name)
+    return call_target(call.options, call.tool)
+
+
+def _build_skills(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
+    from agent_core.mcp.builtins._skill_scripts import build_scripts_server
+
+    return build_scripts_server(context, options)
+
+
+def _skills_target(call: PendingCall) -> str:
+    from agent_core.mcp.builtins._skill_scripts import run_script_target
+
+    return run_script_target(call)
 
 
 def _build_memory(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
@@ -115,7 +158,23 @@ BUILTIN_SERVERS: dict[str, BuiltinServer] = {
         tools={"current_time": ToolSettings(permission_required=False)},
         target=_workspace_target,
     ),
+    "skills": BuiltinServer(
+        kind="skills",
+        description="run the scripts of the agent's skills (the user approves each run)",
+        build=_build_skills,
+        tool_defaults=ToolSettings(include=IncludeMode.AGENT, permission_required=True),
+        target=_skills_target,
+        # A skill's script is someone else's program: every run is asked about, showing its
+        # command line and what the sandbox does and does not isolate.
+        always_ask_tools=frozenset({"run_script"}),
+    ),
 }
+
+
+def always_asks(kind: str, tool_name: str) -> bool:
+    """Whether the built-in ``kind``'s tool is asked about before every call, whatever the settings."""
+    builtin = BUILTIN_SERVERS.get(kind)
+    return builtin is not None and tool_name in builtin.always_ask_tools
 
 
 def builtin_tool_settings(kind: str, tool_name: str) -> list[ToolSettings]:

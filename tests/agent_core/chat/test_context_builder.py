@@ -192,4 +192,4 @@ def test_approval_policy(
 ) -> None:
     binding = ToolBinding(ToolSpec("db__run_query", "", {}), "db", "run_query", permission_required)
     allowed_tools = {ItemRef("tool", "run_query", "db")} if allowed else set()
-    assert needs_approval(binding, policy, allowed_tools) is asks
+    assert needs_approval(binding, policy, allowed_tools, every_call=False) is asks
