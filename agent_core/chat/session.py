@@ -33,6 +33,7 @@ from agent_core.chat.history_edits import HistoryEdits
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.chat.services import ChatServices
+from agent_core.chat.skill_loads import still_loaded
 from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.tool_handlers import MessageCommand, MessageTurn, ToolHandler
 from agent_core.chat.what_if import what_if
@@ -208,7 +209,7 @@ class ChatSession(ChatItems, HistoryEdits):
         settings = self.settings
         tool_calling = self.tool_calling(settings.chat.model)
         turn = MessageTurn(text, routed=tool_calling == "routed")
-        chat_items = self.items
+        chat_items = still_loaded(self.items, history)  # a compaction unloads the skills it covers
         if one_turn is not None and all(item.ref != one_turn for item in chat_items):
             chat_items = (*chat_items, SessionItem(one_turn, "manual"))
         request = ContextRequest(
@@ -240,6 +241,8 @@ class ChatSession(ChatItems, HistoryEdits):
         async for event in self._reply_loop(settings, turn).run(reply):
             if isinstance(event, ItemPulled):
                 self._remember_correction(event.ref, text, added=True)  # what selection missed
+                if event.ref.type == "skill":
+                    self.keep_loaded_skill(event.ref, user_message_id)
             yield event
 
     async def remember(self, text: str) -> WriteOutcome:

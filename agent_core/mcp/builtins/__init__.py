@@ -6,12 +6,13 @@ as any other server. A built-in may bring its own tool defaults, which agent.yam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import IncludeMode, ToolSettings
+from agent_core.agent.skill_files.definition import Skill
 from agent_core.errors import ContextDeskError
 
 if TYPE_CHECKING:
@@ -28,11 +29,18 @@ __all__ = [
     "MemoriesSource",
     "OptionValue",
     "ReferencesSource",
+    "SkillRanker",
+    "SkillsSource",
     "builtin_tool_settings",
 ]
 
 OptionValue = str | int | float | bool
 ReferencesSource = Callable[[], Mapping[str, DocumentItem]]
+# The agent's skills by name, read afresh on every call (an edit or an import shows at once).
+SkillsSource = Callable[[], Mapping[str, Skill]]
+# Skills ranked for a query by the selection's embedding index, best first, as (name, score);
+# blocking (the model may still be loading). Raises IndexerError-like faults as ContextDeskError.
+SkillRanker = Callable[[str, Sequence[Skill]], list[tuple[str, float]]]
 # What a call of one tool acts on beyond its arguments, in words (for approvals), from the options.
 CallTarget = Callable[[Mapping[str, OptionValue], str], str]
 # The open agent's memories; blocking (the embedding model may still be loading).
@@ -47,12 +55,18 @@ def _no_references() -> Mapping[str, DocumentItem]:
     return {}
 
 
+def _no_skills() -> Mapping[str, Skill]:
+    return {}
+
+
 @dataclass(frozen=True)
 class BuiltinContext:
-    """What a built-in server may see of the app: the agent's references and memories."""
+    """What a built-in server may see of the app: the agent's references, memories and skills."""
 
     references: ReferencesSource = _no_references
     memories: MemoriesSource | None = None  # None where there is no memory store (e.g. `mcp call`)
+    skills: SkillsSource = _no_skills
+    skill_ranker: SkillRanker | None = None  # None: skills.search ranks by words alone
 
 
 @dataclass(frozen=True)
@@ -72,6 +86,12 @@ def _build_references(context: BuiltinContext, options: Mapping[str, OptionValue
     from agent_core.mcp.builtins.references import build_references_server
 
     return build_references_server(context, options)
+
+
+def _build_skills(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
+    from agent_core.mcp.builtins.skills import build_skills_server
+
+    return build_skills_server(context, options)
 
 
 def _build_workspace(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
@@ -106,6 +126,15 @@ BUILTIN_SERVERS: dict[str, BuiltinServer] = {
         build=_build_references,
         # Reading the agent's own references is harmless; the selector offers the tools when relevant.
         tool_defaults=ToolSettings(include=IncludeMode.AGENT, permission_required=False),
+    ),
+    "skills": BuiltinServer(
+        kind="skills",
+        description="load the agent's skills on demand: a skill's instructions, one of its files, a search over all",
+        build=_build_skills,
+        # Reading the agent's own skills changes nothing; the model must be able to load the skills
+        # the catalogue offers, so the tools are always there. Running a script asks each time.
+        tool_defaults=ToolSettings(include=IncludeMode.ALWAYS, permission_required=False),
+        tools={"run_script": ToolSettings(permission_required=True)},
     ),
     "workspace": BuiltinServer(
         kind="workspace",

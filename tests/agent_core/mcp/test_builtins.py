@@ -50,7 +50,7 @@ async def test_an_unknown_builtin_fails_with_the_known_ones() -> None:
     assert (
         status.reason
         and "no built-in server 'weather'" in status.reason
-        and "references, workspace" in status.reason
+        and "references, skills, workspace" in status.reason
     )
 
 
