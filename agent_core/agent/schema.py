@@ -123,7 +123,7 @@ class SelectionConfig(FileModel):
         "at least this; above 1.4 never",
     )
     skill_inline_score: float = Field(
-        default=0.6,
+        default=0.5,
         ge=0.0,
         le=2.0,
         description="models that cannot call tools (local): the best selected skill's instructions come "

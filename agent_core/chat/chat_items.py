@@ -138,6 +138,9 @@ class ChatItems(ChatRecord):
                 t.server == ref.server and t.name == ref.name and t.include is IncludeMode.AGENT
                 for t in self.services.tools.tools()
             )
+        if ref.type == "skill":
+            skill = self.agent.skills.get(ref.name)
+            return skill is not None and skill.include is IncludeMode.AGENT
         if ref.type in ("rule", "reference") and ref.server is None:
             document = self.agent.document(ref.type, ref.name)
             return document is not None and document.include is IncludeMode.AGENT

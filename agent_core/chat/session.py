@@ -33,7 +33,7 @@ from agent_core.chat.history_edits import HistoryEdits
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.chat.services import ChatServices
-from agent_core.chat.skill_loads import still_loaded
+from agent_core.chat.skill_loads import still_loaded, without_loaded_bodies
 from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.tool_handlers import MessageCommand, MessageTurn, ToolHandler
 from agent_core.chat.what_if import what_if
@@ -231,7 +231,7 @@ class ChatSession(ChatItems, HistoryEdits):
 
         reply = ReplyRequest(
             text=text,
-            history=history,
+            history=without_loaded_bodies(self.agent, history, chat_items),
             context=built.context,
             tools=built.tools,
             user_message_id=user_message_id,
@@ -240,9 +240,10 @@ class ChatSession(ChatItems, HistoryEdits):
         )
         async for event in self._reply_loop(settings, turn).run(reply):
             if isinstance(event, ItemPulled):
-                self._remember_correction(event.ref, text, added=True)  # what selection missed
                 if event.ref.type == "skill":
                     self.keep_loaded_skill(event.ref, user_message_id)
+                if all(item.ref != event.ref for item in built.context.items):
+                    self._remember_correction(event.ref, text, added=True)  # what selection missed
             yield event
 
     async def remember(self, text: str) -> WriteOutcome:

@@ -16,7 +16,10 @@ from agent_core.context.skill_server import LOAD_TOOL, skills_servers
 from agent_core.context.skill_source import skill_named
 from agent_core.store.chats import StoredMessage
 
-__all__ = ["skill_pull", "still_loaded", "with_loaded_skill"]
+__all__ = ["LOADED_RESULT", "skill_pull", "still_loaded", "with_loaded_skill", "without_loaded_bodies"]
+
+#: What an earlier ``skills.load`` result reads once its skill's body is in the system message.
+LOADED_RESULT = "The instructions of skill {name} are in the system message (<skills>) while it stays loaded."
 
 
 def skill_pull(
@@ -51,3 +54,29 @@ def still_loaded(items: Sequence[SessionItem], history: Sequence[StoredMessage])
     if covered is None:
         return tuple(items)
     return tuple(item for item in items if item.loaded_at is None or item.loaded_at > covered)
+
+
+def without_loaded_bodies(
+    agent: Agent, history: Sequence[StoredMessage], items: Sequence[SessionItem]
+) -> list[StoredMessage]:
+    """``history`` with the results of earlier ``skills.load`` calls shortened to a pointer when
+    their skill is loaded in the chat: its body is in the system message, and sending it twice
+    would double what the skill costs every request."""
+    loaded = {item.ref.name for item in items if item.ref.type == "skill" and item.loaded_at is not None}
+    if not loaded:
+        return list(history)
+    servers = skills_servers(agent.config)
+    out = []
+    for message in history:
+        calls = tuple(
+            replace(record, result=LOADED_RESULT.format(name=name))
+            if record.server in servers
+            and record.tool == LOAD_TOOL
+            and not record.is_error
+            and (skill := skill_named(agent.skills, str(record.arguments.get("name", "")))) is not None
+            and (name := skill.name) in loaded
+            else record
+            for record in message.tool_calls
+        )
+        out.append(replace(message, tool_calls=calls) if calls != message.tool_calls else message)
+    return out

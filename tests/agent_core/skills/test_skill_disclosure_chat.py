@@ -17,6 +17,7 @@ from agent_core.agent.agent import Agent
 from agent_core.chat.events import ChatEvent, ItemPulled, ReplyFinished, ToolCallFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
+from agent_core.chat.skill_loads import LOADED_RESULT
 from agent_core.context.items import ItemRef, RequestContext
 from agent_core.context.skill_disclosure import (
     ADDED_REASON,
@@ -105,6 +106,11 @@ async def test_a_loaded_skill_stays_in_later_requests_until_a_compaction_covers_
         provider.enqueue_reply("The lint job fails on an unused import.")
         later = await send(session, "what did you find?")
         assert body_sent(provider.requests[2], agent, "gh-fix-ci")
+        # Once in the system message; the earlier load's result points there instead of repeating it.
+        [result] = [m for m in provider.requests[2].messages if m.tool_call_id == "load-1"]
+        assert result.content == LOADED_RESULT.format(name="gh-fix-ci")
+        sent = "\n".join(m.content for m in provider.requests[2].messages)
+        assert sent.count(agent.skills["gh-fix-ci"].body.strip()[:150]) == 1
         assert SKILLS_OPENING in provider.requests[2].messages[0].content
         context = final_context(later)
         assert skill_states(context) == {"gh-fix-ci": ("loaded", "manual", LOADED_EARLIER_REASON)}
