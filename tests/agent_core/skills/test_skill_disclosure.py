@@ -36,6 +36,7 @@ from agent_core.context.skill_report import describe_skill_uses, skill_uses
 from agent_core.context.skill_source import SkillSource, enabled_skills
 from agent_core.context.sources import ContextRequest, default_sources
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.store.export import describe_context
 from tests.support.agent_files import write
 from tests.support.paths import FIXTURES
 
@@ -126,6 +127,8 @@ def test_the_tokens_saved_against_listing_every_skill(agent: Agent) -> None:
     assert manifest.skill_tokens == sum(p.tokens for p in manifest.parts if p.kind == "skill_catalogue")
     assert manifest.skill_tokens_saved == manifest.skills_listed_tokens - manifest.skill_tokens > 0
     lines = describe_skill_uses(replace(context, manifest=manifest))
+    exported = describe_context(replace(context, manifest=manifest))  # /context, the export
+    assert exported[exported.index("**Skills**:") + 1 :][: len(lines)] == lines
     assert lines[0].startswith("- `gh-fix-ci` (agent 0.71, catalogue only, ")
     assert lines[-1] == (
         f"Skills: {manifest.skill_tokens:,} tokens; listing every skill's description would cost "

@@ -17,6 +17,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.schema import SelectionConfig
 from agent_core.chat.events import ChatEvent, ContextBuilt, ReplyFinished, ToolCallFinished
 from agent_core.context.items import ItemRef, RequestContext
+from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector
 from agent_core.context.skill_disclosure import LOADED_NOW_REASON
 from agent_core.context.skill_framing import CATALOGUE_OPENING, INLINE_OPENING
@@ -169,3 +170,31 @@ def test_a_model_that_cannot_call_tools_gets_the_best_skill_inline_above_the_thr
     assert miss.needed == 0.7 and miss.score is not None and miss.score < 0.7
     assert "skillInlineScore" in context.notes.skills
     assert INLINE_OPENING not in provider.requests[1].messages[-1].content
+
+
+def test_a_skill_the_model_found_beyond_selection_teaches_selection_and_a_selected_one_does_not(
+    tmp_path: Path, selector: ContextSelector
+) -> None:
+    agent = skilled_agent(tmp_path / "agent")
+    provider = ScriptedProvider()
+    provider.enqueue_tool_call("skills__load", {"name": "gh-fix-ci"}, id="load-1")  # selected
+    provider.enqueue_reply("Fixing it.")
+    provider.enqueue_tool_call("skills__search", {"query": "tickets"}, id="search-1")
+    provider.enqueue_tool_call("skills__load", {"name": "linear"}, id="load-2")  # not selected
+    provider.enqueue_reply("Filed.")
+    workspace = Workspace(
+        agent, store=ChatStore(tmp_path / "db.sqlite3"), selector=selector, providers=OnePool(provider)
+    )
+    _, filed = run(workspace, [CI_MESSAGE, "file that as a ticket for me"])
+    # gh-fix-ci is still loaded from the first message; selection offered nothing: the model searched.
+    assert [(i.ref.name, i.skill_state) for i in built(filed).of_type("skill")] == [("gh-fix-ci", "loaded")]
+    learned = LearnedSelections(tmp_path / "db.sqlite3")
+    try:
+        [taught] = learned.corrections(str(agent.root))
+    finally:
+        learned.close()
+    assert (taught.ref, taught.message, taught.added) == (
+        ItemRef("skill", "linear"),
+        "file that as a ticket for me",
+        True,
+    )
