@@ -132,7 +132,7 @@ def build_prompt(
             kind: PartKind = "selected_rule" if document.kind == "rule" else "selected_reference"
             user.append(Block(kind, _render(document, text), document.name, detail))
         user.append(Block("framing", "</context>"))
-    user += selected_skill_blocks(agent, context)
+    user += selected_skill_blocks(agent, context, user_text, limits.max_reference_tokens, counter)
     recalled = [item.ref.name for item in context.of_type("memory") if item.ref.name in (memories or {})]
     if recalled and memories:
         # What the user said before is data for the answer, never instructions to follow.

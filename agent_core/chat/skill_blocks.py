@@ -13,6 +13,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.skill_files.definition import Skill
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import Block
+from agent_core.budget.reference_chunks import relevant_chunks
 from agent_core.context.items import RequestContext
 from agent_core.context.skill_framing import (
     CATALOGUE_CLOSING,
@@ -52,8 +53,12 @@ def session_skill_blocks(agent: Agent, context: RequestContext) -> list[Block]:
     ]
 
 
-def selected_skill_blocks(agent: Agent, context: RequestContext) -> list[Block]:
-    """The catalogue of the skills selected for this message, then a body that comes inline."""
+def selected_skill_blocks(
+    agent: Agent, context: RequestContext, message: str, max_tokens: int, counter: TokenCounter
+) -> list[Block]:
+    """The catalogue of the skills selected for this message, then a body that comes inline: cut,
+    when longer than ``max_tokens`` (a selected reference's share of the room), to the chunks
+    that share most words with ``message`` (a small local window must still hold the request)."""
     blocks: list[Block] = []
     listed = _skills(agent, context, session=False, state="catalogue")
     if listed:
@@ -63,7 +68,9 @@ def selected_skill_blocks(agent: Agent, context: RequestContext) -> list[Block]:
     inline = _skills(agent, context, session=False, state="inline")
     if inline:
         blocks.append(Block("framing", INLINE_OPENING))
-        blocks += [Block("selected_skill", framed_body(skill), skill.name) for skill in inline]
+        for skill in inline:
+            body, detail = relevant_chunks(skill.body.strip(), message, max_tokens, counter)
+            blocks.append(Block("selected_skill", framed_body(skill, body=body), skill.name, detail))
         blocks.append(Block("framing", SKILLS_CLOSING))
     return blocks
 

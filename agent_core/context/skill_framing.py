@@ -69,9 +69,9 @@ def files_line(skill: Skill) -> str:
     return f"Files of the skill (read one with the skills server's read tool): {', '.join(skill.files)}"
 
 
-def framed_body(skill: Skill, *, with_files: bool = False) -> str:
-    """The skill's SKILL.md body in its own tag (cut at ``MAX_BODY_CHARS``)."""
-    body = skill.body.strip()
+def framed_body(skill: Skill, *, with_files: bool = False, body: str | None = None) -> str:
+    """The skill's SKILL.md body (or ``body``, a part of it) in its own tag, cut at ``MAX_BODY_CHARS``."""
+    body = (skill.body if body is None else body).strip()
     if len(body) > MAX_BODY_CHARS:
         body = (
             body[:MAX_BODY_CHARS]

@@ -186,3 +186,24 @@ def test_below_the_threshold_no_body_comes_inline_and_the_record_says_what_it_ne
     best = next(m for m in out.near_misses if m.ref == FIX_CI)
     assert best.needed == 0.7 and "below skillInlineScore" in best.reason
     assert "no selected skill scored skillInlineScore" in out.notes.skills
+
+
+def test_a_long_body_inline_is_cut_to_its_relevant_chunks_so_a_small_window_still_holds_it(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "agent"
+    write(root / "agent.yaml", "name: local\n")
+    sections = [f"## Step {n}\n\nRun the linter on module {n} and fix warning W{n}." for n in range(2000)]
+    sections[1500] = "## Flaky tests\n\nRetry the flaky integration tests with --reruns 3 before failing CI."
+    body = "\n\n".join(sections)
+    write(
+        root / "skills/ci-handbook/SKILL.md", f"---\nname: ci-handbook\ndescription: CI fixes.\n---\n{body}\n"
+    )
+    agent = load_agent(root)
+    small = PromptLimits(Limits(WindowSize(4096, "chat"), 512), max_reference_tokens=int(0.25 * 3584))
+    context = context_of(RequestItem(ItemRef("skill", "ci-handbook"), "agent", 0.8, skill_state="inline"))
+    prompt = build_prompt(agent, context, [], "my flaky tests fail CI", {}, counter=COUNTER, limits=small)
+    assert prompt.manifest.total_tokens <= 4096 - 512
+    [part] = [p for p in prompt.manifest.parts if p.kind == "selected_skill"]
+    assert part.detail.startswith("chunks ") and part.tokens <= small.max_reference_tokens + 50
+    assert "Retry the flaky integration tests" in prompt.messages[-1].content
