@@ -22,6 +22,7 @@ from agent_core.chat.chat_settings import ChatSettings
 from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.events import (
     ChatEvent,
+    Compacted,
     ContextBuilt,
     ItemPulled,
     MemoriesWritten,
@@ -239,6 +240,8 @@ class ChatSession(ChatItems, HistoryEdits):
             memory_texts=built.memory_texts,
         )
         async for event in self._reply_loop(settings, turn).run(reply):
+            if isinstance(event, Compacted):
+                self.unload_compacted(event.message)  # compacted before this reply's first turn
             if isinstance(event, ItemPulled):
                 if event.ref.type == "skill":
                     self.keep_loaded_skill(event.ref, user_message_id)

@@ -16,7 +16,14 @@ from agent_core.context.skill_server import LOAD_TOOL, skills_servers
 from agent_core.context.skill_source import skill_named
 from agent_core.store.chats import StoredMessage
 
-__all__ = ["LOADED_RESULT", "skill_pull", "still_loaded", "with_loaded_skill", "without_loaded_bodies"]
+__all__ = [
+    "LOADED_RESULT",
+    "skill_pull",
+    "still_loaded",
+    "unloaded",
+    "with_loaded_skill",
+    "without_loaded_bodies",
+]
 
 #: What an earlier ``skills.load`` result reads once its skill's body is in the system message.
 LOADED_RESULT = "The instructions of skill {name} are in the system message (<skills>) while it stays loaded."
@@ -46,14 +53,20 @@ def with_loaded_skill(context: RequestContext, ref: ItemRef) -> RequestContext:
     return replace(context, items=items if found is not None else (*items, loaded))
 
 
+def unloaded(items: Sequence[SessionItem], covers_until: int | None) -> tuple[SessionItem, ...]:
+    """``items`` without the skills the model loaded for a message up to ``covers_until`` (the
+    last message a compaction summarized)."""
+    if covers_until is None:
+        return tuple(items)
+    return tuple(item for item in items if item.loaded_at is None or item.loaded_at > covers_until)
+
+
 def still_loaded(items: Sequence[SessionItem], history: Sequence[StoredMessage]) -> tuple[SessionItem, ...]:
-    """``items`` without the skills the model loaded for a message a compaction now covers."""
+    """``items`` without the skills the model loaded for a message a compaction in ``history`` covers."""
     covered = max(
         (m.covers_until for m in history if m.role == "summary" and m.covers_until is not None), default=None
     )
-    if covered is None:
-        return tuple(items)
-    return tuple(item for item in items if item.loaded_at is None or item.loaded_at > covered)
+    return unloaded(items, covered)
 
 
 def without_loaded_bodies(

@@ -118,7 +118,9 @@ async def test_a_loaded_skill_stays_in_later_requests_until_a_compaction_covers_
         assert [p.name for p in context.manifest.parts if p.kind == "skill"] == ["gh-fix-ci"]
 
         provider.enqueue_reply("The user asked to fix failing CI checks; the lint job failed.")
+        assert FIX_CI in {item.ref for item in session.items}
         assert await session.compact() is not None  # covers the message the skill was loaded for
+        assert FIX_CI not in {item.ref for item in session.items}
         provider.enqueue_reply("You're welcome.")
         after = await send(session, "thanks")
         assert not body_sent(provider.requests[-1], agent, "gh-fix-ci")
