@@ -21,7 +21,10 @@ from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector
 from agent_core.context.skill_disclosure import LOADED_NOW_REASON
 from agent_core.context.skill_framing import CATALOGUE_OPENING, INLINE_OPENING
+from agent_core.context.skill_search import skill_ranker
+from agent_core.context.skill_server import SKILLS_SERVER, agent_servers
 from agent_core.context.sources import ContextRequest, candidates_from
+from agent_core.mcp import McpManager
 from agent_core.providers.base import Provider, ToolCalling
 from agent_core.providers.pool import ProviderPool
 from agent_core.providers.scripted import ScriptedProvider
@@ -198,3 +201,22 @@ def test_a_skill_the_model_found_beyond_selection_teaches_selection_and_a_select
         "file that as a ticket for me",
         True,
     )
+
+
+def test_search_ranks_every_skill_by_meaning_with_the_selections_index(
+    tmp_path: Path, selector: ContextSelector
+) -> None:
+    agent = skilled_agent(tmp_path / "agent")
+
+    async def search(query: str, *, by_meaning: bool = True) -> str:
+        ranker = skill_ranker(selector) if by_meaning else None
+        servers = agent_servers(agent)
+        async with McpManager(servers, skills_source=lambda: agent.skills, skill_ranker=ranker) as m:
+            result = await m.call_tool(SKILLS_SERVER, "search", {"query": query})
+        assert not result.is_error
+        return result.text
+
+    # No word of the query is in the skill's name or description: only meaning finds it.
+    query = "is my website usable with a screen reader"
+    assert asyncio.run(search(query)).splitlines()[0].startswith("- web-design-guidelines:")
+    assert asyncio.run(search(query, by_meaning=False)).startswith("No skill matches")  # by words

@@ -14,7 +14,6 @@ import pytest
 
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
-from agent_core.agent.skill_files.definition import Skill
 from agent_core.context.skill_server import SKILLS_SERVER, agent_servers
 from agent_core.mcp import McpManager
 from agent_core.mcp.builtins.skills import MAX_READ_BYTES, MAX_READ_CHARS
@@ -168,19 +167,3 @@ async def test_search_finds_skills_by_words_across_all_of_them(agent: Agent) -> 
     assert "(skills/gh-fix-ci/SKILL.md)" in first
     none = (await call(agent, "search", {"query": "zyzzyva quux"})).text
     assert none.startswith("No skill matches")
-
-
-async def test_search_ranks_with_the_embedding_index_when_the_workspace_gives_one(agent: Agent) -> None:
-    asked: list[str] = []
-
-    def ranker(query: str, skills: Any) -> list[tuple[str, float]]:
-        asked.append(query)
-        return [("web-design-guidelines", 0.9)]
-
-    def skills() -> Mapping[str, Skill]:
-        return agent.skills
-
-    async with McpManager(agent_servers(agent), skills_source=skills, skill_ranker=ranker) as manager:
-        result = await manager.call_tool(SKILLS_SERVER, "search", {"query": "is my site accessible"})
-    assert asked == ["is my site accessible"]
-    assert isinstance(result, ToolResult) and result.text.startswith("- web-design-guidelines:")
