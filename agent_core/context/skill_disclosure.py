@@ -28,6 +28,7 @@ __all__ = [
     "INLINE_REASON",
     "LOADED_EARLIER_REASON",
     "LOADED_NOW_REASON",
+    "MATCHED_REASON",
     "disclose_skills",
     "disclosed_skills",
     "skill_readers",
@@ -38,6 +39,8 @@ ADDED_REASON = "added by you"
 LOADED_EARLIER_REASON = "loaded by the model earlier in this chat"
 LOADED_NOW_REASON = "loaded by the model (skills.load)"
 INLINE_REASON = "the model cannot call tools, so the best skill's instructions came inline"
+#: Why a selected skill is in when selection matched its own words (its name and description).
+MATCHED_REASON = "its description matched the message"
 _NOT_BEST = "the model cannot load skills (no tool calls), and only the best one comes inline"
 _BELOW_INLINE = (
     "below skillInlineScore, the score a skill needs to come inline for a model that cannot call tools"
@@ -74,11 +77,11 @@ def disclosed_skills(
         if item.ref.type != "skill":
             items.append(item)
         elif item.include_mode == "agent":
+            why = item.reason or MATCHED_REASON
             if can_load:
-                items.append(replace(item, skill_state="catalogue"))
+                items.append(replace(item, skill_state="catalogue", reason=why))
             elif item.ref == inline:
-                reason = f"{item.reason}; {INLINE_REASON}" if item.reason else INLINE_REASON
-                items.append(replace(item, skill_state="inline", reason=reason))
+                items.append(replace(item, skill_state="inline", reason=f"{why}; {INLINE_REASON}"))
         else:
             items.append(replace(item, skill_state="loaded", reason=_session_reason(item, loaded_at)))
     notes = context.notes

@@ -24,6 +24,7 @@ from agent_core.context.skill_disclosure import (
     ALWAYS_REASON,
     INLINE_REASON,
     LOADED_EARLIER_REASON,
+    MATCHED_REASON,
     disclosed_skills,
 )
 from agent_core.context.skill_framing import (
@@ -144,7 +145,7 @@ def test_an_agent_without_skills_records_no_skill_figures(tmp_path: Path) -> Non
 
 SELECTED = (
     RequestItem(FIX_CI, "agent", 0.66, skill_state=None),
-    RequestItem(PLAN, "agent", 0.52),
+    RequestItem(PLAN, "agent", 0.52, reason="matched its example “make a plan”"),
 )
 
 
@@ -155,8 +156,8 @@ def test_a_model_that_can_load_skills_gets_catalogue_lines_and_the_chats_skills_
     states = {item.ref.name: (item.skill_state, item.reason) for item in out.items}
     assert states == {
         "linear": ("loaded", LOADED_EARLIER_REASON),
-        "gh-fix-ci": ("catalogue", ""),
-        "create-plan": ("catalogue", ""),
+        "gh-fix-ci": ("catalogue", MATCHED_REASON),
+        "create-plan": ("catalogue", "matched its example “make a plan”"),
     }
     assert not out.notes.skills
 
@@ -167,7 +168,8 @@ def test_a_model_that_cannot_load_skills_gets_the_best_ones_body_inline_above_th
     config = SelectionConfig(skill_inline_score=0.6)
     out = disclosed_skills(context_of(*SELECTED), (), config, can_load=False)
     [item] = out.of_type("skill")
-    assert (item.ref, item.skill_state, item.reason) == (FIX_CI, "inline", INLINE_REASON)
+    assert (item.ref, item.skill_state) == (FIX_CI, "inline")
+    assert item.reason == f"{MATCHED_REASON}; {INLINE_REASON}"
     [miss] = out.near_misses
     assert miss.ref == PLAN and "only the best one comes inline" in miss.reason
     assert "gh-fix-ci's instructions came inline" in out.notes.skills
