@@ -20,6 +20,8 @@ from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_handlers import MessageCommand, ToolHandlerFactory
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector
+from agent_core.context.skill_search import skill_ranker
+from agent_core.context.skill_server import agent_servers
 from agent_core.errors import UserDataError
 from agent_core.memory.service import MemoryService
 from agent_core.providers.pool import ProviderPool
@@ -80,15 +82,17 @@ class Workspace:
         self.trust = TrustGate(agent.root)
         # The servers' sampling requests reach the chat whose tool call is running on them.
         self.sampling = SamplingRouter()
-        if tools is None and agent.config.mcp_servers:
+        servers = agent_servers(agent)  # with the skills built-in when the agent has skills
+        if tools is None and servers:
             from agent_core.mcp import McpManager
             from agent_core.mcp.roots import agent_roots
 
             self.mcp = McpManager(
-                agent.config.mcp_servers,
+                servers,
                 references_source=lambda: self.agent.references,
                 memories_source=lambda: self.memories.book_for(self.agent),
                 skills_source=lambda: self.agent.skills,
+                skill_ranker=skill_ranker(self.selector),
                 variables=variables_for(agent),
                 elicitation=elicitation,
                 sign_in=sign_in,

@@ -1,4 +1,4 @@
-"""What the indexer ranks: one :class:`Document` per rule, reference or tool."""
+"""What the indexer ranks: one :class:`Document` per rule, reference, tool or skill."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 
 __all__ = ["Document", "IndexedKind", "render_parameters", "tool_document"]
 
-IndexedKind = Literal["rule", "reference", "tool"]
+IndexedKind = Literal["rule", "reference", "tool", "skill"]
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,13 @@ class SelectionConfig(FileModel):
         description="models that cannot choose tools (local): call the best-matching tool when it scores "
         "at least this; above 1.4 never",
     )
+    skill_inline_score: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=2.0,
+        description="models that cannot call tools (local): the best selected skill's instructions come "
+        "inline when it scores at least this; above 1.4 never",
+    )
     second_opinion: bool = Field(
         default=True,
         description="models that choose tools: offer a catalogue of the agent-mode rules and references "

@@ -21,6 +21,7 @@ from agent_core.agent.schema import AgentConfig, InternalServerConfig, ToolPermi
 from agent_core.chat.events import ApprovalRequest
 from agent_core.chat.prompt import ToolBinding
 from agent_core.context.items import ItemRef
+from agent_core.context.skill_server import agent_servers
 from agent_core.tools.runtime import GuardedTool, HintedTool, ToolDescriptor
 
 if TYPE_CHECKING:
@@ -136,7 +137,8 @@ def caution(tools: Iterable[ToolDescriptor], server: str, tool: str) -> str:
 def call_target(agent: Agent | None, server: str, tool: str, arguments: Mapping[str, Any]) -> str:
     """What a call of ``server.tool`` with ``arguments`` acts on, in words ("in your workspace
     folder ~/Documents", a script's command line), when its server can tell; "" otherwise."""
-    server_config = agent.config.mcp_servers.get(server) if agent is not None else None
+    # agent_servers: agent.yaml's servers plus the skills built-in an agent with skills runs unasked.
+    server_config = agent_servers(agent).get(server) if agent is not None else None
     if agent is None or not isinstance(server_config, InternalServerConfig):
         return ""
     # Imported here: the mcp package brings the MCP SDK (a third of a second), and the desktop

@@ -75,6 +75,17 @@ class ChatItems(ChatRecord):
         excluded = tuple(r for r in self._record.excluded_items if r != ref)
         self._save_record(context_items=items, excluded_items=excluded)
 
+    def keep_loaded_skill(self, ref: ItemRef, message_id: int) -> None:
+        """Keep a skill the model loaded while answering the message ``message_id`` in the chat,
+        until a compaction covers that message or the user removes it."""
+        held = next((item for item in self.items if item.ref == ref), None)
+        if held is not None and held.loaded_at is None:
+            return  # always on or added by the user: it stays anyway
+        loaded = SessionItem(ref, "manual", loaded_at=message_id)  # loaded again: from this message on
+        items = (*(i for i in self._record.context_items if i.ref != ref), loaded)
+        excluded = tuple(r for r in self._record.excluded_items if r != ref)
+        self._save_record(context_items=items, excluded_items=excluded)
+
     def pin_item(self, ref: ItemRef, pinned: bool = True) -> None:
         """Pin an item: it stays in the chat, in full, whatever trimming or compaction does (an
         item not yet in the chat is added)."""
@@ -127,6 +138,9 @@ class ChatItems(ChatRecord):
                 t.server == ref.server and t.name == ref.name and t.include is IncludeMode.AGENT
                 for t in self.services.tools.tools()
             )
+        if ref.type == "skill":
+            skill = self.agent.skills.get(ref.name)
+            return skill is not None and skill.include is IncludeMode.AGENT
         if ref.type in ("rule", "reference") and ref.server is None:
             document = self.agent.document(ref.type, ref.name)
             return document is not None and document.include is IncludeMode.AGENT

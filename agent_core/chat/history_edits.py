@@ -1,5 +1,6 @@
-"""Changes to a chat's history that are not messages: compaction (``/compact``) and its undo, a
-summary's edit, and what the next request would cost once the history changed."""
+"""Changes to a chat's history that are not messages: compaction (``/compact``, which also takes
+out the skills the model loaded for the turns it summarized) and its undo, a summary's edit, and
+what the next request would cost once the history changed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from agent_core.chat.chat_settings import prompt_limits
 from agent_core.chat.compacting import compact_chat
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.prompt import history_messages
+from agent_core.chat.skill_loads import unloaded
 from agent_core.context.items import ContextManifest
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import StoredMessage
@@ -27,7 +29,16 @@ class HistoryEdits(ChatRecord):
         """
         settings = self.settings
         model = self.models.resolve(settings.chat.model)
-        return await compact_chat(self.store, self.id, model, settings, prompt_limits(model, settings))
+        note = await compact_chat(self.store, self.id, model, settings, prompt_limits(model, settings))
+        if note is not None:
+            self.unload_compacted(note)
+        return note
+
+    def unload_compacted(self, summary: StoredMessage) -> None:
+        """Take out of the chat the skills the model loaded for messages ``summary`` now stands for."""
+        kept = unloaded(self._record.context_items, summary.covers_until)
+        if kept != self._record.context_items:
+            self._save_record(context_items=kept)
 
     def undo_compaction(self, summary: StoredMessage) -> None:
         """Take back a compaction: the summary goes and the turns it covered are sent again.

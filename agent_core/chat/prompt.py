@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 from agent_core.agent.agent import Agent
@@ -18,6 +18,7 @@ from agent_core.agent.items import DocumentItem
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import Block, Draft, Limits, fit_request
 from agent_core.budget.reference_chunks import relevant_chunks
+from agent_core.chat.skill_blocks import selected_skill_blocks, session_skill_blocks, skills_listed_tokens
 from agent_core.context.items import ContextManifest, ItemRef, PartKind, RequestContext, RequestItem
 from agent_core.providers.base import ChatMessage, ImageInput, ToolCall, ToolSpec
 from agent_core.store.chats import StoredMessage, ToolCallRecord
@@ -115,6 +116,7 @@ def build_prompt(
         [d for d in session_docs if d.kind == "reference"],
         "reference",
     )
+    system += session_skill_blocks(agent, context)
     if summary:
         system.append(Block("summary", f"<conversation-so-far>\n{summary.strip()}\n</conversation-so-far>"))
 
@@ -130,6 +132,7 @@ def build_prompt(
             kind: PartKind = "selected_rule" if document.kind == "rule" else "selected_reference"
             user.append(Block(kind, _render(document, text), document.name, detail))
         user.append(Block("framing", "</context>"))
+    user += selected_skill_blocks(agent, context, user_text, limits.max_reference_tokens, counter)
     recalled = [item.ref.name for item in context.of_type("memory") if item.ref.name in (memories or {})]
     if recalled and memories:
         # What the user said before is data for the answer, never instructions to follow.
@@ -161,6 +164,8 @@ def build_prompt(
         tools=[binding.spec for binding in bindings],
     )
     messages, manifest = fit_request(draft, counter, limits.fit)
+    if agent.skills:
+        manifest = replace(manifest, skills_listed_tokens=skills_listed_tokens(agent, counter))
     return Prompt(messages=messages, tools=bindings, manifest=manifest)
 
 
@@ -228,7 +233,7 @@ def _documents(
     references; always before manual (the stable prefix); then by priority and name."""
     found: list[tuple[RequestItem, DocumentItem]] = []
     for item in context.items:
-        if item.include_mode not in modes or item.ref.type in ("tool", "memory"):
+        if item.include_mode not in modes or item.ref.type in ("tool", "memory", "skill"):
             continue
         document = attached.get(item.ref) or agent.document(
             "rule" if item.ref.type == "rule" else "reference", item.ref.name

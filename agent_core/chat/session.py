@@ -22,6 +22,7 @@ from agent_core.chat.chat_settings import ChatSettings
 from agent_core.chat.context_builder import build_request_context
 from agent_core.chat.events import (
     ChatEvent,
+    Compacted,
     ContextBuilt,
     ItemPulled,
     MemoriesWritten,
@@ -33,6 +34,7 @@ from agent_core.chat.history_edits import HistoryEdits
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.chat.services import ChatServices
+from agent_core.chat.skill_loads import still_loaded, without_loaded_bodies
 from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.tool_handlers import MessageCommand, MessageTurn, ToolHandler
 from agent_core.chat.what_if import what_if
@@ -208,7 +210,7 @@ class ChatSession(ChatItems, HistoryEdits):
         settings = self.settings
         tool_calling = self.tool_calling(settings.chat.model)
         turn = MessageTurn(text, routed=tool_calling == "routed")
-        chat_items = self.items
+        chat_items = still_loaded(self.items, history)  # a compaction unloads the skills it covers
         if one_turn is not None and all(item.ref != one_turn for item in chat_items):
             chat_items = (*chat_items, SessionItem(one_turn, "manual"))
         request = ContextRequest(
@@ -230,7 +232,7 @@ class ChatSession(ChatItems, HistoryEdits):
 
         reply = ReplyRequest(
             text=text,
-            history=history,
+            history=without_loaded_bodies(self.agent, history, chat_items),
             context=built.context,
             tools=built.tools,
             user_message_id=user_message_id,
@@ -238,8 +240,13 @@ class ChatSession(ChatItems, HistoryEdits):
             memory_texts=built.memory_texts,
         )
         async for event in self._reply_loop(settings, turn).run(reply):
+            if isinstance(event, Compacted):
+                self.unload_compacted(event.message)  # compacted before this reply's first turn
             if isinstance(event, ItemPulled):
-                self._remember_correction(event.ref, text, added=True)  # what selection missed
+                if event.ref.type == "skill":
+                    self.keep_loaded_skill(event.ref, user_message_id)
+                if all(item.ref != event.ref for item in built.context.items):
+                    self._remember_correction(event.ref, text, added=True)  # what selection missed
             yield event
 
     async def remember(self, text: str) -> WriteOutcome:

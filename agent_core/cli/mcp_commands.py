@@ -20,6 +20,7 @@ from agent_core.cli.input_prompt import ask_in_terminal
 from agent_core.cli.media_files import SavedMedia, save_media
 from agent_core.cli.sampling_prompt import terminal_sampling_events
 from agent_core.cli.trust_prompt import confirm_servers
+from agent_core.context.skill_server import agent_servers
 from agent_core.errors import ContextDeskError
 from agent_core.providers.pool import ProviderPool
 from agent_core.sampling_router import SamplingHandler, SamplingRouter
@@ -99,8 +100,8 @@ def _asked_trust(agent: Agent, servers: Mapping[str, McpServerConfig]) -> TrustG
 
 
 def _check_server(agent: Agent, server: str) -> None:
-    if server not in agent.config.mcp_servers:
-        known = ", ".join(agent.config.mcp_servers) or "none"
+    if server not in agent_servers(agent):
+        known = ", ".join(agent_servers(agent)) or "none"
         raise ContextDeskError(f"the agent has no MCP server named '{server}' (servers: {known})")
 
 
@@ -128,12 +129,13 @@ def run_call(args: argparse.Namespace) -> int:
         raise ContextDeskError("--args must be a JSON object, e.g. --args '{\"a\": 1}'")
 
     async def call() -> Any:
-        servers = {args.server: agent.config.mcp_servers[args.server]}
+        servers = {args.server: agent_servers(agent)[args.server]}
         router, handler, providers = _terminal_sampling(agent, args.tool, auto_approve=args.yes)
         try:
             async with McpManager(
                 servers,
                 references_source=lambda: agent.references,
+                skills_source=lambda: agent.skills,
                 variables=_variables(agent),
                 sampling=router,
                 elicitation=TerminalElicitation(assume_yes=args.yes),
@@ -201,16 +203,17 @@ def run_ping(args: argparse.Namespace) -> int:
     from agent_core.mcp.roots import agent_roots
 
     agent = load_agent(args.dir)
-    names = args.servers or list(agent.config.mcp_servers)
+    names = args.servers or list(agent_servers(agent))
     for name in names:
         _check_server(agent, name)
 
     async def ping() -> int:
         failures = 0
-        servers = {name: agent.config.mcp_servers[name] for name in names}
+        servers = {name: agent_servers(agent)[name] for name in names}
         async with McpManager(
             servers,
             references_source=lambda: agent.references,
+            skills_source=lambda: agent.skills,
             variables=_variables(agent),
             roots=agent_roots(agent.config),
             trust=_asked_trust(agent, servers),
@@ -267,15 +270,16 @@ def _list_per_server(
     from agent_core.mcp.roots import agent_roots
 
     agent = load_agent(args.dir)
-    names = args.servers or list(agent.config.mcp_servers)
+    names = args.servers or list(agent_servers(agent))
     for name in names:
         _check_server(agent, name)
 
     async def listing() -> None:
-        servers = {name: agent.config.mcp_servers[name] for name in names}
+        servers = {name: agent_servers(agent)[name] for name in names}
         async with McpManager(
             servers,
             references_source=lambda: agent.references,
+            skills_source=lambda: agent.skills,
             variables=_variables(agent),
             roots=agent_roots(agent.config),
             trust=_asked_trust(agent, servers),

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "SKILL_PARTS",
     "ContextManifest",
     "ContextNotes",
     "Delegation",
@@ -23,16 +24,21 @@ __all__ = [
     "SamplingRecord",
     "SelectionRun",
     "SessionItem",
+    "SkillState",
     "StoppedBy",
     "TokenUsage",
     "TrimAction",
     "WorkflowRunLink",
 ]
 
-ItemType = Literal["rule", "reference", "tool", "memory"]
+ItemType = Literal["rule", "reference", "tool", "memory", "skill"]
 SessionMode = Literal["always", "manual"]
 RequestMode = Literal["always", "manual", "agent"]
 SelectionStatus = Literal["ok", "no_candidates", "model_loading", "failed", "disabled"]
+# How much of a skill a request carries: its catalogue line (the model loads the body with
+# ``skills.load`` when it needs it), its body (always, added by the user, or loaded by the model),
+# or its body inline in the message (a model that cannot call tools).
+SkillState = Literal["catalogue", "loaded", "inline"]
 
 
 @dataclass(frozen=True, order=True)
@@ -56,6 +62,9 @@ class SessionItem:
     ref: ItemRef
     include_mode: SessionMode
     pinned: bool = False  # kept in full through trimming and compaction
+    # A skill the model loaded (``skills.load``) while answering this user message (its id): it
+    # stays in the chat until a compaction covers that message or the user removes it.
+    loaded_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,7 @@ class RequestItem:
     reason: str = (
         ""  # why a recalled memory is in ("matched 'database' 0.81 · used 3 days ago · importance 4")
     )
+    skill_state: SkillState | None = None  # for a skill: what of it the request carries
 
 
 @dataclass(frozen=True)
@@ -136,11 +146,15 @@ PartKind = Literal[
     "history",
     "selected_rule",
     "selected_reference",
+    "skill",  # a skill's body in the system message (always, added by the user, loaded by the model)
+    "skill_catalogue",  # the catalogue line of a skill selected for this message
+    "selected_skill",  # a skill's body inline in the message (a model that cannot call tools)
     "memory",
     "message",
     "current_turns",
     "framing",
 ]
+SKILL_PARTS: tuple[PartKind, ...] = ("skill", "skill_catalogue", "selected_skill")
 TrimKind = Literal[
     "history_dropped", "tool_result_summarized", "tool_result_cut", "reference_chunked", "compacted"
 ]
@@ -191,6 +205,9 @@ class ContextManifest:
     parts: tuple[ManifestPart, ...]
     trimmed: tuple[TrimAction, ...] = ()
     images: tuple[ImageUse, ...] = ()  # of tool results, newest last
+    # What listing the catalogue line of every enabled skill would have cost (as Claude Code lists
+    # every skill's description), to compare with what this request spent on skills.
+    skills_listed_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -204,6 +221,17 @@ class ContextManifest:
     def used_share(self) -> float:
         return self.total_tokens / self.budget if self.budget > 0 else 1.0
 
+    @property
+    def skill_tokens(self) -> int:
+        """What this request spent on skills: catalogue lines and bodies."""
+        return sum(part.tokens for part in self.parts if part.kind in SKILL_PARTS)
+
+    @property
+    def skill_tokens_saved(self) -> int:
+        """Tokens selection saved against listing every enabled skill's description (0 when
+        listing them would have cost no more)."""
+        return max(0, self.skills_listed_tokens - self.skill_tokens)
+
 
 @dataclass(frozen=True)
 class ContextNotes:
@@ -213,6 +241,7 @@ class ContextNotes:
     tool_routing: str = ""  # which tool was routed to a model that cannot choose tools, and why
     budget: str = ""  # why token counts are missing (what-if with an unusable model)
     memory: str = ""  # why no memories were recalled when memory is on (the embedding model is not ready)
+    skills: str = ""  # the model cannot load skills: which one came inline, or why none did
 
     def topics(self) -> list[tuple[str, str]]:
         """The notes that say something, as (topic, text), in a fixed order."""

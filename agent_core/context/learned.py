@@ -43,12 +43,12 @@ class Correction:
 
 
 def ref_of_key(key: str) -> ItemRef | None:
-    """The item of ``ItemRef.key`` (``rule:x``, ``reference:x``, ``tool:server/name``)."""
+    """The item of ``ItemRef.key`` (``rule:x``, ``reference:x``, ``skill:x``, ``tool:server/name``)."""
     kind, _, rest = key.partition(":")
     if kind == "tool":
         server, _, name = rest.partition("/")
         return ItemRef("tool", name, server) if server and name else None
-    if kind in ("rule", "reference") and rest:
+    if kind in ("rule", "reference", "skill") and rest:
         return ItemRef(kind, rest)  # type: ignore[arg-type]
     return None
 

@@ -26,12 +26,18 @@ MENTION = re.compile(r"(?<![\w@])@(rule|ref|reference):([A-Za-z0-9][A-Za-z0-9_-]
 
 
 def initial_session_items(agent: Agent, tools: Sequence[ToolDescriptor]) -> tuple[SessionItem, ...]:
-    """Every ``always`` rule, reference and (available) tool, as a new chat starts with them."""
+    """Every ``always`` rule, reference, enabled skill and (available) tool, as a new chat starts
+    with them."""
     items = [
         SessionItem(ItemRef(doc.kind, doc.name), "always")
         for docs in (agent.rules, agent.references)
         for doc in docs.values()
         if doc.include is IncludeMode.ALWAYS
+    ]
+    items += [
+        SessionItem(ItemRef("skill", skill.name), "always")
+        for skill in agent.skills.values()
+        if skill.include is IncludeMode.ALWAYS and skill.enabled
     ]
     items += [
         SessionItem(ItemRef("tool", tool.name, tool.server), "always")
@@ -93,6 +99,9 @@ def _exists(ref: ItemRef, agent: Agent, tools: dict[ItemRef, ToolDescriptor]) ->
         return ref in tools
     if ref.type == "memory":
         return True  # kept in the memory store: recall skips one forgotten since
+    if ref.type == "skill":
+        skill = agent.skills.get(ref.name)
+        return skill is not None and skill.enabled  # a disabled skill leaves every chat
     if ref.server is not None:
         return False  # an MCP resource: exists only while attached to the chat
     return agent.document("rule" if ref.type == "rule" else "reference", ref.name) is not None

@@ -1,4 +1,4 @@
-"""Context sources: one per kind of item (rules, references, tools; later memories), each
+"""Context sources: one per kind of item (rules, references, tools, skills), each
 offering per-message selection the agent-mode items of its kind that are not already in the
 request. A new kind of item is one new source."""
 
@@ -85,6 +85,9 @@ def register_context_sources(register: Register[ContextSource]) -> None:
     register("rules", DocumentSource("rule"))
     register("references", DocumentSource("reference"))
     register("tools", ToolSource())
+    from agent_core.context.skill_source import SkillSource  # it builds on this module's request
+
+    register("skills", SkillSource())
 
 
 # Third-party sources register through the entry-point group contextdesk.context_sources.

@@ -12,7 +12,13 @@ from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import VariableContext
 from agent_core.mcp._connection import ServerConnection, StatusListener
-from agent_core.mcp.builtins import BuiltinContext, MemoriesSource, ReferencesSource, SkillsSource
+from agent_core.mcp.builtins import (
+    BuiltinContext,
+    MemoriesSource,
+    ReferencesSource,
+    SkillRanker,
+    SkillsSource,
+)
 from agent_core.mcp.elicitation import ElicitationHandler
 from agent_core.mcp.errors import UnknownServerError
 from agent_core.mcp.oauth import SignInHandler
@@ -47,6 +53,7 @@ class McpManager:
         references_source: ReferencesSource | None = None,
         memories_source: MemoriesSource | None = None,
         skills_source: SkillsSource | None = None,
+        skill_ranker: SkillRanker | None = None,
         on_status: StatusListener | None = None,
         variables: VariableContext | None = None,
         elicitation: ElicitationHandler | None = None,
@@ -62,6 +69,8 @@ class McpManager:
         ``sampling`` answers the servers' sampling requests (without it they are refused);
         ``sign_in`` shows an OAuth server's sign-in URL to the user (without it such a server that has
         no valid token fails with "sign in again");
+        ``skills_source`` and ``skill_ranker``: the agent's skills and how to rank them for a query,
+        for the ``skills`` built-in;
         ``trust``: the servers of an agent folder start only when the user trusts them (without it,
         every server starts: for servers the app itself configures); the others stay ``UNTRUSTED``."""
         self._roots = tuple(roots)  # the agent's, as set_roots last changed them
@@ -69,6 +78,7 @@ class McpManager:
             references_source or BuiltinContext().references,
             memories_source,
             skills=skills_source or BuiltinContext().skills,
+            skill_ranker=skill_ranker,
             workspace_folders=lambda: self._roots,
         )
         variables = variables or VariableContext()  # one, so an ${input:...} is asked once for all servers

@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 
 from agent_core.context.items import ContextManifest, NearMiss, RequestContext
 from agent_core.context.manifest_rows import manifest_rows
+from agent_core.context.skill_report import describe_skill_uses
 from agent_core.redaction import redact_credentials
 from agent_core.store.chats import StoredMessage, StoredSession
 
@@ -56,6 +57,9 @@ def _session_v1(session: StoredSession) -> dict[str, Any]:
         del data[typed]
     if data.get("parent") is None:
         data.pop("parent", None)  # a user's chat: the shape stays as it was
+    for item in data["context_items"]:
+        if item.get("loaded_at") is None:
+            item.pop("loaded_at", None)  # only skills the model loaded have one
     legacy: dict[str, Any] = {
         key: dict(value)
         for key, value in (
@@ -93,6 +97,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         for item in data["request_context"]["items"]:
             if not item.get("reason"):
                 del item["reason"]  # only recalled memories have one; other items keep the v1 shape
+            if item.get("skill_state") is None:
+                item.pop("skill_state", None)  # only skills have one
         _drop_new_usage_fields(data["request_context"])
         for miss in data["request_context"]["near_misses"]:
             if miss.get("needed") is None:
@@ -108,6 +114,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         manifest = data["request_context"].get("manifest")
         if manifest is not None and not manifest["images"]:
             del manifest["images"]  # requests without images of tool results keep the v1 shape
+        if manifest is not None and not manifest["skills_listed_tokens"]:
+            del manifest["skills_listed_tokens"]  # agents without skills keep the v1 shape
     return data
 
 
@@ -211,6 +219,9 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
             + (", ".join(_item(i.ref.label(), i.include_mode, i.score) for i in items) or "none")
         )
         lines.append("")
+    skills = describe_skill_uses(context)
+    if skills:
+        lines += ["**Skills**:", *skills, ""]
     memories = context.of_type("memory")
     if memories:
         lines.append("**Memories**:")

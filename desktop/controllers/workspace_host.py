@@ -20,6 +20,8 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for, workspace_root_of
+from agent_core.context.skill_search import skill_ranker
+from agent_core.context.skill_server import agent_servers
 from agent_core.errors import ContextDeskError
 from agent_core.tools.runtime import NoTools, ToolDescriptor, ToolOutcome, ToolRuntime
 from agent_core.workflows.server_trust import servers_to_trust
@@ -144,7 +146,7 @@ class WorkspaceHost(QObject):
         return workspace
 
     async def _start_servers(self, workspace: Workspace) -> None:
-        servers = workspace.agent.config.mcp_servers
+        servers = agent_servers(workspace.agent)  # with the skills built-in when the agent has skills
         try:
             mcp = await asyncio.to_thread(importlib.import_module, "agent_core.mcp")
         except ImportError:
@@ -156,6 +158,8 @@ class WorkspaceHost(QObject):
             servers,
             references_source=lambda: workspace.agent.references,
             memories_source=lambda: workspace.memories.book_for(workspace.agent),
+            skills_source=lambda: workspace.agent.skills,
+            skill_ranker=skill_ranker(workspace.selector),
             on_status=lambda _status: self._report_servers(),
             variables=variables_for(workspace.agent, ask_input=self.input_asker),
             elicitation=self.elicitation_asker,
@@ -210,7 +214,7 @@ class WorkspaceHost(QObject):
         if agent.config.providers != old.config.providers:
             # New keys or URLs: the pool creates its providers again on next use.
             await workspace.providers.aclose()
-        if agent.config.mcp_servers != old.config.mcp_servers and not await self._update_servers(old, agent):
+        if agent_servers(agent) != agent_servers(old) and not await self._update_servers(old, agent):
             previous = self.mcp
             await self._start_servers(workspace)
             if previous is not None:
@@ -220,7 +224,7 @@ class WorkspaceHost(QObject):
     async def _update_servers(self, old: Agent, new: Agent) -> bool:
         """Apply a change of built-in servers only (a new workspace folder) without restarting the
         others, which are told their new roots; False when the change needs a full restart."""
-        manager, before, after = self.mcp, old.config.mcp_servers, new.config.mcp_servers
+        manager, before, after = self.mcp, agent_servers(old), agent_servers(new)
         if manager is None or before.keys() != after.keys():
             return False
         changed = [name for name in after if after[name] != before[name]]

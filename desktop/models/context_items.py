@@ -156,6 +156,9 @@ def _details(
         return None, f"{title} — resource of {ref.server}" if title else f"Resource of {ref.server}", False
     if agent is None:
         return None, "", False
+    if ref.type == "skill":
+        skill = agent.skills.get(ref.name)
+        return (None, "", True) if skill is None else (skill.priority_level, skill.description, False)
     document = agent.document("rule" if ref.type == "rule" else "reference", ref.name)
     if document is None:
         return None, "", True

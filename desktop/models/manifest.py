@@ -64,6 +64,7 @@ GROUPS: tuple[Group, ...] = (
     Group("system", "System prompt", ("system_prompt",), "#64748b"),
     Group("rules", "Rules", ("rule", "selected_rule"), "#2563eb"),
     Group("references", "References", ("reference", "selected_reference"), "#16a34a"),
+    Group("skills", "Skills", ("skill", "skill_catalogue", "selected_skill"), "#ca8a04"),
     Group("tools", "Tools", ("tool",), "#d97706"),
     Group("memories", "Memories", ("memory",), "#0d9488"),
     Group("history", "History", ("history", "current_turns"), "#7c3aed"),
@@ -100,6 +101,7 @@ def cost_of(manifest: ContextManifest | None, ref: ItemRef) -> ManifestPart | No
         "reference": ("reference", "selected_reference"),
         "tool": ("tool",),
         "memory": ("memory",),
+        "skill": ("skill", "skill_catalogue", "selected_skill"),
     }
     name = _part_name(ref)
     for part in manifest.parts:

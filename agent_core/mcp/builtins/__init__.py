@@ -6,7 +6,7 @@ as any other server. A built-in may bring its own tool defaults, which agent.yam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,7 @@ __all__ = [
     "OptionValue",
     "PendingCall",
     "ReferencesSource",
+    "SkillRanker",
     "SkillsSource",
     "always_asks",
     "builtin_tool_settings",
@@ -38,7 +39,11 @@ __all__ = [
 
 OptionValue = str | int | float | bool
 ReferencesSource = Callable[[], Mapping[str, DocumentItem]]
+# The agent's skills by name, read afresh on every call (an edit or an import shows at once).
 SkillsSource = Callable[[], Mapping[str, Skill]]
+# Skills ranked for a query by the selection's embedding index, best first, as (name, score);
+# blocking (the model may still be loading). Raises IndexerError-like faults as ContextDeskError.
+SkillRanker = Callable[[str, Sequence[Skill]], list[tuple[str, float]]]
 # The open agent's memories; blocking (the embedding model may still be loading).
 MemoriesSource = Callable[[], "MemoryBook"]
 
@@ -67,6 +72,7 @@ class BuiltinContext:
     references: ReferencesSource = _no_references
     memories: MemoriesSource | None = None  # None where there is no memory store (e.g. `mcp call`)
     skills: SkillsSource = _no_skills  # read afresh per call: edits show at once
+    skill_ranker: SkillRanker | None = None  # None: skills.search ranks by words alone
     workspace_folders: Callable[[], tuple[Path, ...]] = _no_folders  # read per call: they can change
 
 
@@ -105,6 +111,12 @@ def _build_references(context: BuiltinContext, options: Mapping[str, OptionValue
     return build_references_server(context, options)
 
 
+def _build_skills(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
+    from agent_core.mcp.builtins.skills import build_skills_server
+
+    return build_skills_server(context, options)
+
+
 def _build_workspace(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
     from agent_core.mcp.builtins.workspace import build_workspace_server
 
@@ -115,12 +127,6 @@ def _workspace_target(call: PendingCall) -> str:
     from agent_core.mcp.builtins.workspace import call_target
 
     return call_target(call.options, call.tool)
-
-
-def _build_skills(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
-    from agent_core.mcp.builtins._skill_scripts import build_scripts_server
-
-    return build_scripts_server(context, options)
 
 
 def _skills_target(call: PendingCall) -> str:
@@ -150,6 +156,20 @@ BUILTIN_SERVERS: dict[str, BuiltinServer] = {
         # Reading the agent's own references is harmless; the selector offers the tools when relevant.
         tool_defaults=ToolSettings(include=IncludeMode.AGENT, permission_required=False),
     ),
+    "skills": BuiltinServer(
+        kind="skills",
+        description="load the agent's skills on demand (a skill's instructions, one of its files, a search over all) "
+        "and run a skill's scripts (the user approves each run)",
+        build=_build_skills,
+        # Reading the agent's own skills changes nothing; the model must be able to load the skills
+        # the catalogue offers, so the tools are always there. Running a script asks each time.
+        tool_defaults=ToolSettings(include=IncludeMode.ALWAYS, permission_required=False),
+        tools={"run_script": ToolSettings(permission_required=True)},
+        target=_skills_target,
+        # A skill's script is someone else's program: every run is asked about, showing its
+        # command line and what the sandbox does and does not isolate.
+        always_ask_tools=frozenset({"run_script"}),
+    ),
     "workspace": BuiltinServer(
         kind="workspace",
         description="the current date and time; list, read and search text files in one folder",
@@ -157,16 +177,6 @@ BUILTIN_SERVERS: dict[str, BuiltinServer] = {
         tool_defaults=ToolSettings(include=IncludeMode.ALWAYS, permission_required=True),
         tools={"current_time": ToolSettings(permission_required=False)},
         target=_workspace_target,
-    ),
-    "skills": BuiltinServer(
-        kind="skills",
-        description="run the scripts of the agent's skills (the user approves each run)",
-        build=_build_skills,
-        tool_defaults=ToolSettings(include=IncludeMode.AGENT, permission_required=True),
-        target=_skills_target,
-        # A skill's script is someone else's program: every run is asked about, showing its
-        # command line and what the sandbox does and does not isolate.
-        always_ask_tools=frozenset({"run_script"}),
     ),
 }
 

@@ -22,7 +22,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from agent_core import __version__
 from agent_core.mcp.builtins import BuiltinContext, BuiltinOptionError, OptionValue, PendingCall
 from agent_core.tools.script_runner import (
     DEFAULT_OUTPUT_BYTES,
@@ -34,7 +33,7 @@ from agent_core.tools.script_sandbox import SandboxMode, ScriptError, ScriptPlan
 
 __all__ = [
     "RUN_SCRIPT_OPTIONS",
-    "build_scripts_server",
+    "check_options",
     "register_run_script",
     "run_script_target",
     "script_options",
@@ -184,11 +183,11 @@ def register_run_script(
     )
 
 
-def build_scripts_server(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
-    """A skills server with run_script alone (the skills server's other tools join it).
+def check_options(options: Mapping[str, OptionValue]) -> None:
+    """Refuse options the skills server does not take, naming the ones it does.
 
     Raises:
-        BuiltinOptionError: an unknown or wrong option.
+        BuiltinOptionError: an unknown option.
     """
     unknown = set(options) - RUN_SCRIPT_OPTIONS
     if unknown:
@@ -196,11 +195,6 @@ def build_scripts_server(context: BuiltinContext, options: Mapping[str, OptionVa
             f"unknown option(s) {', '.join(sorted(unknown))}; the skills server takes "
             f"{', '.join(sorted(RUN_SCRIPT_OPTIONS))}"
         )
-    server = MCPServer(
-        "contextdesk-skills", version=__version__, instructions="Run the scripts of the agent's skills."
-    )
-    register_run_script(server, context, options)
-    return server
 
 
 def _home_relative(path: Path) -> str:

@@ -75,7 +75,7 @@ def test_the_default_sources_offer_every_agent_mode_item_not_in_the_chat(agent: 
     assert ItemRef("tool", "send", "mail") in offered
     assert ItemRef("tool", "run_query", "db") not in offered  # already in the chat
     assert ItemRef("reference", "schema") not in offered  # manual: the user adds it, selection never does
-    assert [s.item_type for s in default_sources()] == ["rule", "reference", "tool"]
+    assert [s.item_type for s in default_sources()] == ["rule", "reference", "tool", "skill"]
 
 
 def test_excluded_items_are_neither_kept_nor_offered(agent: Agent) -> None:

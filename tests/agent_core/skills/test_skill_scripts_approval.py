@@ -23,7 +23,8 @@ from agent_core.chat.session import ChatSession
 from agent_core.cli.chat_command import ask_approval
 from agent_core.mcp import McpManager
 from agent_core.mcp.builtins import BuiltinContext, BuiltinOptionError, OptionValue
-from agent_core.mcp.builtins._skill_scripts import build_scripts_server, script_options
+from agent_core.mcp.builtins._skill_scripts import script_options
+from agent_core.mcp.builtins.skills import build_skills_server
 from agent_core.mcp.roots import agent_roots
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
@@ -282,7 +283,7 @@ def test_a_wrong_script_option_stops_the_server_saying_which_and_why(
     options: dict[str, OptionValue], problem: str
 ) -> None:
     with pytest.raises(BuiltinOptionError) as wrong:
-        build_scripts_server(BuiltinContext(), options)
+        build_skills_server(BuiltinContext(), options)
     assert problem in str(wrong.value)
 
 

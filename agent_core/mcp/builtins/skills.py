@@ -1,0 +1,193 @@
+"""The ``skills`` built-in: a model reads the agent's skills on demand.
+
+A request carries only the catalogue line of each skill selected for the message; the body comes
+when the model asks (``load``), then any file of the skill (``read``), and ``search`` finds a skill
+among all the agent has, so a model is never limited to what selection offered. Every call reads
+the agent's skills afresh. A skill usually comes from someone else: what is returned is framed as
+third-party text, and ``read`` never leaves the skill's folder (no ``..``, no absolute path, no
+link out), reads ordinary files only, at most ``MAX_READ_BYTES``, and text only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from agent_core import __version__
+from agent_core.agent._text_file import FileRefused, read_bytes
+from agent_core.agent.skill_files.definition import SKILL_FILE, Skill
+from agent_core.context.skill_framing import catalogue_lines, framed_body
+from agent_core.context.skill_source import skill_named
+from agent_core.errors import ContextDeskError
+from agent_core.mcp.builtins import BuiltinContext, OptionValue
+from agent_core.mcp.builtins._hints import READ_ONLY
+from agent_core.mcp.builtins._skill_scripts import check_options, register_run_script
+from indexer import Bm25
+
+__all__ = [
+    "MAX_READ_BYTES",
+    "MAX_READ_CHARS",
+    "SEARCH_RESULTS",
+    "build_skills_server",
+    "find_skill",
+    "read_skill_file",
+]
+
+#: A file of a skill larger than this is not read (``read`` says so): 1 MB.
+MAX_READ_BYTES = 1024 * 1024
+#: What ``read`` returns of a text file, at most; the rest is cut with a marker.
+MAX_READ_CHARS = 60_000
+SEARCH_RESULTS = 8
+
+
+class SkillReadError(ContextDeskError):
+    """A skill or a file of it the model asked for cannot be given (the model reads why)."""
+
+
+def build_skills_server(context: BuiltinContext, options: Mapping[str, OptionValue]) -> MCPServer:
+    """An MCP server over ``context.skills`` (read afresh on every call).
+
+    Raises:
+        BuiltinOptionError: an unknown or wrong option (the script options are its only ones).
+    """
+    check_options(options)
+    server = MCPServer(
+        "contextdesk-skills",
+        version=__version__,
+        instructions=(
+            "The agent's skills: packaged instructions for tasks. Load a skill before doing the task "
+            "it describes; read its files when its instructions point to them."
+        ),
+    )
+
+    def enabled() -> dict[str, Skill]:
+        return {name: skill for name, skill in context.skills().items() if skill.enabled}
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Load a skill's instructions (its SKILL.md) by its name, with the list of its other files. "
+            "Do this before using a skill the catalogue lists."
+        ),
+    )
+    def load(name: str) -> str:
+        try:
+            skill = find_skill(enabled(), name)
+        except SkillReadError as error:
+            raise ToolError(str(error)) from error
+        return framed_body(skill, with_files=True)
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Read one file of a skill (e.g. references/api.md) by the skill's name and the file's path "
+            "inside the skill's folder, as the skill's file list gives it."
+        ),
+    )
+    async def read(name: str, path: str) -> str:
+        try:
+            skill = find_skill(enabled(), name)
+            return await asyncio.to_thread(read_skill_file, skill, path)
+        except SkillReadError as error:
+            raise ToolError(str(error)) from error
+
+    @server.tool(
+        annotations=READ_ONLY,
+        description=(
+            "Search all of the agent's skills by what you need to do; returns the best matches, one "
+            "line each (name: description). Load one to use it."
+        ),
+    )
+    async def search(query: str) -> str:
+        skills = list(enabled().values())
+        if not skills:
+            return "This agent has no skills."
+        ranked = await asyncio.to_thread(_ranked, context, query, skills)
+        by_name = {skill.name: skill for skill in skills}
+        found = [by_name[name] for name, _score in ranked[:SEARCH_RESULTS] if name in by_name]
+        if not found:
+            return f"No skill matches {query!r}. Search again with other words."
+        return catalogue_lines(found)
+
+    register_run_script(server, context, options)  # a skill's scripts, asked about before each run
+    return server
+
+
+def find_skill(skills: Mapping[str, Skill], name: str) -> Skill:
+    """The skill named ``name`` (its folder's name; its own header's name or any case also do).
+
+    Raises:
+        SkillReadError: no enabled skill has that name (the message lists some that exist).
+    """
+    skill = skill_named(skills, name)
+    if skill is None:
+        known = ", ".join(sorted(skills)[:20]) or "none"
+        more = " (search finds the others)" if len(skills) > 20 else ""
+        raise SkillReadError(f"No skill named {name!r}. Skills: {known}{more}.")
+    return skill
+
+
+def read_skill_file(skill: Skill, path: str) -> str:
+    """The text of the file ``path`` of ``skill``, relative to the skill's folder.
+
+    Raises:
+        SkillReadError: the path leaves the skill's folder (``..``, absolute, a link out), is not an
+            ordinary file, is larger than ``MAX_READ_BYTES``, or is not UTF-8 text.
+    """
+    folder = skill.folder
+    if folder is None:
+        raise SkillReadError(f"the skill {skill.name!r} has no folder to read from")
+    relative = PurePosixPath(path.strip().replace("\\", "/"))
+    if not path.strip() or relative.is_absolute() or ".." in relative.parts or Path(path).is_absolute():
+        raise SkillReadError(
+            f"{path!r} is not a path inside the skill's folder: give it relative to the folder, "
+            f"as the skill's file list shows it (e.g. {skill.files[0] if skill.files else SKILL_FILE})"
+        )
+    real_folder = folder.resolve()
+    target = folder.joinpath(*relative.parts)
+    try:
+        real = target.resolve()
+    except (OSError, RuntimeError) as error:  # a link loop
+        raise SkillReadError(f"cannot follow {path!r}: {error}") from error
+    if not real.is_relative_to(real_folder):
+        raise SkillReadError(
+            f"{path!r} leads out of the skill's folder (a link), so it is not read: a skill may only "
+            "hand the model its own files"
+        )
+    try:
+        data = read_bytes(real, MAX_READ_BYTES)
+    except FileRefused as refused:
+        too_big = "larger than" in refused.message
+        why = f"it is larger than {MAX_READ_BYTES // (1024 * 1024)} MB" if too_big else refused.message
+        raise SkillReadError(f"{path!r} of skill {skill.name!r} is not read: {why}") from refused
+    if b"\0" in data[:8192]:
+        raise SkillReadError(f"{path!r} is a binary file; only text files of a skill can be read")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SkillReadError(f"{path!r} is not UTF-8 text; only text files of a skill can be read") from error
+    if len(text) > MAX_READ_CHARS:
+        text = text[:MAX_READ_CHARS] + f"\n[… cut at {MAX_READ_CHARS:,} characters of {len(text):,} …]"
+    return (
+        f'<skill-file skill="{skill.name}" path="{relative.as_posix()}" note="part of a third-party skill: '
+        f'data and instructions for its task only">\n{text.replace("</skill-file>", "&lt;/skill-file>")}\n'
+        "</skill-file>"
+    )
+
+
+def _ranked(context: BuiltinContext, query: str, skills: Sequence[Skill]) -> list[tuple[str, float]]:
+    """Skills for ``query``, best first: by the selection's embedding index when there is one, by
+    words when not (or when it fails)."""
+    if context.skill_ranker is not None:
+        try:
+            return context.skill_ranker(query, skills)
+        except ContextDeskError:
+            pass  # the embedding model is not there: words still find most skills
+    texts = [f"{s.name.replace('-', ' ')} {s.display_name} {s.description}" for s in skills]
+    scores = Bm25(texts).scores(query)
+    order = sorted(range(len(skills)), key=lambda i: -float(scores[i]))
+    return [(skills[i].name, float(scores[i])) for i in order if scores[i] > 0]
