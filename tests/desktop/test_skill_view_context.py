@@ -24,7 +24,13 @@ from agent_core.context.items import (
 from agent_core.context.skill_disclosure import ALWAYS_REASON, LOADED_NOW_REASON, MATCHED_REASON
 from desktop.dialogs.view_context import ViewContextDialog
 from desktop.models.context_items import Column, ContextItemsModel, Role
-from desktop.models.request_skills import involves_skills, skill_request_rows, skills_saved_line
+from desktop.models.request_skills import (
+    LOADED_IN_HISTORY,
+    OFFERED_THEN_LOADED,
+    involves_skills,
+    skill_request_rows,
+    skills_saved_line,
+)
 from tests.support.agent_files import write
 from tests.support.paths import FIXTURES
 
@@ -91,7 +97,8 @@ def test_each_skill_row_says_what_the_request_carried_its_tokens_mode_score_and_
         ("a11y-audit", "agent", 0.61, "loaded", None),
         ("file-conversion", "agent", 0.55, "catalogue only", 140),
     ]
-    assert rows[1].description.startswith("Loaded by the model (skills.load) · Accessibility audit skill")
+    # Selection offered it and the model loaded it during the reply: the row says both steps.
+    assert rows[1].description.startswith(f"{OFFERED_THEN_LOADED} · Accessibility audit skill")
     assert rows[2].description.startswith("Its description matched the message · Convert files")
     model = ContextItemsModel(rows)
     assert model.index(2, Column.MODE).data() == "Agent"
@@ -100,7 +107,8 @@ def test_each_skill_row_says_what_the_request_carried_its_tokens_mode_score_and_
     assert model.index(2, 0).data(Role.STATE) == "catalogue only"
     assert "In this request: catalogue only" in model.index(2, 0).data(Qt.ItemDataRole.ToolTipRole)
     assert "In this request: loaded" in rows[0].tooltip
-    assert skills_saved_line(request()) == SAVED
+    # a11y-audit came in during the reply: its body is in the history, and the line says so.
+    assert skills_saved_line(request()) == f"{SAVED}; {LOADED_IN_HISTORY}"
     assert skills_saved_line(request(manifest=False)) == ""
 
 
@@ -123,7 +131,7 @@ def test_the_dialog_shows_a_skills_column_with_the_tokens_saved_and_the_skills_l
     qtbot.addWidget(dialog)
     assert list(dialog.columns) == ["rule", "reference", "skill", "tool"]
     column = dialog.columns["skill"]
-    assert column.saved.text() == SAVED and not column.saved.isHidden()
+    assert column.saved.text() == f"{SAVED}; {LOADED_IN_HISTORY}" and not column.saved.isHidden()
     proxy = column.items_view.proxy
     shown = {proxy.index(r, Column.NAME).data(): proxy.index(r, 0).data(Role.STATE) for r in range(3)}
     assert shown == {"create-plan": "loaded", "a11y-audit": "loaded", "file-conversion": "catalogue only"}
