@@ -20,7 +20,7 @@ __all__ = [
 
 # A skill the model loaded during this reply after selection offered it: the record keeps its score
 # and says it was loaded; the row says both steps, so the path from catalogue line to body shows.
-OFFERED_THEN_LOADED = "Selected, then loaded by the model (skills.load)"
+OFFERED_THEN_LOADED = "Selected, then loaded (skills.load)"
 # After the tokens saved, when a skill was loaded during the reply: its body came as a tool result.
 LOADED_IN_HISTORY = "a skill loaded during this reply is counted with the history"
 
