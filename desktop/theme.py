@@ -94,6 +94,7 @@ _BADGES_LIGHT = {
     "pinned": ("#fde2ef", "#9d174d"),
     "read-only": ("#e3f1f4", "#155e75"),
     "destructive": ("#fde4e1", "#b42318"),
+    "skill": ("#fdf3c7", "#854d0e"),
 }
 _BADGES_DARK = {
     "always": ("#1d3a6e", "#b9d3ff"),
@@ -105,6 +106,7 @@ _BADGES_DARK = {
     "pinned": ("#5a1e3b", "#fbcfe8"),
     "read-only": ("#15414d", "#b6e6f2"),
     "destructive": ("#5c1f1a", "#ffc4bc"),
+    "skill": ("#4a3c0e", "#fde68a"),
 }
 
 
@@ -119,7 +121,8 @@ def colors() -> Palette:
 
 def badge_colors(kind: str) -> BadgeColors:
     """Colours of a badge: an include mode (always/manual/agent), "score", "removed", "miss",
-    "pinned", or a tool's "read-only" or "destructive" hint."""
+    "pinned", a tool's "read-only" or "destructive" hint, or "skill" (a skill whose body a request
+    carried)."""
     table = _BADGES_DARK if is_dark() else _BADGES_LIGHT
     background, foreground = table.get(kind, table["score"])
     return BadgeColors(QColor(background), QColor(foreground))

@@ -17,6 +17,7 @@ from agent_core.chat.events import (
     ChatEvent,
     Compacted,
     ContextBuilt,
+    ItemPulled,
     MemoriesWritten,
     ReplyFinished,
     SubagentFinished,
@@ -265,6 +266,8 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
             self.items_changed.emit()  # @mentions may have added items
         if isinstance(event, ContextBuilt):
             self.items_changed.emit()  # @mentions in the message are in the chat by now
+        if isinstance(event, ItemPulled | Compacted):
+            self.items_changed.emit()  # a skill the model loaded joined the chat; a compaction unloads
         if isinstance(event, Compacted):
             self.conversation.add_summary(event.message, automatic=event.automatic, fresh=True)
             return

@@ -13,6 +13,8 @@ from desktop.views.tables import row_table
 
 __all__ = ["ToolCallSection"]
 
+MIN_ROWS_SHOWN = 3
+
 
 class ToolCallSection(QWidget):
     def __init__(self, calls: Sequence[ToolCallOutcome], parent: QWidget | None = None) -> None:
@@ -25,5 +27,9 @@ class ToolCallSection(QWidget):
         title.setStyleSheet("font-size: 15px; font-weight: 600;")
         layout.addWidget(title)
         self.table = row_table(self.model, stretch=1)
-        self.table.setMaximumHeight(40 + 26 * max(1, self.model.rowCount()))
+        rows = max(1, self.model.rowCount())
+        self.table.setMaximumHeight(40 + 26 * rows)
+        # A few calls (a skill loaded, then its script run) show whole, not squeezed to a sliver
+        # by the columns above; more scroll.
+        self.table.setMinimumHeight(40 + 26 * min(rows, MIN_ROWS_SHOWN))
         layout.addWidget(self.table)

@@ -1,5 +1,6 @@
-"""View Context: what one reply used, in three columns (Rules | References | Tools), and a fourth,
-Memories, when memories were recalled or considered (with Edit / Pin / Forget / Not for this chat).
+"""View Context: what one reply used, in three columns (Rules | References | Tools), Skills when the
+agent has skills (each as catalogue only / loaded / body inline, and the tokens selection saved), and
+Memories when memories were recalled or considered (with Edit / Pin / Forget / Not for this chat).
 
 Beyond the anchor design, each column lists the near-misses (agent items the selector considered
 and left out, with their scores and why), and the top shows the model and selection settings and,
@@ -37,6 +38,7 @@ from desktop.dialogs.tool_call_section import ToolCallSection
 from desktop.dialogs.workflow_section import OpenWorkflowRun, WorkflowSection
 from desktop.models.context_items import ContextItemsModel, near_miss_rows, request_rows, sorted_proxy
 from desktop.models.manifest import PartsColumn, PartsModel
+from desktop.models.request_skills import involves_skills, skill_request_rows, skills_saved_line
 from desktop.models.tool_outcomes import ToolCallOutcome
 from desktop.theme import colors
 from desktop.views.common import fit_list_height
@@ -54,6 +56,9 @@ COLUMNS: tuple[tuple[str, ItemType], ...] = (
 
 # A fourth column, shown when a reply recalled memories or considered some.
 MEMORY_COLUMN: tuple[str, ItemType] = ("Memories", "memory")
+# Shown after References when the agent has skills or the request had some.
+SKILL_COLUMN: tuple[str, ItemType] = ("Skills", "skill")
+COLUMN_WIDTH = 240  # what the dialog grows by for each column past the first three
 
 
 def _involves_memories(context: RequestContext) -> bool:
@@ -149,7 +154,10 @@ class ContextColumn(QWidget):
         super().__init__(parent)
         palette = colors()
         self.items_model = ContextItemsModel(
-            request_rows(context, item_type, agent, tools, attached, memories), self
+            skill_request_rows(context, agent)
+            if item_type == "skill"
+            else request_rows(context, item_type, agent, tools, attached, memories),
+            self,
         )
         self.misses_model = ContextItemsModel(
             near_miss_rows(context.near_misses, item_type, agent, tools, memories), self
@@ -163,6 +171,12 @@ class ContextColumn(QWidget):
         )
         self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
         layout.addWidget(self.title)
+        # Skills: what they cost against listing every skill's description, as other tools do.
+        self.saved = QLabel(skills_saved_line(context) if item_type == "skill" else "")
+        self.saved.setWordWrap(True)
+        self.saved.setStyleSheet(f"color: {palette.muted};")
+        self.saved.setVisible(bool(self.saved.text()))
+        layout.addWidget(self.saved)
         # The core's note on this column, e.g. that the model cannot call tools so none were sent.
         self.note = QLabel(
             tools_note(context)
@@ -284,7 +298,11 @@ class ViewContextDialog(QDialog):
         columns = QHBoxLayout()
         columns.setSpacing(16)
         self.columns: dict[ItemType, ContextColumn] = {}
-        shown = [*COLUMNS, MEMORY_COLUMN] if _involves_memories(context) else COLUMNS
+        shown = [*COLUMNS[:2], *([SKILL_COLUMN] if involves_skills(context) else []), *COLUMNS[2:]]
+        if _involves_memories(context):
+            shown.append(MEMORY_COLUMN)
+        if len(shown) > len(COLUMNS):
+            fit_size(self, QSize(1080 + COLUMN_WIDTH * (len(shown) - len(COLUMNS)), 620))
         for title, item_type in shown:
             column = ContextColumn(
                 title,

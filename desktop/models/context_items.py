@@ -87,6 +87,7 @@ class Role(IntEnum):
     DETAIL = Qt.ItemDataRole.UserRole + 11  # e.g. the chunks of a selected reference
     PINNED = Qt.ItemDataRole.UserRole + 12
     HINTS = Qt.ItemDataRole.UserRole + 13  # tuple[str, ...]: a tool's "read-only", "destructive", ...
+    STATE = Qt.ItemDataRole.UserRole + 14  # str: a skill's state in the request ("loaded"...)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class ContextRow:
     pinned: bool = False
     title: str = ""  # shown instead of the name (a memory's words)
     hints: tuple[str, ...] = ()  # what a tool's server says it does: "read-only", "destructive", ...
+    state: str = ""  # for a skill: what the request carried of it ("catalogue only", "loaded"...)
 
     @property
     def prefix(self) -> str:
@@ -130,6 +132,8 @@ class ContextRow:
             parts.append("This item is no longer in the agent.")
         if self.reason:
             parts.append(f"Not included: {self.reason_words}")
+        if self.state:
+            parts.append(f"In this request: {self.state}")
         if self.tokens is not None:
             parts.append(f"{self.tokens:,} tokens" + (f" ({self.detail})" if self.detail else ""))
         if self.pinned:
@@ -332,6 +336,7 @@ class ContextItemsModel(RowTableModel[ContextRow]):
             Role.DETAIL: row.detail,
             Role.PINNED: row.pinned,
             Role.HINTS: row.hints,
+            Role.STATE: row.state,
         }
         return by_role.get(role)
 

@@ -1,5 +1,5 @@
-"""The agent's skills as list rows (title, description, include mode, enabled, scripts), and the
-search that filters them by name or description.
+"""The agent's skills as list rows (title, description, include mode, enabled, scripts, whether the
+open chat holds it), and the search that filters them by name or description.
 
 One flat model over plain rows and a :class:`QSortFilterProxyModel` over it: an agent may hold a
 thousand skills, so nothing here makes a widget per skill.
@@ -7,18 +7,29 @@ thousand skills, so nothing here makes a widget per skill.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
 from agent_core.agent.skill_files.definition import Skill
+from agent_core.context.items import SessionItem
 from desktop.models._table import RowListModel
 
-__all__ = ["INCLUDE_MODES", "SkillFilterProxy", "SkillRole", "SkillRow", "SkillsModel", "skill_rows"]
+__all__ = [
+    "INCLUDE_MODES",
+    "IN_CHAT_WORDS",
+    "ChatSkillState",
+    "SkillFilterProxy",
+    "SkillRole",
+    "SkillRow",
+    "SkillsModel",
+    "chat_skill_states",
+    "skill_rows",
+]
 
 # The include modes in the order the menus offer them, with their words.
 INCLUDE_MODES: tuple[tuple[str, str], ...] = (
@@ -26,6 +37,30 @@ INCLUDE_MODES: tuple[tuple[str, str], ...] = (
     ("always", "Always: in every request"),
     ("manual", "Manual: only when added"),
 )
+
+# How the open chat holds a skill (its body is in every request of the chat): always on in the
+# agent, added by the user, or loaded by the model (``skills.load``).
+ChatSkillState = Literal["always", "added", "loaded"]
+IN_CHAT_WORDS: dict[str, str] = {
+    "always": "In this chat: always on in this agent",
+    "added": "In this chat: added by you",
+    "loaded": "In this chat: loaded by the model (skills.load); it stays until the chat is compacted or you remove it",
+}
+
+
+def chat_skill_states(items: Iterable[SessionItem]) -> dict[str, ChatSkillState]:
+    """The skills a chat holds (its session items), by name, and how each came in."""
+    states: dict[str, ChatSkillState] = {}
+    for item in items:
+        if item.ref.type == "skill":
+            states[item.ref.name] = (
+                "loaded"
+                if item.loaded_at is not None
+                else "always"
+                if item.include_mode == "always"
+                else "added"
+            )
+    return states
 
 
 class SkillRole(IntEnum):
@@ -37,6 +72,7 @@ class SkillRole(IntEnum):
     HAS_SCRIPTS = Qt.ItemDataRole.UserRole + 6
     FOLDER = Qt.ItemDataRole.UserRole + 7  # Path | None
     SKILL_FILE = Qt.ItemDataRole.UserRole + 8  # Path | None: the SKILL.md
+    IN_CHAT = Qt.ItemDataRole.UserRole + 9  # "" / "always" / "added" / "loaded": how the open chat holds it
 
 
 @dataclass(frozen=True)
@@ -52,6 +88,7 @@ class SkillRow:
     # Lower-cased name, title and description, made once: the search compares against it per key
     # stroke, for every row.
     search_text: str = ""
+    in_chat: str = ""  # how the open chat holds it ("" when it does not): a ChatSkillState
 
     @property
     def folder(self) -> Path | None:
@@ -69,6 +106,8 @@ class SkillRow:
             )
         if not self.enabled:
             parts.append("Disabled: never offered to the model.")
+        if self.in_chat:
+            parts.append(f"{IN_CHAT_WORDS[self.in_chat]}.")
         return "\n".join(parts)
 
 
@@ -114,6 +153,15 @@ class SkillsModel(RowListModel[SkillRow]):
                 return number
         return None
 
+    def set_in_chat(self, states: Mapping[str, str]) -> None:
+        """Mark the skills the open chat holds (``states``: name -> how); only rows that change are
+        repainted, so an agent of a thousand skills updates at once."""
+        for number, row in enumerate(self._rows):
+            state = states.get(row.name, "")
+            if row.in_chat != state:
+                self._rows[number] = replace(row, in_chat=state)
+                self.dataChanged.emit(self.index(number, 0), self.index(number, 0))
+
     def update_row(self, name: str, **changes: Any) -> bool:
         """Change the row of skill ``name`` in place (the view keeps its selection); False if none."""
         number = self.row_of(name)
@@ -137,6 +185,7 @@ class SkillsModel(RowListModel[SkillRow]):
             SkillRole.HAS_SCRIPTS: row.scripts > 0,
             SkillRole.FOLDER: row.folder,
             SkillRole.SKILL_FILE: row.skill_file,
+            SkillRole.IN_CHAT: row.in_chat,
         }
         return by_role.get(role)
 

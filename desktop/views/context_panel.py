@@ -1,6 +1,6 @@
 """The chat's context: the context-window gauge of its last request, then three sections (Rules,
 References, Tools) with add, remove and pin, and under them the agent's Skills (search, include
-mode, enabled, open the folder, view SKILL.md, import)."""
+mode, enabled, add to or remove from the chat, open the folder, view SKILL.md, import)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from agent_core.context.items import ItemRef, ItemType
 from agent_core.tools.runtime import ToolDescriptor
 from desktop.controllers.chat_controller import ChatController
 from desktop.models.context_items import ContextItemsModel, Role, session_rows, sorted_proxy
+from desktop.models.skills_model import chat_skill_states
 from desktop.theme import colors
 from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
@@ -212,6 +213,9 @@ class ContextPanel(QWidget):
         )
         # The agent's skills, not only the chat's: the list takes the room the sections leave.
         self.skills = SkillsSection()
+        # A skill joins and leaves the chat as rules and references do (the session's add/remove).
+        self.skills.add_to_chat_requested.connect(lambda name: self._add(ItemRef("skill", name)))
+        self.skills.remove_from_chat_requested.connect(lambda name: self._remove(ItemRef("skill", name)))
         layout.addWidget(self.skills, 1)
         self.controller: ChatController | None = None
         self._tools: Callable[[], Sequence[ToolDescriptor]] = lambda: ()
@@ -244,6 +248,7 @@ class ContextPanel(QWidget):
             for section in self.sections.values():
                 section.set_rows([], [])
                 section.set_note("")
+            self.skills.set_chat_skills(None)
             self.setEnabled(False)
             return
         self.setEnabled(True)
@@ -253,6 +258,7 @@ class ContextPanel(QWidget):
         items = controller.items()
         attached = controller.session.attached_resources()
         in_chat = {item.ref for item in items}
+        self.skills.set_chat_skills(chat_skill_states(items))
         for item_type, section in self.sections.items():
             rows = session_rows(items, item_type, agent, tools, attached)
             section.set_rows(rows, _available(item_type, agent, tools, in_chat))

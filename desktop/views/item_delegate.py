@@ -1,5 +1,6 @@
-"""Paints a context item row: priority or server prefix, name, badges (include mode, pinned, score),
-its token cost at the right, and a second line with the reason, chunks used and description."""
+"""Paints a context item row: priority or server prefix, name, badges (include mode, pinned, score,
+a skill's state in the request), its token cost at the right, and a second line with the reason,
+chunks used and description."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from desktop.models.context_items import MODE_LABELS, Role
+from desktop.models.request_skills import STATE_BADGES
 from desktop.theme import colors
 from desktop.views.common import paint_badge
 
@@ -63,6 +65,8 @@ class ContextItemDelegate(QStyledItemDelegate):
             badges.append(("Not included", "miss"))
         if score is not None:
             badges.append((f"{score:.2f}", "score"))
+        if state := index.data(Role.STATE):  # what a request carried of a skill
+            badges.append((f"{state[:1].upper()}{state[1:]}", STATE_BADGES.get(state, "score")))
         # A tool's hints from its server: only the two that change how to treat it.
         for hint in index.data(Role.HINTS) or ():
             if hint in ("read-only", "destructive"):

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QLabel,
     QMainWindow,
+    QScrollArea,
     QSplitter,
     QTableView,
     QTabWidget,
@@ -98,7 +99,19 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
         self.settings_panel.save_default_requested.connect(self._save_defaults)
         self.side_tabs = QTabWidget()
         self.side_tabs.setDocumentMode(True)
-        self.side_tabs.addTab(self.context_panel, "Context")
+        # Scrolls when its sections need more height than the screen has (many tools and the
+        # Skills section): the window never grows past its screen to hold them.
+        self.context_scroll = QScrollArea()
+        self.context_scroll.setWidgetResizable(True)
+        self.context_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.context_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.context_scroll.setWidget(self.context_panel)
+        # Choosing a skill brings its settings and buttons (under the list) into view.
+        skills = self.context_panel.skills
+        skills.view.selectionModel().currentChanged.connect(
+            lambda *_: self.context_scroll.ensureWidgetVisible(skills.details, 0, 0)
+        )
+        self.side_tabs.addTab(self.context_scroll, "Context")
         self.side_tabs.addTab(self.settings_panel, "Chat settings")
         self.memories_panel = MemoriesPanel()
         self.side_tabs.addTab(self.memories_panel, "Memories")

@@ -1,6 +1,6 @@
-"""Paints a skill row: its title with badges at the right (include mode, "Scripts", "Off"), and its
-description on a second line. Every row is the same height, so a list of a thousand skills lays
-out without measuring each one."""
+"""Paints a skill row: its title with badges at the right ("In chat" or "Loaded", "Scripts", the include
+mode or "Off"), and its description on a second line. Every row is the same height, so a list of a
+thousand skills lays out without measuring each one."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ BADGE_GAP = 4
 def skill_badges(index: Index) -> list[tuple[str, str]]:
     """(text, colour kind) of the badges a skill row shows, left to right."""
     badges: list[tuple[str, str]] = []
+    in_chat = index.data(SkillRole.IN_CHAT)
+    if in_chat:  # its body is in every request of the open chat
+        badges.append(("Loaded" if in_chat == "loaded" else "In chat", "skill"))
     if index.data(SkillRole.HAS_SCRIPTS):
         badges.append(("Scripts", "miss"))
     if index.data(SkillRole.ENABLED) is False:

@@ -1,5 +1,6 @@
-"""The Skills section of the context panel: the agent's skills with a search box, and for the chosen
-skill its include mode, enabled, "Open folder" and "View SKILL.md"; "Import…" brings more in.
+"""The Skills section of the context panel: the agent's skills with a search box, those the open
+chat holds marked, and for the chosen skill its include mode, enabled, "Add to chat" / "Remove from
+chat", "Open folder" and "View SKILL.md"; "Import…" brings more in.
 
 The view only shows and asks: a change is a signal (the window hands it to
 :class:`~desktop.controllers.skill_actions.SkillActions`, which writes agent.yaml on the core thread
@@ -8,6 +9,7 @@ and reloads the agent). The row changes at once, so the list does not wait for t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
@@ -29,7 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.agent import Agent
-from desktop.models.skills_model import INCLUDE_MODES, SkillFilterProxy, SkillRole, SkillsModel, skill_rows
+from desktop.models.skills_model import (
+    IN_CHAT_WORDS,
+    INCLUDE_MODES,
+    SkillFilterProxy,
+    SkillRole,
+    SkillsModel,
+    skill_rows,
+)
 from desktop.theme import colors
 from desktop.views.skill_delegate import SkillDelegate
 
@@ -40,6 +49,8 @@ DESCRIPTION_CHARS = 220  # of the chosen skill's description shown under the lis
 DESCRIPTION_LINES = 6  # the room under the list for the chosen skill's name and description
 CHOOSE_TEXT = "Choose a skill to see its description and settings."
 MODE_WORDS = {"agent": "Agent", "always": "Always", "manual": "Manual"}
+ADD_TEXT = "Add to chat"
+REMOVE_TEXT = "Remove from chat"
 
 
 class SkillsSection(QWidget):
@@ -47,10 +58,13 @@ class SkillsSection(QWidget):
     enabled_requested = Signal(str, bool)
     view_requested = Signal(object)  # Path of the SKILL.md
     import_requested = Signal()
+    add_to_chat_requested = Signal(str)  # skill name: into the open chat, with its body
+    remove_from_chat_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._agent: Agent | None = None
+        self._chat: dict[str, str] | None = None  # how the open chat holds each skill; None: no chat
         self._showing = False  # the details are being filled: their signals are not the user's
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -133,6 +147,9 @@ class SkillsSection(QWidget):
         settings_row.addStretch(1)
         details.addLayout(settings_row)
         buttons = QHBoxLayout()
+        self.chat_button = QPushButton(ADD_TEXT)
+        self.chat_button.clicked.connect(self._toggle_chat)
+        buttons.addWidget(self.chat_button)
         self.folder_button = QPushButton("Open folder")
         self.folder_button.clicked.connect(lambda: self._open_folder(self.view.currentIndex()))
         self.file_button = QPushButton("View SKILL.md")
@@ -155,9 +172,17 @@ class SkillsSection(QWidget):
         self._agent = agent
         chosen = self.current_name()
         self.model.set_rows(skill_rows(agent.skills.values()) if agent is not None else [])
+        self.model.set_in_chat(self._chat or {})
         if chosen is not None:
             self.select(chosen)
         self._show_counts()
+        self._show_current()
+
+    def set_chat_skills(self, states: Mapping[str, str] | None) -> None:
+        """Mark the skills the open chat holds (name -> "always" / "added" / "loaded"); None when
+        no chat is open (then none can be added)."""
+        self._chat = None if states is None else dict(states)
+        self.model.set_in_chat(self._chat or {})
         self._show_current()
 
     def select(self, name: str) -> bool:
@@ -200,6 +225,7 @@ class SkillsSection(QWidget):
         self.details.setVisible(self.model.rowCount() > 0)
         for control in (self.include_box, self.enabled_box, self.file_button, self.folder_button):
             control.setEnabled(index.isValid())
+        self._show_chat_button(index)
         if not index.isValid():
             self.description.setText(f"<span style='color:{colors().muted}'>{CHOOSE_TEXT}</span>")
             self.description.setToolTip("")
@@ -242,6 +268,31 @@ class SkillsSection(QWidget):
             self.enabled_requested.emit(name, enabled)
             self._show_current()
 
+    def _show_chat_button(self, index: QModelIndex) -> None:
+        in_chat = str(index.data(SkillRole.IN_CHAT) or "") if index.isValid() else ""
+        self.chat_button.setText(REMOVE_TEXT if in_chat else ADD_TEXT)
+        enabled = index.isValid() and bool(index.data(SkillRole.ENABLED))
+        self.chat_button.setEnabled(self._chat is not None and (bool(in_chat) or enabled))
+        if self._chat is None:
+            tip = "Open a chat to add skills to it"
+        elif in_chat:
+            tip = f"{IN_CHAT_WORDS[in_chat]}. Remove it: its instructions leave the chat's requests"
+        elif index.isValid() and not enabled:
+            tip = "A disabled skill cannot join a chat: tick Enabled first"
+        else:
+            tip = "Add it to this chat: its instructions go with every request until you remove it"
+        self.chat_button.setToolTip(tip)
+
+    def _toggle_chat(self) -> None:
+        name = self.current_name()
+        if name is None:
+            return
+        row = self.model.row_of(name)
+        if row is not None and self.model.row_at(row).in_chat:
+            self.remove_from_chat_requested.emit(name)
+        else:
+            self.add_to_chat_requested.emit(name)
+
     def _open_folder(self, index: QModelIndex) -> None:
         folder = index.data(SkillRole.FOLDER) if index.isValid() else None
         if isinstance(folder, Path):
@@ -257,8 +308,19 @@ class SkillsSection(QWidget):
         if not index.isValid():
             return
         self.view.setCurrentIndex(index)
+        self.menu_for(index).exec(self.view.viewport().mapToGlobal(position))
+
+    def menu_for(self, index: QModelIndex) -> QMenu:
+        """The context menu of the skill at ``index``."""
         name = str(index.data(SkillRole.NAME))
         menu = QMenu(self)
+        if self._chat is not None:
+            if index.data(SkillRole.IN_CHAT):
+                menu.addAction(REMOVE_TEXT, lambda: self.remove_from_chat_requested.emit(name))
+            else:
+                add = menu.addAction(ADD_TEXT, lambda: self.add_to_chat_requested.emit(name))
+                add.setEnabled(bool(index.data(SkillRole.ENABLED)))
+            menu.addSeparator()
         menu.addAction("View SKILL.md", lambda: self._view_file(index))
         menu.addAction("Open folder", lambda: self._open_folder(index))
         menu.addSeparator()
@@ -275,7 +337,7 @@ class SkillsSection(QWidget):
         toggle.setCheckable(True)
         toggle.setChecked(enabled)
         toggle.triggered.connect(lambda _checked=False: self.set_enabled(name, not enabled))
-        menu.exec(self.view.viewport().mapToGlobal(position))
+        return menu
 
 
 def _escape(text: str) -> str:
