@@ -7,9 +7,10 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from agent_core.providers.base import ChatRequest, Provider
+from agent_core.providers.pool import ProviderPool
 from agent_core.providers.scripted import ScriptedProvider
 
-__all__ = ["WAIT", "Providers"]
+__all__ = ["WAIT", "OnePool", "Providers"]
 
 WAIT = 10.0  # seconds any single await may take before the test fails
 
@@ -41,3 +42,16 @@ class Providers:
 
     def requests(self, model: str) -> list[ChatRequest]:
         return [request for name, request in self.log if name == model]
+
+
+class OnePool(ProviderPool):
+    """A workspace's providers that are one scripted provider, whatever model is asked for."""
+
+    def __init__(self, provider: Provider) -> None:
+        self.provider = provider
+
+    def resolve(self, model_ref: str) -> tuple[Provider, str]:
+        return self.provider, "x"
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -191,6 +192,7 @@ def test_an_agent_without_memories_never_waits_for_the_embedding_model(tmp_path:
     create_agent(root)
     for item in [*root.glob("rules/*.md"), *root.glob("references/*.md")]:
         item.unlink()  # nothing for selection to choose either: only memories could need the model
+    shutil.rmtree(root / "skills")
     agent = load_agent(root)
 
     never = threading.Event()  # the model never finishes loading

@@ -27,10 +27,14 @@ from agent_core.context.skill_disclosure import LOADED_NOW_REASON
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
-from tests.agent_core.skills.test_skill_selection import CI_MESSAGE, SKILLS, OnePool
 from tests.support.agent_files import write
+from tests.support.paths import FIXTURES
+from tests.support.scripted_models import OnePool
 
 pytestmark = pytest.mark.slow  # the real MiniLM model
+
+SKILLS = FIXTURES / "skill_disclosure" / "skills"
+CI_MESSAGE = "The GitHub Actions checks on my pull request keep failing, can you fix the CI?"
 
 # A harmless stand-in for the real skill's scripts/inspect_pr_checks.py: it reports and leaves a file.
 INSPECT_SCRIPT = """import pathlib, sys

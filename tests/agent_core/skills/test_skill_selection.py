@@ -25,13 +25,13 @@ from agent_core.context.skill_search import skill_ranker
 from agent_core.context.skill_server import SKILLS_SERVER, agent_servers
 from agent_core.context.sources import ContextRequest, candidates_from
 from agent_core.mcp import McpManager
-from agent_core.providers.base import Provider, ToolCalling
-from agent_core.providers.pool import ProviderPool
+from agent_core.providers.base import ToolCalling
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.workspace import Workspace
 from tests.support.agent_files import write
 from tests.support.paths import FIXTURES
+from tests.support.scripted_models import OnePool
 
 pytestmark = pytest.mark.slow  # the real MiniLM model
 
@@ -45,17 +45,6 @@ class ToolLess(ScriptedProvider):
 
     def tool_calling(self, model_id: str) -> ToolCalling:
         return "none"
-
-
-class OnePool(ProviderPool):
-    def __init__(self, provider: Provider) -> None:
-        self.provider = provider
-
-    def resolve(self, model_ref: str) -> tuple[Provider, str]:
-        return self.provider, "x"
-
-    async def aclose(self) -> None:
-        await self.provider.aclose()
 
 
 @pytest.fixture(scope="module")
