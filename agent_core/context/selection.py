@@ -19,6 +19,7 @@ from agent_core.agent.schema import SelectionConfig
 from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
 from agent_core.context.learned import Correction, LearnedSelections, taught
+from agent_core.context.selection_bound import bounded, over_top_n_reason
 from agent_core.database.errors import StoreError
 from agent_core.errors import SelectionUnavailableError
 from agent_core.paths import user_dirs
@@ -193,18 +194,22 @@ class ContextSelector:
             logger.warning("selection failed: %s", error)
             return SelectionOutcome((), (), replace(run, status="failed", detail=str(error)))
         why = _Reasons(message, corrections)
+        # topN bounds the message whatever put an item in (clauses, examples, learning, includeScore).
+        kept, over = bounded([c for c in selection.included if c.key in by_key], config.top_n)
         items = tuple(
-            RequestItem(by_key[c.key], "agent", round(c.score, 4), reason=why.included(c))
-            for c in selection.included
-            if c.key in by_key
+            RequestItem(by_key[c.key], "agent", round(c.score, 4), reason=why.included(c)) for c in kept
         )
-        misses = tuple(
-            NearMiss(by_key[c.key], round(c.score, 4), why.left_out(c), needed_score(c, settings))
-            for c in selection.best(len(items) + NEAR_MISSES_KEPT)
-            if not c.included and c.key in by_key
+        over_reason = over_top_n_reason(config.top_n)
+        misses = (
+            *(NearMiss(by_key[c.key], round(c.score, 4), over_reason) for c in over),
+            *(
+                NearMiss(by_key[c.key], round(c.score, 4), why.left_out(c), needed_score(c, settings))
+                for c in selection.best(len(selection.included) + NEAR_MISSES_KEPT)
+                if not c.included and c.key in by_key
+            ),
         )[:NEAR_MISSES_KEPT]
         elapsed = (time.perf_counter() - started) * 1000
-        via = {by_key[c.key]: c.via for c in selection.included if c.key in by_key}
+        via = {by_key[c.key]: c.via for c in kept}
         return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)), via)
 
 
