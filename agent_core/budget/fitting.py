@@ -7,7 +7,8 @@ Order of operations (docs/context-management.md):
 3. The fixed part is counted: system message (system prompt, the chat's rules and references, the
    conversation summary), tool schemas, the new message with its selected items, and this reply's
    turns. If it alone does not fit in ``window - reply reserve``, the request is refused with
-   what to remove.
+   what takes the room and how to make it fit (``overflow_advice``). Before that, the caller
+   (``dropping.fit_dropping``) leaves out the items selected for this message, lowest-scored first.
 4. History is kept newest first, whole units at a time (a user message; an assistant message with
    its tool results), while it fits; it never starts with an orphan tool result or an assistant turn.
 """
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from agent_core.budget.counting import TokenCounter
+from agent_core.budget.overflow_advice import overflow_advice
 from agent_core.budget.windows import WindowSize
 from agent_core.context.items import ContextManifest, ManifestPart, PartKind, TrimAction
 from agent_core.errors import ContextDeskError
@@ -31,7 +33,12 @@ CUT_MARKER = "\n[… cut by ContextDesk to fit the context window: {shown} of {t
 
 
 class ContextOverflowError(ContextDeskError):
-    """The parts that cannot be trimmed do not fit in the model's window."""
+    """The parts that cannot be trimmed do not fit in the model's window; ``excess`` is by how
+    many tokens."""
+
+    def __init__(self, message: str, excess: int = 0) -> None:
+        super().__init__(message)
+        self.excess = excess
 
 
 @dataclass(frozen=True)
@@ -67,31 +74,6 @@ class Limits:
         return self.window.tokens - self.reply_reserve
 
 
-_KIND_NAMES = {
-    "rule": "rules",
-    "selected_rule": "rules",
-    "reference": "references",
-    "selected_reference": "references",
-    "tool": "tool definitions",
-    "memory": "memories",
-}
-
-
-def _largest_share(parts: Sequence[ManifestPart]) -> str:
-    """The biggest cost in words: items of one kind counted together (a hundred small rules
-    outweigh one tool), with its largest item named."""
-    groups: dict[str, list[ManifestPart]] = {}
-    for part in parts:
-        groups.setdefault(_KIND_NAMES.get(part.kind, part.kind.replace("_", " ")), []).append(part)
-    name, members = max(groups.items(), key=lambda group: sum(part.tokens for part in group[1]))
-    total = sum(part.tokens for part in members)
-    if len(members) == 1:
-        only = members[0]
-        return f"{name} {only.name!r} ({total:,} tokens)" if only.name else f"the {name} ({total:,} tokens)"
-    biggest = max(members, key=lambda part: part.tokens)
-    return f"the {name}: {len(members)} of them, {total:,} tokens (the largest {biggest.name!r}, {biggest.tokens:,})"
-
-
 def fit_request(
     draft: Draft, counter: TokenCounter, limits: Limits
 ) -> tuple[tuple[ChatMessage, ...], ContextManifest]:
@@ -122,8 +104,8 @@ def fit_request(
         raise ContextOverflowError(
             f"this request needs {fixed:,} tokens before any history, but the model's window leaves "
             f"{limits.budget:,} ({limits.window.tokens:,} minus {limits.reply_reserve:,} for the reply). "
-            f"The largest part is {_largest_share(parts)}: remove items from the chat, shorten the message, "
-            "or choose a model with a larger window"
+            + overflow_advice(parts),
+            fixed - limits.budget,
         )
 
     kept, dropped = _newest_history_that_fits(history, limits.budget - fixed, counter)

@@ -16,10 +16,11 @@ from html import escape
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.budget.counting import TokenCounter
-from agent_core.budget.fitting import Block, Draft, Limits, fit_request
+from agent_core.budget.dropping import SelectedItem, fit_dropping, without_left_out
+from agent_core.budget.fitting import Block, Draft, Limits
 from agent_core.budget.reference_chunks import relevant_chunks
 from agent_core.chat.skill_blocks import selected_skill_blocks, session_skill_blocks, skills_listed_tokens
-from agent_core.context.items import ContextManifest, ItemRef, PartKind, RequestContext, RequestItem
+from agent_core.context.items import ContextManifest, ItemRef, NearMiss, PartKind, RequestContext, RequestItem
 from agent_core.providers.base import ChatMessage, ImageInput, ToolCall, ToolSpec
 from agent_core.store.chats import StoredMessage, ToolCallRecord
 from agent_core.tools.runtime import ToolDescriptor
@@ -56,6 +57,12 @@ class Prompt:
     messages: tuple[ChatMessage, ...]
     tools: tuple[ToolBinding, ...]
     manifest: ContextManifest
+    left_out: tuple[NearMiss, ...] = ()  # items selected for the message, left out to fit
+
+    def sent_context(self, context: RequestContext) -> RequestContext:
+        """``context`` as this prompt sent it: without the items left out to fit (near-misses now),
+        with this prompt's manifest."""
+        return replace(without_left_out(context, self.left_out), manifest=self.manifest)
 
     def binding(self, api_name: str) -> ToolBinding | None:
         return next((b for b in self.tools if b.spec.name == api_name), None)
@@ -98,6 +105,9 @@ def build_prompt(
     ``history`` is the saved chat before this message (after the last compaction, whose text is
     ``summary``); ``current_turns`` are this reply's earlier model turns and tool results;
     ``memories`` holds the text of each recalled memory by id.
+
+    Items selected for this message are left out, lowest-scored first, when the request would not
+    fit otherwise (``Prompt.left_out``; ``Prompt.sent_context`` records them).
 
     Raises:
         ContextOverflowError: what cannot be trimmed does not fit in the window.
@@ -163,10 +173,22 @@ def build_prompt(
         turns=current_turns,
         tools=[binding.spec for binding in bindings],
     )
-    messages, manifest = fit_request(draft, counter, limits.fit)
+    droppable = tuple(
+        SelectedItem(
+            item.ref,
+            item.score,
+            tool_api_name(item.ref.server or "", item.ref.name) if item.ref.type == "tool" else "",
+        )
+        for item in context.items
+        if item.include_mode == "agent"
+    )
+    fitted = fit_dropping(draft, droppable, counter, limits.fit)
+    manifest = fitted.manifest
     if agent.skills:
         manifest = replace(manifest, skills_listed_tokens=skills_listed_tokens(agent, counter))
-    return Prompt(messages=messages, tools=bindings, manifest=manifest)
+    left_out_tools = fitted.left_out_tools()
+    sent_tools = tuple(b for b in bindings if b.spec.name not in left_out_tools)
+    return Prompt(messages=fitted.messages, tools=sent_tools, manifest=manifest, left_out=fitted.left_out)
 
 
 MEMORY_OPENING = (

@@ -182,7 +182,7 @@ class ReplyLoop:
         collected in ``calls``."""
         settings = self.settings
         generation = model.generation(settings.chat)
-        reply.context = replace(reply.context, manifest=prompt.manifest)
+        reply.context = prompt.sent_context(reply.context)
         reply.message = self.store.add_message(
             self.session_id, "assistant", "", status="streaming", request_context=reply.context
         )

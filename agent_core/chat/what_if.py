@@ -100,4 +100,4 @@ async def what_if(
         )
     except (ProviderError, ContextOverflowError) as error:
         return replace(context, notes=replace(context.notes, budget=str(error)))
-    return replace(context, manifest=with_images_for(prompt, model).manifest)
+    return with_images_for(prompt, model).sent_context(context)

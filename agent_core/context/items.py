@@ -156,7 +156,12 @@ PartKind = Literal[
 ]
 SKILL_PARTS: tuple[PartKind, ...] = ("skill", "skill_catalogue", "selected_skill")
 TrimKind = Literal[
-    "history_dropped", "tool_result_summarized", "tool_result_cut", "reference_chunked", "compacted"
+    "history_dropped",
+    "tool_result_summarized",
+    "tool_result_cut",
+    "reference_chunked",
+    "compacted",
+    "items_left_out",  # items selected for the message, left out (lowest score first) to fit
 ]
 
 

@@ -164,5 +164,9 @@ def test_the_overflow_names_many_small_rules_together_not_one_bigger_tool() -> N
     with pytest.raises(ContextOverflowError) as raised:
         fit_request(request, WORDS, limits(4000, reserve=100))
     message = str(raised.value)
-    assert "largest part is the rules: 100 of them, 10,000 tokens (the largest 'r0', 100)" in message
+    assert (
+        "largest part is the chat's rules and references: 100 of them, 10,000 tokens (the largest 'r0', 100)"
+        in message
+    )
+    assert "remove some of the chat's rules and references in the Context panel" in message
     assert "big_tool" not in message

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from agent_core.agent.schema import SelectionConfig
+from agent_core.context.items import ItemRef
 from agent_core.context.selection import Candidate, ContextSelector, SelectionOutcome, indexer_settings
 from agent_core.context.selection_bound import bounded, over_top_n_reason
-from agent_core.context.items import ItemRef
 from indexer import Document, ScoredDocument
 
 # References a build-and-test library offers: many share the words of a compound request.
