@@ -73,8 +73,7 @@ def fit_dropping(
             if not queue:
                 if left_out:
                     raise ContextOverflowError(
-                        f"{len(left_out)} items selected for this message were left out first, and still "
-                        + str(error),
+                        f"{_were(len(left_out))} left out first, and still " + str(error),
                         error.excess,
                     ) from error
                 raise
@@ -86,9 +85,8 @@ def fit_dropping(
     if not left_out:
         return Fitted(messages, manifest)
     names = ", ".join(item.ref.label() for item in left_out)
-    action = TrimAction(
-        "items_left_out", f"{len(left_out)} selected items left out to fit the window: {names}"
-    )
+    count = "1 selected item" if len(left_out) == 1 else f"{len(left_out)} selected items"
+    action = TrimAction("items_left_out", f"{count} left out to fit the window: {names}")
     manifest = replace(manifest, trimmed=(*manifest.trimmed, action))
     misses = tuple(NearMiss(item.ref, item.score, LEFT_OUT_TO_FIT) for item in left_out)
     return Fitted(messages, manifest, misses)
@@ -103,6 +101,14 @@ def without_left_out(context: RequestContext, left_out: Sequence[NearMiss]) -> R
         context,
         items=tuple(item for item in context.items if item.ref not in gone),
         near_misses=(*left_out, *(miss for miss in context.near_misses if miss.ref not in gone)),
+    )
+
+
+def _were(count: int) -> str:
+    return (
+        "1 item selected for this message was"
+        if count == 1
+        else f"{count} items selected for this message were"
     )
 
 

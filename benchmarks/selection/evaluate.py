@@ -35,6 +35,7 @@ if str(REPO) not in sys.path:
 
 from agent_core.agent import load_agent  # noqa: E402
 from agent_core.cli.select_run import load_tool_catalogue  # noqa: E402
+from agent_core.context.selection_bound import bounded  # noqa: E402
 from agent_core.context.session_context import agent_candidates  # noqa: E402
 from benchmarks.docs_section import replace_section  # noqa: E402
 from indexer import Document, Indexer, SelectionSettings  # noqa: E402
@@ -134,7 +135,8 @@ def run(
     predictions = {}
     for q in queries:
         selection = indexer.select(q.message, docs, settings, previous_message=q.previous)
-        predictions[q.id] = {c.key for c in selection.included}
+        kept, _ = bounded(selection.included, settings.top_n)  # as the app does: at most top_n
+        predictions[q.id] = {c.key for c in kept}
     return predictions
 
 

@@ -73,7 +73,7 @@ def test_the_lowest_scored_selected_item_is_left_out_first_and_recorded() -> Non
     assert "alpha" in sent and "gamma" in sent and "beta" not in sent
     assert fitted.manifest.total_tokens <= 330
     action = next(a for a in fitted.manifest.trimmed if a.kind == "items_left_out")
-    assert "1 selected items left out to fit the window: beta" == action.detail
+    assert action.detail == "1 selected item left out to fit the window: beta"
 
 
 def test_everything_selected_can_go_wrapper_and_tools_too_before_the_request_fails() -> None:
