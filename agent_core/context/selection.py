@@ -176,7 +176,7 @@ class ContextSelector:
             return SelectionOutcome(
                 (), (), replace(run, status="model_loading", detail="the embedding model was still loading")
             )
-        candidates, folded = fold_duplicates(candidates)  # the same item twice takes one place
+        candidates, folded = await asyncio.to_thread(fold_duplicates, candidates)  # one place per item
         by_key = {c.document.key: c.ref for c in candidates}
         documents = [c.document for c in candidates]
         corrections: list[Correction] = []
