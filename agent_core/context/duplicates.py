@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANY_NAME_MIN_CHARS",
+    "MAX_SAME_NAME_COMPARED",
     "NEAR_IDENTICAL",
     "Folded",
     "fold_duplicates",

@@ -4,12 +4,18 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import yaml
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import IncludeMode
-from agent_core.context.duplicates import ANY_NAME_MIN_CHARS, fold_duplicates, folded_name
+from agent_core.context.duplicates import (
+    ANY_NAME_MIN_CHARS,
+    MAX_SAME_NAME_COMPARED,
+    fold_duplicates,
+    folded_name,
+)
 from agent_core.context.items import ItemRef, NearMiss, RequestItem
 from agent_core.context.selection import Candidate, document_candidate, tool_candidate
 from indexer import Document
@@ -98,7 +104,8 @@ def test_one_template_filled_in_for_two_roles_stays_two_items() -> None:
 
 def test_two_versions_of_a_skill_under_one_name_stay_two_items() -> None:
     # 45 rules and 70: materially different, though the name and most of the text are shared.
-    older = reference("antigravity", "react-best-practices")
+    # That collection's header names it vercel-react-best-practices: imported under one name here.
+    older = reference("antigravity", "react-best-practices", "react-best-practices")
     newer = reference("vercel-labs", "react-best-practices", "react-best-practices-2")
 
     kept, folded = fold_duplicates([older, newer])
@@ -197,3 +204,33 @@ def test_a_thousand_items_fold_in_milliseconds_once_their_bodies_are_known() -> 
     # Measured on two shared cores: ~60 ms the first time (7 MB of text), ~4 ms after.
     assert again < first
     assert again < 0.1
+
+
+def test_an_edited_copy_is_a_new_version_and_no_longer_folds_when_it_differs_materially() -> None:
+    original = reference("vercel-labs", "web-design-guidelines")
+    copy = reference("antigravity", "web-design-guidelines", "web-design-guidelines-2")
+    assert fold_duplicates([original, copy])[1].copies
+
+    rewritten = reference("antigravity", "senior-architect").document.text
+    edited = Candidate(copy.ref, replace(copy.document, text=rewritten))
+
+    kept, folded = fold_duplicates([original, edited])
+
+    assert len(kept) == 2
+    assert not folded.copies
+
+
+def test_past_sixteen_items_of_one_name_only_identical_bodies_fold() -> None:
+    base = reference("antigravity", "debugging-toolkit-smart-debug", "smart-debug")
+    edited = reference("antigravity", "error-diagnostics-smart-debug", "smart-debug-2")
+    identical = [
+        Candidate(
+            ItemRef("reference", f"smart-debug-{i}"), replace(base.document, key=f"reference:smart-debug-{i}")
+        )
+        for i in range(3, 3 + MAX_SAME_NAME_COMPARED)
+    ]
+
+    kept, folded = fold_duplicates([base, edited, *identical])
+
+    assert names(kept) == ["smart-debug", "smart-debug-2"]  # near-identical, but not compared
+    assert set(folded.copies) == {c.ref for c in identical}
