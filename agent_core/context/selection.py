@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agent_core.agent.items import DocumentItem
 from agent_core.agent.schema import SelectionConfig
+from agent_core.context.duplicates import fold_duplicates
 from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
 from agent_core.context.learned import Correction, LearnedSelections, taught
@@ -176,6 +177,7 @@ class ContextSelector:
             return SelectionOutcome(
                 (), (), replace(run, status="model_loading", detail="the embedding model was still loading")
             )
+        candidates, folded = await asyncio.to_thread(fold_duplicates, candidates)  # one place per item
         by_key = {c.document.key: c.ref for c in candidates}
         documents = [c.document for c in candidates]
         corrections: list[Correction] = []
@@ -208,6 +210,7 @@ class ContextSelector:
                 if not c.included and c.key in by_key
             ),
         )[:NEAR_MISSES_KEPT]
+        misses += folded.near_misses(items, misses)
         elapsed = (time.perf_counter() - started) * 1000
         via = {by_key[c.key]: c.via for c in kept}
         return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)), via)
