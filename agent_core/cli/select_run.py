@@ -291,7 +291,7 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
             needed = "" if miss.needed is None else f" (needed {miss.needed:.2f})"
             print(
                 f"  {miss.score or 0:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} "
-                f"{miss.reason.replace('_', ' ')}{needed}"
+                f"{_in_words(miss.reason)}{needed}"
             )
     if recalled.items or recalled.near_misses:
         print("\nMemories recalled:" if recalled.items else "\nMemories recalled: none")
@@ -303,3 +303,9 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
             print(
                 f"  {miss.score:.2f}  {miss.ref.name:<16} {recalled.texts.get(miss.ref.name, '')}  (not recalled: {miss.reason})"
             )
+
+
+def _in_words(reason: str) -> str:
+    """A ranking's reason code (``below_floor``) in words; a reason already in words (which may
+    name an item, ``duplicate of gh_fix_ci``) as it is."""
+    return reason.replace("_", " ") if reason.isidentifier() and reason.islower() else reason

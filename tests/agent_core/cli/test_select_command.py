@@ -154,3 +154,10 @@ def test_a_cold_start_reports_indexing_progress_about_every_tenth_in_a_log() -> 
     assert 10 <= len(lines) <= 12
     assert lines[0] == "contextdesk: indexing 512 of 36,000 chunks"
     assert lines[-1] == "contextdesk: indexing 36,000 of 36,000 chunks"
+
+
+def test_a_near_miss_reason_naming_an_item_keeps_its_underscores() -> None:
+    from agent_core.cli.select_run import _in_words
+
+    assert _in_words("below_floor") == "below floor"  # a ranking's code, in words
+    assert _in_words("duplicate of gh_fix_ci") == "duplicate of gh_fix_ci"  # a name stays as written
