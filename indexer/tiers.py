@@ -10,8 +10,10 @@ restart (or a kill) keeps what was embedded and the next start goes on from ther
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -52,6 +54,17 @@ class Judged:
 
     documents: tuple[Document, ...]
     description_only: frozenset[str]  # keys
+
+
+_RUNNING: weakref.WeakSet[BodyTiers] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_at_exit() -> None:
+    """Stop background embedding before the interpreter goes (a model run cut off by the end of
+    the process aborts it); each stops after its slice, which is kept."""
+    for tiers in list(_RUNNING):
+        tiers.stop()
 
 
 class BodyTiers:
@@ -140,6 +153,7 @@ class BodyTiers:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="indexer-bodies", daemon=True)
                 self._thread.start()
+                _RUNNING.add(self)
             self._wake.notify()
 
     def wait_until_done(self, timeout: float | None = None) -> bool:
@@ -201,13 +215,14 @@ class BodyTiers:
             chunks += missing
             if chunks >= BODY_SLICE_CHUNKS:
                 self._embed_documents(part, strategy)
-                self.mark_whole(part, strategy)
                 part, chunks = [], 0
         if part:
             self._embed_documents(part, strategy)
-            self.mark_whole(part, strategy)
         with self._lock:
             if self._stopping or self._wanted is None or self._wanted[0] is not documents:
                 return False
+        # Selections meanwhile keep ranking one set (the description tiers), not a new mix after
+        # every slice (each a matrix of its own); they switch once the whole set is ready.
         self._finish(documents, strategy)
+        self.mark_whole(todo, strategy)
         return True
