@@ -187,7 +187,7 @@ class Indexer:
 
     def _embed_whole(self, documents: Sequence[Document], strategy: Strategy) -> None:
         texts = [t for d in documents for t in _strategies.chunks(strategy, d)]
-        self._vectors_for(self._require_backend(), texts, [text_hash(t) for t in texts])
+        self._vectors_for(self._require_backend(), texts, [text_hash(t) for t in texts], background=True)
 
     def _finish_whole(self, documents: Sequence[Document], strategy: Strategy) -> None:
         snap, _ = self._snapshot(self._require_backend(), tuple(documents), strategy)
@@ -251,7 +251,7 @@ class Indexer:
         return snap, _IndexStats((time.perf_counter() - start) * 1000, len(texts), embedded, from_disk)
 
     def _vectors_for(
-        self, backend: EmbeddingBackend, texts: list[str], hashes: list[bytes]
+        self, backend: EmbeddingBackend, texts: list[str], hashes: list[bytes], *, background: bool = False
     ) -> tuple[dict[bytes, FloatMatrix], int, int]:
         """Vectors for every hash: from memory, disk, then the model. -> (vectors, embedded, from_disk)."""
         model_id = backend.model_id
@@ -276,7 +276,8 @@ class Indexer:
                     found.update({h: self._vectors[h] for h, _ in piece if h in self._vectors})
                 part = [(h, t) for h, t in piece if h not in found]
                 if part:
-                    new = backend.embed([t for _, t in part])
+                    run = backend.embed_in_background if background else backend.embed
+                    new = run([t for _, t in part])
                     fresh = {h: new[r] for r, (h, _) in enumerate(part)}
                     self._cache.put_many(model_id, fresh)
                     with self._state_lock:

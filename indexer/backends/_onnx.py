@@ -187,13 +187,20 @@ class OnnxBackend(EmbeddingBackend):
         Raises:
             EmbeddingError: onnxruntime failed.
         """
+        return self._embed(texts, self._workers)
+
+    def embed_in_background(self, texts: Sequence[str]) -> FloatMatrix:
+        """:meth:`embed`, one model run at a time (two at once took ~110 MB more at their peak)."""
+        return self._embed(texts, 1)
+
+    def _embed(self, texts: Sequence[str], workers: int) -> FloatMatrix:
         out = np.empty((len(texts), self._dimension), dtype=np.float32)
         if not texts:
             return out
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         batches = _batches([len(row) for row in ids])
-        workers = min(self._workers, len(batches))
+        workers = min(workers, len(batches))
         if workers == 1:
             for rows in batches:
                 out[rows] = self._run([ids[i] for i in rows])

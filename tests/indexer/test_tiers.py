@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from indexer import Document, EmbeddingCache, Indexer, _strategies
@@ -217,3 +218,8 @@ def test_a_kill_keeps_what_was_embedded_and_the_next_start_goes_on(
     later = indexer.select(MESSAGE, documents, bodies_later=True)
     assert later.description_only == frozenset()
     indexer.close()
+
+
+def test_background_embedding_gives_the_vectors_embedding_gives(minilm: EmbeddingBackend) -> None:
+    texts = [TELESCOPE.text, *(d.description for d in skill_documents(7)), "short"]
+    assert np.allclose(minilm.embed_in_background(texts), minilm.embed(texts), atol=1e-6)
