@@ -116,6 +116,26 @@ def child(agent_path: Path, cache: Path) -> None:
     )
 
 
+def quality(cache: Path) -> dict[str, float]:
+    """Selection quality on the labelled dev set (benchmarks/selection) with every item whole, and
+    with rules and references judged on their description tier only (before their bodies are in)."""
+    from benchmarks.selection import evaluate
+    from indexer import Indexer, SelectionSettings
+    from indexer.tiers import description_tier
+
+    data = ROOT / "benchmarks" / "selection"
+    docs = evaluate.load_documents(data / "agent")
+    queries = evaluate.load_queries(data / "queries_dev.jsonl")
+    indexer = Indexer(cache_dir=cache)
+    try:
+        whole = evaluate.score(queries, evaluate.run(indexer, docs, queries, SelectionSettings()))
+        short = [description_tier(d) for d in docs]
+        described = evaluate.score(queries, evaluate.run(indexer, short, queries, SelectionSettings()))
+    finally:
+        indexer.close()
+    return {"whole_f1": whole["f1"], "description_f1": described["f1"], "queries": len(queries)}
+
+
 def _run_child(agent: Path, cache: Path) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, __file__, "--child", str(agent), str(cache)],
@@ -136,6 +156,7 @@ def measure(skills: int, small: int) -> dict[str, dict[str, float]]:
             "small": _run_child(small_agent, folder / "cache-small"),
             "large": _run_child(large_agent, folder / "cache-large"),
             "restart": _run_child(large_agent, folder / "cache-large"),
+            "quality": quality(folder / "cache-quality"),
         }
 
 
@@ -172,6 +193,11 @@ def table(result: dict[str, dict[str, float]]) -> str:
             "| ≤ 400 MB | 590 MB |",
         ),
         (f"| peak memory, small agent | {small['peak_mb']:.0f} MB | | |",),
+        (
+            f"| selection F1 on the dev set ({result['quality']['queries']:.0f} queries): whole items / "
+            f"rules and references on their description only | {result['quality']['whole_f1']:.3f} / "
+            f"{result['quality']['description_f1']:.3f} | whole: not worse | 0.515 whole, on main |",
+        ),
     ]
     return "\n".join(line for row in rows for line in row)
 
