@@ -175,6 +175,7 @@ class Telling:
         vectors = self.inner.embed(texts)
         print("embedded", len(texts), flush=True)
         return vectors
+    embed_in_background = embed
 
 indexer = Indexer(lambda: Telling(onnx_backend(threads=1)), cache_dir=Path(sys.argv[1]))
 indexer.tiers.min_chunks = 20
