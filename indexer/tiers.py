@@ -144,10 +144,11 @@ class BodyTiers:
     def continue_in_background(self, documents: Sequence[Document], strategy: Strategy) -> None:
         """Embed the bodies of ``documents`` on the background thread; returns at once. A newer
         call replaces the set being worked on (what was embedded for the older one is kept)."""
+        wanted = (tuple(documents), strategy)
         with self._lock:
-            if self._stopping:
+            if self._stopping or self._wanted == wanted:  # every selection meanwhile asks again
                 return
-            self._wanted = (tuple(documents), strategy)
+            self._wanted = wanted
             self._idle.clear()
             self.error = None
             if self._thread is None or not self._thread.is_alive():
