@@ -218,12 +218,14 @@ def main() -> int:
         replace_section(
             "## Indexing in tiers\n\n"
             f"Measured {date.today().isoformat()} by `benchmarks/bench_tiers.py` (2 cores shared with other "
-            f"work): agents of {args.small} and {args.skills} skills imported with `contextdesk agent import` "
-            "from folders built from the real skills in tests/fixtures/skill_import/collection (each copy's "
-            "paragraphs numbered, so no two skills share a chunk), each run in fresh processes with an empty "
-            "embedding cache, then the large one restarted on its cache. The issue's references were "
-            "measured on another machine and corpus (1,029 public skills, 25,490 chunks); the goal compares "
-            "the two agents of the same run.\n\n" + table(result) + "\n"
+            f"work): agents of {args.small} and {args.skills} agent-mode references (the default agent's few "
+            "items besides), one per skill of folders built from the real skills in "
+            "tests/fixtures/skill_import/collection (each copy's paragraphs numbered, so no two share a chunk), "
+            "each run in a fresh process with an empty embedding cache, then the large one restarted on its "
+            "cache. The issue's references were measured on another machine and corpus (1,029 public skills "
+            "as references, 25,490 chunks); the goal compares the two agents of the same run. Quality: "
+            "benchmarks/selection's dev set, whole (as on main) and with every rule and reference on its "
+            "description only, as while a large agent's bodies are embedded.\n\n" + table(result) + "\n"
         )
     return 0
 
