@@ -133,6 +133,26 @@ class EmbeddingCache:
             logger.warning("embedding cache read failed (%s); recomputing those embeddings", exc)
         return found
 
+    def contains_many(self, model_id: str, hashes: Sequence[bytes]) -> set[bytes]:
+        """Which of ``hashes`` have a vector for ``model_id`` (without reading the vectors)."""
+        found: set[bytes] = set()
+        if self._db is None or not hashes:
+            return found
+        unique = list(dict.fromkeys(hashes))
+        try:
+            with self._lock:
+                for start in range(0, len(unique), _MAX_VARIABLES):
+                    part = unique[start : start + _MAX_VARIABLES]
+                    marks = ",".join("?" * len(part))
+                    rows = self._db.execute(
+                        f"SELECT text_hash FROM embeddings WHERE model_id = ? AND text_hash IN ({marks})",
+                        (model_id, *part),
+                    ).fetchall()
+                    found.update(bytes(key) for (key,) in rows)
+        except sqlite3.Error as exc:
+            logger.warning("embedding cache read failed (%s); those embeddings count as missing", exc)
+        return found
+
     def put_many(
         self, model_id: str, vectors: Mapping[bytes, FloatMatrix] | Iterable[tuple[bytes, FloatMatrix]]
     ) -> None:

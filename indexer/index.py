@@ -9,34 +9,24 @@ they were given.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
 from indexer import _strategies
 from indexer.backends import EmbeddingBackend, FloatMatrix, onnx_backend
 from indexer.cache import EmbeddingCache, text_hash
-from indexer.chunking import chunk_text
-from indexer.documents import Document, IndexedKind
+from indexer.documents import Document
 from indexer.errors import IndexerError, ModelLoadError
 from indexer.matrices import MatrixFiles
-from indexer.ranking import (
-    VIA_CLAUSE,
-    VIA_LEARNED,
-    VIA_WHOLE,
-    Ranking,
-    Reason,
-    SelectionSettings,
-    Strategy,
-    corrected,
-)
+from indexer.ranking import Ranking, SelectionSettings, Strategy, corrected
+from indexer.results import ScoredDocument, Selection, Timings
+from indexer.tiers import BodyTiers
 
 __all__ = ["Indexer", "ScoredDocument", "Selection", "Timings"]
 
@@ -46,122 +36,6 @@ logger = logging.getLogger(__name__)
 EMBED_SLICE = 512
 #: How many document sets (e.g. agents, or versions of one being edited) stay indexed in memory.
 _SNAPSHOTS_KEPT = 4
-
-
-@dataclass(frozen=True)
-class ScoredDocument:
-    """One document considered for a message, whether it was included or not."""
-
-    key: str
-    kind: IndexedKind
-    name: str
-    server: str | None
-    #: the score the decision was made on (anchor: cosine; hybrid: cosine plus lexical bonus).
-    score: float
-    #: best cosine similarity between the message and one of the document's chunks.
-    cosine: float
-    #: the chunk that matched best.
-    best_chunk: str
-    included: bool
-    reason: Reason
-    #: how it got in: "text" (its own text matched the message), "example" (one of its example
-    #: requests did), "clause" (one request of a compound message did), "learned" (the user
-    #: added it after a message much like this one).
-    via: Via = "text"
-
-
-Via = Literal["text", "example", "learned", "clause"]
-_VIA_NAMES: dict[int, Via] = {
-    VIA_WHOLE: "text",
-    VIA_CLAUSE: "clause",
-    VIA_LEARNED: "learned",
-}
-
-
-@dataclass(frozen=True)
-class Timings:
-    """Where the time of one :meth:`Indexer.select` went, in milliseconds, and what was indexed."""
-
-    load_ms: float
-    index_ms: float
-    search_ms: float
-    chunks: int
-    embedded: int
-    from_disk: int
-
-    @property
-    def total_ms(self) -> float:
-        return self.load_ms + self.index_ms + self.search_ms
-
-
-class Selection:
-    """Every candidate considered, best first, with the decision and reason for each.
-
-    Candidates are built on first access: with thousands of items, callers that only need
-    :attr:`included` do not pay for the rest.
-    """
-
-    def __init__(
-        self,
-        query: str,
-        strategy: Strategy,
-        timings: Timings,
-        documents: tuple[Document, ...],
-        chunk_texts: Sequence[str],
-        ranking: Ranking | None,
-    ) -> None:
-        self.query = query
-        self.strategy = strategy
-        self.timings = timings
-        self._documents = documents
-        self._chunk_texts = chunk_texts
-        self._ranking = ranking
-
-    def _scored(self, item: int) -> ScoredDocument:
-        assert self._ranking is not None
-        row = self._ranking.row(item)
-        doc = self._documents[item]
-        best_chunk = self._chunk_texts[row.chunk]
-        via: Via = "text"
-        if self._ranking.via is not None:
-            via = _VIA_NAMES[int(self._ranking.via[item])]
-        if via == "text" and doc.examples and any(best_chunk in chunk_text(t) for t in doc.examples):
-            via = "example"
-        return ScoredDocument(
-            key=doc.key,
-            kind=doc.kind,
-            name=doc.name,
-            server=doc.server,
-            score=row.score,
-            cosine=row.cosine,
-            best_chunk=best_chunk,
-            included=row.included,
-            reason=row.reason,
-            via=via,
-        )
-
-    @functools.cached_property
-    def candidates(self) -> tuple[ScoredDocument, ...]:
-        """Every document that had text to match, best first."""
-        if self._ranking is None:
-            return ()
-        return tuple(self._scored(int(i)) for i in self._ranking.order)
-
-    @functools.cached_property
-    def included(self) -> tuple[ScoredDocument, ...]:
-        """The candidates that go into the request, best first."""
-        if self._ranking is None:
-            return ()
-        return tuple(self._scored(int(i)) for i in self._ranking.included_order())
-
-    def best(self, count: int) -> tuple[ScoredDocument, ...]:
-        """The ``count`` best candidates, included or not (e.g. to show near-misses)."""
-        if self._ranking is None:
-            return ()
-        return tuple(self._scored(int(i)) for i in self._ranking.best(count))
-
-    def __repr__(self) -> str:
-        return f"Selection(query={self.query!r}, strategy={self.strategy!r}, included={self.included!r})"
 
 
 @dataclass
@@ -206,6 +80,8 @@ class Indexer:
         #: embedding thread: e.g. a status line on a cold start. None: nobody asks.
         self.progress: Callable[[int, int], None] | None = None
         self._vectors: dict[bytes, FloatMatrix] = {}
+        #: bodies embedded after the first selection of a large agent (``select(bodies_later=True)``)
+        self.tiers = BodyTiers(self._chunk_hashes, self._present, self._embed_whole, self._finish_whole)
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -289,7 +165,34 @@ class Indexer:
         backend = self._require_backend()
         load_ms = (time.perf_counter() - start) * 1000
         _, stats = self._snapshot(backend, tuple(documents), strategy)
+        self.tiers.mark_whole(documents, strategy)
         return Timings(load_ms, stats.ms, 0.0, stats.chunks, stats.embedded, stats.from_disk)
+
+    def index_in_background(self, documents: Sequence[Document], strategy: Strategy = "hybrid") -> None:
+        """Embed what ``documents`` still lack on a background thread (bodies of items a selection
+        judged on their description only); returns at once. See :mod:`indexer.tiers`."""
+        self.tiers.continue_in_background(documents, strategy)
+
+    def _chunk_hashes(self, strategy: Strategy, document: Document) -> list[bytes]:
+        memo = self._chunk_memo.get((_strategies.text_scheme(strategy), document))
+        if memo is not None:
+            return [h for _, h in memo]
+        return [text_hash(t) for t in _strategies.chunks(strategy, document)]
+
+    def _present(self, hashes: Sequence[bytes]) -> set[bytes]:
+        with self._state_lock:
+            found = {h for h in hashes if h in self._vectors}
+        rest = [h for h in hashes if h not in found]
+        return found | self._cache.contains_many(self._require_backend().model_id, rest)
+
+    def _embed_whole(self, documents: Sequence[Document], strategy: Strategy) -> None:
+        texts = [t for d in documents for t in _strategies.chunks(strategy, d)]
+        self._vectors_for(self._require_backend(), texts, [text_hash(t) for t in texts], background=True)
+
+    def _finish_whole(self, documents: Sequence[Document], strategy: Strategy) -> None:
+        snap, _ = self._snapshot(self._require_backend(), tuple(documents), strategy)
+        if strategy == "hybrid":
+            snap.extras.bm25()  # built now, not by the first selection after
 
     def _snapshot(
         self, backend: EmbeddingBackend, documents: tuple[Document, ...], strategy: Strategy
@@ -348,7 +251,7 @@ class Indexer:
         return snap, _IndexStats((time.perf_counter() - start) * 1000, len(texts), embedded, from_disk)
 
     def _vectors_for(
-        self, backend: EmbeddingBackend, texts: list[str], hashes: list[bytes]
+        self, backend: EmbeddingBackend, texts: list[str], hashes: list[bytes], *, background: bool = False
     ) -> tuple[dict[bytes, FloatMatrix], int, int]:
         """Vectors for every hash: from memory, disk, then the model. -> (vectors, embedded, from_disk)."""
         model_id = backend.model_id
@@ -361,26 +264,28 @@ class Indexer:
         with self._state_lock:
             self._vectors.update(from_disk)
         missing = {h: t for h, t in missing.items() if h not in found}
-        if missing:
-            # One embedder at a time: two selects needing the same chunks embed them once,
-            # and two model runs never fight over the same cores.
+        todo = list(missing.items())
+        # In slices: each is saved as it is done (a cold start cut short keeps what it embedded)
+        # and reported to ``progress``. One embedder at a time, slice by slice: two selects
+        # needing the same chunks embed them once, two model runs never fight over the cores,
+        # and a selection waits for one slice of a long indexing run, not for all of it.
+        for start in range(0, len(todo), EMBED_SLICE):
             with self._embed_lock:
+                piece = todo[start : start + EMBED_SLICE]
                 with self._state_lock:
-                    found.update({h: self._vectors[h] for h in missing if h in self._vectors})
-                todo = [(h, t) for h, t in missing.items() if h not in found]
-                # In slices: each is saved as it is done (a cold start cut short keeps what it
-                # embedded) and reported to ``progress``.
-                for start in range(0, len(todo), EMBED_SLICE):
-                    part = todo[start : start + EMBED_SLICE]
-                    new = backend.embed([t for _, t in part])
+                    found.update({h: self._vectors[h] for h, _ in piece if h in self._vectors})
+                part = [(h, t) for h, t in piece if h not in found]
+                if part:
+                    run = backend.embed_in_background if background else backend.embed
+                    new = run([t for _, t in part])
                     fresh = {h: new[r] for r, (h, _) in enumerate(part)}
                     self._cache.put_many(model_id, fresh)
                     with self._state_lock:
                         self._vectors.update(fresh)
                     found.update(fresh)
                     embedded += len(part)
-                    if self.progress is not None and len(todo) > EMBED_SLICE:
-                        self.progress(embedded, len(todo))
+            if self.progress is not None and len(todo) > EMBED_SLICE:
+                self.progress(min(start + EMBED_SLICE, len(todo)), len(todo))
         return found, embedded, len(from_disk)
 
     def _prune_locked(self) -> None:
@@ -417,12 +322,17 @@ class Indexer:
         documents: Sequence[Document],
         settings: SelectionSettings | None = None,
         previous_message: str | None = None,
+        *,
+        bodies_later: bool = False,
     ) -> Selection:
         """Rank ``documents`` against ``query`` and decide which to include. Blocks while the model
         loads and missing chunks are embedded, so call it off the GUI thread / event loop.
 
         ``previous_message`` (the user's message before this one) helps short follow-ups
-        ("and the other one?"); the anchor strategy ignores it.
+        ("and the other one?"); the anchor strategy ignores it. ``bodies_later``: when the bodies
+        of a large set still need embedding, judge those items on their name, description and
+        examples now (:attr:`Selection.description_only` names them) and leave the bodies to
+        :meth:`index_in_background`.
 
         Raises:
             IndexerError: the model failed to load or to embed.
@@ -432,7 +342,14 @@ class Indexer:
         start = time.perf_counter()
         backend = self._require_backend()
         load_ms = (time.perf_counter() - start) * 1000
-        snap, stats = self._snapshot(backend, tuple(documents), settings.strategy)
+        judged = documents = tuple(documents)
+        description_only: frozenset[str] = frozenset()
+        if bodies_later:
+            tiered = self.tiers.judged(documents, settings.strategy)
+            judged, description_only = tiered.documents, tiered.description_only
+        snap, stats = self._snapshot(backend, judged, settings.strategy)
+        if bodies_later and not description_only:
+            self.tiers.mark_whole(documents, settings.strategy)
 
         search_start = time.perf_counter()
         ranking = None
@@ -451,7 +368,9 @@ class Indexer:
                 ranking = self._corrections(query, snap.documents, ranking, settings)
         search_ms = (time.perf_counter() - search_start) * 1000
         timings = Timings(load_ms, stats.ms, search_ms, stats.chunks, stats.embedded, stats.from_disk)
-        return Selection(query, settings.strategy, timings, snap.documents, snap.chunk_texts, ranking)
+        return Selection(
+            query, settings.strategy, timings, snap.documents, snap.chunk_texts, ranking, description_only
+        )
 
     def _corrections(
         self, query: str, documents: tuple[Document, ...], ranking: Ranking, settings: SelectionSettings
@@ -473,7 +392,9 @@ class Indexer:
         return corrected(ranking, learned, removed) if learned.any() or removed.any() else ranking
 
     def close(self) -> None:
-        """Release the model and the cache file (waits for a load in progress)."""
+        """Release the model and the cache file (waits for a load in progress, and for the slice
+        of bodies being embedded in the background)."""
+        self.tiers.stop()
         if self._load_thread is not None:
             self._load_thread.join()
         if self._backend is not None:

@@ -35,6 +35,7 @@ _.execution_mode
 _.inter_op_num_threads
 _.intra_op_num_threads
 _.enable_cpu_mem_arena
+_.enable_mem_pattern
 _.max_seq_length
 
 # ruamel.yaml's round-trip loader reads the settings set on it (agent_core/agent/_yaml_edit.py).
@@ -97,3 +98,6 @@ _.unsafe_undefined
 _.pipe_data_received
 _.process_exited
 _.connection_lost
+
+# atexit calls it when the process ends (indexer/tiers.py: background embedding stops after its slice).
+_._stop_at_exit

@@ -100,6 +100,9 @@ class SelectionRun:
     status: SelectionStatus = "ok"
     detail: str = ""  # e.g. the error when status is "failed"
     elapsed_ms: float | None = None
+    # Candidates judged on their name, description and examples only: their bodies were still
+    # being indexed in the background (a large agent's first selections).
+    description_only: tuple[ItemRef, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ RequestContext says why.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -38,6 +39,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 NEAR_MISSES_KEPT = 8
+DESCRIPTION_ONLY = "judged on its description only (its body is still being indexed)"
 
 
 @dataclass(frozen=True)
@@ -190,16 +192,26 @@ class ContextSelector:
         settings = indexer_settings(config)
         try:
             selection = await asyncio.to_thread(
-                self._indexer.select, message, documents, settings, previous_message
+                functools.partial(self._indexer.select, bodies_later=True),
+                message,
+                documents,
+                settings,
+                previous_message,
             )
         except (IndexerError, ValueError) as error:
             logger.warning("selection failed: %s", error)
             return SelectionOutcome((), (), replace(run, status="failed", detail=str(error)))
-        why = _Reasons(message, corrections)
+        if selection.description_only:  # a large agent's bodies: embedded after this answer
+            self._indexer.index_in_background(documents, settings.strategy)
+        why = _Reasons(message, corrections, selection.description_only)
         # topN bounds the message whatever put an item in (clauses, examples, learning, includeScore).
         kept, over = bounded([c for c in selection.included if c.key in by_key], config.top_n)
         items = tuple(
             RequestItem(by_key[c.key], "agent", round(c.score, 4), reason=why.included(c)) for c in kept
+        )
+        run = replace(
+            run,
+            description_only=tuple(by_key[k] for k in sorted(selection.description_only) if k in by_key),
         )
         over_reason = over_top_n_reason(config.top_n)
         misses = (
@@ -231,9 +243,12 @@ def needed_score(candidate: ScoredDocument, settings: SelectionSettings) -> floa
 class _Reasons:
     """Why an item is in a request, or out of it, in words for View Context."""
 
-    def __init__(self, message: str, corrections: Sequence[Correction]) -> None:
+    def __init__(
+        self, message: str, corrections: Sequence[Correction], description_only: frozenset[str] = frozenset()
+    ) -> None:
         self.message = message
         self.corrections = corrections
+        self.description_only = description_only
 
     def _correction(self, key: str, added: bool) -> Correction | None:
         # The newest of the item's corrections of this kind: the one that most likely matched.
@@ -242,6 +257,12 @@ class _Reasons:
         return (exact or found)[-1] if found else None
 
     def included(self, candidate: ScoredDocument) -> str:
+        reason = self._included(candidate)
+        if candidate.key in self.description_only:
+            return f"{reason}; {DESCRIPTION_ONLY}" if reason else DESCRIPTION_ONLY
+        return reason
+
+    def _included(self, candidate: ScoredDocument) -> str:
         if candidate.via == "learned" and (correction := self._correction(candidate.key, True)):
             return f"selected because {correction.describe()}"
         if candidate.via == "example":

@@ -86,6 +86,10 @@ def describe_run(context: RequestContext) -> str:
     ]
     if run.elapsed_ms is not None:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
+    if count := len(run.description_only):
+        parts.append(
+            f"{count:,} item{'s' if count > 1 else ''} judged on the description only (bodies still indexing)"
+        )
     if tokens := usage_text(context.usage):
         parts.append(tokens)
     if context.samplings:

@@ -38,6 +38,12 @@ class EmbeddingBackend(ABC):
             EmbeddingError: the model failed.
         """
 
+    def embed_in_background(self, texts: Sequence[str]) -> FloatMatrix:
+        """:meth:`embed` for background work (a large agent's bodies): a backend that runs several
+        model runs at once runs one here, leaving the other cores, and the memory a second run
+        takes, to the user (optional hook; the default is :meth:`embed`)."""
+        return self.embed(texts)
+
     def warm_up(self) -> None:
         """Run the model once so the first real call is not slower than the rest (optional hook)."""
         self.embed(["warm up"])
