@@ -107,7 +107,9 @@ class SelectionConfig(FileModel):
     """Per-message selection of agent-mode items. Defaults are the anchor's parameters."""
 
     top_k: int = Field(default=20, ge=1, le=1000, description="chunk matches considered")
-    top_n: int = Field(default=5, ge=0, le=100, description="items selected per message, at most, whatever selected them")
+    top_n: int = Field(
+        default=5, ge=0, le=100, description="items selected per message, at most, whatever selected them"
+    )
     include_score: float = Field(default=0.7, ge=0.0, le=1.0, description="include at or above, within topN")
     strategy: Literal["hybrid", "anchor"] = Field(
         default="hybrid", description="hybrid: dense + lexical with a score floor; anchor: TsAgent's ranking"
