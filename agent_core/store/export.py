@@ -116,6 +116,9 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             del manifest["images"]  # requests without images of tool results keep the v1 shape
         if manifest is not None and not manifest["skills_listed_tokens"]:
             del manifest["skills_listed_tokens"]  # agents without skills keep the v1 shape
+        selection = data["request_context"].get("selection")
+        if selection is not None and not selection.get("description_only"):
+            selection.pop("description_only", None)  # fully indexed selections keep the v1 shape
     return data
 
 

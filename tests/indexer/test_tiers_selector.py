@@ -14,7 +14,7 @@ from agent_core.context.selection import DESCRIPTION_ONLY, Candidate, ContextSel
 from agent_core.store._chat_rows import CONTEXT
 from indexer import Indexer
 from indexer.backends import EmbeddingBackend
-from tests.indexer.test_tiers import MESSAGE, TELESCOPE, WAIT, skill_documents
+from tests.support.tier_documents import MESSAGE, TELESCOPE, WAIT, skill_documents
 
 pytestmark = pytest.mark.slow
 

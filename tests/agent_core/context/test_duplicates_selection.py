@@ -16,8 +16,8 @@ from agent_core.agent.schema import SelectionConfig
 from agent_core.context.items import ItemRef
 from agent_core.context.selection import Candidate, ContextSelector, SelectionOutcome
 from agent_core.context.sources import ContextRequest, candidates_from
-from tests.agent_core.context.test_duplicates import COLLECTIONS, reference
 from tests.support.agent_files import write
+from tests.support.duplicate_items import COLLECTIONS, reference
 
 pytestmark = pytest.mark.slow  # the real MiniLM model
 
