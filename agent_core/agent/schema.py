@@ -107,7 +107,9 @@ class SelectionConfig(FileModel):
     """Per-message selection of agent-mode items. Defaults are the anchor's parameters."""
 
     top_k: int = Field(default=20, ge=1, le=1000, description="chunk matches considered")
-    top_n: int = Field(default=5, ge=0, le=100, description="items selected per message, at most, whatever selected them")
+    top_n: int = Field(
+        default=5, ge=0, le=100, description="items selected per message, at most, whatever selected them"
+    )
     include_score: float = Field(default=0.7, ge=0.0, le=1.0, description="include at or above, within topN")
     strategy: Literal["hybrid", "anchor"] = Field(
         default="hybrid", description="hybrid: dense + lexical with a score floor; anchor: TsAgent's ranking"
@@ -128,6 +130,32 @@ class SelectionConfig(FileModel):
         le=2.0,
         description="models that cannot call tools (local): the best selected skill's instructions come "
         "inline when it scores at least this; above 1.4 never",
+    )
+    rare_name_weight: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="added for the share of an item's distinctive name words (used by few items) the "
+        "message says; None uses the strategy's own",
+    )
+    rare_name_max_items: int | None = Field(
+        default=None,
+        ge=1,
+        le=50,
+        description="a name word is distinctive when at most this many items use it; None uses the "
+        "strategy's own",
+    )
+    rare_name_lift: bool | None = Field(
+        default=None,
+        description="an item whose distinctive name words the message all says scores at least the floor; "
+        "None uses the strategy's own",
+    )
+    head_lexical_weight: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="weight of word matches in names and descriptions alone (not bodies); None uses the "
+        "strategy's own",
     )
     second_opinion: bool = Field(
         default=True,
