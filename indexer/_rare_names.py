@@ -17,6 +17,7 @@ Two signals over each item's *head* (its name and description, not its body):
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -61,8 +62,9 @@ class HeadIndex:
     documents: Sequence[Document]
     _head_bm25: Bm25 = field(init=False)
     _df: Counter[str] = field(init=False)
-    #: per document, its name words that could be distinctive, and how many items use each.
-    _rare: list[dict[str, int]] = field(init=False)
+    #: per document, its name words that could be distinctive: how many items use each, and
+    #: whether its description writes it as a proper name ("Automate Strava tasks").
+    _rare: list[dict[str, tuple[int, bool]]] = field(init=False)
     #: distinctive name word -> the documents whose names have it.
     _owners: dict[str, list[int]] = field(init=False)
     #: one-deletion variant -> the distinctive name words it comes from (typo tolerance).
@@ -76,8 +78,9 @@ class HeadIndex:
         self._owners = {}
         self._variants = {}
         for number, document in enumerate(self.documents):
+            proper = _proper_terms(document.description)
             rare = {
-                term: self._df[term]
+                term: (self._df[term], term in proper)
                 for term in set(tokenize(_name_words(document.name)))
                 if 0 < self._df[term] <= RARE_MAX_ITEMS_CAP
             }
@@ -102,16 +105,39 @@ class HeadIndex:
                 said.update(_close(term, self._variants))
         return {term for term in said if self._df[term] <= max_items}
 
-    def name_match(self, message: str, max_items: int = 3) -> npt.NDArray[np.float32]:
+    def name_match(self, message: str, max_items: int = 3, proper: bool = True) -> npt.NDArray[np.float32]:
         """Per document, the share (0..1) of its distinctive name words the message says, each
         word weighing 1 / how many items use it; a word is distinctive when at most ``max_items``
-        items use it. 0 for a document whose name has none."""
+        items use it and, with ``proper``, the item's description writes it as a proper name
+        (capitalised inside a sentence: "Automate Strava tasks"), so that a tool named
+        ``git_show`` or a note named ``leave-policy`` is not lifted by "show" or "leave".
+        0 for a document whose name has none."""
         out = np.zeros(len(self.documents), dtype=np.float32)
         for term in self._said(message, max_items):
             for number in self._owners.get(term, ()):
-                weights = [1.0 / df for df in self._rare[number].values() if df <= max_items]
+                words = self._rare[number]
+                if proper and not words[term][1]:
+                    continue
+                weights = [
+                    1.0 / df for df, named in words.values() if df <= max_items and (named or not proper)
+                ]
                 out[number] += (1.0 / self._df[term]) / sum(weights)
         return np.minimum(out, 1.0)
+
+
+_SENTENCE_WORD = re.compile(r"(^|[.!?:;]\s+|\n\s*)?([^\W_][\w+#]*(?:\.[^\W_][\w+#]*)*)", re.UNICODE)
+
+
+def _proper_terms(description: str) -> set[str]:
+    """The terms of the words ``description`` writes with a capital inside a sentence (names:
+    "Automate Strava tasks", "run CodeQL"), not the capitalised first word of a sentence."""
+    terms: set[str] = set()
+    for match in _SENTENCE_WORD.finditer(description):
+        starts_sentence, word = match.group(1) is not None, match.group(2)
+        if starts_sentence or word.islower() or not word[0].isalnum():
+            continue
+        terms.update(tokenize(word.lower()))
+    return terms
 
 
 def _close(term: str, variants: dict[str, set[str]]) -> Iterable[str]:
@@ -143,15 +169,16 @@ def head_bonus(
 ) -> tuple[npt.NDArray[np.float32] | None, npt.NDArray[np.bool_] | None]:
     """What the head signals add to each item's score for ``message``, and which items the floor
     lifts (None when ``settings`` turn them off, so nothing is built for them)."""
-    if not (settings.rare_name_weight or settings.rare_name_lift or settings.head_lexical_weight):
+    head_weight = settings.head_lexical_weight + settings.head_lexical_share * settings.lexical_weight
+    if not (settings.rare_name_weight or settings.rare_name_lift or head_weight):
         return None, None
     index = heads()
     bonus = np.zeros(len(index.documents), dtype=np.float32)
     lifted = None
-    if settings.head_lexical_weight:
-        bonus += settings.head_lexical_weight * index.head_scores(message)
+    if head_weight:
+        bonus += head_weight * index.head_scores(message)
     if settings.rare_name_weight or settings.rare_name_lift:
-        said = index.name_match(message, settings.rare_name_max_items)
+        said = index.name_match(message, settings.rare_name_max_items, settings.rare_name_proper)
         bonus += settings.rare_name_weight * said
         lifted = said >= 1.0 if settings.rare_name_lift else None
     return bonus, lifted

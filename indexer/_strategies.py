@@ -185,5 +185,8 @@ def _hybrid_view(
     lexical = (
         extras.bm25().scores(lexical_query) if settings.lexical_weight else np.zeros(n_items, np.float32)
     )
+    if settings.head_lexical_share:
+        # The head's part of the lexical weight is added by head_bonus, over names and descriptions.
+        lexical = (1.0 - settings.head_lexical_share) * lexical
     bonus, lifted = head_bonus(extras.heads, lexical_query, settings)
     return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings, bonus, lifted)

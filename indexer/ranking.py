@@ -101,16 +101,24 @@ class SelectionSettings:
     avoid_similarity: float = 0.9
     #: hybrid: added times the share of an item's distinctive name words the message says
     #: (words few items use: "strava", not "automation"; indexer/_rare_names.py).
-    rare_name_weight: float = 0.0
+    rare_name_weight: float = 0.15
     #: hybrid: a name word is distinctive when at most this many items use it (names, descriptions).
     rare_name_max_items: int = 3
+    #: hybrid: a distinctive name word must be written as a proper name in the item's description
+    #: ("Automate Strava tasks"), not an ordinary word ("leave-policy", "git_show").
+    rare_name_proper: bool = True
     #: hybrid: an item whose distinctive name words the message all says scores at least the floor.
     rare_name_lift: bool = False
     #: hybrid: weight of a second lexical score over names and descriptions only (0..1), so a
     #: message saying what a description says is not outvoted by other items' long bodies.
     head_lexical_weight: float = 0.0
+    #: hybrid: the share of ``lexical_weight`` moved from the whole text to names and
+    #: descriptions alone (0: the whole text, as before; 1: the head only).
+    head_lexical_share: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.head_lexical_share <= 1.0:
+            raise ValueError("head_lexical_share must lie between 0 and 1")
         if self.top_k < 1 or self.top_n < 0 or self.rare_name_max_items < 1:
             raise ValueError("top_k and rare_name_max_items must be at least 1 and top_n at least 0")
         if (

@@ -145,6 +145,11 @@ class SelectionConfig(FileModel):
         description="a name word is distinctive when at most this many items use it; None uses the "
         "strategy's own",
     )
+    rare_name_proper: bool | None = Field(
+        default=None,
+        description="a distinctive name word must be written as a name (capitalised) in the item's "
+        "description; None uses the strategy's own",
+    )
     rare_name_lift: bool | None = Field(
         default=None,
         description="an item whose distinctive name words the message all says scores at least the floor; "
@@ -156,6 +161,13 @@ class SelectionConfig(FileModel):
         le=1.0,
         description="weight of word matches in names and descriptions alone (not bodies); None uses the "
         "strategy's own",
+    )
+    head_lexical_share: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="share of the word-match weight moved from whole texts to names and descriptions; "
+        "None uses the strategy's own",
     )
     second_opinion: bool = Field(
         default=True,

@@ -99,7 +99,13 @@ def head_settings(settings: SelectionSettings, config: SelectionConfig) -> Selec
     """``settings`` with the rare-name and head-field settings ``config`` gives (None: the indexer's)."""
     chosen = {
         key: value
-        for key in ("rare_name_weight", "rare_name_max_items", "rare_name_lift", "head_lexical_weight")
+        for key in (
+            "rare_name_weight",
+            "rare_name_max_items",
+            "rare_name_lift",
+            "head_lexical_weight",
+            "head_lexical_share",
+        )
         if (value := getattr(config, key)) is not None
     }
     return replace(settings, **chosen) if chosen else settings
