@@ -11,13 +11,58 @@ from indexer import Document, SelectionSettings
 from indexer._rare_names import HeadIndex, head_bonus
 from indexer.ranking import rank_hybrid
 
-APPS = (
-    "Strava Fitbit Splitwise Wise Gong Fireflies Otter Jira Linear Asana Trello ClickUp Monday "
-    "Stripe PayPal Square QuickBooks Xero FreshBooks Slack Discord Teams Zoom Webex Notion Coda "
-    "Airtable Dropbox Box OneDrive Gmail Outlook HubSpot Salesforce Pipedrive Zendesk Intercom "
-    "Freshdesk Shopify WooCommerce Mailchimp Klaviyo Sendgrid Twilio Figma Miro Canva Toggl "
-    "Harvest Calendly"
-).split()
+APPS = [
+    "Strava",
+    "Fitbit",
+    "Splitwise",
+    "Wise",
+    "Gong",
+    "Fireflies",
+    "Otter",
+    "Jira",
+    "Linear",
+    "Asana",
+    "Trello",
+    "ClickUp",
+    "Monday",
+    "Stripe",
+    "PayPal",
+    "Square",
+    "QuickBooks",
+    "Xero",
+    "FreshBooks",
+    "Slack",
+    "Discord",
+    "Teams",
+    "Zoom",
+    "Webex",
+    "Notion",
+    "Coda",
+    "Airtable",
+    "Dropbox",
+    "Box",
+    "OneDrive",
+    "Gmail",
+    "Outlook",
+    "HubSpot",
+    "Salesforce",
+    "Pipedrive",
+    "Zendesk",
+    "Intercom",
+    "Freshdesk",
+    "Shopify",
+    "WooCommerce",
+    "Mailchimp",
+    "Klaviyo",
+    "Sendgrid",
+    "Twilio",
+    "Figma",
+    "Miro",
+    "Canva",
+    "Toggl",
+    "Harvest",
+    "Calendly",
+]
 
 
 def app_item(app: str) -> Document:
