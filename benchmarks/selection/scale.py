@@ -46,7 +46,7 @@ from agent_core.cli.select_run import indexing_progress  # noqa: E402
 from agent_core.context.embedding_model import configured_indexer  # noqa: E402
 from agent_core.context.selection import Candidate, ContextSelector, indexer_settings  # noqa: E402
 from agent_core.context.session_context import agent_candidates  # noqa: E402
-from benchmarks.docs_section import replace_section  # noqa: E402
+from benchmarks.docs_section import BENCHMARKS_DOC, replace_section  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "scale"
 
@@ -344,8 +344,21 @@ def write_docs(results: dict[str, dict[str, Any]], messages: Sequence[Message], 
         f"field). Machine: {os.cpu_count()} cores, load average {os.getloadavg()[1]:.1f} over the last five "
         "minutes of the run (times grow with it).\n\n" + "\n".join(lines) + "\n"
     )
-    replace_section(section)
+    replace_section(section + kept_subsections())
     return section
+
+
+def kept_subsections(path: Path = BENCHMARKS_DOC) -> str:
+    """The ``### `` parts of the section as docs/benchmarks.md has it (ablations written by hand),
+    kept when the figures above them are rewritten."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    start = text.find("## Selection at scale\n")
+    if start == -1:
+        return ""
+    end = text.find("\n## ", start + 1)
+    body = text[start : end if end != -1 else len(text)]
+    first = body.find("\n### ")
+    return "" if first == -1 else body[first:].rstrip("\n") + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
