@@ -102,6 +102,7 @@ def head_settings(settings: SelectionSettings, config: SelectionConfig) -> Selec
         for key in (
             "rare_name_weight",
             "rare_name_max_items",
+            "rare_name_proper",
             "rare_name_lift",
             "head_lexical_weight",
             "head_lexical_share",
