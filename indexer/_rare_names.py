@@ -29,7 +29,14 @@ from indexer._lexical import Bm25, tokenize
 from indexer.documents import Document
 from indexer.ranking import SelectionSettings
 
-__all__ = ["FUZZY_MIN_LENGTH", "RARE_MAX_ITEMS_CAP", "HeadIndex", "head_bonus", "head_text"]
+__all__ = [
+    "FUZZY_MAX_LENGTH",
+    "FUZZY_MIN_LENGTH",
+    "RARE_MAX_ITEMS_CAP",
+    "HeadIndex",
+    "head_bonus",
+    "head_text",
+]
 
 #: The most items a name word can be used by and still count as distinctive, whatever the setting:
 #: the index keeps only such words.
@@ -38,6 +45,9 @@ RARE_MAX_ITEMS_CAP = 50
 #: agree: shorter ones are too often another word ("openai" is not a typo of "openapi", nor
 #: "revolution" of "evolution").
 FUZZY_MIN_LENGTH = 7
+#: Nor longer than this: a word has as many one-deletion variants as letters, and a pasted blob
+#: (a key, base64) must not cost its length squared.
+FUZZY_MAX_LENGTH = 32
 
 
 def _name_words(name: str) -> str:
@@ -87,7 +97,7 @@ class HeadIndex:
             self._rare.append(rare)
             for term in rare:
                 self._owners.setdefault(term, []).append(number)
-                if len(term) >= FUZZY_MIN_LENGTH:
+                if FUZZY_MIN_LENGTH <= len(term) <= FUZZY_MAX_LENGTH:
                     for variant in _deletions(term):
                         self._variants.setdefault(variant, set()).add(term)
 
@@ -101,7 +111,7 @@ class HeadIndex:
         for term in set(tokenize(message)):
             if term in self._owners:
                 said.add(term)
-            elif term not in self._df and len(term) >= FUZZY_MIN_LENGTH:
+            elif term not in self._df and FUZZY_MIN_LENGTH <= len(term) <= FUZZY_MAX_LENGTH:
                 said.update(_close(term, self._variants))
         return {term for term in said if self._df[term] <= max_items}
 

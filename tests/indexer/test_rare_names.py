@@ -207,3 +207,19 @@ def test_off_by_default_nothing_is_built() -> None:
 def test_negative_weights_are_refused() -> None:
     with pytest.raises(ValueError, match="cannot be negative"):
         SelectionSettings(rare_name_weight=-0.1)
+
+
+def test_an_ordinary_word_in_a_name_is_not_a_name() -> None:
+    # A tool named git_show and a note named leave-policy: their descriptions never write
+    # "show" or "leave" as names, so saying them lifts nothing.
+    tool = Document("tool:git/git_show", "tool", "git_show", "Shows the contents of a commit.", "")
+    note = Document("reference:leave-policy", "reference", "leave-policy", "How to ask for leave.", "")
+    index = HeadIndex([*LIBRARY, tool, note])
+    assert not index.name_match("show me what they'll leave behind").any()
+    assert index.name_match("show me what they'll leave behind", proper=False)[len(LIBRARY) + 1] > 0
+
+
+def test_a_pasted_blob_is_never_matched_fuzzily() -> None:
+    blob = "Q" + "x" * 5000
+    index = HeadIndex([*LIBRARY, app_item(blob[:40])])
+    assert not index.name_match(f"here is my key {blob}").any()
