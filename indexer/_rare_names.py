@@ -70,7 +70,8 @@ class HeadIndex:
     """Names and descriptions of one snapshot's documents, for the two head signals."""
 
     documents: Sequence[Document]
-    _head_bm25: Bm25 = field(init=False)
+    _heads: list[str] = field(init=False)
+    _head_bm25: Bm25 | None = field(init=False, default=None)
     _df: Counter[str] = field(init=False)
     #: per document, its name words that could be distinctive: how many items use each, and
     #: whether its description writes it as a proper name ("Automate Strava tasks").
@@ -81,8 +82,7 @@ class HeadIndex:
     _variants: dict[str, set[str]] = field(init=False)
 
     def __post_init__(self) -> None:
-        heads = [head_text(d) for d in self.documents]
-        self._head_bm25 = Bm25(heads)
+        heads = self._heads = [head_text(d) for d in self.documents]
         self._df = Counter(term for head in heads for term in set(tokenize(head)))
         self._rare = []
         self._owners = {}
@@ -102,7 +102,10 @@ class HeadIndex:
                         self._variants.setdefault(variant, set()).add(term)
 
     def head_scores(self, message: str) -> npt.NDArray[np.float32]:
-        """Each document's BM25 over its name and description, 0..1 (see :class:`Bm25`)."""
+        """Each document's BM25 over its name and description, 0..1 (see :class:`Bm25`); built
+        on first use (two threads at once may both build it: the same index, one kept)."""
+        if self._head_bm25 is None:
+            self._head_bm25 = Bm25(self._heads)
         return self._head_bm25.scores(message)
 
     def _said(self, message: str, max_items: int) -> set[str]:
