@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25
+from indexer._rare_names import HeadIndex, head_bonus
 from indexer._texts import (
     action_head,
     anchor_chunks,
@@ -64,6 +65,7 @@ class SnapshotExtras:
     files: MatrixFiles | None = None  # where a large set's lexical index is kept between starts
     is_tool: npt.NDArray[np.bool_] = field(init=False)
     _bm25: Bm25 | None = None
+    _heads: HeadIndex | None = None
     _lock: Lock = field(default_factory=Lock)
 
     def __post_init__(self) -> None:
@@ -74,6 +76,12 @@ class SnapshotExtras:
             if self._bm25 is None:
                 self._bm25 = self._lexical_index()
             return self._bm25
+
+    def heads(self) -> HeadIndex:
+        with self._lock:
+            if self._heads is None:
+                self._heads = HeadIndex(self.documents)
+            return self._heads
 
     def _lexical_index(self) -> Bm25:
         texts = [_lexical_text(d) for d in self.documents]
@@ -177,4 +185,8 @@ def _hybrid_view(
     lexical = (
         extras.bm25().scores(lexical_query) if settings.lexical_weight else np.zeros(n_items, np.float32)
     )
-    return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings)
+    if settings.head_lexical_share:
+        # The head's part of the lexical weight is added by head_bonus, over names and descriptions.
+        lexical = (1.0 - settings.head_lexical_share) * lexical
+    bonus, lifted = head_bonus(extras.heads, lexical_query, settings)
+    return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings, bonus, lifted)

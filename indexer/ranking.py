@@ -99,12 +99,36 @@ class SelectionSettings:
     learned_similarity: float = 0.8
     #: hybrid: an item the user removed after a message at least this similar is left out.
     avoid_similarity: float = 0.9
+    #: hybrid: added times the share of an item's distinctive name words the message says
+    #: (words few items use: "strava", not "automation"; indexer/_rare_names.py).
+    rare_name_weight: float = 0.15
+    #: hybrid: a name word is distinctive when at most this many items use it (names, descriptions).
+    rare_name_max_items: int = 3
+    #: hybrid: a distinctive name word must be written as a proper name in the item's description
+    #: ("Automate Strava tasks"), not an ordinary word ("leave-policy", "git_show").
+    rare_name_proper: bool = True
+    #: hybrid: an item whose distinctive name words the message all says scores at least the floor.
+    rare_name_lift: bool = False
+    #: hybrid: weight of a second lexical score over names and descriptions only (0..1), so a
+    #: message saying what a description says is not outvoted by other items' long bodies.
+    head_lexical_weight: float = 0.0
+    #: hybrid: the share of ``lexical_weight`` moved from the whole text to names and
+    #: descriptions alone (0: the whole text, as before; 1: the head only).
+    head_lexical_share: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.top_k < 1 or self.top_n < 0:
-            raise ValueError("top_k must be at least 1 and top_n at least 0")
-        if self.max_gap < 0 or self.lexical_weight < 0 or self.previous_weight < 0:
-            raise ValueError("max_gap, lexical_weight and previous_weight cannot be negative")
+        if not 0.0 <= self.head_lexical_share <= 1.0:
+            raise ValueError("head_lexical_share must lie between 0 and 1")
+        if self.top_k < 1 or self.top_n < 0 or self.rare_name_max_items < 1:
+            raise ValueError("top_k and rare_name_max_items must be at least 1 and top_n at least 0")
+        if (
+            min(self.max_gap, self.lexical_weight, self.previous_weight) < 0
+            or min(self.rare_name_weight, self.head_lexical_weight) < 0
+        ):
+            raise ValueError(
+                "max_gap, lexical_weight, previous_weight, rare_name_weight and head_lexical_weight "
+                "cannot be negative"
+            )
 
 
 @dataclass(frozen=True)
@@ -273,6 +297,8 @@ def rank_hybrid(
     lexical: FloatArray,
     is_tool: BoolArray,
     settings: SelectionSettings,
+    bonus: FloatArray | None = None,
+    lifted: BoolArray | None = None,
 ) -> Ranking:
     """ContextDesk's default: dense plus lexical score, an absolute floor, and a gap per domain.
 
@@ -280,10 +306,17 @@ def rank_hybrid(
     Items at or above ``include_score`` are always included. Otherwise an item is included if
     it scores at least ``min_score``, is within ``max_gap`` of the best item of its domain
     (documents, i.e. rules and references, or tools: a message often needs one of each), and
-    is among the ``top_n`` best of all.
+    is among the ``top_n`` best of all. ``bonus`` is added to the score (the head signals), and a
+    ``lifted`` item scores at least ``min_score``.
     """
     scores = (cosines + settings.lexical_weight * lexical + settings.tool_offset * is_tool).astype(np.float32)
+    if bonus is not None:
+        scores = (scores + bonus).astype(np.float32)
     has_chunk = best_chunk >= 0
+    if lifted is not None:
+        scores = np.where(lifted & has_chunk, np.maximum(scores, settings.min_score), scores).astype(
+            np.float32
+        )
     reason = np.full(len(scores), _FLOOR, dtype=np.int8)
     ranking = Ranking(scores, cosines, best_chunk, reason, np.arange(len(scores), dtype=np.intp))
     # Only items above the floor (or include_score) can be included: sort just those.

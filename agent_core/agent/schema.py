@@ -131,6 +131,44 @@ class SelectionConfig(FileModel):
         description="models that cannot call tools (local): the best selected skill's instructions come "
         "inline when it scores at least this; above 1.4 never",
     )
+    rare_name_weight: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="added for the share of an item's distinctive name words (used by few items) the "
+        "message says; None uses the strategy's own",
+    )
+    rare_name_max_items: int | None = Field(
+        default=None,
+        ge=1,
+        le=50,
+        description="a name word is distinctive when at most this many items use it; None uses the "
+        "strategy's own",
+    )
+    rare_name_proper: bool | None = Field(
+        default=None,
+        description="a distinctive name word must be written as a name (capitalised) in the item's "
+        "description; None uses the strategy's own",
+    )
+    rare_name_lift: bool | None = Field(
+        default=None,
+        description="an item whose distinctive name words the message all says scores at least the floor; "
+        "None uses the strategy's own",
+    )
+    head_lexical_weight: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="weight of word matches in names and descriptions alone (not bodies); None uses the "
+        "strategy's own",
+    )
+    head_lexical_share: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="share of the word-match weight moved from whole texts to names and descriptions; "
+        "None uses the strategy's own",
+    )
     second_opinion: bool = Field(
         default=True,
         description="models that choose tools: offer a catalogue of the agent-mode rules and references "

@@ -92,7 +92,26 @@ def indexer_settings(config: SelectionConfig) -> SelectionSettings:
         top_n=config.top_n,
         include_score=config.include_score,
     )
-    return settings if config.min_score is None else replace(settings, min_score=config.min_score)
+    if config.min_score is not None:
+        settings = replace(settings, min_score=config.min_score)
+    return head_settings(settings, config)
+
+
+def head_settings(settings: SelectionSettings, config: SelectionConfig) -> SelectionSettings:
+    """``settings`` with the rare-name and head-field settings ``config`` gives (None: the indexer's)."""
+    chosen = {
+        key: value
+        for key in (
+            "rare_name_weight",
+            "rare_name_max_items",
+            "rare_name_proper",
+            "rare_name_lift",
+            "head_lexical_weight",
+            "head_lexical_share",
+        )
+        if (value := getattr(config, key)) is not None
+    }
+    return replace(settings, **chosen) if chosen else settings
 
 
 class ContextSelector:

@@ -148,19 +148,15 @@ def _parse_variant(text: str) -> tuple[str, SelectionSettings]:
         key, _, value = assignment.partition("=")
         if key not in fields:
             raise SystemExit(f"unknown setting {key!r}; known: {', '.join(fields)}")
-        values[key] = (
-            value
-            if key in ("strategy", "opaque_tokens")
-            else (
-                int(value)
-                if key in ("top_k", "top_n")
-                else (
-                    value.lower() in ("1", "true", "yes")
-                    if key in ("clause_split", "action_view")
-                    else float(value)
-                )
-            )
-        )
+        default = getattr(SelectionSettings(), key)  # the field's type, from its default value
+        if isinstance(default, bool):
+            values[key] = value.lower() in ("1", "true", "yes")
+        elif isinstance(default, int):
+            values[key] = int(value)
+        elif isinstance(default, float):
+            values[key] = float(value)
+        else:
+            values[key] = value
     return name, SelectionSettings(**values)
 
 

@@ -46,7 +46,7 @@ from agent_core.cli.select_run import indexing_progress  # noqa: E402
 from agent_core.context.embedding_model import configured_indexer  # noqa: E402
 from agent_core.context.selection import Candidate, ContextSelector, indexer_settings  # noqa: E402
 from agent_core.context.session_context import agent_candidates  # noqa: E402
-from benchmarks.docs_section import replace_section  # noqa: E402
+from benchmarks.docs_section import BENCHMARKS_DOC, replace_section  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "scale"
 
@@ -165,14 +165,20 @@ def score(messages: Sequence[Message], run: Run, same: dict[str, str]) -> dict[s
 
 
 async def run_library(
-    items: Sequence[Item], messages: Sequence[Message], config: SelectionConfig, folder: Path, as_kind: str
+    items: Sequence[Item],
+    messages: Sequence[Message],
+    config: SelectionConfig,
+    folder: Path,
+    as_kind: str,
+    cache: Path | None = None,
 ) -> Run:
-    """The messages through a fresh agent of ``items`` with an empty embedding cache."""
+    """The messages through a fresh agent of ``items`` with an empty embedding cache (or ``cache``,
+    kept between runs: ablations then skip embedding, and the first selection is a warm one)."""
     agent = load_agent(write_agent(folder / "agent", items, as_kind))
     if agent.errors:
         raise SystemExit("\n".join(problem.describe(agent.root) for problem in agent.errors))
     candidates = agent_candidates(agent, (), ())
-    indexer = configured_indexer(folder / "embeddings")
+    indexer = configured_indexer(cache or folder / "embeddings")
     indexer.progress = indexing_progress(sys.stderr)
     selector = ContextSelector(indexer, model_wait_seconds=600.0)
     run = Run()
@@ -237,6 +243,7 @@ async def measure(
     messages: Sequence[Message],
     overrides: dict[str, Any],
     as_kind: str,
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     """Every figure for one variant: the 31-item library on the messages it serves, then all items."""
     config = SelectionConfig.model_validate({**SelectionConfig().model_dump(), **overrides})
@@ -245,8 +252,8 @@ async def measure(
     served = [m for m in messages if m.expected and m.expected <= in_library]
     small_items = [i for i in items if i.name in in_library]
     with tempfile.TemporaryDirectory(prefix="scale-") as folder:
-        small = await run_library(small_items, served, config, Path(folder) / "small", as_kind)
-        large = await run_library(items, messages, config, Path(folder) / "large", as_kind)
+        small = await run_library(small_items, served, config, Path(folder) / "small", as_kind, cache)
+        large = await run_library(items, messages, config, Path(folder) / "large", as_kind, cache)
     figures: dict[str, Any] = dict(score(messages, large, same))
     figures["served"] = len(served)
     figures["served f1 small"] = score(served, small, same)["f1"]
@@ -337,8 +344,21 @@ def write_docs(results: dict[str, dict[str, Any]], messages: Sequence[Message], 
         f"field). Machine: {os.cpu_count()} cores, load average {os.getloadavg()[1]:.1f} over the last five "
         "minutes of the run (times grow with it).\n\n" + "\n".join(lines) + "\n"
     )
-    replace_section(section)
+    replace_section(section + kept_subsections())
     return section
+
+
+def kept_subsections(path: Path = BENCHMARKS_DOC) -> str:
+    """The ``### `` parts of the section as docs/benchmarks.md has it (ablations written by hand),
+    kept when the figures above them are rewritten."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    start = text.find("## Selection at scale\n")
+    if start == -1:
+        return ""
+    end = text.find("\n## ", start + 1)
+    body = text[start : end if end != -1 else len(text)]
+    first = body.find("\n### ")
+    return "" if first == -1 else body[first:].rstrip("\n") + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,6 +368,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA, help="data folder (items.jsonl, library31.txt)")
     parser.add_argument("--split", default="dev", help="dev, holdout, or a path to a .jsonl file")
     parser.add_argument("--as", dest="as_kind", choices=("references", "skills"), default="references")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="keep the embedding cache in this folder between runs (ablations; first-selection times are then warm)",
+    )
     parser.add_argument("--variant", action="append", default=[], help="NAME:key=value,... (repeatable)")
     parser.add_argument("--no-default", action="store_true", help="run only the variants")
     parser.add_argument(
@@ -366,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     default: list[tuple[str, dict[str, Any]]] = [] if args.no_default else [("default", {})]
     variants = default + [parse_variant(v) for v in args.variant]
     results = {
-        name: asyncio.run(measure(items, library, messages, values, args.as_kind))
+        name: asyncio.run(measure(items, library, messages, values, args.as_kind, args.cache))
         for name, values in variants
     }
     print(
