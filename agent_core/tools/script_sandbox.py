@@ -33,6 +33,7 @@ __all__ = [
     "ScriptError",
     "ScriptPlan",
     "plan_script",
+    "sandbox_problem",
 ]
 
 SCRIPTS_FOLDER = "scripts"
@@ -115,7 +116,7 @@ def plan_script(
     interpreter = _interpreter(path, env["PATH"])
     command = (interpreter, str(path), *args)
     _check_showable(command)
-    problem = _sandbox_problem(sandbox)
+    problem = sandbox_problem(sandbox)
     if problem is None:
         argv = (*_bwrap_prefix(workspace, real_skill, interpreter), *command)
         isolation = (
@@ -260,7 +261,7 @@ def _shebang_program(path: Path) -> str:
     return Path(words[0]).name if words else ""
 
 
-def _sandbox_problem(mode: SandboxMode) -> str | None:
+def sandbox_problem(mode: SandboxMode) -> str | None:
     """Why the script would run unsandboxed here, or None when bubblewrap can sandbox it."""
     if mode is SandboxMode.OFF:
         return "the skills server's options.scriptSandbox is off"

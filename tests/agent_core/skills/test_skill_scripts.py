@@ -18,12 +18,14 @@ from pathlib import Path
 import pytest
 
 from agent_core.tools.script_runner import ScriptLimits, ScriptResult, run_script_plan
-from agent_core.tools.script_sandbox import SandboxMode, ScriptError, plan_script
+from agent_core.tools.script_sandbox import SandboxMode, ScriptError, plan_script, sandbox_problem
 from tests.support.agent_files import write
 
+# The app's own check: bubblewrap installed AND able to make a sandbox here (some containers forbid it).
+UNSANDBOXED = sandbox_problem(SandboxMode.AUTO)
 needs_bwrap = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or shutil.which("bwrap") is None,
-    reason="bubblewrap (bwrap) is not installed; .ci/run installs it (apt package bubblewrap)",
+    UNSANDBOXED is not None,
+    reason=f"{UNSANDBOXED}; .ci/run installs bubblewrap (apt package bubblewrap)",
 )
 BOTH_MODES = pytest.mark.parametrize(
     "mode", [pytest.param(SandboxMode.AUTO, marks=needs_bwrap, id="sandboxed"), SandboxMode.OFF]

@@ -8,7 +8,6 @@ import asyncio
 import functools
 import shlex
 import shutil
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,14 +28,14 @@ from agent_core.mcp.roots import agent_roots
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
-from agent_core.tools.script_sandbox import SandboxMode
+from agent_core.tools.script_sandbox import SandboxMode, sandbox_problem
 from agent_core.workflows.engine import WorkflowEngine
 from agent_core.workflows.events import WorkflowFinished
 from agent_core.workflows.records import WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from tests.support.agent_files import write
 
-SANDBOXED = sys.platform.startswith("linux") and shutil.which("bwrap") is not None
+SANDBOXED = sandbox_problem(SandboxMode.AUTO) is None  # the app's own check: bubblewrap can sandbox here
 WRITE_SCRIPT = "import sys\nopen(sys.argv[1], 'w').write('made by the skill')\nprint('wrote', sys.argv[1])\n"
 # A skill that claims it may run anything: it never spares the user a question.
 SKILL_MD = """---
