@@ -14,7 +14,7 @@ from pathlib import Path
 from agent_core.agent.items import Problem
 from agent_core.errors import AgentFileError
 
-__all__ = ["MAX_FILE_BYTES", "FileRefused", "outside_problem", "read_bytes", "read_text"]
+__all__ = ["MAX_FILE_BYTES", "FileRefused", "outside_problem", "read_bytes", "read_head", "read_text"]
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -80,12 +80,13 @@ def _too_large(limit: int) -> FileRefused:
     )
 
 
-def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of the regular file ``path``, reading at most ``limit`` + 1 of them.
+def read_head(path: Path, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes from the start of the regular file ``path``, and whether the file
+    is longer than that (reading at most ``limit`` + 1 bytes).
 
     Raises:
-        FileRefused: the file is missing or unreadable, is not a regular file (named pipe, socket,
-            device, folder), or is larger than ``limit``.
+        FileRefused: the file is missing or unreadable, or is not a regular file (named pipe,
+            socket, device, folder).
     """
     try:
         kind = _not_regular(path.stat().st_mode)
@@ -111,9 +112,20 @@ def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         raise FileRefused(
             f"cannot read the file: {error.strerror}", "check that it exists and you may read it"
         ) from error
-    if size > limit:
+    return b"".join(chunks)[:limit], size > limit
+
+
+def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, reading at most ``limit`` + 1 of them.
+
+    Raises:
+        FileRefused: the file is missing or unreadable, is not a regular file (named pipe, socket,
+            device, folder), or is larger than ``limit``.
+    """
+    data, longer = read_head(path, limit)
+    if longer:
         raise _too_large(limit)
-    return b"".join(chunks)
+    return data
 
 
 def read_text(path: Path, problems: list[Problem], *, too_large_fix: str | None = None) -> str | None:

@@ -5,13 +5,12 @@ imported into the agent, and a SKILL.md read for viewing.
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from agent_core.agent._text_file import FileRefused, outside_problem, read_head
 from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.config_keys import write_setting
 from agent_core.agent.importers import ImportReport, import_source
@@ -58,24 +57,19 @@ def read_skill_file(path: Path, root: Path, limit: int = MAX_SKILL_VIEW_BYTES) -
     Raises:
         AgentFileError: the file is outside the agent folder, not a regular file, or unreadable.
     """
-    try:
-        if not path.resolve().is_relative_to(root.resolve()):
-            raise AgentFileError(
-                f"{path} leads outside the agent folder, so it is not shown: replace the link with the file"
-            )
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                raise AgentFileError(f"{path} is not an ordinary file: replace it with the skill's SKILL.md")
-            data = os.read(descriptor, limit + 1)
-        finally:
-            os.close(descriptor)
-    except (OSError, RuntimeError) as error:
+    if outside_problem(path, root) is not None:
         raise AgentFileError(
-            f"cannot read {path}: {error}; check that the skill's folder is still there"
-        ) from error
-    truncated = len(data) > limit
-    text = data[:limit].decode("utf-8", errors="replace")
+            f"{path} leads outside the agent folder, so it is not shown: replace the link with the file"
+        )
+    try:
+        data, truncated = read_head(path, limit)
+    except FileRefused as refused:
+        if not (path.exists() or path.is_symlink()):
+            raise AgentFileError(
+                f"cannot read {path}: it is gone; check that the skill's folder is still there"
+            ) from refused
+        raise AgentFileError(f"{path} {refused.message}: {refused.fix}") from refused
+    text = data.decode("utf-8", errors="replace")
     return SkillFileText(path, text, truncated)
 
 
