@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -18,17 +17,11 @@ from agent_core.agent.items import Problem
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
 from agent_core.agent.subagent_files.loader import load_subagents
-from agent_core.chat.services import ChatServices
-from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_handlers import MessageTurn
 from agent_core.cli.main import main
-from agent_core.context.items import Delegation
-from agent_core.providers.base import Provider
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.store.chats import ChatStore, StoredSession
-from agent_core.subagents.runner import Delegator
-from agent_core.subagents.tools import WithSubagents
+from agent_core.store.chats import ChatStore
 from tests.support.chat_tools import PythonTools, Tool
+from tests.support.delegations import delegation_runner
 
 CORPUS = Path(__file__).parents[2] / "fixtures" / "claude_agents_corpus"
 AGENT_FILES = sorted(p for p in CORPUS.rglob("*.md") if p.name != "README.md")
@@ -218,27 +211,8 @@ def test_sub_agents_read_leniently_run_with_their_prompt(project: Path, tmp_path
     provider = ScriptedProvider()
     store = ChatStore(tmp_path / "chats.sqlite3")
 
-    def resolve(model: str) -> tuple[Provider, str]:
-        return provider, "x"
-
-    now = time.time()
     tools = PythonTools([Tool("workspace", "read_file", "Read a file")])
-    parent = ChatSession(
-        agent,
-        store,
-        StoredSession("", "", str(target), now, now),
-        ChatServices(resolve, None, WithSubagents(tools, lambda: agent)),
-    )
-
-    async def run(name: str) -> Delegation:
-        result = None
-        async for event in Delegator(parent).delegate(
-            f"call-{name}", name, {"task": "go"}, None, MessageTurn("")
-        ):
-            if isinstance(event, Delegation):
-                result = event
-        assert result is not None
-        return result
+    run = delegation_runner(agent, store, provider, tools, "go")
 
     # A header read line by line, a name made valid, a header added, a name numbered.
     for name in ("ui-designer", "fp-a-analyst", "visual-qa", "frontend-developer-2"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -13,17 +12,12 @@ import pytest
 from agent_core.agent.importers import import_source, read_source
 from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import create_agent
-from agent_core.chat.services import ChatServices
-from agent_core.chat.session import ChatSession
-from agent_core.chat.tool_handlers import MessageTurn
 from agent_core.cli.main import main
-from agent_core.context.items import Delegation
-from agent_core.providers.base import ChatRequest, Provider
+from agent_core.providers.base import ChatRequest
 from agent_core.providers.scripted import ScriptedProvider
-from agent_core.store.chats import ChatStore, StoredSession
-from agent_core.subagents.runner import Delegator
-from agent_core.subagents.tools import WithSubagents
+from agent_core.store.chats import ChatStore
 from tests.support.chat_tools import PythonTools, Tool
+from tests.support.delegations import delegation_runner
 
 CLAUDE_AGENTS = Path(__file__).parents[2] / "fixtures" / "claude_agents"
 
@@ -70,26 +64,7 @@ def test_every_file_imports_unchanged_and_runs_as_a_sub_agent(
     tools = PythonTools([Tool("workspace", "read_file", "Read a file"), Tool("git", "git_log", "Git log")])
     store = ChatStore(tmp_path / "chats.sqlite3")
 
-    def resolve(model: str) -> tuple[Provider, str]:
-        return provider, "x"
-
-    now = time.time()
-    parent = ChatSession(
-        agent,
-        store,
-        StoredSession("", "", str(target), now, now),
-        ChatServices(resolve, None, WithSubagents(tools, lambda: agent)),
-    )
-
-    async def run(name: str) -> Delegation:
-        result = None
-        async for event in Delegator(parent).delegate(
-            f"call-{name}", name, {"task": "say ok"}, None, MessageTurn("")
-        ):
-            if isinstance(event, Delegation):
-                result = event
-        assert result is not None
-        return result
+    run = delegation_runner(agent, store, provider, tools, "say ok")
 
     for name, subagent in agent.subagents.items():
         provider.enqueue_reply(f"{name} ok")
