@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -10,6 +11,7 @@ from threading import Lock
 import numpy as np
 import numpy.typing as npt
 
+from indexer._body_noise import body_chunk_mask, body_discount
 from indexer._lexical import Bm25
 from indexer._rare_names import HeadIndex, head_bonus
 from indexer._texts import (
@@ -19,6 +21,7 @@ from indexer._texts import (
     hybrid_chunks,
     is_knowledge_question,
     mask_opaque_tokens,
+    request_part,
 )
 from indexer.backends import FloatMatrix
 from indexer.documents import Document
@@ -63,13 +66,19 @@ class SnapshotExtras:
 
     documents: tuple[Document, ...]
     files: MatrixFiles | None = None  # where a large set's lexical index is kept between starts
+    chunk_texts: Sequence[str] = ()
+    chunk_item: npt.NDArray[np.intp] | None = None
     is_tool: npt.NDArray[np.bool_] = field(init=False)
+    #: tools and skills: items that do something, chosen by what the message asks to be done
+    is_action: npt.NDArray[np.bool_] = field(init=False)
     _bm25: Bm25 | None = None
     _heads: HeadIndex | None = None
+    _body: npt.NDArray[np.bool_] | None = None
     _lock: Lock = field(default_factory=Lock)
 
     def __post_init__(self) -> None:
         self.is_tool = np.array([d.kind == "tool" for d in self.documents], dtype=np.bool_)
+        self.is_action = np.array([d.kind in ("tool", "skill") for d in self.documents], dtype=np.bool_)
 
     def bm25(self) -> Bm25:
         with self._lock:
@@ -82,6 +91,26 @@ class SnapshotExtras:
             if self._heads is None:
                 self._heads = HeadIndex(self.documents)
             return self._heads
+
+    def body_mask(self) -> npt.NDArray[np.bool_]:
+        """Per chunk, whether it is part of an item's body (the hybrid's chunks)."""
+        with self._lock:
+            if self._body is None:
+                if self.chunk_item is None:
+                    self._body = np.zeros(len(self.chunk_texts), dtype=np.bool_)
+                else:
+                    self._body = body_chunk_mask(
+                        self.documents, self.chunk_texts, self.chunk_item, functools.partial(chunks, "hybrid")
+                    )
+            return self._body
+
+    def body_discount(self, settings: SelectionSettings) -> float:
+        """What each body chunk's cosine is marked down by in this set (0 for a small one)."""
+        if settings.body_noise_slope <= 0 or len(self.chunk_texts) <= settings.body_noise_reference:
+            return 0.0  # not even every chunk together is past the reference: no need to count
+        return body_discount(
+            int(self.body_mask().sum()), settings.body_noise_slope, settings.body_noise_reference
+        )
 
     def _lexical_index(self) -> Bm25:
         texts = [_lexical_text(d) for d in self.documents]
@@ -110,10 +139,15 @@ def _lexical_text(document: Document) -> str:
     return f"{document.name}{server} {document.description} {document.text}"
 
 
-def build_extras(documents: tuple[Document, ...], files: MatrixFiles | None = None) -> SnapshotExtras:
+def build_extras(
+    documents: tuple[Document, ...],
+    files: MatrixFiles | None = None,
+    chunk_texts: Sequence[str] = (),
+    chunk_item: npt.NDArray[np.intp] | None = None,
+) -> SnapshotExtras:
     """Per-snapshot extras; expensive parts are built on first use (a large set's lexical index
     is read from ``files`` when a start before this one kept it)."""
-    return SnapshotExtras(documents, files)
+    return SnapshotExtras(documents, files, chunk_texts, chunk_item)
 
 
 def rank(
@@ -152,7 +186,7 @@ def rank(
     ranking = _hybrid_view(
         settings, query, lexical_query, query_vector, embed, matrix, chunk_item, n_items, extras
     )
-    if settings.clause_split and (parts := clauses(query)):
+    if settings.clause_split and (parts := clauses(request_part(query))):
         views = [ranking]
         stricter = replace(settings, min_score=settings.min_score + settings.clause_margin)
         for part, vector in zip(parts, embed(parts), strict=True):
@@ -175,11 +209,17 @@ def _hybrid_view(
     extras: SnapshotExtras,
 ) -> Ranking:
     """One view of the message (the whole, or one clause) ranked by the hybrid rules."""
-    best, best_chunk = best_chunk_per_item(matrix @ query_vector, chunk_item, n_items)
-    head = action_head(query) if settings.action_view and extras.is_tool.any() else None
+    chunk_scores = matrix @ query_vector
+    if discount := extras.body_discount(settings):
+        # In a library of thousands of body chunks, some chunk of some item matches almost any
+        # message by chance; the more chunks, the higher that chance best (indexer/_body_noise.py).
+        chunk_scores = (chunk_scores - discount * extras.body_mask()).astype(np.float32)
+    best, best_chunk = best_chunk_per_item(chunk_scores, chunk_item, n_items)
+    head = action_head(query) if settings.action_view and extras.is_action.any() else None
     if head is not None:
+        # "summarize this text: <a paragraph>" asks for a summary whatever the paragraph is about.
         head_best, head_chunk = best_chunk_per_item(matrix @ embed([head])[0], chunk_item, n_items)
-        better = extras.is_tool & (head_best > best)
+        better = extras.is_action & (head_best > best)
         best = np.where(better, head_best, best).astype(np.float32)
         best_chunk = np.where(better, head_chunk, best_chunk)
     lexical = (

@@ -50,13 +50,33 @@ def action_head(message: str) -> str | None:
     return head if head and head != message.strip() else None
 
 
+#: A dictated value of at least this many words is a pasted text (an article, an e-mail, a log).
+PASTED_MIN_WORDS = 25
+
+
+def request_part(message: str) -> str:
+    """``message`` without a pasted text: "summarize this text: <three paragraphs>" asks one thing,
+    whatever the paragraphs say or however many sentences they have (they are data to work on, not
+    requests). A short dictated value stays: "make a ticket: X and post it in #dev" asks two."""
+    head = action_head(message)
+    if head is None:
+        return message
+    pasted = message[len(head) :] if message.startswith(head) else ""
+    return head if len(pasted.split()) >= PASTED_MIN_WORDS else message
+
+
 # A question about how things are or differ, not a request to act: "what's the difference
 # between a list and a tuple", "explain what a b-tree is", "ls -R vs tree, which is nicer?".
 _KNOWLEDGE_QUESTION = re.compile(
     r"^\s*(?:(?:so|ok|hey|quick question)[,:]?\s+)?(?:"
-    r"what(?:'s|’s| is| are) (?:the )?(?:actual |real |main )?differences? between\b"
-    r"|what(?:'s|’s| is| are) (?:a|an)\b"
+    r"what(?:'s|’s|s| is| are) (?:the )?(?:actual |real |main )?differences? between\b"
+    r"|what(?:'s|’s|s| is| are) (?:a|an)\b"
+    # "what's git", "what is recursion": one word to define, nothing else
+    r"|what(?:'s|’s|s| is) [\w.+#-]+\s*\??\s*$"
+    r"|what (?:does|do) .{1,40}? (?:mean|stand for)\b"
     r"|(?:can you |could you |please )?explain (?:what|how|why|the difference)\b"
+    # "explain big O notation" (not "explain to the team…", a message to write)
+    r"|(?:can you |could you |please )?explain (?!to\b)\w+"
     r"|how does\b|how do \w+ work\b|why (?:is|are|does|do) \w+"
     r"|is it \w+ or \w+\b"
     r")"

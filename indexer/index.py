@@ -234,14 +234,15 @@ class Indexer:
             for row, h in enumerate(hashes):
                 matrix[row] = vectors[h]
             self._matrices.save(backend.model_id, hashes, matrix)
+        chunk_item = np.asarray(items, dtype=np.intp)
         snap = _Snapshot(
             scheme=scheme,
             documents=documents,
             chunk_texts=texts,
             chunk_hashes=hashes,
-            chunk_item=np.asarray(items, dtype=np.intp),
+            chunk_item=chunk_item,
             matrix=matrix,
-            extras=_strategies.build_extras(documents, self._matrices),
+            extras=_strategies.build_extras(documents, self._matrices, texts, chunk_item),
         )
         with self._state_lock:
             self._snapshots.append(snap)

@@ -82,7 +82,7 @@ class SelectionSettings:
     #: and swamp a mean-pooled vector ("screenshot book.kitebase.com/demo" barely matches a
     #: screenshot tool); the lexical score still sees the original text.
     opaque_tokens: Literal["keep", "mask"] = "mask"
-    #: hybrid: tools are also scored against the message's action alone, without the text it
+    #: hybrid: tools and skills are also scored against the message's action alone, without the text it
     #: dictates (quoted text, what follows "saying" or a colon), keeping the better score.
     action_view: bool = True
     #: hybrid: a compound message ("deploy X and tell Y") is also ranked clause by clause, and an
@@ -115,19 +115,27 @@ class SelectionSettings:
     #: hybrid: the share of ``lexical_weight`` moved from the whole text to names and
     #: descriptions alone (0: the whole text, as before; 1: the head only).
     head_lexical_share: float = 0.0
+    #: hybrid: body chunks (not names, descriptions or examples) lose this much cosine per e-fold
+    #: of body chunks beyond ``body_noise_reference`` in the set ranked (indexer/_body_noise.py).
+    body_noise_slope: float = 0.04
+    #: hybrid: the size of set the floors were set on; a set of at most this many body chunks keeps
+    #: its cosines as they are.
+    body_noise_reference: int = 1_000
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.head_lexical_share <= 1.0:
             raise ValueError("head_lexical_share must lie between 0 and 1")
-        if self.top_k < 1 or self.top_n < 0 or self.rare_name_max_items < 1:
-            raise ValueError("top_k and rare_name_max_items must be at least 1 and top_n at least 0")
+        if self.top_k < 1 or self.top_n < 0 or min(self.rare_name_max_items, self.body_noise_reference) < 1:
+            raise ValueError(
+                "top_k, rare_name_max_items and body_noise_reference must be at least 1 and top_n at least 0"
+            )
         if (
             min(self.max_gap, self.lexical_weight, self.previous_weight) < 0
-            or min(self.rare_name_weight, self.head_lexical_weight) < 0
+            or min(self.rare_name_weight, self.head_lexical_weight, self.body_noise_slope) < 0
         ):
             raise ValueError(
-                "max_gap, lexical_weight, previous_weight, rare_name_weight and head_lexical_weight "
-                "cannot be negative"
+                "max_gap, lexical_weight, previous_weight, rare_name_weight, head_lexical_weight and "
+                "body_noise_slope cannot be negative"
             )
 
 

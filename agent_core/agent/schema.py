@@ -169,6 +169,13 @@ class SelectionConfig(FileModel):
         description="share of the word-match weight moved from whole texts to names and descriptions; "
         "None uses the strategy's own",
     )
+    body_noise_slope: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=0.2,
+        description="how much a body chunk's match is marked down per e-fold of body chunks past "
+        "1,000 (large libraries match anything by chance); 0 turns it off; None uses the strategy's own",
+    )
     second_opinion: bool = Field(
         default=True,
         description="models that choose tools: offer a catalogue of the agent-mode rules and references "

@@ -108,6 +108,7 @@ def head_settings(settings: SelectionSettings, config: SelectionConfig) -> Selec
             "rare_name_lift",
             "head_lexical_weight",
             "head_lexical_share",
+            "body_noise_slope",
         )
         if (value := getattr(config, key)) is not None
     }

@@ -20,6 +20,13 @@ from indexer.backends import EmbeddingBackend
         "how does let's encrypt renewal work in general",
         "ls -R vs tree, which is nicer for a quick look at a folder?",
         "What is a monad?",
+        # typed the way people type, and one thing to define
+        "whats the difference between a list and a tuple",
+        "what's git",
+        "what is recursion?",
+        "what does HTTP 418 mean",
+        "what do the letters in SOLID stand for",
+        "explain big O notation",
     ],
 )
 def test_questions_about_how_things_are_are_recognised(message: str) -> None:
@@ -35,6 +42,11 @@ def test_questions_about_how_things_are_are_recognised(message: str) -> None:
         "what is the status of the deploy?",
         "what is a good name for this function: def f(x): return x * 2",  # asks about the user's code
         "deploy the hotfix and explain what changed to the on-call channel",
+        "what time is it",
+        "what's the weather in paris",  # a tool's question, not a word to define
+        "explain this stack trace",
+        "explain to the team why the release slips",  # a message to write
+        "what does my config mean by retries: 3",
     ],
 )
 def test_requests_to_act_or_about_the_users_things_are_not(message: str) -> None:
