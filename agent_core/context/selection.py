@@ -26,10 +26,12 @@ from agent_core.database.errors import StoreError
 from agent_core.errors import SelectionUnavailableError
 from agent_core.paths import user_dirs
 from indexer import Document, Indexer, IndexerError, ScoredDocument, SelectionSettings, tool_document
+from indexer.tiers import BodiesProgress
 
 __all__ = [
     "DESCRIPTION_ONLY",
     "DESCRIPTION_ONLY_NOT_INDEXED",
+    "BodiesProgress",
     "Candidate",
     "ContextSelector",
     "IndexingDone",
