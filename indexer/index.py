@@ -28,7 +28,7 @@ from indexer.ranking import Ranking, SelectionSettings, Strategy, corrected
 from indexer.results import ScoredDocument, Selection, Timings
 from indexer.tiers import BodyTiers
 
-__all__ = ["Indexer", "ScoredDocument", "Selection", "Timings"]
+__all__ = ["Indexer", "ScoredDocument", "Selection", "TieredTimings", "Timings"]
 
 logger = logging.getLogger(__name__)
 
@@ -167,6 +167,30 @@ class Indexer:
         _, stats = self._snapshot(backend, tuple(documents), strategy)
         self.tiers.mark_whole(documents, strategy)
         return Timings(load_ms, stats.ms, 0.0, stats.chunks, stats.embedded, stats.from_disk)
+
+    def index_descriptions_first(
+        self, documents: Sequence[Document], strategy: Strategy = "hybrid"
+    ) -> TieredTimings:
+        """:meth:`index`, in tiers as ``select(bodies_later=True)`` does: when the bodies of
+        ``documents`` still lack at least :attr:`tiers.min_chunks <indexer.tiers.BodyTiers>`
+        chunks, embed the description tiers now and hand the bodies to the background
+        (:meth:`index_in_background`); otherwise embed everything now.
+
+        Raises:
+            IndexerError: the model failed to load or to embed.
+            ValueError: two documents share a key.
+        """
+        start = time.perf_counter()
+        backend = self._require_backend()
+        load_ms = (time.perf_counter() - start) * 1000
+        documents = tuple(documents)
+        tiered = self.tiers.judged(documents, strategy)
+        if not tiered.description_only:
+            return TieredTimings(self.index(documents, strategy))
+        _, stats = self._snapshot(backend, tiered.documents, strategy)
+        self.index_in_background(documents, strategy)
+        timings = Timings(load_ms, stats.ms, 0.0, stats.chunks, stats.embedded, stats.from_disk)
+        return TieredTimings(timings, tiered.description_only, tiered.lacking_chunks)
 
     def index_in_background(self, documents: Sequence[Document], strategy: Strategy = "hybrid") -> None:
         """Embed what ``documents`` still lack on a background thread (bodies of items a selection
@@ -401,6 +425,15 @@ class Indexer:
         if self._backend is not None:
             self._backend.close()
         self._cache.close()
+
+
+@dataclass(frozen=True)
+class TieredTimings:
+    """What :meth:`Indexer.index_descriptions_first` did now, and what it left to the background."""
+
+    timings: Timings  # of the part done now
+    description_only: frozenset[str] = frozenset()  # keys of the items whose bodies are left
+    bodies_lacking: int = 0  # chunks those bodies lack, for the background to embed
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,14 @@ from indexer.documents import Document
 from indexer.errors import IndexerError
 from indexer.ranking import Strategy
 
-__all__ = ["BODIES_LATER_MIN_CHUNKS", "BODY_SLICE_CHUNKS", "BodyTiers", "Judged", "description_tier"]
+__all__ = [
+    "BODIES_LATER_MIN_CHUNKS",
+    "BODY_SLICE_CHUNKS",
+    "BodiesProgress",
+    "BodyTiers",
+    "Judged",
+    "description_tier",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +61,20 @@ class Judged:
 
     documents: tuple[Document, ...]
     description_only: frozenset[str]  # keys
+    #: chunks the bodies of the description-only items still lack (0 when there are none).
+    lacking_chunks: int = 0
+
+
+@dataclass(frozen=True)
+class BodiesProgress:
+    """How far the background is with the bodies of the set it works on (see :attr:`BodyTiers.progress`)."""
+
+    done: int  # body chunks of the set handled so far (embedded now, or found embedded)
+    total: int  # body chunks the set lacked when the background began on it
+    #: every body is in and the whole set's index is built: selections now rank whole items.
+    finished: bool = False
+    #: why the background stopped short (then ``finished`` is False).
+    error: IndexerError | None = None
 
 
 _RUNNING: weakref.WeakSet[BodyTiers] = weakref.WeakSet()
@@ -98,6 +119,9 @@ class BodyTiers:
         self._thread: threading.Thread | None = None
         #: why the last background run stopped short (None: it did not).
         self.error: IndexerError | None = None
+        #: Told how far the background is, from its thread: after each slice, once the set is
+        #: finished, and when it stops short on an error (e.g. a status line). None: nobody asks.
+        self.progress: Callable[[BodiesProgress], None] | None = None
 
     def mark_whole(self, documents: Sequence[Document], strategy: Strategy) -> None:
         """Remember ``documents`` as embedded whole (e.g. after a snapshot of them was built)."""
@@ -125,19 +149,29 @@ class BodyTiers:
         if sum(lacking.values()) < self.min_chunks:
             return Judged(documents, frozenset())
         judged = tuple(description_tier(d) if lacking[d] else d for d in documents)
-        return Judged(judged, frozenset(d.key for d in documents if lacking[d]))
+        return Judged(judged, frozenset(d.key for d in documents if lacking[d]), sum(lacking.values()))
 
     def _learn(self, documents: Sequence[Document], strategy: Strategy) -> None:
-        """Find out (from memory and the cache) which of ``documents`` are embedded whole."""
-        hashes = {d: self._hashes_of(strategy, d) for d in documents}
-        present = self._present([h for d in documents for h in hashes[d]])
+        """Find out (from memory and the cache) which of ``documents`` have their body embedded;
+        the others are remembered with how many body chunks they lack (their description tier's
+        chunks not counted: a selection embeds those whenever they are missing)."""
+        bodies = {d: self._body_hashes(strategy, d) for d in documents}
+        wanted = [h for d in documents for h in bodies[d]]
+        present = self._present(wanted) if wanted else set()
         with self._lock:
             for document in documents:
-                missing = sum(1 for h in hashes[document] if h not in present)
-                if missing and description_tier(document) is not document:
+                missing = sum(1 for h in bodies[document] if h not in present)
+                if missing:
                     self._missing[(strategy, document)] = missing
                 else:
                     self._whole.add((strategy, document))
+
+    def _body_hashes(self, strategy: Strategy, document: Document) -> list[bytes]:
+        head = description_tier(document)
+        if head is document:
+            return []
+        heads = set(self._hashes_of(strategy, head))
+        return [h for h in self._hashes_of(strategy, document) if h not in heads]
 
     # -- the background ------------------------------------------------------------------------
 
@@ -186,12 +220,14 @@ class BodyTiers:
             except IndexerError as error:
                 logger.warning("indexing item bodies in the background stopped: %s", error)
                 done, self.error = True, error
+                self._report(BodiesProgress(0, 0, error=error))
             except Exception as error:  # top level of a thread: log, keep the error, stop
                 logger.exception("indexing item bodies in the background failed")
                 done = True
                 self.error = IndexerError(
                     f"Indexing item bodies failed ({error!r}); check the log, then reopen the agent."
                 )
+                self._report(BodiesProgress(0, 0, error=self.error))
             with self._lock:
                 if done and self._wanted is not None and self._wanted[0] is documents:
                     self._wanted = None
@@ -203,8 +239,11 @@ class BodyTiers:
         unknown = [d for d in todo if (strategy, d) not in self._missing]
         if unknown:
             self._learn(unknown, strategy)
+        with self._lock:
+            total = sum(self._missing.get((strategy, d), 0) for d in todo)
+        self._report(BodiesProgress(0, total))
         part: list[Document] = []
-        chunks = 0
+        chunks = done = 0
         for document in todo:
             with self._lock:
                 if self._stopping or self._wanted is None or self._wanted[0] is not documents:
@@ -216,9 +255,12 @@ class BodyTiers:
             chunks += missing
             if chunks >= BODY_SLICE_CHUNKS:
                 self._embed_documents(part, strategy)
+                done += chunks
+                self._report(BodiesProgress(done, total))
                 part, chunks = [], 0
         if part:
             self._embed_documents(part, strategy)
+            self._report(BodiesProgress(total, total))
         with self._lock:
             if self._stopping or self._wanted is None or self._wanted[0] is not documents:
                 return False
@@ -226,4 +268,14 @@ class BodyTiers:
         # every slice (each a matrix of its own); they switch once the whole set is ready.
         self._finish(documents, strategy)
         self.mark_whole(todo, strategy)
+        self._report(BodiesProgress(total, total, finished=True))
         return True
+
+    def _report(self, progress: BodiesProgress) -> None:
+        listener = self.progress
+        if listener is None:
+            return
+        try:
+            listener(progress)
+        except Exception:  # a listener's fault must not stop the bodies or leave them unfinished
+            logger.exception("a listener of the background indexing failed")

@@ -38,6 +38,7 @@ COMMAND_MODULES = {
     "agent": "agent_core.cli.agent_commands",
     "mcp": "agent_core.cli.mcp_commands",
     "select": "agent_core.cli.select_command",
+    "index": "agent_core.cli.index_command",
     "chat": "agent_core.cli.chat_command",
     "sessions": "agent_core.cli.sessions_commands",
     "memory": "agent_core.cli.memory_commands",

@@ -1,4 +1,5 @@
-"""A tool call's progress as lines on the terminal (stderr, so the result on stdout stays clean)."""
+"""Progress as lines on the terminal (stderr, so the result on stdout stays clean): a tool call's,
+and the embedding of an agent's chunks."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TextIO
 
 from agent_core.tools.progress import ToolProgress
 
-__all__ = ["ProgressPrinter", "progress_line"]
+__all__ = ["ProgressPrinter", "indexing_progress", "progress_line"]
 
 MIN_INTERVAL = 0.1  # seconds between two lines: a server's flood of reports prints a few lines a second
 
@@ -34,3 +35,20 @@ class ProgressPrinter:
             return
         self._last = now
         print(progress_line(self._label, progress), file=self._stream, flush=True)
+
+
+def indexing_progress(stream: TextIO) -> Callable[[int, int], None]:
+    """Reports a cold start's embedding on ``stream``: one updating line on a terminal, about
+    every tenth otherwise (logs stay short)."""
+    shown = [-1]
+
+    def report(done: int, total: int) -> None:
+        tenth = done * 10 // total
+        if stream.isatty():
+            end = "\n" if done >= total else ""
+            print(f"\rcontextdesk: indexing {done:,} of {total:,} chunks…", end=end, file=stream, flush=True)
+        elif tenth != shown[0] or done >= total:
+            shown[0] = tenth
+            print(f"contextdesk: indexing {done:,} of {total:,} chunks", file=stream, flush=True)
+
+    return report

@@ -19,7 +19,9 @@ def register(subparsers: Any) -> None:
         "select",
         help="show which agent-mode items would be selected for a message",
         description="Runs the same selection a chat runs for a new message: agent-mode rules, references "
-        "and tools, ranked against MESSAGE, with scores and the near-misses left out.",
+        "and tools, ranked against MESSAGE, with scores and the near-misses left out. On a large agent "
+        "whose bodies are not indexed yet, items are judged on their name, description and examples "
+        "(the output says which); `contextdesk index --agent DIR` indexes them whole.",
     )
     parser.add_argument("message", nargs="?", help="the user message (omit with --batch)")
     parser.add_argument("--agent", type=Path, required=True, help="agent folder")
@@ -64,4 +66,6 @@ def run_select(args: argparse.Namespace) -> int:
     from agent_core.cli import select_run
     from agent_core.context.selection import ContextSelector
 
-    return select_run.run_select(args, ContextSelector(indexer, model_wait_seconds=120.0))
+    # The command exits once it has answered: a large agent's bodies are left to `contextdesk index`.
+    selector = ContextSelector(indexer, model_wait_seconds=120.0, bodies_in_background=False)
+    return select_run.run_select(args, selector)

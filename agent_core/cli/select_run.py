@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -18,6 +19,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
+from agent_core.cli.progress_lines import indexing_progress
 from agent_core.context.items import ItemRef
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.selection import ContextSelector, SelectionOutcome
@@ -120,13 +122,16 @@ async def _run(
             return recalled
 
         if args.batch:
+            short: set[ItemRef] = set()
             for line in _batch_lines(args.batch):
                 outcome = await selector.select(
                     line.message, candidates, config, line.previous, agent_path=str(agent.root)
                 )
                 _fail_if_unusable(outcome)
+                short.update(outcome.run.description_only)
                 data = outcome_json(outcome, await recall(line.message))
                 print(json.dumps({"id": line.id, **data}, ensure_ascii=False), flush=True)
+            _hint_whole_items(len(short), args.agent)
             return 0
         outcome = await selector.select(
             args.message, candidates, config, args.previous, agent_path=str(agent.root)
@@ -137,33 +142,31 @@ async def _run(
             print(json.dumps(outcome_json(outcome, recalled), indent=2, ensure_ascii=False))
         else:
             _print_outcome(outcome, len(candidates), recalled)
+        _hint_whole_items(len(outcome.run.description_only), args.agent)
         return 0
     finally:
         if memories is not None:
             memories.close()
 
 
-def indexing_progress(stream: TextIO) -> Callable[[int, int], None]:
-    """Reports a cold start's embedding on ``stream``: one updating line on a terminal, about
-    every tenth otherwise (logs stay short)."""
-    shown = [-1]
-
-    def report(done: int, total: int) -> None:
-        tenth = done * 10 // total
-        if stream.isatty():
-            end = "\n" if done >= total else ""
-            print(f"\rcontextdesk: indexing {done:,} of {total:,} chunks…", end=end, file=stream, flush=True)
-        elif tenth != shown[0] or done >= total:
-            shown[0] = tenth
-            print(f"contextdesk: indexing {done:,} of {total:,} chunks", file=stream, flush=True)
-
-    return report
+def _hint_whole_items(count: int, agent: Path) -> None:
+    """Tell how to get whole-item ranking when ``count`` items were judged on their description."""
+    if count:
+        print(
+            f"contextdesk: {count:,} item{'' if count == 1 else 's'} judged on the description only: "
+            f"the agent's bodies are not indexed yet. For whole-item ranking run "
+            f"`contextdesk index --agent {shlex.quote(str(agent))}` once (or open the agent in the app).",
+            file=sys.stderr,
+        )
 
 
 def outcome_json(outcome: SelectionOutcome, recalled: RecalledMemories | None = None) -> dict[str, Any]:
     """Selected items and near misses; recalled memories come as ``{"type": "memory", "name": ID,
-    "score", "text", "reason"}`` in both lists."""
+    "score", "text", "reason"}`` in both lists. ``description_only`` (only when there are any, as
+    in an export): the items judged on their name, description and examples, their bodies not
+    being indexed yet."""
     recalled = recalled or RecalledMemories()
+    short = outcome.run.description_only
     return {
         "selected": [
             *(
@@ -187,6 +190,7 @@ def outcome_json(outcome: SelectionOutcome, recalled: RecalledMemories | None = 
                 for miss in recalled.near_misses
             ),
         ],
+        **({"description_only": [_ref_json(ref) for ref in short]} if short else {}),
     }  # fmt: skip
 
 
@@ -277,10 +281,13 @@ def _ref_json(ref: ItemRef) -> dict[str, Any]:
 
 def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: RecalledMemories) -> None:
     run = outcome.run
+    short = set(run.description_only)
     print(
         f"{candidates} agent-mode candidates; strategy {run.strategy}, topK {run.top_k}, topN {run.top_n}, "
         f"includeScore {run.include_score} ({run.elapsed_ms} ms)"
     )
+    if short:
+        print(f"{len(short):,} of them judged on the description only (bodies not indexed yet)")
     print("\nSelected:" if outcome.items else "\nSelected: nothing")
     for item in outcome.items:
         how = f"  ({item.reason})" if item.reason else ""
@@ -289,9 +296,10 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
         print("\nNot selected (best first):")
         for miss in outcome.near_misses:
             needed = "" if miss.needed is None else f" (needed {miss.needed:.2f})"
+            judged = "; description only" if miss.ref in short else ""
             print(
                 f"  {miss.score or 0:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} "
-                f"{_in_words(miss.reason)}{needed}"
+                f"{_in_words(miss.reason)}{needed}{judged}"
             )
     if recalled.items or recalled.near_misses:
         print("\nMemories recalled:" if recalled.items else "\nMemories recalled: none")

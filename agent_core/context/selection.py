@@ -26,8 +26,12 @@ from agent_core.database.errors import StoreError
 from agent_core.errors import SelectionUnavailableError
 from agent_core.paths import user_dirs
 from indexer import Document, Indexer, IndexerError, ScoredDocument, SelectionSettings, tool_document
+from indexer.tiers import BodiesProgress
 
 __all__ = [
+    "DESCRIPTION_ONLY",
+    "DESCRIPTION_ONLY_NOT_INDEXED",
+    "BodiesProgress",
     "Candidate",
     "ContextSelector",
     "IndexingDone",
@@ -40,6 +44,8 @@ logger = logging.getLogger(__name__)
 
 NEAR_MISSES_KEPT = 8
 DESCRIPTION_ONLY = "judged on its description only (its body is still being indexed)"
+#: the same, said by a selector that leaves bodies unindexed (``bodies_in_background=False``).
+DESCRIPTION_ONLY_NOT_INDEXED = "judged on its description only (its body is not indexed yet)"
 
 
 @dataclass(frozen=True)
@@ -52,9 +58,14 @@ class Candidate:
 class IndexingDone:
     """What indexing ahead did."""
 
-    chunks: int  # chunks of the candidates, in all
+    chunks: int  # chunks indexed now, in all (only the description tiers when bodies are left)
     embedded: int  # of which newly embedded (the rest came from the cache)
     seconds: float
+    items: int = 0  # items indexed (duplicates folded: one per item, as selection ranks them)
+    #: items indexed on their description tier only: their bodies are being embedded in the
+    #: background (``Indexer.tiers.progress`` tells how far); 0 when everything was indexed now.
+    bodies_left: int = 0
+    bodies_lacking: int = 0  # chunks those bodies lack
 
 
 @dataclass(frozen=True)
@@ -124,9 +135,14 @@ class ContextSelector:
         *,
         cache_dir: Path | None = None,
         model_wait_seconds: float = 20.0,
+        bodies_in_background: bool = True,
     ) -> None:
+        """``bodies_in_background``: after a selection judged items on their description only,
+        embed their bodies on the indexer's background thread (an app); False for a process that
+        exits after answering (``contextdesk select``), which leaves them to ``contextdesk index``."""
         self._indexer = indexer or configured_indexer(cache_dir or user_dirs().embeddings_cache)
         self.model_wait_seconds = model_wait_seconds
+        self.bodies_in_background = bodies_in_background
         # What the user taught by adding and removing items (set by the workspace); None: nothing.
         self.learned: LearnedSelections | None = None
 
@@ -157,19 +173,52 @@ class ContextSelector:
         except IndexerError:
             return False
 
-    async def index_ahead(self, candidates: Sequence[Candidate], config: SelectionConfig) -> IndexingDone:
+    async def index_ahead(
+        self, candidates: Sequence[Candidate], config: SelectionConfig, *, agent_path: str | None = None
+    ) -> IndexingDone:
         """Embed ``candidates`` now, off the event loop, so the first :meth:`select` among them does
         not wait. Embeddings are cached by text: calling it again only embeds what changed.
+
+        In tiers, as :meth:`select` does: when their bodies lack at least
+        ``BODIES_LATER_MIN_CHUNKS`` chunks, only the description tiers are embedded now and the
+        bodies are handed to the indexer's background worker (the one selection uses);
+        :attr:`IndexingDone.bodies_left` then says how many. A smaller set is embedded whole.
+        ``agent_path``: the agent whose corrections :meth:`select` will apply, so that both hand
+        the background the same documents.
 
         Raises:
             SelectionUnavailableError: the model failed to load or to embed.
         """
-        documents = [candidate.document for candidate in candidates]
+        kept, _ = await asyncio.to_thread(fold_duplicates, candidates)
+        documents = await self._taught([c.document for c in kept], agent_path)
+        strategy = config.strategy
         try:
-            timings = await asyncio.to_thread(self._indexer.index, documents, config.strategy)
+            done = await asyncio.to_thread(self._indexer.index_descriptions_first, documents, strategy)
         except IndexerError as error:
             raise SelectionUnavailableError(str(error)) from error
-        return IndexingDone(timings.chunks, timings.embedded, timings.index_ms / 1000)
+        timings = done.timings
+        return IndexingDone(
+            timings.chunks,
+            timings.embedded,
+            timings.index_ms / 1000,
+            items=len(documents),
+            bodies_left=len(done.description_only),
+            bodies_lacking=done.bodies_lacking,
+        )
+
+    async def _taught(self, documents: list[Document], agent_path: str | None) -> list[Document]:
+        """``documents`` with what the user taught for the agent at ``agent_path``."""
+        corrections = await self._corrections(agent_path)
+        return taught(documents, corrections) if corrections else documents
+
+    async def _corrections(self, agent_path: str | None) -> list[Correction]:
+        if self.learned is None or agent_path is None:
+            return []
+        try:
+            return await asyncio.to_thread(self.learned.corrections, agent_path)
+        except StoreError as error:
+            logger.warning("what selection learned could not be read: %s", error)
+            return []
 
     async def select(
         self,
@@ -201,14 +250,8 @@ class ContextSelector:
             )
         candidates, folded = await asyncio.to_thread(fold_duplicates, candidates)  # one place per item
         by_key = {c.document.key: c.ref for c in candidates}
-        documents = [c.document for c in candidates]
-        corrections: list[Correction] = []
-        if self.learned is not None and agent_path is not None:
-            try:
-                corrections = await asyncio.to_thread(self.learned.corrections, agent_path)
-            except StoreError as error:
-                logger.warning("what selection learned could not be read: %s", error)
-            documents = taught(documents, corrections)
+        corrections = await self._corrections(agent_path)
+        documents = taught([c.document for c in candidates], corrections)
         settings = indexer_settings(config)
         try:
             selection = await asyncio.to_thread(
@@ -221,9 +264,9 @@ class ContextSelector:
         except (IndexerError, ValueError) as error:
             logger.warning("selection failed: %s", error)
             return SelectionOutcome((), (), replace(run, status="failed", detail=str(error)))
-        if selection.description_only:  # a large agent's bodies: embedded after this answer
-            self._indexer.index_in_background(documents, settings.strategy)
-        why = _Reasons(message, corrections, selection.description_only)
+        if selection.description_only and self.bodies_in_background:
+            self._indexer.index_in_background(documents, settings.strategy)  # after this answer
+        why = _Reasons(message, corrections, selection.description_only, self._description_only_words)
         # topN bounds the message whatever put an item in (clauses, examples, learning, includeScore).
         kept, over = bounded([c for c in selection.included if c.key in by_key], config.top_n)
         items = tuple(
@@ -247,6 +290,10 @@ class ContextSelector:
         via = {by_key[c.key]: c.via for c in kept}
         return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)), via)
 
+    @property
+    def _description_only_words(self) -> str:
+        return DESCRIPTION_ONLY if self.bodies_in_background else DESCRIPTION_ONLY_NOT_INDEXED
+
 
 def needed_score(candidate: ScoredDocument, settings: SelectionSettings) -> float | None:
     """The score a candidate left out for being under the minimum had to reach: the minimum (or
@@ -264,11 +311,16 @@ class _Reasons:
     """Why an item is in a request, or out of it, in words for View Context."""
 
     def __init__(
-        self, message: str, corrections: Sequence[Correction], description_only: frozenset[str] = frozenset()
+        self,
+        message: str,
+        corrections: Sequence[Correction],
+        description_only: frozenset[str] = frozenset(),
+        description_only_words: str = DESCRIPTION_ONLY,
     ) -> None:
         self.message = message
         self.corrections = corrections
         self.description_only = description_only
+        self.description_only_words = description_only_words
 
     def _correction(self, key: str, added: bool) -> Correction | None:
         # The newest of the item's corrections of this kind: the one that most likely matched.
@@ -279,7 +331,8 @@ class _Reasons:
     def included(self, candidate: ScoredDocument) -> str:
         reason = self._included(candidate)
         if candidate.key in self.description_only:
-            return f"{reason}; {DESCRIPTION_ONLY}" if reason else DESCRIPTION_ONLY
+            words = self.description_only_words
+            return f"{reason}; {words}" if reason else words
         return reason
 
     def _included(self, candidate: ScoredDocument) -> str:

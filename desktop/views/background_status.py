@@ -27,7 +27,8 @@ __all__ = ["EMBEDDING_START_DELAY_MS", "BackgroundWork"]
 
 EMBEDDING_START_DELAY_MS = 800  # after the window is up, so loading never competes with startup
 EMBEDDING_POLL_MS = 300
-INDEX_DEBOUNCE_MS = 500  # servers report one by one as they start: index once they settle
+INDEX_DEBOUNCE_MS = 500
+BODIES_DETAIL = "Messages are answered meanwhile: an item whose body is not in yet is judged on its description"  # servers report one by one as they start: index once they settle
 
 
 class BackgroundWork(QObject):
@@ -59,6 +60,12 @@ class BackgroundWork(QObject):
             lambda done, total: self.index_status.start(f"Indexing the agent: {done:,} of {total:,} chunks…")
         )
         self.indexing.finished.connect(self._indexed)
+        self.indexing.bodies_progressed.connect(self._bodies_progressed)
+        self.indexing.bodies_finished.connect(
+            lambda chunks: self.index_status.finish(
+                f"Agent items indexed (bodies: {chunks:,} chunks, in the background)"
+            )
+        )
         self.indexing.failed.connect(
             lambda reason: self.index_status.fail(
                 "Indexing the agent's items failed (retried on the next message)", reason
@@ -69,12 +76,14 @@ class BackgroundWork(QObject):
         self.warmup.loaded.connect(lambda _ref: self.model_status.finish("Local model ready"))
         self.warmup.failed.connect(self._model_failed)
         self._failed_model = ""  # the model the failure shown is about ("" when none is shown)
+        self._described = 0  # items indexed on their descriptions while their bodies follow
 
     # --- what the window tells it -------------------------------------------------------------
 
     def agent_opened(self) -> None:
         self.warmup.reset()
         self.indexing.drop()
+        self._described = 0
         self._index_timer.stop()
         for indicator in (self.index_status, self.model_status):
             indicator.finish()  # hides what was about the previous agent
@@ -136,7 +145,21 @@ class BackgroundWork(QObject):
             self.indexing.index(workspace, self.host.tools.tools())
 
     def _indexed(self, done: IndexingDone) -> None:
+        if done.bodies_left:  # a large agent: its messages are answered now, on the descriptions
+            self._described = done.items
+            self._bodies_progressed(0, done.bodies_lacking)
+            return
+        self._described = 0
         self.index_status.finish(f"Agent items indexed ({done.embedded} new chunks, {done.seconds:.1f} s)")
+
+    def _bodies_progressed(self, done: int, total: int) -> None:
+        bodies = f"bodies in the background: {done:,} of {total:,} chunks"
+        if self._described:
+            count = self._described
+            text = f"Descriptions indexed ({count:,} item{'' if count == 1 else 's'}); {bodies}"
+        else:  # a selection started them (the agent changed since it was indexed)
+            text = f"Agent items: {bodies}"
+        self.index_status.start(text, detail=BODIES_DETAIL)
 
     # --- local model --------------------------------------------------------------------------
 

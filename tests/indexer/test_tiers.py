@@ -13,11 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer import Document, EmbeddingCache, Indexer, _strategies
+from indexer import EmbeddingCache, Indexer, _strategies
 from indexer.backends import EmbeddingBackend
-from indexer.tiers import description_tier
 from tests.support.indexer_fakes import RecordingBackend
-from tests.support.tier_documents import MESSAGE, TELESCOPE, WAIT, skill_documents
+from tests.support.tier_documents import MESSAGE, TELESCOPE, WAIT, body_chunks, skill_documents
 
 pytestmark = pytest.mark.slow
 
@@ -31,18 +30,13 @@ def _large(backend: EmbeddingBackend, cache: Path) -> tuple[Indexer, RecordingBa
     return indexer, recording
 
 
-def _body_chunks(documents: list[Document]) -> set[str]:
-    heads = {t for d in documents for t in _strategies.chunks("hybrid", description_tier(d))}
-    return {t for d in documents for t in _strategies.chunks("hybrid", d)} - heads
-
-
 def test_the_first_selection_of_a_large_set_embeds_descriptions_only_and_says_so(
     minilm: EmbeddingBackend, tmp_path: Path
 ) -> None:
     documents = [*skill_documents(12), TELESCOPE]
     indexer, recording = _large(minilm, tmp_path)
     first = indexer.select(MESSAGE, documents, bodies_later=True)
-    bodies = _body_chunks(documents)
+    bodies = body_chunks(documents)
     assert bodies and not bodies & set(recording.embedded)  # no body chunk embedded yet
     assert first.description_only == {d.key for d in documents}
     handbook = next(c for c in first.candidates if c.key == TELESCOPE.key)
@@ -57,7 +51,7 @@ def test_bodies_follow_in_the_background_and_then_decide(minilm: EmbeddingBacken
     indexer.index_in_background(documents)
     assert indexer.tiers.wait_until_done(WAIT)
     assert indexer.tiers.error is None
-    assert _body_chunks(documents) <= set(recording.embedded)
+    assert body_chunks(documents) <= set(recording.embedded)
     later = indexer.select(MESSAGE, documents, bodies_later=True)
     assert later.description_only == frozenset()
     handbook = next(c for c in later.candidates if c.key == TELESCOPE.key)
@@ -87,7 +81,7 @@ def test_a_small_set_is_indexed_whole_before_its_first_selection(
     indexer = Indexer(lambda: recording, cache_dir=tmp_path)  # the default threshold
     selection = indexer.select(MESSAGE, documents, bodies_later=True)
     assert selection.description_only == frozenset()
-    assert _body_chunks(documents) <= set(recording.embedded)
+    assert body_chunks(documents) <= set(recording.embedded)
     assert next(c for c in selection.included if c.key == TELESCOPE.key)
     indexer.close()
 
@@ -120,7 +114,7 @@ def test_closing_stops_the_background_after_its_slice(minilm: EmbeddingBackend, 
     cache = EmbeddingCache(tmp_path)
     stored = cache.count()
     cache.close()
-    assert 0 < stored < len(_body_chunks(documents))
+    assert 0 < stored < len(body_chunks(documents))
 
 
 _KILLED_SCRIPT = """

@@ -51,6 +51,9 @@ class RecordingBackend(EmbeddingBackend):
         self.entered = threading.Event()
         self.release = threading.Event()
         self.release.set()
+        #: cleared: background embedding (a large agent's bodies) waits until it is set again.
+        self.bodies = threading.Event()
+        self.bodies.set()
         self._lock = threading.Lock()
 
     @property
@@ -65,6 +68,11 @@ class RecordingBackend(EmbeddingBackend):
         """Make the next embed call signal ``entered`` and wait for ``release``."""
         self.entered.clear()
         self.release.clear()
+
+    def embed_in_background(self, texts: Sequence[str]) -> FloatMatrix:
+        if not self.bodies.wait(timeout=30):
+            raise TimeoutError("the test never let the bodies be embedded")
+        return self.embed(texts)
 
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         self.entered.set()

@@ -3,10 +3,13 @@ only its body describes."""
 
 from __future__ import annotations
 
-from indexer import Document
+from collections.abc import Sequence
+
+from indexer import Document, _strategies
+from indexer.tiers import description_tier
 from tests.support.skill_collection import real_skill_folders
 
-__all__ = ["MESSAGE", "TELESCOPE", "WAIT", "skill_documents"]
+__all__ = ["MESSAGE", "TELESCOPE", "WAIT", "body_chunks", "skill_documents"]
 
 WAIT = 120.0
 
@@ -41,3 +44,9 @@ def skill_documents(copies: int) -> list[Document]:
             Document(f"skill:{name}", "skill", name, description, body, examples=(f"help with {name}",))
         )
     return out
+
+
+def body_chunks(documents: Sequence[Document]) -> set[str]:
+    """The chunks of ``documents`` that only their bodies have (their body tiers)."""
+    heads = {t for d in documents for t in _strategies.chunks("hybrid", description_tier(d))}
+    return {t for d in documents for t in _strategies.chunks("hybrid", d)} - heads

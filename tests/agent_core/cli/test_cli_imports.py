@@ -36,6 +36,9 @@ def test_a_command_imports_only_its_own_module_and_no_heavy_dependency_up_front(
         & modules
     )
     assert not any(m == "mcp" or m.startswith(("mcp.", "pydantic", "indexer")) for m in modules)
+    modules = imported_by("index", "--agent", "x")
+    assert "agent_core.cli.index_command" in modules and "agent_core.cli.select_command" not in modules
+    assert not any(m.startswith(("pydantic", "indexer")) for m in modules)
 
 
 def test_top_level_help_still_lists_every_command() -> None:

@@ -143,7 +143,7 @@ def test_select_takes_tools_from_the_agents_mcp_servers(
 def test_a_cold_start_reports_indexing_progress_about_every_tenth_in_a_log() -> None:
     import io
 
-    from agent_core.cli.select_run import indexing_progress
+    from agent_core.cli.progress_lines import indexing_progress
 
     stream = io.StringIO()
     report = indexing_progress(stream)
