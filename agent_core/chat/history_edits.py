@@ -1,5 +1,5 @@
 """Changes to a chat's history that are not messages: compaction (``/compact``, which also takes
-out the skills the model loaded for the turns it summarized) and its undo, a summary's edit, and
+out the items the model pulled in and kept for the turns it summarized: loaded skills) and its undo, a summary's edit, and
 what the next request would cost once the history changed."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from agent_core.chat.chat_record import ChatRecord
 from agent_core.chat.chat_settings import prompt_limits
 from agent_core.chat.compacting import compact_chat
 from agent_core.chat.history import split_at_summary
+from agent_core.chat.item_kinds import unloaded
 from agent_core.chat.prompt import history_messages
-from agent_core.chat.skill_loads import unloaded
 from agent_core.context.items import ContextManifest
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import StoredMessage
@@ -35,7 +35,8 @@ class HistoryEdits(ChatRecord):
         return note
 
     def unload_compacted(self, summary: StoredMessage) -> None:
-        """Take out of the chat the skills the model loaded for messages ``summary`` now stands for."""
+        """Take out of the chat the items the model pulled in and kept (loaded skills) for
+        messages ``summary`` now stands for."""
         kept = unloaded(self._record.context_items, summary.covers_until)
         if kept != self._record.context_items:
             self._save_record(context_items=kept)

@@ -17,7 +17,6 @@ from agent_core.agent.agent import Agent
 from agent_core.chat.events import ChatEvent, ItemPulled, ReplyFinished, ToolCallFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.skill_loads import LOADED_RESULT
 from agent_core.context.items import ItemRef, RequestContext
 from agent_core.context.skill_disclosure import (
     ADDED_REASON,
@@ -31,6 +30,7 @@ from agent_core.mcp import McpManager
 from agent_core.providers.base import ChatRequest
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.skills_in_chat.loads import LOADED_RESULT
 from agent_core.store.chats import ChatStore
 from tests.support.agent_files import write
 from tests.support.paths import FIXTURES

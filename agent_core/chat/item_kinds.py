@@ -1,0 +1,140 @@
+"""The seam through which a kind of context item takes part in a chat beyond being selected: the
+blocks it adds to the system message and to the message, what it adds to the manifest, the tool
+calls that pull one of its items in, and how the history is sent while such an item is kept.
+
+A kind subclasses :class:`ChatItemKind`, overriding only what it adds (every default adds
+nothing), and registers through the ``chat_item_kinds`` plug-in registry. The chat asks every
+registered kind at each of these points and knows none of them: a new kind needs no change here.
+
+A pulled item a kind keeps (``keeps_pulled``) joins the chat's items marked with the message it was
+pulled for (``SessionItem.loaded_at``), and leaves when a compaction covers that message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_core.agent.agent import Agent
+from agent_core.budget.counting import TokenCounter
+from agent_core.budget.fitting import Block
+from agent_core.context.items import ContextManifest, ItemRef, RequestContext, SessionItem
+from agent_core.plugins import PluginRegistry
+from agent_core.store.chats import StoredMessage
+
+__all__ = [
+    "CHAT_ITEM_KINDS",
+    "ChatItemKind",
+    "chat_item_kinds",
+    "keeps_pulled",
+    "pulled_refs",
+    "recorded_pull",
+    "sent_history",
+    "still_loaded",
+    "unloaded",
+]
+
+
+class ChatItemKind:
+    """What one kind of context item adds to a chat; each method's default adds nothing."""
+
+    def system_blocks(self, agent: Agent, context: RequestContext) -> list[Block]:
+        """Blocks for the system message, after the rules and references: the stable prefix."""
+        return []
+
+    def message_blocks(
+        self, agent: Agent, context: RequestContext, message: str, max_tokens: int, counter: TokenCounter
+    ) -> list[Block]:
+        """Blocks that go with ``message``, after the rules and references selected for it;
+        ``max_tokens`` is what one selected reference may use."""
+        return []
+
+    def with_manifest(
+        self, agent: Agent, manifest: ContextManifest, counter: TokenCounter
+    ) -> ContextManifest:
+        """``manifest`` of the fitted request with what this kind records in it."""
+        return manifest
+
+    def pulled(
+        self, agent: Agent, server: str, tool: str, arguments: Mapping[str, Any], *, failed: bool
+    ) -> ItemRef | None:
+        """The item of this kind a finished call of ``tool`` on ``server`` pulled into the reply."""
+        return None
+
+    def with_pulled(self, context: RequestContext, ref: ItemRef) -> RequestContext | None:
+        """The reply's record once ``ref`` was pulled in; None: recorded as any pulled item is."""
+        return None
+
+    def keeps_pulled(self, ref: ItemRef) -> bool:
+        """Whether a pulled ``ref`` stays in the chat for later messages (until a compaction
+        covers the message it was pulled for)."""
+        return False
+
+    def history_sent(
+        self, agent: Agent, history: Sequence[StoredMessage], chat_items: Sequence[SessionItem]
+    ) -> list[StoredMessage]:
+        """``history`` as a request holding ``chat_items`` sends it."""
+        return list(history)
+
+
+# Built-in kinds register by a module:function hook, as third-party ones do through the entry-point
+# group contextdesk.chat_item_kinds; the chat imports none of them (import-linter:
+# chat-knows-no-feature).
+CHAT_ITEM_KINDS: PluginRegistry[ChatItemKind] = PluginRegistry(
+    "chat_item_kinds",
+    noun="chat item kind",
+    builtins=("agent_core.skills_in_chat.kind:register_chat_item_kinds",),
+)
+
+
+def chat_item_kinds() -> tuple[ChatItemKind, ...]:
+    """Every registered kind: the built-ins first, then plug-ins."""
+    return tuple(kind for _name, kind in CHAT_ITEM_KINDS.plugins())
+
+
+def pulled_refs(
+    agent: Agent | None, server: str, tool: str, arguments: Mapping[str, Any], *, failed: bool
+) -> list[ItemRef]:
+    """The items a finished call of ``tool`` on ``server`` pulled into the reply, by every kind."""
+    if agent is None:
+        return []
+    found = (kind.pulled(agent, server, tool, arguments, failed=failed) for kind in chat_item_kinds())
+    return [ref for ref in found if ref is not None]
+
+
+def recorded_pull(context: RequestContext, ref: ItemRef) -> RequestContext | None:
+    """The reply's record once ``ref`` was pulled in, as its kind records it; None: as any pulled
+    item is recorded."""
+    found = (kind.with_pulled(context, ref) for kind in chat_item_kinds())
+    return next((recorded for recorded in found if recorded is not None), None)
+
+
+def keeps_pulled(ref: ItemRef) -> bool:
+    """Whether a pulled ``ref`` stays in the chat for later messages."""
+    return any(kind.keeps_pulled(ref) for kind in chat_item_kinds())
+
+
+def sent_history(
+    agent: Agent, history: Sequence[StoredMessage], chat_items: Sequence[SessionItem]
+) -> list[StoredMessage]:
+    """``history`` as a request holding ``chat_items`` sends it, every kind having had its say."""
+    sent = list(history)
+    for kind in chat_item_kinds():
+        sent = kind.history_sent(agent, sent, chat_items)
+    return sent
+
+
+def unloaded(items: Sequence[SessionItem], covers_until: int | None) -> tuple[SessionItem, ...]:
+    """``items`` without those pulled in for a message up to ``covers_until`` (the last message a
+    compaction summarized)."""
+    if covers_until is None:
+        return tuple(items)
+    return tuple(item for item in items if item.loaded_at is None or item.loaded_at > covers_until)
+
+
+def still_loaded(items: Sequence[SessionItem], history: Sequence[StoredMessage]) -> tuple[SessionItem, ...]:
+    """``items`` without those pulled in for a message a compaction in ``history`` covers."""
+    covered = max(
+        (m.covers_until for m in history if m.role == "summary" and m.covers_until is not None), default=None
+    )
+    return unloaded(items, covered)
