@@ -27,6 +27,7 @@ __all__ = [
     "ChatItemKind",
     "chat_item_kinds",
     "keeps_pulled",
+    "kept_pulls",
     "pulled_refs",
     "recorded_pull",
     "sent_history",
@@ -122,6 +123,23 @@ def sent_history(
     for kind in chat_item_kinds():
         sent = kind.history_sent(agent, sent, chat_items)
     return sent
+
+
+def kept_pulls(agent: Agent, history: Sequence[StoredMessage]) -> dict[ItemRef, int]:
+    """The items the replies in ``history`` pulled in and kept, each with the user's message it
+    was last pulled for (as ``SessionItem.loaded_at`` marks it), read back from their tool calls."""
+    found: dict[ItemRef, int] = {}
+    asked: int | None = None
+    for message in history:
+        if message.role == "user":
+            asked = message.id
+        elif asked is not None:
+            for record in message.tool_calls:
+                failed = record.is_error or record.elapsed_seconds is None  # failed, denied, interrupted
+                for ref in pulled_refs(agent, record.server, record.tool, record.arguments, failed=failed):
+                    if keeps_pulled(ref):
+                        found[ref] = asked
+    return found
 
 
 def unloaded(items: Sequence[SessionItem], covers_until: int | None) -> tuple[SessionItem, ...]:
