@@ -1,4 +1,5 @@
-"""The seam through which a kind of context item takes part in a chat beyond being selected: the
+"""The seam through which a kind of context item takes part in a chat beyond being selected: how
+much of each of its items a request carries, the tools a routed model must not be handed, the
 blocks it adds to the system message and to the message, what it adds to the manifest, the tool
 calls that pull one of its items in, and how the history is sent while such an item is kept.
 
@@ -16,16 +17,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_core.agent.agent import Agent
+from agent_core.agent.schema import SelectionConfig
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import Block
 from agent_core.context.items import ContextManifest, ItemRef, RequestContext, SessionItem
+from agent_core.context.sources import ContextRequest
 from agent_core.plugins import PluginRegistry
+from agent_core.providers.base import ToolCalling
 from agent_core.store.chats import StoredMessage
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = [
     "CHAT_ITEM_KINDS",
     "ChatItemKind",
     "chat_item_kinds",
+    "disclosed",
     "keeps_pulled",
     "kept_pulls",
     "pulled_refs",
@@ -33,11 +39,27 @@ __all__ = [
     "sent_history",
     "still_loaded",
     "unloaded",
+    "unroutable_tools",
 ]
 
 
 class ChatItemKind:
     """What one kind of context item adds to a chat; each method's default adds nothing."""
+
+    def disclosed(
+        self,
+        context: RequestContext,
+        request: ContextRequest,
+        selection: SelectionConfig,
+        tool_calling: ToolCalling,
+    ) -> RequestContext:
+        """``context`` once this kind decided how much of each of its items the request carries
+        (for a model that uses tools the ``tool_calling`` way), with the reason in the record."""
+        return context
+
+    def unroutable(self, agent: Agent, tools: Mapping[ItemRef, ToolDescriptor]) -> dict[ItemRef, str]:
+        """Those of ``tools`` a model that cannot choose tools is never routed to, with why."""
+        return {}
 
     def system_blocks(self, agent: Agent, context: RequestContext) -> list[Block]:
         """Blocks for the system message, after the rules and references: the stable prefix."""
@@ -91,6 +113,20 @@ CHAT_ITEM_KINDS: PluginRegistry[ChatItemKind] = PluginRegistry(
 def chat_item_kinds() -> tuple[ChatItemKind, ...]:
     """Every registered kind: the built-ins first, then plug-ins."""
     return tuple(kind for _name, kind in CHAT_ITEM_KINDS.plugins())
+
+
+def disclosed(
+    context: RequestContext, request: ContextRequest, selection: SelectionConfig, tool_calling: ToolCalling
+) -> RequestContext:
+    """``context`` once every kind decided how much of each of its items the request carries."""
+    for kind in chat_item_kinds():
+        context = kind.disclosed(context, request, selection, tool_calling)
+    return context
+
+
+def unroutable_tools(agent: Agent, tools: Mapping[ItemRef, ToolDescriptor]) -> dict[ItemRef, str]:
+    """The tools every kind says a model that cannot choose tools is never routed to, with why."""
+    return {ref: why for kind in chat_item_kinds() for ref, why in kind.unroutable(agent, tools).items()}
 
 
 def pulled_refs(

@@ -259,7 +259,7 @@ def _documents(
     references; always before manual (the stable prefix); then by priority and name."""
     found: list[tuple[RequestItem, DocumentItem]] = []
     for item in context.items:
-        if item.include_mode not in modes or item.ref.type in ("tool", "memory", "skill"):
+        if item.include_mode not in modes or item.ref.type not in ("rule", "reference"):
             continue
         document = attached.get(item.ref) or agent.document(
             "rule" if item.ref.type == "rule" else "reference", item.ref.name

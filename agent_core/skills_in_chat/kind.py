@@ -1,6 +1,6 @@
 """Skills as a kind of item the chat carries, registered through the chat's ``chat_item_kinds``
-seam: their blocks in the prompt, the tokens listing them all would cost, and a ``skills.load``
-that pulls its skill into the chat and keeps it there."""
+seam: how much of each a request carries, their blocks in the prompt, the tokens listing them all
+would cost, and a ``skills.load`` that pulls its skill into the chat and keeps it there."""
 
 from __future__ import annotations
 
@@ -9,14 +9,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core.agent.agent import Agent
+from agent_core.agent.schema import SelectionConfig
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import Block
 from agent_core.chat.item_kinds import ChatItemKind
 from agent_core.context.items import ContextManifest, ItemRef, RequestContext, SessionItem
+from agent_core.context.skill_disclosure import disclose_skills, skill_readers
+from agent_core.context.sources import ContextRequest
 from agent_core.plugins import Register
+from agent_core.providers.base import ToolCalling
 from agent_core.skills_in_chat.blocks import selected_skill_blocks, session_skill_blocks, skills_listed_tokens
 from agent_core.skills_in_chat.loads import skill_pull, with_loaded_skill, without_loaded_bodies
 from agent_core.store.chats import StoredMessage
+from agent_core.tools.runtime import ToolDescriptor
 
 __all__ = ["SkillKind", "register_chat_item_kinds"]
 
@@ -24,6 +29,18 @@ __all__ = ["SkillKind", "register_chat_item_kinds"]
 @dataclass(frozen=True)
 class SkillKind(ChatItemKind):
     """The agent's skills in a chat."""
+
+    def disclosed(
+        self,
+        context: RequestContext,
+        request: ContextRequest,
+        selection: SelectionConfig,
+        tool_calling: ToolCalling,
+    ) -> RequestContext:
+        return disclose_skills(context, request, selection, tool_calling)
+
+    def unroutable(self, agent: Agent, tools: Mapping[ItemRef, ToolDescriptor]) -> dict[ItemRef, str]:
+        return skill_readers(agent, tools)
 
     def system_blocks(self, agent: Agent, context: RequestContext) -> list[Block]:
         return session_skill_blocks(agent, context)

@@ -20,6 +20,7 @@ import pytest
 
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
+from agent_core.agent.schema import SelectionConfig
 from agent_core.budget.counting import TokenCounter
 from agent_core.budget.fitting import Block
 from agent_core.chat.events import ChatEvent, ItemPulled, ReplyFinished
@@ -27,7 +28,9 @@ from agent_core.chat.item_kinds import CHAT_ITEM_KINDS, ChatItemKind
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.context.items import ItemRef, RequestContext, SessionItem
+from agent_core.context.sources import ContextRequest
 from agent_core.mcp import McpManager
+from agent_core.providers.base import ToolCalling
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore, StoredMessage
@@ -38,6 +41,7 @@ pytestmark = pytest.mark.anyio
 PROBE_AGENT = "kind-probe"
 NOTES = ItemRef("reference", "probe-refund-policy")
 STANDING = "<probe-standing>Answer in the customer's language.</probe-standing>"
+KEPT_REASON = "kept by the probe since the model read it"
 POINTER = "The probe's reference is in the system message while it stays in the chat."
 READ = "refs__read_reference"
 
@@ -46,6 +50,19 @@ READ = "refs__read_reference"
 class ProbeKind(ChatItemKind):
     """A kind of item only this test knows: a standing block in the system message, an echo of the
     message, and a reference the ``references`` server's read pulls in and keeps."""
+
+    def disclosed(
+        self,
+        context: RequestContext,
+        request: ContextRequest,
+        selection: SelectionConfig,
+        tool_calling: ToolCalling,
+    ) -> RequestContext:
+        kept = {item.ref for item in request.chat_items if item.loaded_at is not None}
+        items = tuple(
+            replace(i, reason=KEPT_REASON) if i.ref == NOTES and i.ref in kept else i for i in context.items
+        )
+        return replace(context, items=items)
 
     def system_blocks(self, agent: Agent, context: RequestContext) -> list[Block]:
         return [Block("framing", STANDING)] if agent.config.name == PROBE_AGENT else []
@@ -162,7 +179,8 @@ async def test_a_kinds_pull_is_recorded_kept_in_the_chat_and_leaves_with_a_compa
         assert NOTES in {item.ref for item in session.items}
 
         provider.enqueue_reply("To the original card.")
-        await send(session, "and where does the money go?")
+        later = await send(session, "and where does the money go?")
+        assert [i.reason for i in final_context(later).items if i.ref == NOTES] == [KEPT_REASON]
         assert policy in provider.requests[2].messages[0].content  # kept: in the system message
         [result] = [m for m in provider.requests[2].messages if m.tool_call_id == "read-1"]
         assert result.content == POINTER  # the kind's say on the history sent
