@@ -92,6 +92,12 @@ def test_the_layer_contracts_hold_on_the_code_as_it_is(copy_of_the_packages: Pat
             "import agent_core.workflows.chat_runs",
             "agent_core.chat.session -> agent_core.workflows.chat_runs",
         ),
+        # The chat reaching a kind of item it carries other than through chat/item_kinds.py.
+        (
+            "agent_core/chat/prompt.py",
+            "import agent_core.skills_in_chat.blocks",
+            "agent_core.chat.prompt -> agent_core.skills_in_chat.blocks",
+        ),
     ],
 )
 def test_a_back_import_breaks_the_contracts_and_is_named(
@@ -118,3 +124,16 @@ def test_importing_every_core_module_loads_no_qt_module() -> None:
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO_ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_chat_importing_the_skills_it_carries_breaks_the_chats_own_contract(
+    copy_of_the_packages: Path,
+) -> None:
+    """Not the floors alone: chat-knows-no-feature names skills_in_chat too."""
+    session = copy_of_the_packages / "agent_core" / "chat" / "session.py"
+    session.write_text(
+        session.read_text(encoding="utf-8") + "\nimport agent_core.skills_in_chat.loads  # deliberate\n"
+    )
+    result = lint_imports(copy_of_the_packages)
+    assert "The chat imports no feature that plugs into it BROKEN" in result.stdout, result.stdout
+    assert "agent_core.chat is not allowed to import agent_core.skills_in_chat" in result.stdout

@@ -75,9 +75,9 @@ class ChatItems(ChatRecord):
         excluded = tuple(r for r in self._record.excluded_items if r != ref)
         self._save_record(context_items=items, excluded_items=excluded)
 
-    def keep_loaded_skill(self, ref: ItemRef, message_id: int) -> None:
-        """Keep a skill the model loaded while answering the message ``message_id`` in the chat,
-        until a compaction covers that message or the user removes it."""
+    def keep_pulled_item(self, ref: ItemRef, message_id: int) -> None:
+        """Keep an item the model pulled in (a skill it loaded) while answering the message
+        ``message_id`` in the chat, until a compaction covers that message or the user removes it."""
         held = next((item for item in self.items if item.ref == ref), None)
         if held is not None and held.loaded_at is None:
             return  # always on or added by the user: it stays anyway

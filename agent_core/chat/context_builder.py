@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, replace
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import InternalServerConfig, SelectionConfig
+from agent_core.chat.item_kinds import disclosed, unroutable_tools
 from agent_core.chat.item_pulls import CONTEXT_SERVER, READ_ITEM, catalogue_tool
 from agent_core.chat.tool_routing import route_tool
 from agent_core.context.glob_attachment import glob_matched_items
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun, SessionItem
 from agent_core.context.selection import ContextSelector, SelectionOutcome
-from agent_core.context.skill_disclosure import disclose_skills, skill_readers
 from agent_core.context.sources import ContextRequest, ContextSource, candidates_from
 from agent_core.memory.chat_memories import ChatMemories
 from agent_core.memory.service import RecalledMemories
@@ -83,7 +83,8 @@ async def build_request_context(
     )
     if recalled.note:
         context = replace(context, notes=replace(context.notes, memory=recalled.note))
-    context = disclose_skills(context, request, selection, tool_calling)
+    # How much of each item a request carries, as its kind decides (a skill: catalogue line or body).
+    context = disclosed(context, request, selection, tool_calling)
     descriptors: dict[ItemRef, ToolDescriptor] = {ItemRef("tool", t.name, t.server): t for t in usable_tools}
     if tool_calling == "native" and selection.second_opinion and outcome.run.status == "ok":
         catalogue = catalogue_tool(
@@ -110,7 +111,7 @@ async def build_request_context(
             selection,
             unroutable={
                 **_reference_readers(request.agent, descriptors),
-                **skill_readers(request.agent, descriptors),
+                **unroutable_tools(request.agent, descriptors),
             },
         )
     return BuiltContext(context, descriptors, recalled.texts)

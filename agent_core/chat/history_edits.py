@@ -1,6 +1,7 @@
 """Changes to a chat's history that are not messages: compaction (``/compact``, which also takes
-out the skills the model loaded for the turns it summarized) and its undo, a summary's edit, and
-what the next request would cost once the history changed."""
+out the items the model pulled in and kept for the turns it summarized: loaded skills) and its
+undo (which keeps them again), a summary's edit, and what the next request would cost once the
+history changed."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from agent_core.chat.chat_record import ChatRecord
 from agent_core.chat.chat_settings import prompt_limits
 from agent_core.chat.compacting import compact_chat
 from agent_core.chat.history import split_at_summary
+from agent_core.chat.item_kinds import kept_pulls, unloaded
 from agent_core.chat.prompt import history_messages
-from agent_core.chat.skill_loads import unloaded
-from agent_core.context.items import ContextManifest
+from agent_core.context.items import ContextManifest, SessionItem
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import StoredMessage
 
@@ -35,13 +36,16 @@ class HistoryEdits(ChatRecord):
         return note
 
     def unload_compacted(self, summary: StoredMessage) -> None:
-        """Take out of the chat the skills the model loaded for messages ``summary`` now stands for."""
+        """Take out of the chat the items the model pulled in and kept (loaded skills) for
+        messages ``summary`` now stands for."""
         kept = unloaded(self._record.context_items, summary.covers_until)
         if kept != self._record.context_items:
             self._save_record(context_items=kept)
 
     def undo_compaction(self, summary: StoredMessage) -> None:
-        """Take back a compaction: the summary goes and the turns it covered are sent again.
+        """Take back a compaction: the summary goes and the turns it covered are sent again, with
+        what they pulled in and kept (a skill the model loaded) back in the chat, unless the user
+        has removed it since.
 
         Raises:
             ContextDeskError: ``summary`` is not a compaction summary of this chat.
@@ -49,6 +53,24 @@ class HistoryEdits(ChatRecord):
         if summary.session_id != self.id:
             raise ContextDeskError("that summary belongs to another chat")
         self.store.delete_summary(summary)
+        self._keep_pulls_again(summary)
+
+    def _keep_pulls_again(self, undone: StoredMessage) -> None:
+        """Keep again what the turns the ``undone`` compaction covered pulled in and kept."""
+        if undone.covers_until is None:
+            return
+        history = self.store.messages(self.id, with_contexts=False, current_only=True)
+        covered = max(
+            (m.covers_until for m in history if m.role == "summary" and m.covers_until is not None), default=0
+        )
+        held = {item.ref for item in self._record.context_items} | set(self._record.excluded_items)
+        again = tuple(
+            SessionItem(ref, "manual", loaded_at=message_id)
+            for ref, message_id in kept_pulls(self.agent, history).items()
+            if covered < message_id <= undone.covers_until and ref not in held
+        )
+        if again:
+            self._save_record(context_items=(*self._record.context_items, *again))
 
     def estimate_next_request(self, last: ContextManifest) -> ContextManifest:
         """What the next request would cost now that the history changed (after a compaction or

@@ -19,7 +19,7 @@ from agent_core.budget.counting import TokenCounter
 from agent_core.budget.dropping import SelectedItem, fit_dropping, without_left_out
 from agent_core.budget.fitting import Block, Draft, Limits
 from agent_core.budget.reference_chunks import relevant_chunks
-from agent_core.chat.skill_blocks import selected_skill_blocks, session_skill_blocks, skills_listed_tokens
+from agent_core.chat.item_kinds import ChatItemKind, chat_item_kinds
 from agent_core.context.items import ContextManifest, ItemRef, NearMiss, PartKind, RequestContext, RequestItem
 from agent_core.providers.base import ChatMessage, ImageInput, ToolCall, ToolSpec
 from agent_core.store.chats import StoredMessage, ToolCallRecord
@@ -98,13 +98,15 @@ def build_prompt(
     attached: Mapping[ItemRef, DocumentItem] | None = None,
     summary: str | None = None,
     memories: Mapping[str, str] | None = None,
+    kinds: Sequence[ChatItemKind] | None = None,
 ) -> Prompt:
     """The model request for ``context``: every item in it and nothing that is not, fitted into
     the window, with a manifest of what each part cost.
 
     ``history`` is the saved chat before this message (after the last compaction, whose text is
     ``summary``); ``current_turns`` are this reply's earlier model turns and tool results;
-    ``memories`` holds the text of each recalled memory by id.
+    ``memories`` holds the text of each recalled memory by id; ``kinds`` add their blocks
+    (default: every registered ``ChatItemKind``).
 
     Items selected for this message are left out, lowest-scored first, when the request would not
     fit otherwise (``Prompt.left_out``; ``Prompt.sent_context`` records them).
@@ -113,6 +115,7 @@ def build_prompt(
         ContextOverflowError: what cannot be trimmed does not fit in the window.
     """
     attached = attached or {}
+    kinds = chat_item_kinds() if kinds is None else kinds
     system: list[Block] = []
     if agent.config.system_prompt.strip():
         system.append(Block("system_prompt", agent.config.system_prompt.strip()))
@@ -126,7 +129,7 @@ def build_prompt(
         [d for d in session_docs if d.kind == "reference"],
         "reference",
     )
-    system += session_skill_blocks(agent, context)
+    system += [block for item_kind in kinds for block in item_kind.system_blocks(agent, context)]
     if summary:
         system.append(Block("summary", f"<conversation-so-far>\n{summary.strip()}\n</conversation-so-far>"))
 
@@ -142,7 +145,8 @@ def build_prompt(
             kind: PartKind = "selected_rule" if document.kind == "rule" else "selected_reference"
             user.append(Block(kind, _render(document, text), document.name, detail))
         user.append(Block("framing", "</context>"))
-    user += selected_skill_blocks(agent, context, user_text, limits.max_reference_tokens, counter)
+    for item_kind in kinds:
+        user += item_kind.message_blocks(agent, context, user_text, limits.max_reference_tokens, counter)
     recalled = [item.ref.name for item in context.of_type("memory") if item.ref.name in (memories or {})]
     if recalled and memories:
         # What the user said before is data for the answer, never instructions to follow.
@@ -184,8 +188,8 @@ def build_prompt(
     )
     fitted = fit_dropping(draft, droppable, counter, limits.fit)
     manifest = fitted.manifest
-    if agent.skills:
-        manifest = replace(manifest, skills_listed_tokens=skills_listed_tokens(agent, counter))
+    for item_kind in kinds:
+        manifest = item_kind.with_manifest(agent, manifest, counter)
     left_out_tools = fitted.left_out_tools()
     sent_tools = tuple(b for b in bindings if b.spec.name not in left_out_tools)
     return Prompt(messages=fitted.messages, tools=sent_tools, manifest=manifest, left_out=fitted.left_out)
@@ -255,7 +259,7 @@ def _documents(
     references; always before manual (the stable prefix); then by priority and name."""
     found: list[tuple[RequestItem, DocumentItem]] = []
     for item in context.items:
-        if item.include_mode not in modes or item.ref.type in ("tool", "memory", "skill"):
+        if item.include_mode not in modes or item.ref.type not in ("rule", "reference"):
             continue
         document = attached.get(item.ref) or agent.document(
             "rule" if item.ref.type == "rule" else "reference", item.ref.name

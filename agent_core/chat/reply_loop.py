@@ -35,10 +35,10 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.image_passing import with_images_for
+from agent_core.chat.item_kinds import recorded_pull
 from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, PromptLimits, build_prompt, tool_images
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
-from agent_core.chat.skill_loads import with_loaded_skill
 from agent_core.chat.tool_calls import ToolCaller, pending_record
 from agent_core.chat.tool_handlers import ToolCallEvent
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
@@ -387,8 +387,8 @@ def _context_with(context: RequestContext, event: ToolCallEvent) -> RequestConte
     inside them."""
     if isinstance(event, SubagentFinished) and not event.origin:
         return replace(context, delegations=(*context.delegations, event.delegation))
-    if isinstance(event, ItemPulled) and event.ref.type == "skill":
-        return with_loaded_skill(context, event.ref)
+    if isinstance(event, ItemPulled) and (recorded := recorded_pull(context, event.ref)) is not None:
+        return recorded  # as its kind records it (a loaded skill's catalogue line becomes its body)
     if isinstance(event, ItemPulled):
         return replace(context, items=(*context.items, RequestItem(event.ref, "agent", reason=PULLED_REASON)))
     if isinstance(event, SamplingAnswered):

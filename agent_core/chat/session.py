@@ -31,10 +31,10 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.history import last_user_text, title_from
 from agent_core.chat.history_edits import HistoryEdits
+from agent_core.chat.item_kinds import keeps_pulled, sent_history, still_loaded
 from agent_core.chat.reply_loop import ReplyLoop, ReplyRequest
 from agent_core.chat.sampling_answers import ChatSampling
 from agent_core.chat.services import ChatServices
-from agent_core.chat.skill_loads import still_loaded, without_loaded_bodies
 from agent_core.chat.tool_calls import ToolCaller
 from agent_core.chat.tool_handlers import MessageCommand, MessageTurn, ToolHandler
 from agent_core.chat.what_if import what_if
@@ -210,7 +210,7 @@ class ChatSession(ChatItems, HistoryEdits):
         settings = self.settings
         tool_calling = self.tool_calling(settings.chat.model)
         turn = MessageTurn(text, routed=tool_calling == "routed")
-        chat_items = still_loaded(self.items, history)  # a compaction unloads the skills it covers
+        chat_items = still_loaded(self.items, history)  # a compaction unloads the pulls it covers
         if one_turn is not None and all(item.ref != one_turn for item in chat_items):
             chat_items = (*chat_items, SessionItem(one_turn, "manual"))
         request = ContextRequest(
@@ -232,7 +232,7 @@ class ChatSession(ChatItems, HistoryEdits):
 
         reply = ReplyRequest(
             text=text,
-            history=without_loaded_bodies(self.agent, history, chat_items),
+            history=sent_history(self.agent, history, chat_items),
             context=built.context,
             tools=built.tools,
             user_message_id=user_message_id,
@@ -243,8 +243,8 @@ class ChatSession(ChatItems, HistoryEdits):
             if isinstance(event, Compacted):
                 self.unload_compacted(event.message)  # compacted before this reply's first turn
             if isinstance(event, ItemPulled):
-                if event.ref.type == "skill":
-                    self.keep_loaded_skill(event.ref, user_message_id)
+                if keeps_pulled(event.ref):
+                    self.keep_pulled_item(event.ref, user_message_id)
                 if all(item.ref != event.ref for item in built.context.items):
                     self._remember_correction(event.ref, text, added=True)  # what selection missed
             yield event

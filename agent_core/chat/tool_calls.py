@@ -20,11 +20,11 @@ from agent_core.chat.events import (
     ToolCallProgress,
     ToolCallStarted,
 )
+from agent_core.chat.item_kinds import pulled_refs
 from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
 from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
-from agent_core.chat.skill_loads import skill_pull
 from agent_core.chat.tool_handlers import MessageTurn, ToolCallEvent, ToolHandler
 from agent_core.content_parts import kept_parts
 from agent_core.context.items import ItemRef
@@ -157,11 +157,10 @@ class ToolCaller:
         )
         if isinstance(outcome, RichOutcome):
             end = ToolCallFinished(with_rich_result(end.record, outcome))
-        pulled = skill_pull(
-            self.agent, binding.server, binding.tool, call.arguments, call.id, failed=outcome.is_error
-        )
-        if pulled is not None:
-            yield pulled  # a loaded skill stays in the chat
+        for ref in pulled_refs(
+            self.agent, binding.server, binding.tool, call.arguments, failed=outcome.is_error
+        ):
+            yield ItemPulled(ref, call.id)  # a kind's item the call brought in (a loaded skill)
         yield end
 
     async def _sampling_during(

@@ -17,7 +17,6 @@ from agent_core.agent.agent import Agent
 from agent_core.chat.events import ChatEvent, ItemPulled, ReplyFinished, ToolCallFinished
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
-from agent_core.chat.skill_loads import LOADED_RESULT
 from agent_core.context.items import ItemRef, RequestContext
 from agent_core.context.skill_disclosure import (
     ADDED_REASON,
@@ -31,6 +30,7 @@ from agent_core.mcp import McpManager
 from agent_core.providers.base import ChatRequest
 from agent_core.providers.retry import stream_with_retries
 from agent_core.providers.scripted import ScriptedProvider
+from agent_core.skills_in_chat.loads import LOADED_RESULT
 from agent_core.store.chats import ChatStore
 from tests.support.agent_files import write
 from tests.support.paths import FIXTURES
@@ -174,3 +174,39 @@ async def test_always_and_added_skills_carry_their_body_and_a_disabled_one_never
         "linear": ("loaded", "always", ALWAYS_REASON),
         "web-design-guidelines": ("loaded", "manual", ADDED_REASON),
     }
+
+
+async def test_undoing_a_compaction_loads_again_the_skills_its_turns_loaded(tmp_path: Path) -> None:
+    agent = skilled_agent(tmp_path / "agent", AGENT_YAML)
+    provider = ScriptedProvider()
+    async with chat(agent, ChatStore(tmp_path / "db.sqlite3"), provider) as session:
+        await load_fix_ci(session, provider)
+        asked = next(m.id for m in session.history() if m.role == "user")
+        provider.enqueue_reply("The lint job fails on an unused import.")
+        await send(session, "what did you find?")
+        provider.enqueue_reply("The user asked to fix failing CI checks; the lint job failed.")
+        summary = await session.compact()
+        assert summary is not None and FIX_CI not in {item.ref for item in session.items}
+        session.undo_compaction(summary)
+        assert [i.loaded_at for i in session.items if i.ref == FIX_CI] == [asked]  # as before it
+        provider.enqueue_reply("Fixed.")
+        events = await send(session, "go on")
+        assert body_sent(provider.requests[-1], agent, "gh-fix-ci")
+        assert skill_states(final_context(events)) == {
+            "gh-fix-ci": ("loaded", "manual", LOADED_EARLIER_REASON)
+        }
+
+
+async def test_undoing_a_compaction_leaves_out_a_loaded_skill_the_user_removed(tmp_path: Path) -> None:
+    agent = skilled_agent(tmp_path / "agent", AGENT_YAML)
+    provider = ScriptedProvider()
+    async with chat(agent, ChatStore(tmp_path / "db.sqlite3"), provider) as session:
+        await load_fix_ci(session, provider)
+        session.remove_item(FIX_CI)
+        provider.enqueue_reply("Sure.")
+        await send(session, "what next?")
+        provider.enqueue_reply("The user asked to fix failing CI checks.")
+        summary = await session.compact()
+        assert summary is not None
+        session.undo_compaction(summary)
+        assert FIX_CI not in {item.ref for item in session.items}

@@ -9,35 +9,27 @@ from dataclasses import replace
 from typing import Any
 
 from agent_core.agent.agent import Agent
-from agent_core.chat.events import ItemPulled
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SessionItem
 from agent_core.context.skill_disclosure import LOADED_NOW_REASON
 from agent_core.context.skill_server import LOAD_TOOL, skills_servers
 from agent_core.context.skill_source import skill_named
 from agent_core.store.chats import StoredMessage
 
-__all__ = [
-    "LOADED_RESULT",
-    "skill_pull",
-    "still_loaded",
-    "unloaded",
-    "with_loaded_skill",
-    "without_loaded_bodies",
-]
+__all__ = ["LOADED_RESULT", "skill_pull", "with_loaded_skill", "without_loaded_bodies"]
 
 #: What an earlier ``skills.load`` result reads once its skill's body is in the system message.
 LOADED_RESULT = "The instructions of skill {name} are in the system message (<skills>) while it stays loaded."
 
 
 def skill_pull(
-    agent: Agent | None, server: str, tool: str, arguments: Mapping[str, Any], call_id: str, *, failed: bool
-) -> ItemPulled | None:
-    """The pull of a skill a successful ``skills.load`` call gave the model; None for any other call."""
-    if agent is None or failed or tool != LOAD_TOOL or server not in skills_servers(agent.config):
+    agent: Agent, server: str, tool: str, arguments: Mapping[str, Any], *, failed: bool
+) -> ItemRef | None:
+    """The skill a successful ``skills.load`` call gave the model; None for any other call."""
+    if failed or tool != LOAD_TOOL or server not in skills_servers(agent.config):
         return None
     enabled = {name: skill for name, skill in agent.skills.items() if skill.enabled}
     skill = skill_named(enabled, str(arguments.get("name", "")))
-    return None if skill is None else ItemPulled(ItemRef("skill", skill.name), call_id)
+    return None if skill is None else ItemRef("skill", skill.name)
 
 
 def with_loaded_skill(context: RequestContext, ref: ItemRef) -> RequestContext:
@@ -51,22 +43,6 @@ def with_loaded_skill(context: RequestContext, ref: ItemRef) -> RequestContext:
     )
     items = tuple(loaded if item.ref == ref else item for item in context.items)
     return replace(context, items=items if found is not None else (*items, loaded))
-
-
-def unloaded(items: Sequence[SessionItem], covers_until: int | None) -> tuple[SessionItem, ...]:
-    """``items`` without the skills the model loaded for a message up to ``covers_until`` (the
-    last message a compaction summarized)."""
-    if covers_until is None:
-        return tuple(items)
-    return tuple(item for item in items if item.loaded_at is None or item.loaded_at > covers_until)
-
-
-def still_loaded(items: Sequence[SessionItem], history: Sequence[StoredMessage]) -> tuple[SessionItem, ...]:
-    """``items`` without the skills the model loaded for a message a compaction in ``history`` covers."""
-    covered = max(
-        (m.covers_until for m in history if m.role == "summary" and m.covers_until is not None), default=None
-    )
-    return unloaded(items, covered)
 
 
 def without_loaded_bodies(
