@@ -19,6 +19,7 @@ from agent_core.agent.importers import IMPORTERS, AgentImportError, read_source
 from agent_core.agent.scaffold import create_agent
 from agent_core.budget.counting import TOKEN_COUNTERS, counter_for
 from agent_core.context.embedding_model import configured_backend
+from agent_core.context.request_tools import REQUEST_TOOLS
 from agent_core.context.sources import CONTEXT_SOURCES, ContextRequest, default_sources
 from agent_core.embedding_backends import EMBEDDING_BACKENDS
 from agent_core.paths import user_dirs
@@ -32,6 +33,7 @@ REGISTRIES: dict[str, PluginRegistry[Any]] = {
     "importers": IMPORTERS,
     "token_counters": TOKEN_COUNTERS,
     "context_sources": CONTEXT_SOURCES,
+    "request_tools": REQUEST_TOOLS,
 }
 BUILT_INS = {
     "providers": {"anthropic", "gemini", "local", "openai", "openai-compatible", "scripted"},
@@ -39,6 +41,7 @@ BUILT_INS = {
     "importers": {"tsagent", "cursor", "mcp-json"},
     "token_counters": {"model-tokenizer", "cl100k", "estimate"},
     "context_sources": {"rules", "references", "tools"},
+    "request_tools": {"second-opinion"},
 }
 KINDS = list(REGISTRIES)
 
