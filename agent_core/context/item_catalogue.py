@@ -12,9 +12,8 @@ from typing import Any
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.context.items import ItemRef, NearMiss
-from agent_core.context.listed_once import Listed, listed_once
+from agent_core.context.listed_once import LeftOut, Listed, left_out
 from agent_core.context.request_tools import ToolAnswer
-from agent_core.context.selection import document_candidate
 
 __all__ = [
     "CATALOGUE_CHARS",
@@ -107,29 +106,24 @@ def catalogue_tool(
     included: Collection[ItemRef],
     excluded: Collection[ItemRef],
     near_misses: Sequence[NearMiss],
+    left: LeftOut | None = None,
 ) -> ItemCatalogueTool | None:
     """The catalogue of the agent-mode rules and references not in the request (near-misses
     first, then by priority; copies of one item once), within ``CATALOGUE_CHARS``; None when there
-    are none."""
-    items = {
-        ItemRef(item.kind, item.name): item
-        for kind in ("rule", "reference")
-        for item in agent.documents(kind).values()
-        if item.include is IncludeMode.AGENT
-    }
-    candidates = [document_candidate(item) for item in items.values()]
-    listed = listed_once(candidates, {*included, *excluded})
+    are none. ``left``: what the request left out, when the caller has it already."""
+    left = left or left_out(agent, {*included, *excluded})
+    listed = [entry for entry in left.listed if entry.ref in left.documents]
     rank = {miss.ref: i for i, miss in enumerate(near_misses)}
 
     def order(entry: Listed) -> tuple[int, int, str]:
         best = min(rank.get(ref, len(rank)) for ref in (entry.ref, *entry.copies))
-        return best, items[entry.ref].priority_level, entry.ref.name
+        return best, left.documents[entry.ref].priority_level, entry.ref.name
 
     catalogue: list[tuple[str, str, str]] = []
     used = 0
     for entry in sorted(listed, key=order):
         description = (
-            " ".join(items[entry.ref].description.split())[:LINE_DESCRIPTION_CHARS] + entry.also_in()
+            " ".join(left.descriptions[entry.ref].split())[:LINE_DESCRIPTION_CHARS] + entry.also_in()
         )
         used += len(entry.ref.type) + len(entry.ref.name) + len(description) + 6
         if used > CATALOGUE_CHARS:

@@ -12,15 +12,13 @@ from dataclasses import dataclass, field, replace
 from html import escape
 from typing import Any
 
-from agent_core.agent.agent import Agent
 from agent_core.agent.schema import IncludeMode, SelectionConfig
 from agent_core.context.item_catalogue import CONTEXT_SERVER, LINE_DESCRIPTION_CHARS
 from agent_core.context.items import ItemRef
-from agent_core.context.listed_once import Listed, listed_once, skill_copy_candidate
+from agent_core.context.listed_once import LeftOut, Listed
 from agent_core.context.request_tools import ToolAnswer
-from agent_core.context.selection import Candidate, ContextSelector, document_candidate, indexer_settings
+from agent_core.context.selection import Candidate, ContextSelector, indexer_settings
 from agent_core.context.skill_search import SEARCH_MODEL_WAIT_SECONDS
-from agent_core.context.skill_source import enabled_skills, skill_candidate
 from indexer import Bm25, Document, IndexerError
 
 __all__ = ["MAX_QUERY_CHARS", "SEARCH_ITEMS", "SEARCH_RESULTS", "ItemSearchTool", "search_tool"]
@@ -133,30 +131,15 @@ def _by_words(
 
 
 def search_tool(
-    agent: Agent,
-    taken: frozenset[ItemRef],
-    selector: ContextSelector | None,
-    config: SelectionConfig,
-    found: set[ItemRef],
+    left: LeftOut, selector: ContextSelector | None, config: SelectionConfig, found: set[ItemRef]
 ) -> ItemSearchTool | None:
-    """A search over the agent-mode rules, references and skills not in ``taken`` (in the request,
-    or turned off for it), each item once; None when there is none."""
-    documents = [
-        item
-        for kind in ("rule", "reference")
-        for item in agent.documents(kind).values()
-        if item.include is IncludeMode.AGENT
-    ]
-    skills = [s for s in enabled_skills(agent) if s.include is IncludeMode.AGENT and s.description]
-    ranked = {c.ref: c for c in (*map(document_candidate, documents), *map(skill_candidate, skills))}
-    descriptions = {ItemRef(d.kind, d.name): d.description for d in documents} | {
-        ItemRef("skill", s.name): s.description for s in skills
-    }
-    compared = [*map(document_candidate, documents), *map(skill_copy_candidate, skills)]
+    """A search over what a request ``left`` out, each item once; None when there is nothing."""
     items = tuple(
         _Searchable(
-            ranked[entry.ref], entry, " ".join(descriptions[entry.ref].split())[:LINE_DESCRIPTION_CHARS]
+            left.ranked[entry.ref],
+            entry,
+            " ".join(left.descriptions[entry.ref].split())[:LINE_DESCRIPTION_CHARS],
         )
-        for entry in listed_once(compared, taken)
+        for entry in left.listed
     )
     return ItemSearchTool(items, selector, config, found) if items else None

@@ -9,13 +9,16 @@ from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
+from agent_core.agent.agent import Agent
+from agent_core.agent.items import DocumentItem
+from agent_core.agent.schema import IncludeMode
 from agent_core.agent.skill_files.definition import Skill
 from agent_core.context.duplicates import fold_duplicates
 from agent_core.context.items import ItemRef
-from agent_core.context.selection import Candidate
-from agent_core.context.skill_source import skill_candidate
+from agent_core.context.selection import Candidate, document_candidate
+from agent_core.context.skill_source import enabled_skills, skill_candidate
 
-__all__ = ["COPIES_NAMED", "Listed", "listed_once", "skill_copy_candidate"]
+__all__ = ["COPIES_NAMED", "LeftOut", "Listed", "left_out", "listed_once", "skill_copy_candidate"]
 
 #: copies named on one line at most; more are counted ("and 3 more").
 COPIES_NAMED = 3
@@ -63,3 +66,32 @@ def listed_once(candidates: Sequence[Candidate], taken: Collection[ItemRef] = ()
             continue
         listed.append(Listed(candidate, tuple(others)))
     return listed
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The agent-mode rules, references and skills one request does not hold, each once."""
+
+    listed: tuple[Listed, ...]  # in the agent's order: rules, references, then skills
+    documents: dict[ItemRef, DocumentItem]  # every agent-mode rule and reference, by ref
+    descriptions: dict[ItemRef, str]  # of every item, by ref
+    ranked: dict[ItemRef, Candidate]  # what selection ranks of each item (a skill: no body)
+
+
+def left_out(agent: Agent, taken: Collection[ItemRef]) -> LeftOut:
+    """``agent``'s agent-mode rules and references and its enabled agent-mode skills with a
+    description (what selection chooses from), without those in ``taken`` and their copies."""
+    documents = {
+        ItemRef(item.kind, item.name): item
+        for kind in ("rule", "reference")
+        for item in agent.documents(kind).values()
+        if item.include is IncludeMode.AGENT
+    }
+    skills = [s for s in enabled_skills(agent) if s.include is IncludeMode.AGENT and s.description]
+    ranked = {ref: document_candidate(item) for ref, item in documents.items()}
+    compared = [*ranked.values(), *map(skill_copy_candidate, skills)]
+    ranked |= {candidate.ref: candidate for candidate in map(skill_candidate, skills)}
+    descriptions = {ref: item.description for ref, item in documents.items()} | {
+        ItemRef("skill", s.name): s.description for s in skills
+    }
+    return LeftOut(tuple(listed_once(compared, taken)), documents, descriptions, ranked)

@@ -19,6 +19,7 @@ from dataclasses import replace
 from agent_core.context.item_catalogue import catalogue_tool
 from agent_core.context.item_search import search_tool
 from agent_core.context.items import ItemRef
+from agent_core.context.listed_once import left_out
 from agent_core.context.request_tools import AnsweredTool, OfferedTool, OfferRequest, ToolOffer
 from agent_core.context.selection import SelectionOutcome, indexer_settings
 from agent_core.plugins import Register
@@ -73,17 +74,20 @@ def second_opinion_tools(offer: OfferRequest) -> list[OfferedTool]:
     request, context = offer.request, offer.context
     taken = frozenset({item.ref for item in context.items} | request.excluded)
     found: set[ItemRef] = set()
-    catalogue = catalogue_tool(request.agent, taken, (), offer.outcome.near_misses)
+    left = left_out(request.agent, taken)  # read and folded once for both tools
+    catalogue = catalogue_tool(request.agent, taken, (), offer.outcome.near_misses, left)
     listed = len(catalogue.catalogue) if catalogue is not None else 0
-    left_out = catalogue.left_out if catalogue is not None else 0
+    not_included = catalogue.left_out if catalogue is not None else 0
     why = search_offered(
-        offer.outcome, indexer_settings(offer.config).min_score, catalogue_full=listed >= left_out
+        offer.outcome, indexer_settings(offer.config).min_score, catalogue_full=listed >= not_included
     )
-    search = search_tool(request.agent, taken, offer.selector, offer.config, found) if why else None
+    search = search_tool(left, offer.selector, offer.config, found) if why else None
     tools: list[tuple[AnsweredTool, str]] = []
     if catalogue is not None:
         shown = (
-            f"{listed} item{'s' if listed > 1 else ''}" if listed >= left_out else f"{listed} of {left_out}"
+            f"{listed} item{'s' if listed > 1 else ''}"
+            if listed >= not_included
+            else f"{listed} of {not_included}"
         )
         if search is not None:
             catalogue = replace(catalogue, found=found)
