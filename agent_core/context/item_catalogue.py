@@ -57,16 +57,14 @@ class ItemCatalogueTool:
             f"- {kind} {name}: {description}" if description else f"- {kind} {name}"
             for kind, name, description in self.catalogue
         )
+        head = "Read a rule or reference of this agent that was not included for this message, when the request needs it"
         if self.found is None:
-            return (
-                "Read a rule or reference of this agent that was not included for this message, when the "
-                f"request needs it. Not included:\n{lines}"
-            )
-        return (
-            "Read a rule or reference of this agent that was not included for this message, when the "
-            "request needs it: one listed below, or one context.search_items found. Not included "
-            f"({len(self.catalogue)} of {self.left_out} listed; search for the others):\n{lines}"
+            return f"{head}. Not included:\n{lines}"
+        listed = len(self.catalogue)
+        more = (
+            f" ({listed} of {self.left_out} listed; search for the others)" if listed < self.left_out else ""
         )
+        return f"{head}: one listed below, or one context.search_items found. Not included{more}:\n{lines}"
 
     @property
     def input_schema(self) -> Mapping[str, Any]:

@@ -118,6 +118,16 @@ def test_a_small_agent_that_selection_served_well_gets_the_catalogue_alone(tmp_p
     assert catalogue.input_schema["properties"]["name"]["enum"] == ["react-rules"]
 
 
+def test_a_weak_selection_gets_the_search_even_when_the_catalogue_lists_everything(tmp_path: Path) -> None:
+    agent = library(tmp_path / "agent", 3)
+    tools = offer(agent, outcome((ItemRef("reference", "note-000"), 0.31)))
+    assert set(tools) == {"read_item", "search_items"}
+    catalogue = tools["read_item"]
+    assert "one context.search_items found" in catalogue.description
+    assert "search for the others" not in catalogue.description  # it lists every rule and reference
+    assert "enum" not in catalogue.input_schema["properties"]["name"]
+
+
 def test_a_search_finds_any_item_left_out_once_and_read_item_then_reads_it(tmp_path: Path) -> None:
     agent = library(tmp_path / "agent", 40)
     tools = offer(agent, outcome((ItemRef("reference", "note-000"), 0.7)))
