@@ -27,7 +27,7 @@ from agent_core.chat.skill_loads import skill_pull
 from agent_core.chat.tool_handlers import MessageTurn, ToolCallEvent, ToolHandler
 from agent_core.content_parts import kept_parts
 from agent_core.context.items import ItemRef
-from agent_core.context.request_tools import AnsweredTool
+from agent_core.context.request_tools import AnsweredTool, ToolAnswer
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
 from agent_core.sampling_router import SamplingRouter
@@ -201,7 +201,10 @@ class ToolCaller:
         """A tool the request answers itself; the item its answer pulls joins the reply's context."""
         yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
         started = time.monotonic()
-        answer = await tool.answer(call.arguments)
+        try:
+            answer = await tool.answer(call.arguments)
+        except (ContextDeskError, LookupError, OSError, ValueError) as error:  # a plug-in's fault
+            answer = ToolAnswer(f"The tool failed: {error}", is_error=True)
         if answer.pulled is not None:
             yield ItemPulled(answer.pulled, call.id)
         elapsed = time.monotonic() - started

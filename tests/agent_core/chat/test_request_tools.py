@@ -27,6 +27,7 @@ from agent_core.context.request_tools import (
     OfferRequest,
     ToolAnswer,
 )
+from agent_core.errors import ContextDeskError
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 
@@ -50,6 +51,8 @@ class Lookup:
 
     async def answer(self, arguments: Mapping[str, Any]) -> ToolAnswer:
         name = str(arguments.get("name", ""))
+        if name == "locked":
+            raise ContextDeskError("the notes are locked by another app; close it and ask again")
         if name not in self.texts:
             return ToolAnswer(f"no reference named {name!r}", is_error=True)
         return ToolAnswer(self.texts[name], pulled=ItemRef("reference", name))
@@ -83,6 +86,7 @@ def test_a_registered_offer_gives_the_model_a_tool_the_chat_answers_and_its_item
     provider = ScriptedProvider()
     provider.enqueue_tool_call("notes__lookup", {"name": CHEATSHEET.name})
     provider.enqueue_tool_call("notes__lookup", {"name": "no-such-note"})
+    provider.enqueue_tool_call("notes__lookup", {"name": "locked"})
     provider.enqueue_reply("Done.")
     store = ChatStore(tmp_path / "chats.sqlite3")
     session = ChatSession.create(loaded, store, ChatServices(resolve_provider=lambda m: (provider, "x")))
@@ -94,10 +98,13 @@ def test_a_registered_offer_gives_the_model_a_tool_the_chat_answers_and_its_item
     [seen] = notes.seen
     assert seen.request.message == "what does the cheatsheet say?" and seen.outcome.run.status == "disabled"
     assert "notes__lookup" in {tool.name for tool in provider.requests[0].tools}
-    found, missing = (e.record for e in events if isinstance(e, ToolCallFinished))
+    found, missing, failed = (e.record for e in events if isinstance(e, ToolCallFinished))
     assert (found.server, found.tool, found.is_error) == ("notes", "lookup", False)
     assert found.result == loaded.references[CHEATSHEET.name].text
     assert missing.is_error and missing.result == "no reference named 'no-such-note'"
+    assert failed.is_error and failed.result == (  # an answer that raises is a result, never a crash
+        "The tool failed: the notes are locked by another app; close it and ask again"
+    )
     context = session.last_request_context()
     assert context is not None
     [pulled] = [item for item in context.items if item.ref == CHEATSHEET]
