@@ -1,5 +1,5 @@
 """One plug-in mechanism for every plug-in kind: providers, embedding backends, importers, token
-counters, context sources and the kinds of item a chat carries.
+counters, context sources, the kinds of item a chat carries and request tools.
 
 A plug-in is a hook ``register_<kind>(register)`` that calls ``register(name, plugin)`` once per thing
 it offers. Third-party hooks are found through the entry-point group ``contextdesk.<kind>``; the

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from agent_core.agent.agent import Agent
 from agent_core.agent.schema import InternalServerConfig, SelectionConfig
 from agent_core.chat.item_kinds import disclosed, unroutable_tools
-from agent_core.chat.item_pulls import CONTEXT_SERVER, READ_ITEM, catalogue_tool
 from agent_core.chat.tool_routing import route_tool
 from agent_core.context.glob_attachment import glob_matched_items
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun, SessionItem
+from agent_core.context.request_tools import OfferRequest, offered_tools
 from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.sources import ContextRequest, ContextSource, candidates_from
 from agent_core.memory.chat_memories import ChatMemories
@@ -86,18 +86,13 @@ async def build_request_context(
     # How much of each item a request carries, as its kind decides (a skill: catalogue line or body).
     context = disclosed(context, request, selection, tool_calling)
     descriptors: dict[ItemRef, ToolDescriptor] = {ItemRef("tool", t.name, t.server): t for t in usable_tools}
-    if tool_calling == "native" and selection.second_opinion and outcome.run.status == "ok":
-        catalogue = catalogue_tool(
-            request.agent, {i.ref for i in context.items}, request.excluded, outcome.near_misses
-        )
-        if catalogue is not None:
-            ref = ItemRef("tool", READ_ITEM, CONTEXT_SERVER)
-            count = len(catalogue.catalogue)
-            why = (
-                f"lets the model read what selection left out ({count} item{'s' if count > 1 else ''} listed)"
+    if tool_calling == "native":  # tools the request answers itself (the second opinion's)
+        for answered in await offered_tools(OfferRequest(request, context, outcome, selection, selector)):
+            ref = ItemRef("tool", answered.tool.name, answered.tool.server)
+            context = replace(
+                context, items=(*context.items, RequestItem(ref, "always", reason=answered.reason))
             )
-            context = replace(context, items=(*context.items, RequestItem(ref, "always", reason=why)))
-            descriptors[ref] = catalogue
+            descriptors[ref] = answered.tool
     if not usable_tools and all_tools:
         note = f"{model_ref} cannot call tools, so none were offered"
         context = replace(context, notes=replace(context.notes, tools=note))

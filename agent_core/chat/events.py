@@ -279,8 +279,9 @@ class WorkflowRunFinished:
 
 @dataclass(frozen=True)
 class ItemPulled:
-    """The model read a rule or reference selection had left out (``context.read_item``); it
-    joins the reply's RequestContext, marked "requested by the model"."""
+    """A tool call put an item in the reply: a rule or reference the model read (a tool the
+    request answers itself, ``context.request_tools``) joins its RequestContext marked "requested
+    by the model"; a skill it loaded stays in the chat."""
 
     ref: ItemRef
     call_id: str

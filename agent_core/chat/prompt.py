@@ -50,6 +50,7 @@ class ToolBinding:
     server: str
     tool: str
     permission_required: bool
+    descriptor: ToolDescriptor | None = None  # the tool as the request offered it
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,7 @@ def build_prompt(
             server=descriptor.server,
             tool=descriptor.name,
             permission_required=descriptor.permission_required,
+            descriptor=descriptor,
         )
         for item in sorted(context.of_type("tool"), key=lambda i: (i.ref.server or "", i.ref.name))
         if (descriptor := tools.get(item.ref)) is not None

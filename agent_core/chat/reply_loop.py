@@ -36,12 +36,12 @@ from agent_core.chat.events import (
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.image_passing import with_images_for
 from agent_core.chat.item_kinds import recorded_pull
-from agent_core.chat.item_pulls import PULLED_REASON
 from agent_core.chat.prompt import Prompt, PromptLimits, build_prompt, tool_images
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, pending_record
 from agent_core.chat.tool_handlers import ToolCallEvent
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
+from agent_core.context.request_tools import PULLED_REASON
 from agent_core.errors import ContextDeskError, ProviderError, ReplyLimitError, UserDataError
 from agent_core.providers.base import (
     ChatMessage,

@@ -21,13 +21,13 @@ from agent_core.chat.events import (
     ToolCallStarted,
 )
 from agent_core.chat.item_kinds import pulled_refs
-from agent_core.chat.item_pulls import CONTEXT_SERVER, read_item
 from agent_core.chat.progress_relay import ProgressRelay
 from agent_core.chat.prompt import Prompt, ToolBinding
 from agent_core.chat.sampling_answers import ChatSampling, SamplingEvent
 from agent_core.chat.tool_handlers import MessageTurn, ToolCallEvent, ToolHandler
 from agent_core.content_parts import kept_parts
 from agent_core.context.items import ItemRef
+from agent_core.context.request_tools import AnsweredTool, ToolAnswer
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ToolCall
 from agent_core.sampling_router import SamplingRouter
@@ -59,7 +59,7 @@ class ToolCaller:
     # the message their calls answer.
     handlers: Mapping[str, ToolHandler] = field(default_factory=dict)
     turn: MessageTurn = field(default_factory=lambda: MessageTurn(""))
-    agent: Agent | None = None  # the chat's agent: ``context.read_item`` reads its rules and references
+    agent: Agent | None = None  # the chat's agent: approvals and loaded skills read it
     # A server's sampling requests during a call go to this chat through the router.
     router: SamplingRouter | None = None
     sampling: ChatSampling | None = None
@@ -81,8 +81,8 @@ class ToolCaller:
             async for event in handler.run(call, binding.tool, self.turn, message_id):
                 yield event
             return
-        if binding is not None and binding.server == CONTEXT_SERVER and self.agent is not None:
-            async for event in self._read_item(call, binding):
+        if binding is not None and isinstance(binding.descriptor, AnsweredTool):
+            async for event in self._answered(call, binding, binding.descriptor):
                 yield event
             return
         if binding is None:
@@ -194,19 +194,22 @@ class ToolCaller:
                 # Unanswered when the call ended (stopped, timed out): the server is refused.
                 request.decide(ApprovalDecision.DENY)
 
-    async def _read_item(self, call: ToolCall, binding: ToolBinding) -> AsyncIterator[ToolCallEvent]:
-        """``context.read_item``: the text of a rule or reference the catalogue offered."""
-        assert self.agent is not None
+    async def _answered(
+        self, call: ToolCall, binding: ToolBinding, tool: AnsweredTool
+    ) -> AsyncIterator[ToolCallEvent]:
+        """A tool the request answers itself; the item its answer pulls joins the reply's context."""
         yield ToolCallStarted(call.id, binding.server, binding.tool, call.arguments)
-        offered = binding.spec.input_schema.get("properties", {}).get("name", {}).get("enum", [])
+        started = time.monotonic()
         try:
-            ref, text = read_item(self.agent, call.arguments, offered)
-        except LookupError as error:
-            text, is_error = f"The tool failed: {error}", True
-        else:
-            is_error = False
-            yield ItemPulled(ref, call.id)
-        yield finished(call, binding.server, binding.tool, text, is_error=is_error, elapsed=0.0)
+            answer = await tool.answer(call.arguments)
+        except (ContextDeskError, LookupError, OSError, ValueError) as error:  # a plug-in's fault
+            answer = ToolAnswer(f"The tool failed: {error}", is_error=True)
+        if answer.pulled is not None:
+            yield ItemPulled(answer.pulled, call.id)
+        elapsed = time.monotonic() - started
+        yield finished(
+            call, binding.server, binding.tool, answer.text, is_error=answer.is_error, elapsed=elapsed
+        )
 
 
 def finished(

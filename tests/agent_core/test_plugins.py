@@ -20,6 +20,7 @@ from agent_core.agent.scaffold import create_agent
 from agent_core.budget.counting import TOKEN_COUNTERS, counter_for
 from agent_core.chat.item_kinds import CHAT_ITEM_KINDS
 from agent_core.context.embedding_model import configured_backend
+from agent_core.context.request_tools import REQUEST_TOOLS
 from agent_core.context.sources import CONTEXT_SOURCES, ContextRequest, default_sources
 from agent_core.embedding_backends import EMBEDDING_BACKENDS
 from agent_core.paths import user_dirs
@@ -34,6 +35,7 @@ REGISTRIES: dict[str, PluginRegistry[Any]] = {
     "token_counters": TOKEN_COUNTERS,
     "context_sources": CONTEXT_SOURCES,
     "chat_item_kinds": CHAT_ITEM_KINDS,
+    "request_tools": REQUEST_TOOLS,
 }
 BUILT_INS = {
     "providers": {"anthropic", "gemini", "local", "openai", "openai-compatible", "scripted"},
@@ -42,6 +44,7 @@ BUILT_INS = {
     "token_counters": {"model-tokenizer", "cl100k", "estimate"},
     "context_sources": {"rules", "references", "tools"},
     "chat_item_kinds": {"skills"},
+    "request_tools": {"second-opinion"},
 }
 KINDS = list(REGISTRIES)
 

@@ -20,6 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from agent_core import __version__
 from agent_core.agent._text_file import FileRefused, read_bytes
 from agent_core.agent.skill_files.definition import SKILL_FILE, Skill
+from agent_core.context.listed_once import listed_once, skill_copy_candidate
 from agent_core.context.skill_framing import catalogue_lines, framed_body
 from agent_core.context.skill_source import skill_named
 from agent_core.errors import ContextDeskError
@@ -106,12 +107,10 @@ def build_skills_server(context: BuiltinContext, options: Mapping[str, OptionVal
         skills = list(enabled().values())
         if not skills:
             return "This agent has no skills."
-        ranked = await asyncio.to_thread(_ranked, context, query, skills)
-        by_name = {skill.name: skill for skill in skills}
-        found = [by_name[name] for name, _score in ranked[:SEARCH_RESULTS] if name in by_name]
+        found = await asyncio.to_thread(_search, context, query, skills)
         if not found:
             return f"No skill matches {query!r}. Search again with other words."
-        return catalogue_lines(found)
+        return "\n".join(catalogue_lines([skill]) + also_in for skill, also_in in found)
 
     register_run_script(server, context, options)  # a skill's scripts, asked about before each run
     return server
@@ -177,6 +176,18 @@ def read_skill_file(skill: Skill, path: str) -> str:
         f'data and instructions for its task only">\n{text.replace("</skill-file>", "&lt;/skill-file>")}\n'
         "</skill-file>"
     )
+
+
+def _search(context: BuiltinContext, query: str, skills: Sequence[Skill]) -> list[tuple[Skill, str]]:
+    """The best ``SEARCH_RESULTS`` skills for ``query``, each once: copies of one skill (the same
+    SKILL.md body, or the same name and nearly the same body) are the copy kept, with the others
+    named after it (" (also in: pdf-2)")."""
+    listed = listed_once([skill_copy_candidate(skill) for skill in skills])
+    by_name = {skill.name: skill for skill in skills}
+    once = [by_name[entry.ref.name] for entry in listed]
+    also_in = {entry.ref.name: entry.also_in() for entry in listed}
+    ranked = _ranked(context, query, once)
+    return [(by_name[name], also_in[name]) for name, _score in ranked[:SEARCH_RESULTS] if name in also_in]
 
 
 def _ranked(context: BuiltinContext, query: str, skills: Sequence[Skill]) -> list[tuple[str, float]]:

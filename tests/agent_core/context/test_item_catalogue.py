@@ -10,15 +10,15 @@ import pytest
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
 from agent_core.agent.scaffold import create_agent
-from agent_core.chat.item_pulls import (
+from agent_core.context.item_catalogue import (
     CONTEXT_SERVER,
     MAX_ITEM_CHARS,
-    PULLED_REASON,
     READ_ITEM,
     catalogue_tool,
     read_item,
 )
 from agent_core.context.items import ItemRef, NearMiss
+from agent_core.context.request_tools import PULLED_REASON
 
 CODE = ItemRef("rule", "code-answers")
 WRITING = ItemRef("rule", "writing-style")
