@@ -121,6 +121,7 @@ class ChatView(QWidget):
         bottom = QHBoxLayout()
         bottom.setContentsMargins(16, 8, 16, 12)
         self.composer = Composer()
+        self.composer.add_commands({c.word: c.summary for c in controller.session.services.commands})
         # The clicked approval button hides itself; without this, focus would jump to an unrelated widget.
         self.conversation.decision_made.connect(self._focus_composer)
         self.composer.submitted.connect(self.submit)
@@ -261,6 +262,11 @@ class ChatView(QWidget):
             self.new_chat_requested.emit()
         elif command == "/prompt":
             self.prompt_requested.emit(argument)
+        elif command == "/remember":
+            if not argument:
+                self.show_error("Write what to remember after it: /remember TEXT.")
+                return True
+            self.controller.memories.remember_typed(argument)
         return True
 
     def compact(self) -> None:
