@@ -83,9 +83,16 @@ STATUS_TEXT = {
 
 def describe_run(context: RequestContext) -> str:
     run = context.selection
+    floor = ""
+    if run.min_score is not None:  # the bar "needed" refers to under "Not included"
+        floor = f"minScore {run.min_score:.2f}, "
+        if run.question_floor:
+            raised = run.min_score + run.question_floor
+            floor = f"minScore {run.min_score:.2f} (+{run.question_floor:.2f} for a question: {raised:.2f}), "
     parts = [
         f"Model <b>{context.model}</b>",
-        f"selection {run.strategy}: topK {run.top_k}, topN {run.top_n}, includeScore {run.include_score:.2f}",
+        f"selection {run.strategy}: topK {run.top_k}, topN {run.top_n}, {floor}"
+        f"includeScore {run.include_score:.2f}",
     ]
     if run.elapsed_ms is not None:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
