@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
 from agent_core.agent.agent import AGENT_FILE
 from agent_core.agent.importers import ImportReport, detected_formats
-from agent_core.agent.scaffold import create_agent
+from agent_core.agent.scaffold import agent_folder_in, create_agent
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
@@ -80,12 +80,17 @@ class AgentsMenu:
             self.recent.addAction("No recent agents").setEnabled(False)
 
     def new_agent(self) -> None:
-        target = choose_folder(self.parent, "Choose an empty folder for the new agent")
-        if target is None:
-            return
-        name, ok = QInputDialog.getText(self.parent, "New agent", "Name", text=target.name)
+        """Ask the agent's name, then where it goes: an empty folder becomes the agent, any other
+        gets a new folder named after it (no folder has to exist beforehand)."""
+        name, ok = QInputDialog.getText(self.parent, "New agent", "Name of the new agent")
         if not ok:
             return
+        place = choose_folder(
+            self.parent, "Where to create the agent: an empty folder, or a folder to make its folder in"
+        )
+        if place is None:
+            return
+        target = agent_folder_in(place, name)
         self.bridge.call(
             lambda: create_agent(target, name=name.strip() or None),
             on_result=lambda agent: self.host.open(agent.root),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.agent import AGENT_FILE
@@ -138,3 +138,27 @@ def test_an_agent_folder_still_opens_at_once(qtbot: QtBot, desktop: DesktopApp, 
     desktop.window.agents_menu.open_path(other)
     qtbot.waitUntil(lambda: desktop.window.windowTitle().startswith("Other Agent"), timeout=WAIT_MS)
     assert desktop.window.agents_menu.last_import_dialog is None
+
+
+def test_new_agent_makes_its_own_folder_in_the_folder_picked_unless_that_one_is_empty(
+    qtbot: QtBot, desktop: DesktopApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    projects = tmp_path / "projects"
+    projects.mkdir()
+    (projects / "todo.txt").write_text("ship it")
+    picked = iter([projects, tmp_path / "empty"])
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_a, **_k: ("Support Bot", True))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a: str(next(picked)))
+    desktop.window.agents_menu.new_agent()
+    qtbot.waitUntil(
+        lambda: desktop.host.agent is not None and desktop.host.agent.root == projects / "support-bot",
+        timeout=WAIT_MS,
+    )
+    assert desktop.host.agent is not None and desktop.host.agent.config.name == "Support Bot"
+    assert (projects / "todo.txt").read_text() == "ship it"
+    desktop.window.agents_menu.new_agent()
+    qtbot.waitUntil(
+        lambda: desktop.host.agent is not None and desktop.host.agent.root == tmp_path / "empty",
+        timeout=WAIT_MS,
+    )
