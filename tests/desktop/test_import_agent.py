@@ -4,19 +4,30 @@ written, a new agent folder typed by name, and Open agent folder offering to imp
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.agent import AGENT_FILE
 from agent_core.agent.scaffold import create_agent
 from desktop.app import DesktopApp
 from desktop.dialogs.import_agent import AGENTS_FOLDER, ImportAgentDialog, suggested_target
-from tests.agent_core.agent.test_import_target import project_with_every_part
+from desktop.dialogs.import_report import ImportReportDialog
 from tests.support.desktop_driver import WAIT_MS
+from tests.support.import_projects import project_with_every_part
+
+
+@pytest.fixture(autouse=True)
+def close_import_windows() -> Iterator[None]:
+    """Close the dialogs a test leaves open: a later test looks for its own by kind."""
+    yield
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, ImportAgentDialog | ImportReportDialog) and widget.isVisible():
+            widget.close()
 
 
 @pytest.fixture

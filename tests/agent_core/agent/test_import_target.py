@@ -3,7 +3,6 @@ an agent to merge into or a new folder, never a folder of other files or one ins
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,18 +15,7 @@ from agent_core.agent.importers import (
     import_source,
 )
 from agent_core.agent.scaffold import create_agent
-
-
-def project_with_every_part(fixtures_dir: Path, root: Path) -> Path:
-    """A project holding Cursor rules, Claude Code sub-agents, a skill and an MCP config."""
-    shutil.copytree(fixtures_dir / "importers" / "cursor-project", root)
-    (root / ".claude" / "agents").mkdir(parents=True)
-    shutil.copy(fixtures_dir / "claude_agents" / "planner.md", root / ".claude" / "agents" / "planner.md")
-    shutil.copytree(
-        fixtures_dir / "desktop_skills" / "create-plan", root / ".claude" / "skills" / "create-plan"
-    )
-    shutil.copy(fixtures_dir / "import_corpus" / "claude-code" / ".mcp.json", root / ".mcp.json")
-    return root
+from tests.support.import_projects import project_with_every_part
 
 
 def test_a_project_folder_lists_each_format_it_holds_and_a_plain_folder_none(
