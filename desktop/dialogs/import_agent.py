@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -122,6 +123,8 @@ class ImportAgentDialog(QDialog):
         layout.addWidget(self.problem)
         layout.addStretch(1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel_button = buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        self._importing = False
         self.import_button = QPushButton("Import")
         self.import_button.setDefault(True)
         buttons.addButton(self.import_button, QDialogButtonBox.ButtonRole.AcceptRole)
@@ -164,10 +167,14 @@ class ImportAgentDialog(QDialog):
         self._update_button()
 
         def done(found: list[str]) -> None:
-            if self._detecting.is_current(token):
+            if shiboken6.isValid(self) and self._detecting.is_current(token):  # closed meanwhile: dropped
                 self._show_found(source, found)
 
-        self.bridge.call(detected_formats, source, on_result=done, on_error=self._failed)
+        def unreadable(error: BaseException) -> None:
+            if shiboken6.isValid(self) and self._detecting.is_current(token):
+                self.found.setText(str(error) if isinstance(error, ContextDeskError) else repr(error))
+
+        self.bridge.call(detected_formats, source, on_result=done, on_error=unreadable)
 
     def _show_found(self, source: Path, found: list[str]) -> None:
         self._found = found
@@ -240,22 +247,36 @@ class ImportAgentDialog(QDialog):
         source, target = self._source_path(), self._target_path()
         if source is None or target is None:
             return
-        self.import_button.setEnabled(False)
-        self.import_button.setText("Importing…")
+        self._set_importing(True)
 
         def write() -> ImportReport:
             check_import_target(target)  # again: the folder may have changed since it was typed
             return import_source(source, target)
 
         def done(report: ImportReport) -> None:
-            self.import_button.setText("Import")
+            self._set_importing(False)
             self.imported.emit(report, target)
             self.accept()
 
         self.bridge.call(write, on_result=done, on_error=self._failed)
 
+    def _set_importing(self, importing: bool) -> None:
+        """While the import runs the dialog stays open: it is written all or nothing either way,
+        and its report and the agent open when it is done."""
+        self._importing = importing
+        self.import_button.setText("Importing…" if importing else "Import")
+        self.import_button.setEnabled(not importing)
+        if self.cancel_button is not None:
+            self.cancel_button.setEnabled(not importing)
+
+    def reject(self) -> None:
+        if not self._importing:  # Esc while importing: it finishes first
+            super().reject()
+
     def _failed(self, error: BaseException) -> None:
-        self.import_button.setText("Import")
+        if not shiboken6.isValid(self):
+            return
+        self._set_importing(False)
         text = str(error) if isinstance(error, ContextDeskError) else repr(error)
         self.problem.setText(f"Nothing was imported: {text}")
         self.problem.show()

@@ -173,3 +173,33 @@ def test_new_agent_makes_its_own_folder_in_the_folder_picked_unless_that_one_is_
         lambda: desktop.host.agent is not None and desktop.host.agent.root == tmp_path / "empty",
         timeout=WAIT_MS,
     )
+
+
+def test_a_source_that_cannot_be_read_says_why_and_writes_nothing(
+    qtbot: QtBot, desktop: DesktopApp, fixtures_dir: Path, tmp_path: Path, home: Path
+) -> None:
+    broken = fixtures_dir / "import_corpus" / "broken" / "mcp.json"  # a real config with a typo
+    dialog = desktop.window.agents_menu.import_agent(source=broken)
+    qtbot.waitUntil(lambda: dialog.found.text().startswith(f"cannot read {broken}"), timeout=WAIT_MS)
+    dialog.target.setText(str(tmp_path / "new-agent"))
+    assert not dialog.import_button.isEnabled()
+    assert not (tmp_path / "new-agent").exists()
+
+
+def test_an_import_that_fails_keeps_the_dialog_and_what_was_chosen(
+    qtbot: QtBot, desktop: DesktopApp, fixtures_dir: Path, tmp_path: Path, home: Path
+) -> None:
+    source = tmp_path / "shop"
+    project_with_every_part(fixtures_dir, source)
+    dialog = desktop.window.agents_menu.import_agent(source=source)
+    qtbot.waitUntil(lambda: "Cursor rules" in dialog.found.text(), timeout=WAIT_MS)
+    target = tmp_path / "new-agent"
+    dialog.target.setText(str(target))
+    target.mkdir()
+    (target / "letter.txt").write_text("Dear Sam")  # filled after it was checked: checked again
+    qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.problem.isVisible, timeout=WAIT_MS)
+    assert "Nothing was imported" in dialog.problem.text() and "already holds files" in dialog.problem.text()
+    assert dialog.isVisible() and dialog.import_button.text() == "Import"
+    assert dialog.source.text() == str(source) and dialog.target.text() == str(target)
+    assert [p.name for p in target.iterdir()] == ["letter.txt"]

@@ -85,12 +85,20 @@ def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
 def detected_formats(source: Path) -> list[str]:
     """What :func:`read_source` would import from ``source``, one line per format found (a
     project folder can hold several: its Cursor rules, skills, sub-agents, MCP servers); empty
-    when it holds nothing ContextDesk imports, or does not exist. Reads no file's contents but
-    may walk a large folder: call it off a GUI thread."""
+    when it holds nothing ContextDesk imports, or does not exist. May walk a large folder: call
+    it off a GUI thread.
+
+    Raises:
+        AgentImportError: ``source`` is a file no format detects because it cannot be parsed
+            (a JSON or YAML file with a typo): the message says where.
+    """
     source = source.expanduser()
     if not source.is_dir() and not source.is_file():
         return []
-    return [importer.expected for importer in _readers_for(source)]
+    found = [importer.expected for importer in _readers_for(source)]
+    if not found and source.is_file():
+        read_structured_file(source)  # say why it cannot be read rather than "nothing to import"
+    return found
 
 
 def _readers_for(source: Path) -> list[Importer]:

@@ -34,6 +34,10 @@ def test_a_project_folder_lists_each_format_it_holds_and_a_plain_folder_none(
     assert detected_formats(tmp_path / "plain") == []
     assert detected_formats(tmp_path / "missing") == []
     assert len(detected_formats(project / ".cursor" / "rules")) == 1  # one part alone
+    broken = tmp_path / "mcp.json"
+    broken.write_text('{"mcpServers": {"x": {"command": "a",,')
+    with pytest.raises(AgentImportError, match=f"cannot read {broken}"):
+        detected_formats(broken)  # a typo is named, not "nothing to import"
 
 
 def test_a_new_folder_by_name_becomes_the_agent_and_an_agent_folder_is_merged_into(
