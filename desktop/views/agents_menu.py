@@ -35,7 +35,6 @@ class AgentsMenu:
         menu.addAction("New agent…", self.new_agent)
         menu.addAction("Import agent (a file or a folder)…", lambda: self.import_agent())
         self.last_import_dialog: ImportAgentDialog | None = None
-        self.last_report_dialog: ImportReportDialog | None = None
 
     def open_path(self, path: Path) -> None:
         """Open the agent in ``path``; a folder without an agent.yaml that holds what ContextDesk
@@ -111,7 +110,6 @@ class AgentsMenu:
     def _imported(self, report: ImportReport, target: Path) -> None:
         dialog = ImportReportDialog(report, self.parent)  # the whole report, scrollable
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.last_report_dialog = dialog
         dialog.open()
         self.host.open(target)
 

@@ -81,6 +81,10 @@ def test_a_project_folder_is_imported_in_one_go_into_a_new_folder_typed_by_name(
     qtbot.waitUntil(
         lambda: desktop.host.agent is not None and desktop.host.agent.root == target, timeout=WAIT_MS
     )
+    reports = [
+        w for w in QApplication.topLevelWidgets() if isinstance(w, ImportReportDialog) and w.isVisible()
+    ]
+    assert len(reports) == 1 and "imported" in reports[0].summary.text()  # its whole report, shown
 
 
 def test_a_folder_of_other_files_or_inside_an_agent_is_refused_before_importing(
