@@ -17,16 +17,19 @@ __all__ = [
     "RECENT_LIMIT",
     "add_recent_agent",
     "app_settings",
+    "last_folder",
     "new_tools_include",
     "open_tabs",
     "recent_agents",
     "remove_recent_agent",
     "save_open_tabs",
+    "set_last_folder",
     "set_new_tools_include",
 ]
 
 RECENT_LIMIT = 10
 NEW_TOOLS_KEY = "servers/newToolsInclude"
+LAST_FOLDER_KEY = "dialogs/lastFolder"
 _INCLUDE_MODES = ("agent", "always", "manual")
 
 
@@ -96,4 +99,17 @@ def set_new_tools_include(mode: str) -> None:
         raise ValueError(f"unknown include mode {mode!r}")
     settings = app_settings()
     settings.setValue(NEW_TOOLS_KEY, mode)
+    settings.sync()
+
+
+def last_folder() -> Path | None:
+    """The folder of the last file or folder picked in any file dialog, if it still exists."""
+    value = app_settings().value(LAST_FOLDER_KEY, "")
+    path = Path(value) if isinstance(value, str) and value else None
+    return path if path is not None and path.is_dir() else None
+
+
+def set_last_folder(path: Path) -> None:
+    settings = app_settings()
+    settings.setValue(LAST_FOLDER_KEY, str(path))
     settings.sync()

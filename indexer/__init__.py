@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from indexer._lexical import Bm25
 from indexer._lexical import tokenize as lexical_tokens
+from indexer._texts import is_knowledge_question
 from indexer.backends import EmbeddingBackend, onnx_backend, sentence_transformers_backend
 from indexer.cache import EmbeddingCache
 from indexer.chunking import chunk_text
@@ -39,6 +40,7 @@ __all__ = [
     "Strategy",
     "Timings",
     "chunk_text",
+    "is_knowledge_question",
     "lexical_tokens",
     "onnx_backend",
     "render_parameters",

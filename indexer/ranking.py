@@ -269,7 +269,9 @@ def rank_anchor(
 def merge_rankings(rankings: list[Ranking], top_n: int) -> Ranking:
     """Several views of one message (the whole, each clause) as one ranking: an item is included
     if any view includes it (the best scores first, at most ``top_n``, unless above
-    include_score), with the best score and reason any view gave it."""
+    include_score), with the best score any view gave it; an item left out has the reason of the
+    view that gave that score, so that its score and its reason agree (not "under the floor"
+    from one view beside a score that cleared it in another)."""
     first = rankings[0]
     scores = np.stack([r.score for r in rankings])
     best_view = np.argmax(scores, axis=0)
@@ -277,7 +279,9 @@ def merge_rankings(rankings: list[Ranking], top_n: int) -> Ranking:
     score = scores[best_view, items]
     cosine = np.stack([r.cosine for r in rankings])[best_view, items]
     chunk = np.stack([r.chunk for r in rankings])[best_view, items]
-    reason = np.min(np.stack([r.reason for r in rankings]), axis=0).astype(np.int8)
+    reasons = np.stack([r.reason for r in rankings])
+    best_reason = np.min(reasons, axis=0)
+    reason = np.where(best_reason <= _WITHIN, best_reason, reasons[best_view, items]).astype(np.int8)
     whole_included = rankings[0].included
     via = np.where(whole_included, VIA_WHOLE, VIA_CLAUSE).astype(np.int8)
     merged = Ranking(score, cosine, chunk, reason, first.tiebreak, via)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -12,7 +13,18 @@ from agent_core.errors import AgentFileError
 from agent_core.paths import user_dirs
 from agent_core.resources import default_agent_dir
 
-__all__ = ["create_agent", "default_agent_path", "ensure_default_agent"]
+__all__ = ["agent_folder_in", "create_agent", "default_agent_path", "ensure_default_agent"]
+
+
+def agent_folder_in(place: Path, name: str) -> Path:
+    """Where a new agent called ``name`` goes when the user picks the folder ``place``: ``place``
+    itself when it is empty, else a new folder in it named after the agent ("Support Bot" ->
+    ``support-bot``), so a user never has to create the folder first."""
+    place = place.expanduser()
+    if place.is_dir() and not any(place.iterdir()):
+        return place
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "agent"
+    return place / slug
 
 
 def create_agent(target: Path, *, name: str | None = None, template: Path | None = None) -> Agent:

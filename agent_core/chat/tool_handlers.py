@@ -113,3 +113,13 @@ class MessageCommand(Protocol):
     def not_regenerated(self) -> str:
         """Why a message of this command is not answered again, and what to do instead."""
         ...
+
+    @property
+    def word(self) -> str:
+        """What the message starts with (``/run``): front ends list it among their commands."""
+        ...
+
+    @property
+    def summary(self) -> str:
+        """What the command does and how it is written, in one line, for that list."""
+        ...

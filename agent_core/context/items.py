@@ -103,6 +103,10 @@ class SelectionRun:
     # Candidates judged on their name, description and examples only: their bodies were still
     # being indexed in the background (a large agent's first selections).
     description_only: tuple[ItemRef, ...] = ()
+    # The hybrid's floor (minScore; None: not recorded, or a strategy without one), and what it was
+    # raised by for this message, a question about how things are (0: not raised).
+    min_score: float | None = None
+    question_floor: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
 from agent_core.context.learned import Correction, LearnedSelections, taught
 from agent_core.context.selection_bound import bounded, over_top_n_reason
+from agent_core.context.selection_floors import message_floor, threshold_miss
 from agent_core.database.errors import StoreError
 from agent_core.errors import SelectionUnavailableError
 from agent_core.paths import user_dirs
@@ -272,15 +273,18 @@ class ContextSelector:
         items = tuple(
             RequestItem(by_key[c.key], "agent", round(c.score, 4), reason=why.included(c)) for c in kept
         )
+        floor, raised = message_floor(settings, message)
         run = replace(
             run,
             description_only=tuple(by_key[k] for k in sorted(selection.description_only) if k in by_key),
+            min_score=settings.min_score if settings.strategy == "hybrid" else None,
+            question_floor=round(floor - settings.min_score, 4) if raised else 0.0,
         )
         over_reason = over_top_n_reason(config.top_n)
         misses = (
             *(NearMiss(by_key[c.key], round(c.score, 4), over_reason) for c in over),
             *(
-                NearMiss(by_key[c.key], round(c.score, 4), why.left_out(c), needed_score(c, settings))
+                NearMiss(by_key[c.key], round(c.score, 4), *why.left_out(c, settings))
                 for c in selection.best(len(selection.included) + NEAR_MISSES_KEPT)
                 if not c.included and c.key in by_key
             ),
@@ -293,18 +297,6 @@ class ContextSelector:
     @property
     def _description_only_words(self) -> str:
         return DESCRIPTION_ONLY if self.bodies_in_background else DESCRIPTION_ONLY_NOT_INDEXED
-
-
-def needed_score(candidate: ScoredDocument, settings: SelectionSettings) -> float | None:
-    """The score a candidate left out for being under the minimum had to reach: the minimum (or
-    includeScore, when lower), or, when it did clear that, the stricter minimum of one clause of
-    the message (the hybrid ranks a compound message clause by clause too). None for other reasons."""
-    if candidate.reason != "below_floor":
-        return None
-    floor = min(settings.min_score, settings.include_score)
-    if candidate.score >= floor:
-        floor = min(settings.min_score + settings.clause_margin, settings.include_score)
-    return round(floor, 4)
 
 
 class _Reasons:
@@ -344,9 +336,10 @@ class _Reasons:
             return "needed by one of the requests in the message"
         return ""
 
-    def left_out(self, candidate: ScoredDocument) -> str:
+    def left_out(self, candidate: ScoredDocument, settings: SelectionSettings) -> tuple[str, float | None]:
+        """Why ``candidate`` was left out, and the score it needed when a floor did it."""
         if candidate.reason == "removed_for_similar" and (
             correction := self._correction(candidate.key, False)
         ):
-            return correction.describe()
-        return candidate.reason
+            return correction.describe(), None
+        return threshold_miss(candidate, settings, self.message)

@@ -119,6 +119,10 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         selection = data["request_context"].get("selection")
         if selection is not None and not selection.get("description_only"):
             selection.pop("description_only", None)  # fully indexed selections keep the v1 shape
+        if selection is not None:
+            for key in ("min_score", "question_floor"):
+                if not selection.get(key):
+                    selection.pop(key, None)  # contexts saved before the floor was recorded
     return data
 
 

@@ -42,6 +42,8 @@ class RunCommand:
     """``/run NAME {json}`` as a chat's message command (``chat.tool_handlers.MessageCommand``)."""
 
     not_regenerated = "a /run is not regenerated: send the /run again to run the workflow again"
+    word = "/run"
+    summary = 'run one of this agent\'s workflows: /run NAME {"input": "value"}'
 
     def matches(self, text: str) -> bool:
         return parse_run_command(text) is not None

@@ -132,6 +132,23 @@ class ChatMemoryActions(QObject):
 
         self.bridge.call(save, on_result=done, on_error=self._report)
 
+    def remember_typed(self, text: str) -> None:
+        """``/remember TEXT``: save the user's own words as a memory at once, shown as a row at the
+        end of the transcript (the message box is not sent to the model)."""
+        memories = self.memories
+
+        def done(outcome: WriteOutcome) -> None:
+            if outcome.memory is None:
+                why = outcome.reason or "; ".join(outcome.warnings) or "the memories refused it"
+                self.error.emit(f"Nothing was remembered: {why}.")
+                return
+            self.conversation.add_memory(outcome)
+            if outcome.warnings:
+                self.error.emit(f"Saved because you typed it, but note: {'; '.join(outcome.warnings)}.")
+            self.changed.emit(outcome.memory)
+
+        self.bridge.call(memories.remember, text, on_result=done, on_error=self._report)
+
     # --- View Context's actions on a recalled memory -------------------------------------------------
 
     def edit(self, memory_id: str, text: str, on_done: Callable[[Memory], None]) -> None:

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.dialogs.server_dialog import NEW_TOOL_MODES, NEW_TOOLS_HINT
 from desktop.settings import app_settings, new_tools_include, set_new_tools_include
 from desktop.theme import apply_theme, colors
+from desktop.views.file_dialogs import choose_folder
 from desktop.views.window_geometry import fit_size
 
 __all__ = ["THEME_KEY", "PreferencesDialog", "saved_scheme"]
@@ -113,10 +113,9 @@ class PreferencesDialog(QDialog):
         form.addRow(buttons)
 
     def _choose_folder(self) -> None:
-        start = str(Path(self.folder.text().strip() or "~").expanduser())
-        chosen = QFileDialog.getExistingDirectory(self, "The folder the workspace tools may read", start)
-        if chosen:
-            self.folder.setText(chosen)
+        chosen = choose_folder(self, "The folder the workspace tools may read", self.folder.text())
+        if chosen is not None:
+            self.folder.setText(str(chosen))
 
     def _save(self) -> None:
         folder = self.folder.text().strip()

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -37,6 +36,7 @@ from agent_core.agent.schema import (
 )
 from desktop.settings import new_tools_include
 from desktop.theme import colors
+from desktop.views.file_dialogs import choose_folder
 from desktop.views.model_picker import ModelPicker, model_problem
 
 __all__ = ["ServerDialog"]
@@ -214,9 +214,9 @@ class ServerDialog(QDialog):
         self._on_type(self.type.currentText())
 
     def _choose_root(self) -> None:
-        chosen = QFileDialog.getExistingDirectory(self, "The folder its tools may read", self.root.text())
-        if chosen:
-            self.root.setText(chosen)
+        chosen = choose_folder(self, "The folder its tools may read", self.root.text())
+        if chosen is not None:
+            self.root.setText(str(chosen))
 
     def _load(self, config: McpServerConfig) -> None:
         if isinstance(config, InternalServerConfig):

@@ -12,15 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QListView,
     QPushButton,
+    QScrollArea,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -44,7 +47,7 @@ from desktop.theme import colors
 from desktop.views.common import fit_list_height
 from desktop.views.item_delegate import ContextItemDelegate
 from desktop.views.token_bar import TokenSummary
-from desktop.views.window_geometry import fit_size
+from desktop.views.window_geometry import fit_size, keep_on_screen
 
 __all__ = ["MEMORY_COLUMN", "ContextColumn", "ViewContextDialog", "describe_run", "tools_note", "usage_text"]
 
@@ -80,9 +83,16 @@ STATUS_TEXT = {
 
 def describe_run(context: RequestContext) -> str:
     run = context.selection
+    floor = ""
+    if run.min_score is not None:  # the bar "needed" refers to under "Not included"
+        floor = f"minScore {run.min_score:.2f}, "
+        if run.question_floor:
+            raised = run.min_score + run.question_floor
+            floor = f"minScore {run.min_score:.2f} (+{run.question_floor:.2f} for a question: {raised:.2f}), "
     parts = [
         f"Model <b>{context.model}</b>",
-        f"selection {run.strategy}: topK {run.top_k}, topN {run.top_n}, includeScore {run.include_score:.2f}",
+        f"selection {run.strategy}: topK {run.top_k}, topN {run.top_n}, {floor}"
+        f"includeScore {run.include_score:.2f}",
     ]
     if run.elapsed_ms is not None:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
@@ -257,8 +267,18 @@ class ViewContextDialog(QDialog):
         self.setModal(True)
         fit_size(self, QSize(1080, 620))
         palette = colors()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(16, 14, 16, 12)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(16, 14, 16, 12)
+        # Everything but the buttons scrolls: on a small screen the dialog keeps to the screen and
+        # Close stays reachable, however many columns, near-misses and sections the reply has.
+        self.body = QScrollArea()
+        self.body.setWidgetResizable(True)
+        self.body.setFrameShape(QFrame.Shape.NoFrame)
+        content = QWidget()
+        self.body.setWidget(content)
+        outer.addWidget(self.body, 1)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
         heading_label = QLabel(heading)
         heading_label.setStyleSheet("font-size: 17px; font-weight: 600;")
         layout.addWidget(heading_label)
@@ -351,7 +371,11 @@ class ViewContextDialog(QDialog):
         self.exact_request_button.setVisible(on_exact_request is not None)
         if on_exact_request is not None:
             self.exact_request_button.clicked.connect(lambda: on_exact_request())
-        layout.addWidget(buttons)
+        outer.addWidget(buttons)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        keep_on_screen(self)  # its frame is known only now: pulled inside the screen it opened on
 
     def _show_parts(self, shown: bool) -> None:
         self.parts_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)

@@ -35,7 +35,9 @@ MODE_LABELS = {"always": "Always", "manual": "Manual", "agent": "Agent"}
 # The indexer's reason codes, in words.
 REASON_TEXT = {
     "outside_top_n": "good match, but topN better items were chosen",
-    "below_floor": "score under the minimum",
+    "below_floor": "score under the minimum (minScore)",
+    "below_question_floor": "score under the minimum, raised for a question about how things are",
+    "below_clause_floor": "cleared the minimum, but not the stricter one of the request in the message it matched",
     "far_from_best": "much weaker than the best match",
     "not_in_top_k": "no chunk among the topK matches",
     "above_include_score": "above the include score",
@@ -50,8 +52,16 @@ def reason_text(reason: str, score: float | None = None, needed: float | None = 
     words = REASON_TEXT.get(reason) or (reason.replace("_", " ") if reason.isidentifier() else reason)
     if needed is None:
         return words
-    got = "" if score is None else f", got {score:.2f}"
-    return f"{words}: needed {needed:.2f}{got}"
+    digits = 2  # more where two places would show a score under the bar as reaching it (0.4496, 0.45)
+    while (
+        score is not None
+        and score != needed
+        and digits < 4
+        and f"{score:.{digits}f}" == f"{needed:.{digits}f}"
+    ):
+        digits += 1
+    got = "" if score is None else f", got {score:.{digits}f}"
+    return f"{words}: needed {needed:.{digits}f}{got}"
 
 
 class Column(IntEnum):

@@ -5,16 +5,19 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QInputDialog, QMenu, QMessageBox, QWidget
 
 from agent_core.agent.agent import AGENT_FILE
-from agent_core.agent.importers import ImportReport, import_source
-from agent_core.agent.scaffold import create_agent
+from agent_core.agent.importers import ImportReport, detected_formats
+from agent_core.agent.scaffold import agent_folder_in, create_agent
 from agent_core.errors import ContextDeskError
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
+from desktop.dialogs.import_agent import ImportAgentDialog
 from desktop.dialogs.import_report import ImportReportDialog
 from desktop.settings import recent_agents, remove_recent_agent
+from desktop.views.file_dialogs import choose_folder
 
 __all__ = ["AgentsMenu"]
 
@@ -30,24 +33,39 @@ class AgentsMenu:
         self.recent = menu.addMenu("Recent agents")
         self.recent.aboutToShow.connect(self._fill_recent)
         menu.addAction("New agent…", self.new_agent)
-        menu.addAction("Import agent from a file…", self.import_agent)
-        menu.addAction("Import agent from a folder (skills, a project)…", self.import_agent_folder)
+        menu.addAction("Import agent (a file or a folder)…", lambda: self.import_agent())
+        self.last_import_dialog: ImportAgentDialog | None = None
 
     def open_path(self, path: Path) -> None:
-        if not (path / AGENT_FILE).is_file():
+        """Open the agent in ``path``; a folder without an agent.yaml that holds what ContextDesk
+        imports (Cursor rules, .claude, AGENTS.md, skills, an MCP config) is offered for import."""
+        if (path / AGENT_FILE).is_file():
+            self.host.open(path)
+            return
+
+        def offer(found: list[str]) -> None:
+            if found:
+                self.import_agent(
+                    source=path,
+                    intro=f"{path} is not an agent folder (it has no {AGENT_FILE}), but it holds what "
+                    "ContextDesk imports. Import it into a new agent, which then opens; the folder "
+                    "itself is left as it is.",
+                )
+                return
             QMessageBox.warning(
                 self.parent,
                 "Not an agent",
-                f"{path} has no {AGENT_FILE}: choose an agent folder, or use New agent…",
+                f"{path} has no {AGENT_FILE} and nothing ContextDesk imports: choose an agent folder, "
+                "or use New agent…",
             )
             remove_recent_agent(path)
-            return
-        self.host.open(path)
+
+        self.bridge.call(detected_formats, path, on_result=offer, on_error=self._failed)
 
     def open_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.parent, "Open agent folder")
-        if folder:
-            self.open_path(Path(folder))
+        folder = choose_folder(self.parent, "Open agent folder")
+        if folder is not None:
+            self.open_path(folder)
 
     def _fill_recent(self) -> None:
         self.recent.clear()
@@ -62,51 +80,38 @@ class AgentsMenu:
             self.recent.addAction("No recent agents").setEnabled(False)
 
     def new_agent(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.parent, "Choose an empty folder for the new agent")
-        if not folder:
-            return
-        name, ok = QInputDialog.getText(self.parent, "New agent", "Name", text=Path(folder).name)
+        """Ask the agent's name, then where it goes: an empty folder becomes the agent, any other
+        gets a new folder named after it (no folder has to exist beforehand)."""
+        name, ok = QInputDialog.getText(self.parent, "New agent", "Name of the new agent")
         if not ok:
             return
-        target = Path(folder)
+        place = choose_folder(
+            self.parent, "Where to create the agent: an empty folder, or a folder to make its folder in"
+        )
+        if place is None:
+            return
+        target = agent_folder_in(place, name)
         self.bridge.call(
             lambda: create_agent(target, name=name.strip() or None),
             on_result=lambda agent: self.host.open(agent.root),
             on_error=self._failed,
         )
 
-    def import_agent(self) -> None:
-        source, _ = QFileDialog.getOpenFileName(
-            self.parent,
-            "Import: a TsAgent agent, Cursor rules or an mcpServers JSON file",
-            "",
-            "Agents (*.yaml *.yml *.json *.mdc);;All files (*)",
-        )
-        if source:
-            self._import_into_chosen_agent(Path(source))
+    def import_agent(self, source: Path | None = None, intro: str = "") -> ImportAgentDialog:
+        """The import dialog (a file or a folder, into an agent folder or a new one by name); once
+        it has imported, its report is shown and the agent opens."""
+        dialog = ImportAgentDialog(self.bridge, self.parent, source=source, intro=intro)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.imported.connect(self._imported)
+        self.last_import_dialog = dialog
+        dialog.open()
+        return dialog
 
-    def import_agent_folder(self) -> None:
-        source = QFileDialog.getExistingDirectory(
-            self.parent,
-            "Import: a skill folder, a folder of skills (.claude/skills, a cloned collection), a project "
-            "(AGENTS.md, CLAUDE.md, .cursor/rules, .claude/agents) or a TsAgent agent folder",
-        )
-        if source:
-            self._import_into_chosen_agent(Path(source))
-
-    def _import_into_chosen_agent(self, source: Path) -> None:
-        target = QFileDialog.getExistingDirectory(
-            self.parent, "Import into which agent folder (new or existing)?"
-        )
-        if not target:
-            return
-        target_path = Path(target)
-
-        def done(report: ImportReport) -> None:
-            ImportReportDialog(report, self.parent).open()  # the whole report, scrollable
-            self.host.open(target_path)
-
-        self.bridge.call(import_source, source, target_path, on_result=done, on_error=self._failed)
+    def _imported(self, report: ImportReport, target: Path) -> None:
+        dialog = ImportReportDialog(report, self.parent)  # the whole report, scrollable
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        self.host.open(target)
 
     def _failed(self, error: BaseException) -> None:
         text = str(error) if isinstance(error, ContextDeskError) else repr(error)

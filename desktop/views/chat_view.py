@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -21,7 +23,7 @@ from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
 from desktop.views.composer import COMMANDS, Composer
 from desktop.views.conversation_view import ConversationView, readable_width
-from desktop.views.model_picker import ModelPicker, model_problem
+from desktop.views.model_picker import ModelPicker, model_problem, unchecked_model_note
 
 __all__ = ["ChatView"]
 
@@ -47,6 +49,7 @@ class ChatView(QWidget):
         self.agent_label = QLabel(agent_name)
         self.agent_label.setStyleSheet("font-weight: 600; font-size: 14px;")
         self._known_models: set[str] = set()  # provider:model refs the providers listed
+        self._unlisted: dict[str, str] = {}  # provider -> why it listed no models
         self.model_picker = ModelPicker()
         self.model_picker.activated.connect(lambda _i: self._model_chosen())
         line_edit = self.model_picker.lineEdit()
@@ -121,6 +124,7 @@ class ChatView(QWidget):
         bottom = QHBoxLayout()
         bottom.setContentsMargins(16, 8, 16, 12)
         self.composer = Composer()
+        self.composer.add_commands({c.word: c.summary for c in controller.session.services.commands})
         # The clicked approval button hides itself; without this, focus would jump to an unrelated widget.
         self.conversation.decision_made.connect(self._focus_composer)
         self.composer.submitted.connect(self.submit)
@@ -153,8 +157,12 @@ class ChatView(QWidget):
 
     # --- model --------------------------------------------------------------------------------
 
-    def set_models(self, models: list[str]) -> None:
+    def set_models(self, models: list[str], unlisted: Mapping[str, str] | None = None) -> None:
+        """The models to offer, and why each provider in ``unlisted`` gave none (its models can
+        still be typed: the reply then shows what the provider says)."""
         self._known_models = set(models)
+        self._unlisted = dict(unlisted or {})
+        self.model_picker.set_unlisted(self._unlisted)
         current = self.controller.session.chat_settings.model
         self.model_picker.blockSignals(True)
         self.model_picker.clear()
@@ -172,22 +180,17 @@ class ChatView(QWidget):
         model = self.model_picker.currentText().strip()
         if not model or model == self.controller.session.chat_settings.model:
             return
-        problem = self._model_problem(model)
+        problem = model_problem(model, ())  # only a ref that names no provider is refused
         if problem:
             # The box goes back to the model really used: it never shows one that is not.
             self.refresh_model()
             self.show_error(problem)
             return
         self.controller.override_settings(chat={"model": model})
-        if self._known_models and model not in self._known_models:
-            self.show_error(
-                f"{model} is not in the list {model.split(':', 1)[0]} gave; it is used, but if the "
-                "provider does not know it the reply will say so."
-            )
-
-    def _model_problem(self, model: str) -> str:
-        """Why ``model`` cannot be this chat's model ("" when it can)."""
-        return model_problem(model, {known.split(":", 1)[0] for known in self._known_models})
+        config = self.controller.session.agent.config
+        configured = {*config.providers, config.chat.model.partition(":")[0]}
+        if note := unchecked_model_note(model, self._known_models, self._unlisted, configured):
+            self.show_error(note)
 
     # --- sending ------------------------------------------------------------------------------
 
@@ -261,6 +264,11 @@ class ChatView(QWidget):
             self.new_chat_requested.emit()
         elif command == "/prompt":
             self.prompt_requested.emit(argument)
+        elif command == "/remember":
+            if not argument:
+                self.show_error("Write what to remember after it: /remember TEXT.")
+                return True
+            self.controller.memories.remember_typed(argument)
         return True
 
     def compact(self) -> None:

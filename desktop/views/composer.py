@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit, QWi
 
 __all__ = ["COMMANDS", "Composer"]
 
-# Slash commands and what they do.
+# The slash commands the desktop answers itself, and what they do. The commands the core answers
+# (``/run``: a chat's MessageCommands) are added to the list from the chat's own, not typed here.
 COMMANDS: dict[str, str] = {
     "/context": "View Context of the last reply",
     "/compact": "summarize the older turns of this chat now",
@@ -18,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "/rule": "add a rule to this chat: /rule NAME",
     "/new": "start a new chat",
     "/prompt": "insert a tool server's prompt into the message box: /prompt [NAME]",
+    "/remember": "save a memory of this agent at once, in your words: /remember TEXT",
 }
 
 
@@ -49,6 +51,7 @@ class Composer(QPlainTextEdit):
         )
         self.setTabChangesFocus(True)
         self._mentions: dict[str, str] = {}  # "@rule:name" -> its description
+        self._commands: dict[str, str] = dict(COMMANDS)  # "/name" -> what it does
         self._completions = QStandardItemModel(self)
         self.completer = QCompleter(self._completions, self)
         self.completer.setWidget(self)
@@ -72,6 +75,14 @@ class Composer(QPlainTextEdit):
         """What ``@`` offers: ``@rule:name`` and ``@ref:name``, with their descriptions."""
         self._mentions = dict(mentions) if isinstance(mentions, Mapping) else dict.fromkeys(mentions, "")
 
+    def add_commands(self, commands: Mapping[str, str]) -> None:
+        """More of what ``/`` offers: commands the core answers (``/run``), with what they do."""
+        self._commands.update(commands)
+
+    def commands(self) -> dict[str, str]:
+        """What ``/`` offers: every command and what it does."""
+        return dict(self._commands)
+
     def _fit(self) -> None:
         lines = max(1, min(8, int(self.document().size().height())))
         height = self.fontMetrics().lineSpacing() * lines + 16
@@ -93,7 +104,7 @@ class Composer(QPlainTextEdit):
         if word.startswith("@"):
             options, prefix = self._mentions, _mention_name(word)
         elif word.startswith("/") and at_start:
-            options, prefix = COMMANDS, word[1:]
+            options, prefix = self._commands, word[1:]
         else:
             self._popup().hide()
             return

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.errors import ContextDeskError
-from agent_core.providers.catalog import chat_model_choices
+from agent_core.providers.catalog import ModelChoices, model_choices
 from desktop.bridge import CoreBridge, Generation
 from desktop.controllers.agent_watcher import AgentWatcher
 from desktop.controllers.chat_controller import ChatController
@@ -67,6 +67,7 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
         self.controllers: dict[str, ChatController] = {}
         self.views: dict[str, ChatView] = {}
         self.model_choices: list[str] = []
+        self.model_unlisted: dict[str, str] = {}  # provider -> why it listed no models
         self._models_generation = Generation()
         self._models_listed_for: object = None  # the chat model and providers the lists are from
         self._manage_window: ManageWindow | None = None
@@ -252,14 +253,14 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
         self._models_listed_for = listed_for
         token = self._models_generation.next()
 
-        def done(models: list[str]) -> None:
+        def done(choices: ModelChoices) -> None:
             if not self._models_generation.is_current(token):
                 return
-            self.model_choices = models
+            self.model_choices, self.model_unlisted = choices.models, choices.unlisted
             for view in self.views.values():
-                view.set_models(models)
+                view.set_models(choices.models, choices.unlisted)
 
-        choices = chat_model_choices(workspace.agent.config, workspace.providers.resolve)
+        choices = model_choices(workspace.agent.config, workspace.providers.resolve)
         self.bridge.submit(choices, done, lambda e: logger.warning("model lists failed: %s", e))
 
     def _on_servers(self, statuses: list[Any]) -> None:

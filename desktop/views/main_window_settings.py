@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
 from agent_core.agent.schema import InternalServerConfig
 from agent_core.agent.variables import workspace_folder_of
@@ -14,6 +14,7 @@ from desktop.bridge import CoreBridge
 from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.views.chat_view import ChatView
+from desktop.views.file_dialogs import choose_folder
 
 if TYPE_CHECKING:
     from agent_core.agent.schema import (
@@ -61,11 +62,9 @@ class AgentSettingsActions:
 
     def choose_workspace_folder(self) -> None:
         """Pick the folder the built-in workspace tools may read (the welcome's button)."""
-        chosen = QFileDialog.getExistingDirectory(
-            cast(QWidget, self), "The folder your assistant's tools may read"
-        )
-        if chosen:
-            self.set_workspace_folder(Path(chosen))
+        chosen = choose_folder(cast(QWidget, self), "The folder your assistant's tools may read")
+        if chosen is not None:
+            self.set_workspace_folder(chosen)
 
     def _note_workspace_folder(self, view: ChatView) -> None:
         """Tell a new chat's welcome whether the workspace folder its tool example reads exists."""

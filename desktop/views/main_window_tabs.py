@@ -41,6 +41,7 @@ class ChatTabs:
     controllers: dict[str, ChatController]
     views: dict[str, ChatView]
     model_choices: list[str]
+    model_unlisted: dict[str, str]
     dialogs: ChatDialogs
     chat_list: ChatList
     tabs: QTabWidget
@@ -153,7 +154,7 @@ class ChatTabs:
         self.controllers[session.id] = controller
         self.views[session.id] = view
         if self.model_choices:
-            view.set_models(self.model_choices)
+            view.set_models(self.model_choices, self.model_unlisted)
         view.composer.set_mentions(self._mentions())
         self.placeholder.hide()
         self.tabs.show()

@@ -19,7 +19,6 @@ from PySide6.QtGui import QIcon, QImage, QImageReader, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -35,6 +34,7 @@ from agent_core.content_parts import ContentPart, decoded_size, human_size, medi
 from agent_core.store.records import ToolCallRecord
 from desktop.models.structured_result import StructuredTableModel, StructuredTreeModel, table_shape
 from desktop.theme import colors
+from desktop.views.file_dialogs import choose_save_path
 from desktop.views.tables import row_table
 
 __all__ = ["MAX_IMAGE_PIXELS", "ImageDialog", "ResultResource", "RichResultView", "decode_image"]
@@ -71,7 +71,8 @@ def decode_image(data: str) -> QImage | None:
 
 
 def _save_path(parent: QWidget, suggested: str) -> str:
-    return QFileDialog.getSaveFileName(parent, "Save", suggested)[0]
+    chosen = choose_save_path(parent, "Save", suggested)
+    return str(chosen) if chosen is not None else ""
 
 
 class RichResultView(QWidget):

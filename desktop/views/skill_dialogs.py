@@ -4,10 +4,8 @@ a failure. A failed write reloads the agent, so the section shows agent.yaml as 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from agent_core.agent.importers import ImportReport
 from desktop.bridge import CoreBridge
@@ -15,6 +13,7 @@ from desktop.controllers.skill_actions import SkillActions, SkillFileText
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.dialogs.import_report import ImportReportDialog
 from desktop.dialogs.skill_file import SkillFileDialog
+from desktop.views.file_dialogs import choose_folder
 from desktop.views.skills_panel import SkillsSection
 
 __all__ = ["IMPORT_FOLDER_TITLE", "SkillDialogs"]
@@ -44,9 +43,9 @@ class SkillDialogs(QObject):
         """Ask for a folder and import it into the open agent."""
         if self.host.agent is None:
             return
-        folder = QFileDialog.getExistingDirectory(self.window, IMPORT_FOLDER_TITLE)
-        if folder:
-            self.actions.import_folder(Path(folder))
+        folder = choose_folder(self.window, IMPORT_FOLDER_TITLE)
+        if folder is not None:
+            self.actions.import_folder(folder)
 
     def show_report(self, report: ImportReport) -> ImportReportDialog:
         dialog = ImportReportDialog(report, self.window)

@@ -124,15 +124,11 @@ def test_the_model_box_never_shows_a_model_that_is_not_used(
     assert view is not None
     view.set_models(["scripted:x", "scripted:y"])
     box = view.model_picker
-    for typed, said in (
-        ("gpt-4o", "is not provider:model"),
-        ("openai:gpt-4o", "No provider 'openai' is set up for this agent (it has: scripted)"),
-    ):
-        box.setCurrentText(typed)
-        view._model_chosen()
-        assert box.currentText() == "scripted:x"  # back to the model really used
-        assert said in view.inline_error.text()
-        assert view.controller.session.chat_settings.model == "scripted:x"
+    box.setCurrentText("gpt-4o")
+    view._model_chosen()
+    assert box.currentText() == "scripted:x"  # back to the model really used
+    assert "is not provider:model" in view.inline_error.text()
+    assert view.controller.session.chat_settings.model == "scripted:x"
     screenshot(desktop.window, f"model_box_refused_{theme}")
     box.setCurrentText("scripted:z")  # the provider is there, the model is not in its list
     view._model_chosen()

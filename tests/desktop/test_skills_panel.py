@@ -151,7 +151,9 @@ def test_an_agent_without_skills_offers_to_import_some(
     qtbot: QtBot, desktop: DesktopApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[str] = []
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda _parent, title: asked.append(title) or "")
+    monkeypatch.setattr(
+        QFileDialog, "getExistingDirectory", lambda _parent, title, _start: asked.append(title) or ""
+    )
     skills = section(desktop)
     qtbot.waitUntil(lambda: skills._agent is not None, timeout=WAIT_MS)
     assert skills.empty.isVisible() and not skills.view.isVisible() and not skills.search.isVisible()

@@ -67,6 +67,15 @@ def test_merged_views_include_what_any_view_includes_up_to_top_n_and_say_which()
     assert merged.score.tolist() == pytest.approx([0.6, 0.55, 0.5, 0.1])
 
 
+def test_an_item_left_out_gets_the_reason_of_the_view_its_score_comes_from() -> None:
+    within, floor, far = 1, 3, 4
+    whole = _ranking([0.7, 0.40], [within, floor])  # under the whole message's floor...
+    clause = _ranking([0.3, 0.52], [floor, far])  # ...but cleared one clause's, far from its best
+    merged = merge_rankings([whole, clause], top_n=2)
+    assert merged.row(1).score == pytest.approx(0.52)
+    assert merged.row(1).reason == "far_from_best"  # not "below_floor" beside a score that cleared it
+
+
 def test_corrections_include_what_was_added_and_a_removal_wins() -> None:
     within, floor = 1, 3
     ranking = _ranking([0.6, 0.3, 0.2], [within, floor, floor])

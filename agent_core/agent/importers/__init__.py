@@ -23,6 +23,7 @@ from agent_core.agent.importers._common import (
 from agent_core.agent.importers._merge import plan_import
 from agent_core.agent.importers._source_root import reading_from
 from agent_core.agent.importers._staging import write_plan
+from agent_core.agent.importers._target import check_import_target
 from agent_core.agent.importers.mcp_json import servers_from_mcp_json
 from agent_core.agent.server_trust import trust_command
 from agent_core.plugins import PluginRegistry
@@ -35,6 +36,8 @@ __all__ = [
     "Importer",
     "ReadImport",
     "apply_import",
+    "check_import_target",
+    "detected_formats",
     "import_source",
     "read_source",
     "servers_from_mcp_json",
@@ -68,6 +71,39 @@ def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
         raise AgentImportError(
             f"{source} is not an ordinary file or folder (a named pipe or a device): import a file or a folder"
         )
+    readers = _readers_for(source)
+    if readers:
+        with reading_from(source):  # no file found in it is read through a link leading out
+            return combine_parts(_read_parts(readers, source, copy_secrets=copy_secrets))
+    expected = _one_of([importer.expected for _, importer in IMPORTERS.plugins()])
+    if source.is_dir():
+        raise AgentImportError(f"nothing to import in {source}: expected {expected}")
+    read_structured_file(source)  # a file that cannot even be parsed: say so rather than "not a format"
+    raise AgentImportError(f"{source} is not a format ContextDesk imports: expected {expected}")
+
+
+def detected_formats(source: Path) -> list[str]:
+    """What :func:`read_source` would import from ``source``, one line per format found (a
+    project folder can hold several: its Cursor rules, skills, sub-agents, MCP servers); empty
+    when it holds nothing ContextDesk imports, or does not exist. May walk a large folder: call
+    it off a GUI thread.
+
+    Raises:
+        AgentImportError: ``source`` is a file no format detects because it cannot be parsed
+            (a JSON or YAML file with a typo): the message says where.
+    """
+    source = source.expanduser()
+    if not source.is_dir() and not source.is_file():
+        return []
+    found = [importer.expected for importer in _readers_for(source)]
+    if not found and source.is_file():
+        read_structured_file(source)  # say why it cannot be read rather than "nothing to import"
+    return found
+
+
+def _readers_for(source: Path) -> list[Importer]:
+    """The importers that read ``source``: the first registered one that detects it and, when
+    it reads a part of a project folder, every other part's importer that detects it too."""
     importers = [importer for _, importer in IMPORTERS.plugins()]
     for index, importer in enumerate(importers):
         if importer.detects(source):
@@ -76,13 +112,8 @@ def read_source(source: Path, *, copy_secrets: bool = False) -> ImportedAgent:
                 readers += [
                     other for other in importers[index + 1 :] if other.combines and other.detects(source)
                 ]
-            with reading_from(source):  # no file found in it is read through a link leading out
-                return combine_parts(_read_parts(readers, source, copy_secrets=copy_secrets))
-    expected = _one_of([importer.expected for importer in importers])
-    if source.is_dir():
-        raise AgentImportError(f"nothing to import in {source}: expected {expected}")
-    read_structured_file(source)  # a file that cannot even be parsed: say so rather than "not a format"
-    raise AgentImportError(f"{source} is not a format ContextDesk imports: expected {expected}")
+            return readers
+    return []
 
 
 def _read_parts(readers: list[Importer], source: Path, *, copy_secrets: bool) -> list[ImportedAgent]:

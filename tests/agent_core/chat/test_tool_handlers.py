@@ -118,6 +118,9 @@ class Echo:
         yield UserMessageSaved(session.store.add_message(session.id, "user", text))
         yield ReplyFinished(session.store.add_message(session.id, "assistant", text.removeprefix("/echo ")))
 
+    word = "/echo"
+    summary = "say the rest of the message back"
+
     @property
     def not_regenerated(self) -> str:
         return "an /echo is not answered again: type it again to repeat it"

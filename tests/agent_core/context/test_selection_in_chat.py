@@ -95,8 +95,10 @@ def test_an_item_under_the_minimum_score_says_which_score_it_needed(
     minimum = SelectionSettings().min_score  # the hybrid's own, as the agent sets none
     for miss in under:
         assert miss.needed == minimum and miss.score is not None and miss.score < minimum
-    others = [miss for miss in built.context.near_misses if miss.reason != "below_floor"]
+    floors = ("below_floor", "below_question_floor", "below_clause_floor")
+    others = [miss for miss in built.context.near_misses if miss.reason not in floors]
     assert all(miss.needed is None for miss in others)
+    assert built.context.selection.min_score == minimum  # the header's minScore is the bar they needed
 
 
 def test_while_the_model_loads_the_request_goes_on_without_agent_items(agent: Agent, tmp_path: Path) -> None:

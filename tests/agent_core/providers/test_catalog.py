@@ -12,7 +12,7 @@ from agent_core.agent.schema import AgentConfig
 from agent_core.errors import ProviderAuthError, ProviderConfigError, ProviderUnavailableError
 from agent_core.providers import catalog
 from agent_core.providers.base import ChatRequest, ModelInfo, Provider, ProviderSettings, StreamEvent
-from agent_core.providers.catalog import chat_model_choices, probe_provider
+from agent_core.providers.catalog import chat_model_choices, model_choices, probe_provider
 
 pytestmark = pytest.mark.anyio
 
@@ -71,6 +71,18 @@ async def test_providers_that_hang_fail_or_are_not_set_up_are_left_out() -> None
         config("alpha:alpha-small", "hang", "refuse", "ghost"), resolver(frozenset({"ghost"})), timeout_s=0.05
     )
     assert choices == ["alpha:alpha-small", "alpha:alpha-small", "alpha:alpha-large"]
+
+
+async def test_each_provider_left_out_of_the_choices_says_why() -> None:
+    choices = await model_choices(
+        config("alpha:alpha-small", "hang", "refuse", "ghost"), resolver(frozenset({"ghost"})), timeout_s=0.05
+    )
+    assert choices.models == ["alpha:alpha-small", "alpha:alpha-small", "alpha:alpha-large"]
+    assert choices.unlisted == {
+        "ghost": "this agent has no provider 'ghost'",
+        "hang": "no answer in 0.05 s",
+        "refuse": "the key was refused: check it in Providers",
+    }
 
 
 async def test_probing_lists_the_model_ids_of_a_registered_provider_type() -> None:
