@@ -35,7 +35,7 @@ def old_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def saved_rows(sql: str) -> list[tuple[str, ...]]:
-    with sqlite3.connect(f"file:{OLD_DATABASE}?mode=ro", uri=True) as db:
+    with sqlite3.connect(f"file:{OLD_DATABASE}?mode=ro&immutable=1", uri=True) as db:
         return [tuple(row) for row in db.execute(sql)]
 
 

@@ -39,13 +39,14 @@ MESSAGES = [
 @pytest.fixture
 def old_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
-    shutil.copytree(OLD_DATA, home, ignore=shutil.ignore_patterns("README.md"))
+    # A reader's -wal/-shm files come and go while a database is open: never copy them.
+    shutil.copytree(OLD_DATA, home, ignore=shutil.ignore_patterns("README.md", "*-wal", "*-shm"))
     monkeypatch.setenv("CONTEXTDESK_HOME", str(home))
     return home
 
 
 def applied_migrations(database: Path) -> list[str]:
-    with sqlite3.connect(database) as db:
+    with sqlite3.connect(f"file:{database}?mode=ro&immutable=1", uri=True) as db:  # never written
         return [name for (name,) in db.execute("SELECT name FROM schema_migrations ORDER BY id")]
 
 
