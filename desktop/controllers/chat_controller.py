@@ -58,6 +58,8 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
     compacting_changed = Signal(bool)
     context_changed = Signal()  # a reply finished or the history loaded: the gauge reads it again
     model_checked = Signal()  # whether the chat's model takes tools is known (again)
+    # A reply recalled memories (their use was counted) or memories were written from a message.
+    memories_touched = Signal()
 
     def __init__(self, bridge: CoreBridge, session: ChatSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -266,6 +268,8 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
             self.items_changed.emit()  # @mentions may have added items
         if isinstance(event, ContextBuilt):
             self.items_changed.emit()  # @mentions in the message are in the chat by now
+            if event.context.of_type("memory"):
+                self.memories_touched.emit()  # recall counted their use before the context was built
         if isinstance(event, ItemPulled | Compacted):
             self.items_changed.emit()  # a skill the model loaded joined the chat; a compaction unloads
         if isinstance(event, Compacted):
@@ -277,6 +281,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
                 self.conversation.set_subagent(run)
             return
         if isinstance(event, MemoriesWritten):
+            self.memories_touched.emit()
             # Under the message they came from (a merged one's provenance may be another chat's).
             for outcome in event.outcomes:
                 self.conversation.add_memory(outcome, after_message=self._user_message_id)
