@@ -149,7 +149,12 @@ class ChatSession(ChatItems, HistoryEdits):
         )
         async with aclosing(extraction) as steps:
             async for step in steps:
-                yield MemoriesWritten(step.outcomes, step.notes) if isinstance(step, MemoryWrites) else step
+                if isinstance(step, MemoryWrites):
+                    # A memory saved from this message is in its reply's context (or the next's).
+                    self.memories.saved_here(outcome.memory for outcome in step.outcomes)
+                    yield MemoriesWritten(step.outcomes, step.notes)
+                else:
+                    yield step
 
     async def regenerate(self) -> AsyncGenerator[ChatEvent, None]:
         """Answer the last message again (Retry after an error, Regenerate on a reply): the
