@@ -174,11 +174,25 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
         return self._stream(self.session.regenerate, None)
 
     def edit_and_resend(self, message_id: int, text: str) -> bool:
-        """Send ``text`` in place of the message ``message_id``; it and what followed stay in
-        the chat, dimmed. False while a reply is running."""
+        """Send ``text`` in place of the message ``message_id`` as its next version; it and what
+        followed are kept as a branch (◀ ▶ under the message). False while a reply is running."""
         if not text.strip():
             return False
         return self._stream(lambda: self.session.edit_and_resend(message_id, text), text)
+
+    def show_version(self, message_id: int, step: int) -> bool:
+        """Show the version ``step`` places from the edited message ``message_id`` (its branch,
+        as it was left); the transcript is read again once it is. False while a reply runs."""
+        if self._busy or self._compacting:
+            return False
+        self.bridge.call(
+            self.session.show_version,
+            message_id,
+            step,
+            on_result=lambda _: self.load_history(),
+            on_error=self._report,
+        )
+        return True
 
     def _stream(self, events: Callable[[], AsyncIterator[ChatEvent]], text: str | None) -> bool:
         """Run a reply's events into the conversation; ``text`` is what goes back into the
