@@ -1,4 +1,5 @@
-"""One chat: the entry points that answer a message (send, regenerate, edit and resend, what-if).
+"""One chat: the entry points that answer a message (send, regenerate, edit and resend, answer
+again for What-if's Resend, what-if).
 
 Its record and settings, items and compaction are the bases ``chat_record``, ``chat_items`` and
 ``history_edits``. The steps live in their own modules: ``context_builder`` decides what enters a request,
