@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.theme_switch import restyle_widgets
+
 __all__ = [
     "THEME_VARIABLE",
     "BadgeColors",
@@ -157,15 +159,19 @@ def apply_theme(app: QApplication, scheme: Qt.ColorScheme | None = None) -> None
     """Fusion everywhere (the same look on every platform), light or dark as the system is, and
     again whenever the system switches. ``scheme`` forces one (tests; platforms that cannot tell).
 
-    Widgets that paint themselves (badges, gauges, lists) switch at once; styled ones such as
-    message bubbles take the new colours when they are next built.
+    Every widget switches at once, those already built too: widgets that paint themselves
+    (badges, gauges, lists) read the colours when they paint; styled ones (message bubbles,
+    cards, dialogs left open) are restyled (``theme_switch``).
     """
     if not isinstance(app.style(), FramedFieldsStyle):
         app.setStyle(FramedFieldsStyle())
     hints = app.styleHints()
     scheme = scheme if scheme is not None else _scheme_from_environment()
     chosen = scheme if scheme is not None else hints.colorScheme()
+    before = colors()
     app.setPalette(_dark_palette() if chosen == Qt.ColorScheme.Dark else app.style().standardPalette())
+    if colors() is not before:
+        restyle_widgets(before, colors())
     if scheme is None and not app.property(_FOLLOWING):
         app.setProperty(_FOLLOWING, True)
         hints.colorSchemeChanged.connect(lambda _scheme: apply_theme(app))

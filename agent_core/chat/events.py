@@ -291,9 +291,12 @@ class ItemPulled:
 @dataclass(frozen=True)
 class MessagesReplaced:
     """Regenerate or edit-and-resend replaced the chat's messages from ``from_id`` on: they are
-    kept (and shown as replaced) but no longer sent to the model."""
+    kept but no longer sent to the model. A Regenerate's are shown as replaced; an edit's
+    (``versions``: the edited message's versions so far, oldest first) go onto a branch of their
+    own, and the next UserMessageSaved is the new version."""
 
     from_id: int
+    versions: tuple[int, ...] = ()
     type: Literal["messages_replaced"] = "messages_replaced"
 
 

@@ -1,11 +1,12 @@
 """Changes to a chat's history that are not messages: compaction (``/compact``, which also takes
 out the items the model pulled in and kept for the turns it summarized: loaded skills) and its
-undo (which keeps them again), a summary's edit, and what the next request would cost once the
-history changed."""
+undo (which keeps them again), a summary's edit, the version of an edited message the chat shows
+(its branch), and what the next request would cost once the history changed."""
 
 from __future__ import annotations
 
 from agent_core.budget.estimates import estimate_next_request
+from agent_core.chat.branches import switch_target
 from agent_core.chat.chat_record import ChatRecord
 from agent_core.chat.chat_settings import prompt_limits
 from agent_core.chat.compacting import compact_chat
@@ -71,6 +72,20 @@ class HistoryEdits(ChatRecord):
         )
         if again:
             self._save_record(context_items=(*self._record.context_items, *again))
+
+    def show_version(self, message_id: int, step: int) -> StoredMessage:
+        """Show the version ``step`` places (-1: the one before, +1: the one after) from the
+        shown user message ``message_id``, with the replies that followed it as they were left;
+        the branch shown until now is set aside, whole, in the same transaction. Returns the
+        version now shown.
+
+        Raises:
+            ContextDeskError: there is no such version, or a compaction summary stands for it.
+            StoreError: the database could not be written (nothing changed).
+        """
+        shown, wanted = switch_target(self.store.messages(self.id, with_contexts=False), message_id, step)
+        self.store.switch_branch(shown, wanted)
+        return wanted
 
     def estimate_next_request(self, last: ContextManifest) -> ContextManifest:
         """What the next request would cost now that the history changed (after a compaction or

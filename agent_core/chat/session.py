@@ -1,4 +1,5 @@
-"""One chat: the entry points that answer a message (send, regenerate, edit and resend, what-if).
+"""One chat: the entry points that answer a message (send, regenerate, edit and resend, answer
+again for What-if's Resend, what-if).
 
 Its record and settings, items and compaction are the bases ``chat_record``, ``chat_items`` and
 ``history_edits``. The steps live in their own modules: ``context_builder`` decides what enters a request,
@@ -17,6 +18,7 @@ from contextlib import aclosing
 from typing import Any
 
 from agent_core.agent.agent import Agent
+from agent_core.chat.branches import versions_of
 from agent_core.chat.chat_items import ChatItems
 from agent_core.chat.chat_settings import ChatSettings
 from agent_core.chat.context_builder import build_request_context
@@ -149,7 +151,12 @@ class ChatSession(ChatItems, HistoryEdits):
         )
         async with aclosing(extraction) as steps:
             async for step in steps:
-                yield MemoriesWritten(step.outcomes, step.notes) if isinstance(step, MemoryWrites) else step
+                if isinstance(step, MemoryWrites):
+                    # A memory saved from this message is in its reply's context (or the next's).
+                    self.memories.saved_here(outcome.memory for outcome in step.outcomes)
+                    yield MemoriesWritten(step.outcomes, step.notes)
+                else:
+                    yield step
 
     async def regenerate(self) -> AsyncGenerator[ChatEvent, None]:
         """Answer the last message again (Retry after an error, Regenerate on a reply): the
@@ -179,25 +186,38 @@ class ChatSession(ChatItems, HistoryEdits):
 
     async def edit_and_resend(self, message_id: int, text: str) -> AsyncGenerator[ChatEvent, None]:
         """Send ``text`` in place of the user's message ``message_id``: it and what followed are
-        kept, marked replaced (a branch the user can still read), and ``text`` is answered.
+        kept as a branch set aside (the user can switch back to it, see
+        :meth:`~agent_core.chat.history_edits.HistoryEdits.show_version`), and ``text`` is
+        answered as the message's next version.
 
         Raises:
             ContextDeskError: ``message_id`` is not a current message of the user in this chat.
         """
-        original = next(
-            (
-                m
-                for m in self.store.messages(self.id, with_contexts=False, current_only=True)
-                if m.id == message_id
-            ),
-            None,
-        )
+        messages = self.store.messages(self.id, with_contexts=False)
+        original = next((m for m in messages if m.id == message_id and not m.replaced), None)
         if original is None or original.role != "user":
             raise ContextDeskError("only a message of yours that is still in the conversation can be edited")
-        self.store.replace_from(original)
-        yield MessagesReplaced(original.id)
+        group = versions_of(messages).get(original.id)
+        self.store.set_aside_from(original)
+        yield MessagesReplaced(original.id, group.ids if group is not None else (original.id,))
         async with aclosing(self.send(text)) as sent:
             async for event in sent:
+                yield event
+
+    async def answer_again(self, message_id: int, text: str) -> AsyncGenerator[ChatEvent, None]:
+        """Answer the user's message ``message_id`` again as ``text`` (What-if's Resend), without
+        repeating it: the last message with its words unchanged is regenerated; otherwise ``text``
+        becomes its next version (:meth:`edit_and_resend`).
+
+        Raises:
+            ContextDeskError: ``message_id`` is not a current message of the user in this chat.
+        """
+        current = self.store.messages(self.id, with_contexts=False, current_only=True)
+        last_user = next((m for m in reversed(current) if m.role == "user"), None)
+        unchanged = last_user is not None and last_user.id == message_id and last_user.content == text
+        again = self.regenerate() if unchanged else self.edit_and_resend(message_id, text)
+        async with aclosing(again) as answer:
+            async for event in answer:
                 yield event
 
     async def _answer(

@@ -226,6 +226,15 @@ ALTER TABLE workflow_runs ADD COLUMN host TEXT;
 ALTER TABLE workflow_runs ADD COLUMN pid INTEGER;
 """
 
+# Edit keeps the edited message's versions as branches: ``parent_id`` is the message before each
+# one in its conversation (0 for a chat's first message; NULL for messages saved before this), and
+# ``aside`` numbers the edit or switch that set a branch aside (0: not set aside), so the branch
+# a switch brings back is exactly the messages set aside together.
+_M012_MESSAGE_BRANCHES = """
+ALTER TABLE messages ADD COLUMN parent_id INTEGER;
+ALTER TABLE messages ADD COLUMN aside INTEGER NOT NULL DEFAULT 0;
+"""
+
 
 Migration = str | Callable[[sqlite3.Connection], None]
 
@@ -242,6 +251,7 @@ MIGRATIONS: tuple[tuple[str, Migration], ...] = (
     ("replaced_messages", _M009_REPLACED_MESSAGES),
     ("sent_requests", _M010_SENT_REQUESTS),
     ("workflow_run_owner", _M011_WORKFLOW_RUN_OWNER),
+    ("message_branches", _M012_MESSAGE_BRANCHES),
 )
 
 

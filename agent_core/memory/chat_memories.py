@@ -58,6 +58,9 @@ class ChatMemories:
         self._excluded = excluded
         self._resolve_provider = resolve_provider
         self._marks_use = marks_use
+        # Memories the user just saved or accepted here: the next reply's context holds them
+        # whatever its message is about, so it never contradicts the "Remembered" card above it.
+        self._just_saved: set[str] = set()
         self.session_id = session_id
 
     def preview(self) -> ChatMemories:
@@ -105,12 +108,23 @@ class ChatMemories:
         draft = MemoryDraft(
             text, scope=book.config.default_scope, provenance=provenance, session_id=self.session_id
         )
-        return book.add(draft, "user")
+        outcome = book.add(draft, "user")
+        self.saved_here([outcome.memory])
+        return outcome
+
+    def saved_here(self, memories: Iterable[Memory | None]) -> None:
+        """``memories`` were just saved in this chat: the active ones are recalled for the next
+        request sent, whatever its message (see :meth:`recall`)."""
+        self._just_saved.update(m.id for m in memories if m is not None and m.status == "active")
 
     def decide(self, memory_id: str, accept: bool) -> Memory:
         """Accept (it is recalled from the next message) or reject a proposed memory."""
         book = self._book()
-        return book.accept(memory_id) if accept else book.reject(memory_id)
+        if not accept:
+            return book.reject(memory_id)
+        accepted = book.accept(memory_id)
+        self.saved_here([accepted])
+        return accepted
 
     def accept_edited(self, memory_id: str, text: str) -> Memory:
         """The user corrected a proposal's words before accepting it."""
@@ -118,7 +132,9 @@ class ChatMemories:
         memory = book.get(memory_id)
         if text.strip() and text.strip() != memory.text:
             book.edit(memory_id, text)
-        return book.accept(memory_id)
+        accepted = book.accept(memory_id)
+        self.saved_here([accepted])
+        return accepted
 
     def edit(self, memory_id: str, text: str) -> Memory:
         return self._book().edit(memory_id, text)
@@ -182,15 +198,18 @@ class ChatMemories:
             return RecalledMemories()
         off = {ref.name for ref in (*self._excluded(), *excluded) if ref.type == "memory"}
         forced = {i.ref.name for i in chat_items if i.ref.type == "memory" and i.ref not in excluded}
-        return await self._service.recall(
+        just_saved = set(self._just_saved) if self._marks_use else set()
+        recalled = await self._service.recall(
             self._agent(),
             message,
             config,
             session_id=self.session_id,
             excluded=off,
-            forced=forced - off,
+            forced=(forced | just_saved) - off,
             mark_used=self._marks_use,
         )
+        self._just_saved -= just_saved  # in this request: later ones recall them as usual
+        return recalled
 
     def extract_around(
         self,

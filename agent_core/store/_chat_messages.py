@@ -12,6 +12,7 @@ from agent_core.database.errors import StoreError
 from agent_core.errors import ContextDeskError
 from agent_core.redaction import redact_credentials
 from agent_core.store._chat_base import ChatStoreBase
+from agent_core.store._chat_branches import conversation_tip
 from agent_core.store._chat_rows import CALLS, CONTEXT, message_of, or_none
 from agent_core.store.kept_results import kept_records
 from agent_core.store.leases import held_by_another
@@ -42,9 +43,10 @@ class ChatMessages(ChatStoreBase):
         if role == "error":
             content = redact_credentials(content)
         with self._writing(session_id) as db:
+            parent = None if role == "summary" else conversation_tip(db, session_id)
             cursor = db.execute(
                 "INSERT INTO messages(session_id, role, content, status, created_at, request_context, tool_calls, "
-                "tool_call_id, error, covers_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "tool_call_id, error, covers_until, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     role,
@@ -56,6 +58,7 @@ class ChatMessages(ChatStoreBase):
                     tool_call_id,
                     error,
                     covers_until,
+                    parent,
                 ),
             )
             db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
@@ -73,6 +76,7 @@ class ChatMessages(ChatStoreBase):
             tool_call_id=tool_call_id,
             error=error,
             covers_until=covers_until,
+            parent_id=parent,
         )
 
     def update_message(
@@ -147,7 +151,7 @@ class ChatMessages(ChatStoreBase):
             if with_contexts
             else (
                 "id, session_id, role, content, status, created_at, NULL AS request_context, tool_calls, "
-                "tool_call_id, error, covers_until, replaced"
+                "tool_call_id, error, covers_until, replaced, parent_id, aside"
             )
         )
         if current_only:

@@ -80,4 +80,6 @@ def message_of(row: sqlite3.Row) -> StoredMessage:
         error=row["error"],
         covers_until=row["covers_until"],
         replaced=bool(row["replaced"]),
+        parent_id=row["parent_id"],
+        aside=row["aside"],
     )

@@ -10,12 +10,14 @@ another live program holds is refused, naming it. A lease is taken over once its
 ended, or after LEASE_STALE_SECONDS without a write; :meth:`ChatStore.close` releases them.
 
 The store is made of one part per job, each in its own module: the connection and the leases
-(``_chat_base``), sessions (``_chat_sessions``), messages (``_chat_messages``), the exact requests
-replies sent (``_chat_sent_requests``) and search (``_chat_search``).
+(``_chat_base``), sessions (``_chat_sessions``), messages (``_chat_messages``), the branches
+edits keep (``_chat_branches``), the exact requests replies sent (``_chat_sent_requests``) and
+search (``_chat_search``).
 """
 
 from __future__ import annotations
 
+from agent_core.store._chat_branches import ChatBranches
 from agent_core.store._chat_messages import ChatMessages
 from agent_core.store._chat_search import ChatSearch
 from agent_core.store._chat_sent_requests import SENT_REQUESTS_KEPT, ChatSentRequests
@@ -48,5 +50,5 @@ __all__ = [
 ]
 
 
-class ChatStore(ChatSessions, ChatMessages, ChatSentRequests, ChatSearch):
+class ChatStore(ChatSessions, ChatMessages, ChatBranches, ChatSentRequests, ChatSearch):
     """All saved chats of this user, in one SQLite file."""

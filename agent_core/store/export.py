@@ -89,6 +89,9 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
         data["content"] = redact_credentials(data["content"])
     if not message.replaced:
         data.pop("replaced", None)  # messages never replaced keep the v1 shape
+    data.pop("parent_id", None)  # the transcript's order says it; branches are the store's own
+    if not message.aside:
+        data.pop("aside", None)
     for call in data.get("tool_calls") or ():
         for rich in ("structured", "structured_problem", "parts"):  # calls with text only keep it too
             if not call.get(rich):

@@ -58,6 +58,10 @@ class StoredMessage:
     error: str | None = None
     covers_until: int | None = None  # summaries: the last message id they stand for
     replaced: bool = False  # a newer answer (regenerate) or an edited message took its place
+    # The message before it in its conversation: 0 for a chat's first message, None for messages
+    # saved before edits kept branches. Versions of an edited message share it.
+    parent_id: int | None = None
+    aside: int = 0  # > 0: on a branch an edit or a switch set aside (which one: see ``branches``)
 
 
 @dataclass(frozen=True)

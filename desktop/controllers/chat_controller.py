@@ -58,6 +58,8 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
     compacting_changed = Signal(bool)
     context_changed = Signal()  # a reply finished or the history loaded: the gauge reads it again
     model_checked = Signal()  # whether the chat's model takes tools is known (again)
+    # A reply recalled memories (their use was counted) or memories were written from a message.
+    memories_touched = Signal()
 
     def __init__(self, bridge: CoreBridge, session: ChatSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -172,11 +174,25 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
         return self._stream(self.session.regenerate, None)
 
     def edit_and_resend(self, message_id: int, text: str) -> bool:
-        """Send ``text`` in place of the message ``message_id``; it and what followed stay in
-        the chat, dimmed. False while a reply is running."""
+        """Send ``text`` in place of the message ``message_id`` as its next version; it and what
+        followed are kept as a branch (◀ ▶ under the message). False while a reply is running."""
         if not text.strip():
             return False
         return self._stream(lambda: self.session.edit_and_resend(message_id, text), text)
+
+    def show_version(self, message_id: int, step: int) -> bool:
+        """Show the version ``step`` places from the edited message ``message_id`` (its branch,
+        as it was left); the transcript is read again once it is. False while a reply runs."""
+        if self._busy or self._compacting:
+            return False
+        self.bridge.call(
+            self.session.show_version,
+            message_id,
+            step,
+            on_result=lambda _: self.load_history(),
+            on_error=self._report,
+        )
+        return True
 
     def _stream(self, events: Callable[[], AsyncIterator[ChatEvent]], text: str | None) -> bool:
         """Run a reply's events into the conversation; ``text`` is what goes back into the
@@ -266,6 +282,8 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
             self.items_changed.emit()  # @mentions may have added items
         if isinstance(event, ContextBuilt):
             self.items_changed.emit()  # @mentions in the message are in the chat by now
+            if event.context.of_type("memory"):
+                self.memories_touched.emit()  # recall counted their use before the context was built
         if isinstance(event, ItemPulled | Compacted):
             self.items_changed.emit()  # a skill the model loaded joined the chat; a compaction unloads
         if isinstance(event, Compacted):
@@ -277,6 +295,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
                 self.conversation.set_subagent(run)
             return
         if isinstance(event, MemoriesWritten):
+            self.memories_touched.emit()
             # Under the message they came from (a merged one's provenance may be another chat's).
             for outcome in event.outcomes:
                 self.conversation.add_memory(outcome, after_message=self._user_message_id)

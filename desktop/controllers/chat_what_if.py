@@ -4,15 +4,18 @@ items (a stale answer dropped), and those changes made the chat's own."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import SignalInstance
 
+from agent_core.chat.events import ChatEvent
 from agent_core.context.items import ItemRef, RequestContext
+from agent_core.errors import ContextDeskError
 from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge, Generation
 from desktop.models.conversation import ConversationModel
+from desktop.models.conversation_entries import Entry
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
@@ -35,6 +38,8 @@ class ChatWhatIf:
         def _message(self, message_id: int) -> StoredMessage: ...
 
         def _report(self, error: BaseException) -> None: ...
+
+        def _stream(self, events: Callable[[], AsyncIterator[ChatEvent]], text: str | None) -> bool: ...
 
     # --- what-if ------------------------------------------------------------------------------
 
@@ -67,6 +72,10 @@ class ChatWhatIf:
 
     def question_of(self, message_id: int) -> str | None:
         """The user message a reply answered, from the transcript (None when it is not shown)."""
+        question = self._question_entry(message_id)
+        return question.text if question is not None else None
+
+    def _question_entry(self, message_id: int) -> Entry | None:
         entries = self.conversation.entries()
         rows = [
             r
@@ -75,7 +84,18 @@ class ChatWhatIf:
         ]
         if not rows:
             return None
-        return next((e.text for e in reversed(entries[: rows[0]]) if e.kind == "user"), None)
+        return next((e for e in reversed(entries[: rows[0]]) if e.kind == "user"), None)
+
+    def answer_again(self, message_id: int, text: str) -> bool:
+        """What-if's Resend: the question the reply ``message_id`` answered is answered again as
+        ``text``, not sent a second time (see ``ChatSession.answer_again``). False while a reply
+        is running, and when that question is no longer shown (the chat says why)."""
+        question = self._question_entry(message_id)
+        if question is None or question.message_id is None:
+            self._report(ContextDeskError("the question of that reply is no longer in this chat"))
+            return True
+        question_id = question.message_id
+        return self._stream(lambda: self.session.answer_again(question_id, text), None)
 
     def apply_what_if(
         self,

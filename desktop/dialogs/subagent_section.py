@@ -85,8 +85,14 @@ class SubagentSection(QWidget):
         self.stop_button.clicked.connect(self._stop)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update())
         if hooks is not None and hooks.live is not None:
+            # The chat's live runs outlive this dialog: a bound method (not a lambda) is
+            # disconnected by Qt when the section is deleted, so a run ending later reaches no
+            # deleted widget.
             for signal in (hooks.live.rowsInserted, hooks.live.dataChanged, hooks.live.modelReset):
-                signal.connect(lambda *_: self.refresh())
+                signal.connect(self._live_runs_changed)
+        self.refresh()
+
+    def _live_runs_changed(self, *_: object) -> None:
         self.refresh()
 
     def refresh(self) -> None:

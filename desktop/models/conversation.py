@@ -54,9 +54,15 @@ class ConversationModel(ConversationRows):
 
     def apply(self, event: ChatEvent) -> None:
         if isinstance(event, MessagesReplaced):
-            self.mark_replaced(event.from_id)
+            if event.versions:
+                self.set_aside(event.from_id, event.versions)  # an edit: the new version takes its place
+            else:
+                self.mark_replaced(event.from_id)
         elif isinstance(event, UserMessageSaved):
-            self._append(Entry("user", event.message.content, message_id=event.message.id))
+            message = event.message
+            self._append(
+                Entry("user", message.content, message_id=message.id, versions=self.new_version(message.id))
+            )
             # The reply's row at once, saying what it waits for: waiting is never silent.
             self._open_assistant(CHOOSING_CONTEXT)
         elif isinstance(event, ContextBuilt):

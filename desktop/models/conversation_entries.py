@@ -10,6 +10,7 @@ from typing import Literal
 
 from PySide6.QtCore import Qt
 
+from agent_core.chat.branches import Versions
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest, PromptProgress, WorkflowProgress
 from agent_core.context.items import RequestContext
 from agent_core.memory.records import Memory
@@ -81,6 +82,7 @@ class Entry:
     progress: ToolProgress | None = None  # a running tool call: what its server last reported
     fresh: bool = False  # summaries: just made in this window, shown open with Undo
     replaced: bool = False  # a regenerated answer or an edit took its place: kept, dimmed, not sent
+    versions: Versions | None = None  # user rows: an edited message's versions (◀ 1/2 ▶)
 
 
 def prompt_progress_text(event: PromptProgress) -> str:

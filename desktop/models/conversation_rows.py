@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt
 
+from agent_core.chat.branches import Versions, shown_messages, versions_of
 from agent_core.context.items import RequestContext
 from agent_core.memory.book import WriteOutcome
 from agent_core.memory.records import Memory
@@ -30,6 +31,7 @@ class ConversationRows(RowListModel[Entry]):
         self._turn_row: int | None = None  # this turn's assistant row, once tool calls follow it
         self._pending_context: RequestContext | None = None
         self._sent_message_id: int | None = None  # the saved message of the turn being streamed
+        self._edited_versions: tuple[int, ...] = ()  # an edit's earlier versions, for its new one
 
     # --- Qt -----------------------------------------------------------------------------------
 
@@ -111,8 +113,16 @@ class ConversationRows(RowListModel[Entry]):
     # --- saved history ------------------------------------------------------------------------
 
     def load(self, messages: list[StoredMessage]) -> None:
+        """The saved chat as its transcript shows it: the branch shown of each edited message
+        (with its versions on its row), not the branches set aside."""
+        versions = versions_of(messages)
+        messages = shown_messages(messages)
         self.beginResetModel()
-        self._rows = [entry for message in messages for entry in entries_of(message)]
+        self._rows = [
+            replace(entry, versions=versions.get(entry.message_id or 0)) if entry.kind == "user" else entry
+            for message in messages
+            for entry in entries_of(message)
+        ]
         for message in messages:
             if message.role == "summary" and message.covers_until is not None:
                 row = self._summary_row(message.covers_until)
@@ -318,6 +328,28 @@ class ConversationRows(RowListModel[Entry]):
         self._dim(emit=False)
         if self._rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0))
+
+    def set_aside(self, from_id: int, versions: tuple[int, ...]) -> None:
+        """An edit set the user's message ``from_id`` and what followed it aside, as a branch of
+        its own: their rows leave the transcript (summaries stay), and the next user message
+        saved is its new version, in its place, after ``versions``."""
+        start = next(
+            (r for r, e in enumerate(self._rows) if e.message_id == from_id and e.kind == "user"), None
+        )
+        if start is None:
+            return
+        for row in range(len(self._rows) - 1, start - 1, -1):
+            if self._rows[row].kind != "summary":
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self._rows[row]
+                self.endRemoveRows()
+        self._edited_versions = versions
+
+    def new_version(self, message_id: int) -> Versions | None:
+        """The versions of the user message ``message_id`` just saved: after an edit, the edited
+        message's earlier ones and it (None for a message not made by an edit)."""
+        earlier, self._edited_versions = self._edited_versions, ()
+        return Versions((*earlier, message_id), message_id) if earlier else None
 
     def last_reply_row(self) -> int | None:
         """The newest assistant or error row still in the conversation (what Regenerate redoes)."""

@@ -130,7 +130,7 @@ class ChatDialogs:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.resend_requested.connect(
             lambda selection, include, exclude, text, c=controller: self._resend(
-                c, selection, include, exclude, text
+                c, message_id, selection, include, exclude, text
             )
         )
         self.last_what_if_dialog = dialog
@@ -139,23 +139,21 @@ class ChatDialogs:
     def _resend(
         self,
         controller: ChatController,
+        message_id: int,
         selection: dict[str, Any],
         include: list[Any],
         exclude: list[Any],
         text: str,
     ) -> None:
-        """Apply the what-if to the chat, then send the same message again (or, while a reply is
-        still running, leave it in the message box)."""
+        """Apply the what-if to the chat, then answer the reply's question again, in place (the
+        question is not sent a second time; while a reply is still running, the chat says so)."""
 
         def send() -> None:
             view = self.window.views.get(controller.id)
             if view is None:
                 return
-            if not controller.send(text):
-                view.composer.setPlainText(text)
-                view.show_error(
-                    "A reply is still running: the message is in the box, send it when it is done."
-                )
+            if not controller.answer_again(message_id, text):
+                view.show_error("A reply is still running: press Resend again when it is done.")
             else:
                 view.conversation.scroll_to_bottom()
 

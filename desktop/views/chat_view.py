@@ -76,6 +76,7 @@ class ChatView(QWidget):
         self.conversation.example_chosen.connect(self._use_example)
         self.conversation.workspace_requested.connect(self.workspace_requested)
         self.conversation.edit_requested.connect(self.start_editing)
+        self.conversation.version_requested.connect(self.show_version)
         self.conversation.resource_open_requested.connect(self.resource_open_requested)
         self.conversation.resource_attach_requested.connect(self.resource_attach_requested)
         self.conversation.notice_requested.connect(self.show_error)
@@ -212,6 +213,11 @@ class ChatView(QWidget):
         self.composer.setPlainText(entry.text)
         self.edit_bar.show()
         self.composer.setFocus()
+
+    def show_version(self, message_id: int, step: int) -> None:
+        """◀ / ▶ under an edited message: show its other version, with the replies it had."""
+        if not self.controller.show_version(message_id, step):
+            self.show_error("A reply is still running: switch versions when it is done.")
 
     def cancel_editing(self) -> None:
         self.editing = None

@@ -59,6 +59,12 @@ class MarkdownView(QTextBrowser):
         self.setHtml(rendered.html)
         self._fit()
 
+    def retheme(self) -> None:
+        """Render the markdown again in the colours of the theme now applied (code blocks too)."""
+        if self._markdown:
+            text, self._markdown = self._markdown, ""
+            self.set_markdown(text)
+
     def set_plain(self, text: str) -> None:
         self._markdown = ""
         self._code_blocks = []

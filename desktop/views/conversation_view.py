@@ -40,6 +40,7 @@ class ConversationView(QScrollArea):
     example_chosen = Signal(str)  # a welcome example to put in the message box
     workspace_requested = Signal()  # choose the workspace folder (from the welcome)
     edit_requested = Signal(object)  # Entry: a message of the user's to change and send again
+    version_requested = Signal(int, int)  # an edited message's id, -1 (◀) or +1 (▶)
     resource_open_requested = Signal(object)  # ResultResource of a tool result: read and show it
     resource_attach_requested = Signal(object)  # ResultResource of a tool result: attach it
     notice_requested = Signal(str)  # something a row could not do, for the chat to show
@@ -153,6 +154,9 @@ class ConversationView(QScrollArea):
             widget.remember_requested.connect(self.remember_requested)
             widget.regenerate_requested.connect(self.regenerate_requested)
             widget.edit_requested.connect(self.edit_requested)
+            widget.version_requested.connect(
+                lambda entry, step: self.version_requested.emit(entry.message_id, step)
+            )
         if isinstance(widget, SubagentCallWidget):
             widget.cancel_requested.connect(self.subagent_cancel_requested)
             widget.transcript_requested.connect(self.subagent_transcript_requested)

@@ -151,6 +151,7 @@ class ChatTabs:
         controller.activity.connect(lambda c=controller: self.chat_list.used(c))
         controller.settings_changed.connect(lambda c=controller: self._on_chat_settings(c))
         controller.memories.changed.connect(lambda _memory: self.memories_panel.refresh())
+        controller.memories_touched.connect(self.memories_panel.refresh)
         self.controllers[session.id] = controller
         self.views[session.id] = view
         if self.model_choices:

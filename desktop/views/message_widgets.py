@@ -37,6 +37,7 @@ class MessageWidget(EntryWidget):
     remember_requested = Signal(object)  # Entry: save (part of) this message as a memory
     regenerate_requested = Signal()  # answer the last message again (Retry after an error)
     edit_requested = Signal(object)  # Entry: a message of the user's, to edit and send again
+    version_requested = Signal(object, int)  # Entry of an edited message, -1 (◀) or +1 (▶)
 
     def __init__(
         self,
@@ -93,7 +94,9 @@ class MessageWidget(EntryWidget):
         self.edit_button = QToolButton()
         self.edit_button.setText("Edit")
         self.edit_button.setAutoRaise(True)
-        self.edit_button.setToolTip("Change this message and send it again; what followed is kept, dimmed")
+        self.edit_button.setToolTip(
+            "Change this message and send it again; this version and what followed it are kept (◀ ▶)"
+        )
         self.edit_button.clicked.connect(self._edit)
         self.edit_button.hide()
         header.addWidget(self.copy_button)
@@ -110,13 +113,48 @@ class MessageWidget(EntryWidget):
         self._error.setStyleSheet(f"color: {palette.error};")
         self._error.hide()
         layout.addWidget(self._error)
+        layout.addLayout(self._version_switcher())
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.timeout.connect(self._render)
         self.set_entry(entry)
 
+    def _version_switcher(self) -> QHBoxLayout:
+        """◀ 1/2 ▶ under an edited message: the versions it has, each with its own replies."""
+        row = QHBoxLayout()
+        row.setSpacing(2)
+        self.previous_version = QToolButton()
+        self.previous_version.setText("◀")
+        self.previous_version.setAutoRaise(True)
+        self.previous_version.setToolTip("The version before this one, with the replies it had")
+        self.previous_version.clicked.connect(lambda: self._switch_version(-1))
+        self.version_label = QLabel()
+        self.version_label.setStyleSheet(f"color: {colors().muted};")
+        self.next_version = QToolButton()
+        self.next_version.setText("▶")
+        self.next_version.setAutoRaise(True)
+        self.next_version.setToolTip("The version after this one, with the replies it had")
+        self.next_version.clicked.connect(lambda: self._switch_version(+1))
+        for widget in (self.previous_version, self.version_label, self.next_version):
+            row.addWidget(widget)
+            widget.hide()
+        row.addStretch(1)
+        return row
+
+    def _switch_version(self, step: int) -> None:
+        if self.entry is not None and self.entry.versions is not None:
+            self.version_requested.emit(self.entry, step)
+
     def set_entry(self, entry: Entry) -> None:
         super().set_entry(entry)
+        versions = entry.versions
+        for widget in (self.previous_version, self.version_label, self.next_version):
+            widget.setVisible(versions is not None)
+        if versions is not None:
+            self.version_label.setText(f"{versions.position}/{versions.count}")
+            self.version_label.setToolTip(f"Version {versions.position} of {versions.count} of this message")
+            self.previous_version.setEnabled(versions.position > 1)
+            self.next_version.setEnabled(versions.position < versions.count)
         self.context_button.setVisible(entry.context is not None)
         self.remember_button.setVisible(
             self._can_remember

@@ -250,9 +250,9 @@ def test_regenerate_retry_and_edit_keep_what_they_replace_dimmed(
     qtbot.keyClick(view.composer, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: idle(desktop) and replies()[-1].entry.text == "Nine.", timeout=WAIT_MS)  # type: ignore[union-attr]
     assert view.edit_bar.isHidden()
-    current = [w.entry.text for w in replies() if w.entry is not None and not w.entry.replaced]
-    assert current == ["What is 4 + 5?", "Nine."]
-    assert replies()[0].entry is not None and replies()[0].entry.replaced  # the old question is kept
+    # The new version stands in place of the old one, which is kept behind ◀ 1/2.
+    assert [w.entry.text for w in replies() if w.entry is not None] == ["What is 4 + 5?", "Nine."]
+    assert replies()[0].version_label.text() == "2/2"
     screenshot(desktop.window, f"regenerate_and_edit_{theme}")
     history = view.controller.session.history()
     assert [m.content for m in history if not m.replaced] == ["What is 4 + 5?", "Nine."]

@@ -217,9 +217,16 @@ def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
     scripted(desktop).enqueue_reply("Again, with anchor.")
     controller = controller_of(desktop)
     qtbot.mouseClick(dialog.resend_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: idle(desktop) and controller.conversation.rowCount() == 4, timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: idle(desktop) and controller.conversation.entries()[-1].text == "Again, with anchor.",
+        timeout=WAIT_MS,
+    )
     assert controller.session.selection_settings.strategy == "anchor"
-    assert controller.conversation.entry(2).text == "How should I name my Python functions and write code?"
+    # The question is answered again in place, not repeated: without the left-out @mention it is
+    # the question's second version (◀ 2/2 ▶), the first kept with its answer.
+    [question] = [e for e in controller.conversation.entries() if e.kind == "user"]
+    assert question.text == "How should I name my Python functions and write code?"
+    assert question.versions is not None and (question.versions.position, question.versions.count) == (2, 2)
     assert ItemRef("reference", "release-notes") not in {i.ref for i in controller.session.items}
     assert desktop.window.settings_panel.strategy.currentData() == "anchor"
 
