@@ -1,0 +1,97 @@
+"""A run says "finished" only when its states produced what was asked for: an output that had to
+be repaired into JSON, or a routed tool's result standing in for the model's answer, marks its
+step needs_review and stops the run there with what was expected, what came and the fix, unless
+the state opts out. Every step records what produced its output."""
+
+from __future__ import annotations
+
+from agent_core.agent.workflow_files.files import template_for
+from agent_core.providers.base import TokenUsage
+from tests.support.workflow_runner import Runner, step
+
+# What the bundled model wrote for the template's outline state (issue #31): prose around an
+# object that JSON repair reads as {type, data}.
+OUTLINE_AS_REPAIRED = 'Here is the outline: {type: "outline", data: ["history", "uses"]}'
+
+
+def test_the_template_stops_at_the_outline_when_its_output_had_to_be_repaired(runner: Runner) -> None:
+    runner.provider.enqueue_reply(OUTLINE_AS_REPAIRED)
+    run = runner.run(template_for("essay"), {"topic": "tea"})
+    assert run.status == "needs_review"
+    outline = step(run, "outline")
+    assert outline.status == "needs_review" and outline.parse_path == "repaired"
+    for said in ("state 'outline'", "with points, read by state 'draft'", "keys type, data",
+                 "a model that follows JSON schemas", "accept_unchecked_output: true"):  # fmt: skip
+        assert said in run.error, run.error
+    assert [s.state_id for s in run.steps] == ["outline"]  # the draft never ran on it
+    assert len(runner.provider.requests) == 1
+    stored = runner.runs.run(run.id)
+    assert stored is not None and stored.status == "needs_review" and stored.steps[0].status == "needs_review"
+
+
+def test_a_state_that_opts_out_goes_on_with_repaired_output(runner: Runner) -> None:
+    text = template_for("essay").replace(
+        "    next: {state_id: draft}", "    accept_unchecked_output: true\n    next: {state_id: end}"
+    )
+    runner.provider.enqueue_reply(OUTLINE_AS_REPAIRED)
+    run = runner.run(text, {"topic": "tea"})
+    assert run.status == "finished", run.error
+    assert step(run, "outline").status == "done" and run.store["data"] == ["history", "uses"]
+
+
+def test_the_template_finishes_when_the_outline_is_the_json_asked_for(runner: Runner) -> None:
+    runner.provider.enqueue_reply('{"points": ["history", "uses"]}')
+    runner.provider.enqueue_reply("Tea has a long history and many uses.")
+    run = runner.run(template_for("essay"), {"topic": "tea"})
+    assert run.status == "finished", run.error
+    assert run.store["text"] == "Tea has a long history and many uses."
+    provenance = step(run, "draft").provenance
+    assert provenance is not None and provenance.produced_by == "model" and provenance.model == "scripted:x"
+
+
+WRITER = """
+assistants:
+  - id: writer
+    system_prompt: You write release notes.
+states:
+  - id: write
+    assistant_id: writer
+    task: Write release notes for {{topic}} from these notes - {{notes}}
+    next: {state_id: end, output_key: text}
+"""
+
+
+def test_a_writer_state_a_tool_answered_stops_the_run_naming_the_tool(runner: Runner) -> None:
+    runner.provider.enqueue_tool_call("workspace__read_file", {"path": "notes.md"})
+    runner.provider.enqueue_reply('{"path": "notes.md", "lines": 12}', usage=TokenUsage(without_model=True))
+    run = runner.run(WRITER, {"topic": "Bluefin 0.9.2", "notes": "fixed the login"})
+    assert run.status == "needs_review", run.error
+    written = step(run, "write")
+    assert written.status == "needs_review"
+    assert written.provenance is not None and written.provenance.produced_by == "tool_result"
+    assert "state 'write'" in run.error and "workspace.read_file" in run.error
+    assert "answered instead" in run.error and "model that can choose tools" in run.error
+
+
+def test_tool_states_and_mock_outputs_record_what_produced_them(runner: Runner) -> None:
+    text = """
+tools:
+  - id: reader
+    tool: workspace.read_file
+states:
+  - id: read
+    tool_id: reader
+    tool_args: {path: '{{file}}'}
+    next: {state_id: note}
+  - id: note
+    task: 'Note {{lines}}'
+    next: {state_id: end, output_key: noted}
+"""
+    run = runner.run(text, {"file": "a.md"}, [{"state_id": "note", "output": "noted"}])
+    assert run.status == "finished", run.error
+    stored = runner.runs.run(run.id)
+    assert stored is not None
+    read, note = stored.steps
+    assert read.provenance is not None and read.provenance.produced_by == "tool"
+    assert read.provenance.line() == 'the tool workspace.read_file {"path": "a.md"}'
+    assert note.provenance is not None and note.provenance.produced_by == "mock"
