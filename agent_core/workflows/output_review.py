@@ -1,11 +1,11 @@
 """Whether a state's output is what the workflow asked for, before the run goes on with it.
 
-Two outputs look like work yet are not the work asked for: one that could only be read by
-*repairing* it into JSON (a weak model's prose turned into some object, such as ``{type, data}``
-where the next state reads ``points``), and an assistant state answered by a routed tool whose
-result stands in for the model's text. Either marks the step ``needs_review`` and stops the run,
-so that a run never says "finished" on them; a state with ``accept_unchecked_output: true``
-goes on.
+Three outputs look like work yet are not the work asked for: one that could only be read by
+*repairing* it into JSON (a weak model's prose turned into some object); one that lacks what the
+next state reads (``{type, data}`` where the next state reads ``points``); and an assistant
+state's answer that a routed tool gave in the model's place. Each marks the step
+``needs_review`` and stops the run there, so that a run never says "finished" on them; a state
+with ``accept_unchecked_output: true`` goes on.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ from typing import Any
 
 from agent_core.agent.workflow_files.check import END
 from agent_core.agent.workflow_files.schema import WorkflowState
-from agent_core.agent.workflow_files.templates import WorkflowTemplateError, variables_of
+from agent_core.agent.workflow_files.templates import (
+    UndefinedMode,
+    WorkflowTemplateError,
+    render,
+    variables_of,
+)
 from agent_core.context.provenance import Provenance
 from agent_core.workflows.errors import WorkflowError
 
@@ -38,47 +43,75 @@ def review_problem(
     provenance: Provenance | None,
     following: Iterable[WorkflowState],
     store: Mapping[str, Any],
+    undefined: UndefinedMode = "error",
 ) -> str | None:
     """Why the run must not go on with ``state``'s output (None when it may): what was expected,
-    what came, and the fix. ``following``: the states that read it next; ``store``: the store
-    the output made."""
+    what came, and the fix. ``following``: the states that run next; ``store``: the store the
+    output made; ``undefined``: the workflow's mode (``keep`` renders a missing key as text)."""
     if state.accept_unchecked_output:
         return None
     opt_out = f"or set accept_unchecked_output: true on state '{state.id}' to go on with such output"
-    expected = _expected(state, following, store)
     if provenance is not None and provenance.produced_by == "tool_result" and not state.tool_id:
         tool = provenance.answering_tool
         name = tool.label() if tool is not None else "a tool"
         return (
-            f"state '{state.id}' needs review: it expected the model's answer{expected}, but {name} "
-            "answered instead (ContextDesk routed the task to it, and its result was kept as the "
-            "output). Run it with a model that can choose tools and write the answer, or give the "
-            f"state's assistant no tools, {opt_out}"
+            f"state '{state.id}' needs review: it expected the model's answer, but {name} answered "
+            "instead (ContextDesk routed the task to it, and its result was kept as the output). Run "
+            "it with a model that can choose tools, or reword the task so that no tool matches it, "
+            f"{opt_out}"
         )
+    missing = {} if undefined == "keep" or state.next.iter_key else _missing(following, store)
+    expected = _expected(state, missing)
     if parse_path == "repaired":
         return (
-            f"state '{state.id}' needs review: it expected JSON{expected}, but the answer was not "
-            f"JSON and could only be read by repairing it into {_shape(value)}. Run it with a model "
-            "that follows JSON schemas (and give the state an output_schema), or edit the state "
-            f"(ask for plain text stored under an output_key), {opt_out}"
+            f"state '{state.id}' needs review: it expected {expected}, but the answer was not JSON "
+            f"and could only be read by repairing it into {_shape(value)}. Run it with a model that "
+            "follows JSON schemas (and give the state an output_schema), or edit the state (ask for "
+            f"plain text stored under an output_key), {opt_out}"
+        )
+    if missing:
+        return (
+            f"state '{state.id}' needs review: it expected {expected}, but its output was "
+            f"{_shape(value)}. Run it with a model that follows JSON schemas (and give the state an "
+            f"output_schema that requires {', '.join(missing)}), or edit the state, {opt_out}"
         )
     return None
 
 
-def _expected(state: WorkflowState, following: Iterable[WorkflowState], store: Mapping[str, Any]) -> str:
-    """ " with points, read by state 'draft'": the keys the next states read that the output did
-    not store (or the state's output_schema); empty when nothing more is known."""
-    if state.output_schema is not None:
-        return " matching its output_schema"
+def _missing(following: Iterable[WorkflowState], store: Mapping[str, Any]) -> dict[str, str]:
+    """The keys the next states read that ``store`` lacks, each with the first state reading it;
+    only where rendering that state would really fail (a ``{% if x is defined %}`` is fine)."""
     missing: dict[str, str] = {}
     for after in following:
-        for name in sorted(_reads(after) - set(store)):
-            missing.setdefault(name, after.id)
-    if not missing:
-        return ""
-    keys = ", ".join(missing)
-    readers = ", ".join(f"'{s}'" for s in dict.fromkeys(missing.values()))
-    return f" with {keys}, read by state {readers}"
+        lacking = sorted(_reads(after) - set(store))
+        if lacking and _fails(after, store):
+            for name in lacking:
+                missing.setdefault(name, after.id)
+    return missing
+
+
+def _fails(state: WorkflowState, store: Mapping[str, Any]) -> bool:
+    texts = [state.task] if state.resolve_dynamic_values_in_prompt else []
+    texts += [v for v in (state.tool_args or {}).values() if isinstance(v, str)]
+    try:
+        for text in texts:
+            render(text, store, where=f"state '{state.id}'")
+    except WorkflowTemplateError:
+        return True
+    return False
+
+
+def _expected(state: WorkflowState, missing: Mapping[str, str]) -> str:
+    """What the state had to give: JSON matching its schema, the keys the next states read (e.g.
+    "output with points, read by state 'draft'"), text for its output_key, or JSON."""
+    if state.output_schema is not None:
+        return "JSON matching its output_schema"
+    if missing:
+        readers = ", ".join(f"'{s}'" for s in dict.fromkeys(missing.values()))
+        return f"output with {', '.join(missing)}, read by state {readers}"
+    if state.next.output_key:
+        return f"text to store as {state.next.output_key}"
+    return "JSON"
 
 
 def _reads(state: WorkflowState) -> set[str]:
@@ -95,7 +128,7 @@ def _reads(state: WorkflowState) -> set[str]:
 
 
 def _shape(value: Any) -> str:
-    """``an object with keys type, data ({"type": ...})``: what the repair made."""
+    """``an object with keys type, data ({"type": ...})``: what the output was read as."""
     shown = json.dumps(value, ensure_ascii=False, default=str)
     if len(shown) > _SHOWN:
         shown = shown[: _SHOWN - 1] + "…"
@@ -103,7 +136,7 @@ def _shape(value: Any) -> str:
         return f"an object with keys {', '.join(map(str, value)) or '(none)'} ({shown})"
     if isinstance(value, list):
         return f"a list of {len(value)} item(s) ({shown})"
-    return shown
+    return f"the text {shown}"
 
 
 def following_states(states: Mapping[str, WorkflowState], names: Iterable[str]) -> list[WorkflowState]:

@@ -119,6 +119,7 @@ class StepRunner:
             provenance=provenance,
             following=following_states({s.id: s for s in run.spec.states}, following),
             store=step.store_after,
+            undefined=run.spec.undefined,
         )
         step = self._record(replace(step, status="needs_review", error=problem) if problem else step)
         yield StepFinished(run.run_id, step)

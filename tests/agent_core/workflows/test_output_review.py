@@ -29,6 +29,42 @@ def test_the_template_stops_at_the_outline_when_its_output_had_to_be_repaired(ru
     assert stored is not None and stored.status == "needs_review" and stored.steps[0].status == "needs_review"
 
 
+NEEDS_POINTS = """
+states:
+  - id: outline
+    task: Outline {{topic}}. Return JSON with points.
+    next: {state_id: draft}
+  - id: draft
+    task: Write about {{topic}} covering {{points}}
+    next: {state_id: end, output_key: text}
+"""
+
+
+def test_valid_json_without_what_the_next_state_reads_stops_the_run_at_the_state_that_gave_it(
+    runner: Runner,
+) -> None:
+    # What the bundled model wrote for the template's outline (issue #31): JSON, the wrong keys.
+    runner.provider.enqueue_reply('{"type": "json", "data": {"name": "green tea"}}')
+    run = runner.run(NEEDS_POINTS, {"topic": "green tea"})
+    assert run.status == "needs_review"
+    outline = step(run, "outline")
+    assert outline.status == "needs_review" and outline.parse_path == "json"
+    assert "state 'outline' needs review: it expected output with points, read by state 'draft'" in run.error
+    assert "keys type, data" in run.error and "an output_schema that requires points" in run.error
+    assert len(runner.provider.requests) == 1
+
+
+def test_a_next_state_that_reads_a_key_only_when_defined_lets_the_run_go_on(runner: Runner) -> None:
+    text = NEEDS_POINTS.replace(
+        "covering {{points}}", "{% if points is defined %}covering {{points}}{% endif %}"
+    )
+    runner.provider.enqueue_reply('{"type": "json"}')
+    runner.provider.enqueue_reply("A text about tea.")
+    run = runner.run(text, {"topic": "tea"})
+    assert run.status == "finished", run.error
+    assert run.store["text"] == "A text about tea."
+
+
 def test_a_state_that_opts_out_goes_on_with_repaired_output(runner: Runner) -> None:
     text = template_for("essay").replace(
         "    next: {state_id: draft}", "    accept_unchecked_output: true\n    next: {state_id: end}"
@@ -71,6 +107,7 @@ def test_a_writer_state_a_tool_answered_stops_the_run_naming_the_tool(runner: Ru
     assert written.provenance is not None and written.provenance.produced_by == "tool_result"
     assert "state 'write'" in run.error and "workspace.read_file" in run.error
     assert "answered instead" in run.error and "model that can choose tools" in run.error
+    assert "reword the task" in run.error
 
 
 def test_tool_states_and_mock_outputs_record_what_produced_them(runner: Runner) -> None:
