@@ -63,11 +63,11 @@ def review_problem(
     missing = {} if undefined == "keep" or state.next.iter_key else _missing(following, store)
     expected = _expected(state, missing)
     if parse_path == "repaired":
+        edit = "edit the state" if state.next.output_key else "ask for plain text stored under an output_key"
         return (
             f"state '{state.id}' needs review: it expected {expected}, but the answer was not JSON "
             f"and could only be read by repairing it into {_shape(value)}. Run it with a model that "
-            "follows JSON schemas (and give the state an output_schema), or edit the state (ask for "
-            f"plain text stored under an output_key), {opt_out}"
+            f"follows JSON schemas (and give the state an output_schema), or {edit}, {opt_out}"
         )
     if missing:
         return (

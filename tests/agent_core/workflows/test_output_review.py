@@ -5,6 +5,12 @@ the state opts out. Every step records what produced its output."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_core.agent.scaffold import create_agent
 from agent_core.agent.workflow_files.files import template_for
 from agent_core.providers.base import TokenUsage
 from tests.support.workflow_runner import Runner, step
@@ -20,7 +26,7 @@ def test_the_template_stops_at_the_outline_when_its_output_had_to_be_repaired(ru
     assert run.status == "needs_review"
     outline = step(run, "outline")
     assert outline.status == "needs_review" and outline.parse_path == "repaired"
-    for said in ("state 'outline'", "with points, read by state 'draft'", "keys type, data",
+    for said in ("state 'outline'", "expected text to store as points", "keys type, data",
                  "a model that follows JSON schemas", "accept_unchecked_output: true"):  # fmt: skip
         assert said in run.error, run.error
     assert [s.state_id for s in run.steps] == ["outline"]  # the draft never ran on it
@@ -66,21 +72,25 @@ def test_a_next_state_that_reads_a_key_only_when_defined_lets_the_run_go_on(runn
 
 
 def test_a_state_that_opts_out_goes_on_with_repaired_output(runner: Runner) -> None:
-    text = template_for("essay").replace(
+    text = NEEDS_POINTS.replace(
         "    next: {state_id: draft}", "    accept_unchecked_output: true\n    next: {state_id: end}"
     )
+    assert "accept_unchecked_output" in text
     runner.provider.enqueue_reply(OUTLINE_AS_REPAIRED)
     run = runner.run(text, {"topic": "tea"})
     assert run.status == "finished", run.error
     assert step(run, "outline").status == "done" and run.store["data"] == ["history", "uses"]
 
 
-def test_the_template_finishes_when_the_outline_is_the_json_asked_for(runner: Runner) -> None:
-    runner.provider.enqueue_reply('{"points": ["history", "uses"]}')
+def test_the_template_finishes_when_the_outline_is_the_plain_text_asked_for(runner: Runner) -> None:
+    runner.provider.enqueue_reply("- history\n- uses\n- taste")
     runner.provider.enqueue_reply("Tea has a long history and many uses.")
     run = runner.run(template_for("essay"), {"topic": "tea"})
     assert run.status == "finished", run.error
     assert run.store["text"] == "Tea has a long history and many uses."
+    assert run.store["points"] == "- history\n- uses\n- taste"
+    assert step(run, "draft").rendered_task.endswith("covering these points - - history\n- uses\n- taste")
+    assert step(run, "draft").history_before == ()  # the outline clears it: nothing to echo
     provenance = step(run, "draft").provenance
     assert provenance is not None and provenance.produced_by == "model" and provenance.model == "scripted:x"
 
@@ -132,3 +142,36 @@ states:
     assert read.provenance is not None and read.provenance.produced_by == "tool"
     assert read.provenance.line() == 'the tool workspace.read_file {"path": "a.md"}'
     assert note.provenance is not None and note.provenance.produced_by == "mock"
+
+
+def test_the_command_line_says_needs_review_and_what_produced_each_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.cli.main import main
+
+    root = create_agent(tmp_path / "agent").root
+    (root / "workflows").mkdir()
+    (root / "workflows" / "essay.yaml").write_text(NEEDS_POINTS, encoding="utf-8")
+    mock = json.dumps([{"state_id": "outline", "output": {"type": "json"}}])
+    args = [
+        "workflow",
+        "run",
+        "--agent",
+        str(root),
+        "essay",
+        "--input",
+        '{"topic": "tea"}',
+        "--mock-outputs",
+        mock,
+    ]
+    assert main([*args, "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "needs_review" and "state 'outline' needs review" in result["error"]
+    [outline] = result["steps"]
+    assert (
+        outline["status"] == "needs_review"
+        and outline["produced_by"] == "a mock output, no model or tool ran"
+    )
+    assert main(["workflow", "show", result["run_id"]]) == 1
+    shown = capsys.readouterr().out
+    assert "outline: needs_review" in shown and "produced by a mock output" in shown
