@@ -9,10 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import TypeAdapter
 
 from agent_core.agent.scaffold import create_agent
 from agent_core.agent.workflow_files.files import template_for
 from agent_core.providers.base import TokenUsage
+from agent_core.workflows.records import StepRecord
 from tests.support.workflow_runner import Runner, step
 
 # What the bundled model wrote for the template's outline state (issue #31): prose around an
@@ -175,3 +177,10 @@ def test_the_command_line_says_needs_review_and_what_produced_each_step(
     assert main(["workflow", "show", result["run_id"]]) == 1
     shown = capsys.readouterr().out
     assert "outline: needs_review" in shown and "produced by a mock output" in shown
+
+
+def test_a_step_saved_before_provenance_was_kept_loads_without_it() -> None:
+    adapter = TypeAdapter(StepRecord)
+    saved = json.loads(adapter.dump_json(StepRecord(1, "outline", "assistant", {}, ())))
+    del saved["provenance"]
+    assert adapter.validate_json(json.dumps(saved)).provenance is None
