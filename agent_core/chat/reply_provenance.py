@@ -15,7 +15,12 @@ __all__ = ["chat_provenance", "reply_provenance", "tool_uses"]
 def tool_uses(records: Iterable[ToolCallRecord], *, routed: bool) -> list[ToolUse]:
     """The calls of one turn; ``routed``: ContextDesk picked the tool, not the model."""
     return [
-        ToolUse(f"{r.server}.{r.tool}", dict(r.arguments), routed=routed, is_error=r.is_error)
+        ToolUse(
+            f"{r.server}.{r.tool}" if r.server else r.tool,  # no server: a tool no server offers
+            dict(r.arguments),
+            routed=routed,
+            is_error=r.is_error,
+        )
         for r in records
     ]
 

@@ -101,6 +101,7 @@ WRITER = """
 assistants:
   - id: writer
     system_prompt: You write release notes.
+    tools: [{name: workspace.read_file}]
 states:
   - id: write
     assistant_id: writer
