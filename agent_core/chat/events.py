@@ -261,7 +261,7 @@ class WorkflowProgress:
     workflow: str
     run_id: str
     state_id: str
-    status: Literal["started", "done", "failed", "refused", "dry_run"]
+    status: Literal["started", "done", "failed", "refused", "dry_run", "needs_review"]
     steps_done: int
     item: Any = None
     error: str = ""

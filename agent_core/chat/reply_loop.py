@@ -37,10 +37,12 @@ from agent_core.chat.history import split_at_summary
 from agent_core.chat.image_passing import with_images_for
 from agent_core.chat.item_kinds import recorded_pull
 from agent_core.chat.prompt import Prompt, PromptLimits, build_prompt, tool_images
+from agent_core.chat.reply_provenance import reply_provenance, tool_uses
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, pending_record
 from agent_core.chat.tool_handlers import ToolCallEvent
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, TokenUsage
+from agent_core.context.provenance import ToolUse
 from agent_core.context.request_tools import PULLED_REASON
 from agent_core.errors import ContextDeskError, ProviderError, ReplyLimitError, UserDataError
 from agent_core.providers.base import (
@@ -134,10 +136,12 @@ class ReplyLoop:
                 async for event in self._stream_turn(reply, prompt, model, request.routed, calls):
                     yield event
                 if not calls:
+                    reply.record_provenance()
                     yield ReplyFinished(self._save(reply, content=reply.content, status="complete"))
                     return
                 async for tool_event in self._run_turn_calls(reply, calls, prompt):
                     yield tool_event
+                reply.tools += tool_uses(reply.saved.tool_calls, routed=request.routed and turn == 0)
                 yield TurnSaved(reply.saved)
             yield ReplyFinished(self._stopped_at_turn_cap())
         except (ProviderError, ContextOverflowError) as error:
@@ -186,7 +190,7 @@ class ReplyLoop:
         reply.message = self.store.add_message(
             self.session_id, "assistant", "", status="streaming", request_context=reply.context
         )
-        reply.content, last_save = "", time.monotonic()
+        reply.content, last_save, reply.without_model = "", time.monotonic(), False
         chat_request = ChatRequest(
             messages=prompt.messages,
             settings=generation,
@@ -216,6 +220,7 @@ class ReplyLoop:
             elif isinstance(event, ProviderToolCall):
                 calls.append(event.call)
             elif isinstance(event, UsageEvent):
+                reply.without_model = event.usage.without_model
                 reply.usage = reply.usage.plus(TokenUsage(**vars(event.usage)))  # until Usage is TokenUsage
                 reply.streaming = None
             elif isinstance(event, RetryEvent):
@@ -371,8 +376,17 @@ class _Reply:
     usage: TokenUsage = field(default_factory=TokenUsage)
     message: StoredMessage | None = None
     content: str = ""
+    tools: list[ToolUse] = field(default_factory=list)  # the calls of its turns so far
+    without_model: bool = False  # the current turn's text came from no model (a tool's result)
     # While a turn streams, its counts are not known until the provider reports them at the end.
     streaming: _Streaming | None = None
+
+    def record_provenance(self) -> None:
+        """What produced the finished reply, in its context."""
+        provenance = reply_provenance(
+            self.context.model, self.tools, last_turn_without_model=self.without_model
+        )
+        self.context = replace(self.context, provenance=provenance)
 
     @property
     def saved(self) -> StoredMessage:

@@ -251,6 +251,7 @@ def run_json(record: WorkflowRunRecord) -> dict[str, Any]:
                 "removed": step.removed,
                 "next_state": step.next_state,
                 "chat_id": step.child_session_id or None,
+                "produced_by": step.provenance.line() if step.provenance else None,
                 "error": step.error or None,
             }
             for step in record.steps
@@ -306,6 +307,8 @@ def show_run(args: argparse.Namespace) -> int:
         for label, keys in (("added", step.added), ("changed", step.changed), ("removed", step.removed)):
             if keys:
                 print(f"   {label}: " + ", ".join(f"{k} ({n} tok)" for k, n in keys.items()))
+        if step.provenance is not None:
+            print(f"   produced by {step.provenance.line()}")
         if step.error:
             print(f"   error: {step.error}")
     if record.error:

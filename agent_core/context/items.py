@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agent_core.context.provenance import Provenance
+
 __all__ = [
     "SKILL_PARTS",
     "ContextManifest",
@@ -281,6 +283,7 @@ class Delegation:
     stopped_by: StoppedBy = ""  # "": finished by itself
     result: str = ""  # what went back to the parent (after validation)
     note: str = ""  # e.g. "the schema was not met after one repair"
+    provenance: Provenance | None = None  # what produced the result (None: saved before it was kept)
 
 
 @dataclass(frozen=True)
@@ -336,6 +339,7 @@ class RequestContext:
     delegations: tuple[Delegation, ...] = ()  # sub-agents this reply ran, in order
     workflow_runs: tuple[WorkflowRunLink, ...] = ()  # workflows this reply ran, in order
     samplings: tuple[SamplingRecord, ...] = ()  # replies tool servers asked the model for, in order
+    provenance: Provenance | None = None  # a finished reply's: what produced its text
 
     def of_type(self, item_type: ItemType) -> list[RequestItem]:
         return [item for item in self.items if item.ref.type == item_type]

@@ -114,6 +114,11 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             del data["request_context"]["workflow_runs"]
         if not message.request_context.samplings:
             del data["request_context"]["samplings"]
+        if data["request_context"].get("provenance") is None:
+            data["request_context"].pop("provenance", None)  # replies saved before it was kept
+        for delegation in data["request_context"].get("delegations", ()):
+            if delegation.get("provenance") is None:
+                delegation.pop("provenance", None)
         manifest = data["request_context"].get("manifest")
         if manifest is not None and not manifest["images"]:
             del manifest["images"]  # requests without images of tool results keep the v1 shape

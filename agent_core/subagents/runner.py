@@ -29,6 +29,7 @@ from agent_core.chat.events import (
     ToolCallStarted,
     TurnSaved,
 )
+from agent_core.chat.reply_provenance import chat_provenance
 from agent_core.chat.services import ChatServices
 from agent_core.chat.tool_calls import finished
 from agent_core.chat.tool_handlers import MessageTurn, ToolCallEvent, ToolHandlerFactory
@@ -279,6 +280,7 @@ class Delegator:
             stopped_by=run.stopped_by,
             result=run.text,
             note=run.note,
+            provenance=chat_provenance(parent.store.messages(child.id)),
         )
         yield SubagentFinished(delegation, self.nesting.origin)
         yield delegation
@@ -420,6 +422,8 @@ def delegation_result(delegation: Delegation) -> str:
     """What the parent's model reads of a sub-agent: its result and one line about the run."""
     tokens = delegation.usage.total
     ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
+    if delegation.provenance is not None and not delegation.provenance.grounded:
+        ended += "; it answered without using any tool"
     summary = (
         f"[sub-agent {delegation.subagent}: {ended}; {delegation.turns} turns, {tokens:,} tokens, "
         f"{delegation.elapsed_seconds:.1f} s]"

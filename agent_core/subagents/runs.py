@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agent_core.context.items import Delegation, TokenUsage
+from agent_core.context.provenance import Provenance
 from agent_core.subagents.runner import PATH_SEPARATOR
 
 __all__ = ["RunStatus", "SubagentRun", "path_of", "run_of"]
@@ -29,6 +30,7 @@ class SubagentRun:
     activity: str = ""  # what it is doing now ("calling workspace.read_file")
     model: str = ""
     note: str = ""  # why it stopped, and notes on its context or model
+    provenance: Provenance | None = None  # what produced its result, once it ended
 
     @property
     def tokens(self) -> int:
@@ -69,4 +71,5 @@ def run_of(delegation: Delegation, origin: str = "") -> SubagentRun:
         elapsed_seconds=delegation.elapsed_seconds,
         model=delegation.model,
         note=delegation.note,
+        provenance=delegation.provenance,
     )

@@ -15,6 +15,7 @@ from agent_core.agent.subagent_files.definition import Subagent, SubagentLimits
 from agent_core.agent.workflow_files.schema import WorkflowAssistantConfig, WorkflowState
 from agent_core.chat.session import ChatSession
 from agent_core.context.items import Delegation, TokenUsage
+from agent_core.context.provenance import Provenance
 from agent_core.store.chats import StoredSession
 from agent_core.subagents.runner import DelegationEvent, Delegator
 from agent_core.subagents.tools import SUBAGENT_SERVER
@@ -31,6 +32,7 @@ class AssistantAnswer:
     text: str
     usage: TokenUsage
     child_session_id: str  # the chat it ran in ("" for a mock output)
+    provenance: Provenance | None = None  # what produced ``text``
 
 
 async def answer(
@@ -47,7 +49,7 @@ async def answer(
             mock outputs do not fit.
     """
     if run.mock is not None:
-        yield AssistantAnswer(run.mock.next_for(state.id), TokenUsage(), "")
+        yield AssistantAnswer(run.mock.next_for(state.id), TokenUsage(), "", Provenance("mock"))
         return
     subagent = _assistant_of(run, state)
     message = _with_history(task, history)
@@ -77,7 +79,9 @@ async def answer(
     if delegation.stopped_by:
         why = delegation.note or delegation.stopped_by
         raise WorkflowError(f"state '{state.id}': the assistant stopped ({why})")
-    yield AssistantAnswer(delegation.result, delegation.usage, delegation.child_session_id)
+    yield AssistantAnswer(
+        delegation.result, delegation.usage, delegation.child_session_id, delegation.provenance
+    )
 
 
 def _assistant_config(run: WorkflowRun, state: WorkflowState) -> WorkflowAssistantConfig | None:

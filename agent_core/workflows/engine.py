@@ -34,6 +34,7 @@ from agent_core.workflows.inputs import initial_store
 from agent_core.workflows.iteration_store import ItemWrites, items_of, merge_items, new_keys, scoped
 from agent_core.workflows.limits import RunLimits, Stopped
 from agent_core.workflows.mock_outputs import MockOutputs
+from agent_core.workflows.output_review import NeedsReview
 from agent_core.workflows.records import HistoryMessage, StepRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from agent_core.workflows.step import StepRunner
@@ -118,6 +119,8 @@ class WorkflowEngine:
         except asyncio.CancelledError:
             runs.finish(self.run_id, "cancelled", store, "cancelled")
             raise
+        except NeedsReview as failure:
+            status, error = "needs_review", str(failure)
         except (ContextDeskError, LookupError) as failure:
             status, error = ("stopped" if isinstance(failure, Stopped) else "failed"), str(failure)
         runs.finish(self.run_id, status, store, error)  # type: ignore[arg-type]

@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent_core.context.items import RequestContext, TokenUsage
+from agent_core.context.provenance import Provenance
 
 __all__ = ["HistoryMessage", "RunStatus", "StepRecord", "StepStatus", "WorkflowRunRecord"]
 
 # "interrupted": its program ended (a crash, a kill) while it ran; marked so when next opened.
-RunStatus = Literal["running", "finished", "failed", "cancelled", "stopped", "interrupted"]
-StepStatus = Literal["done", "failed", "refused", "dry_run"]
+# "needs_review": a state's output was not what was asked for (``output_review``); the run stopped there.
+RunStatus = Literal["running", "finished", "failed", "cancelled", "stopped", "interrupted", "needs_review"]
+StepStatus = Literal["done", "failed", "refused", "dry_run", "needs_review"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,7 @@ class StepRecord:
     elapsed_seconds: float = 0.0
     status: StepStatus = "done"
     error: str = ""
+    provenance: Provenance | None = None  # what produced the output (None: saved before it was kept)
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,10 @@ from agent_core.workflows.context_store import Transition, apply_output
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.events import StepFinished, StepStarted
 from agent_core.workflows.limits import Stopped
+from agent_core.workflows.output_review import NeedsReview, following_states, review_problem
 from agent_core.workflows.parsing import Parsed, parse_output, pointed
 from agent_core.workflows.records import HistoryMessage, StepRecord
-from agent_core.workflows.tool_state import ToolAnswer, call_tool
+from agent_core.workflows.tool_state import ToolAnswer, call_tool, tool_provenance
 from agent_core.workflows.transitions import next_states
 from agent_core.workflows.workflow_run import WorkflowRun
 
@@ -63,7 +64,7 @@ class StepRunner:
             history_before=history,
             item=item,
         )
-        raw, usage, child = "", TokenUsage(), ""
+        raw, usage, child, provenance = "", TokenUsage(), "", None
         try:
             task = (
                 render(state.task, store, where=f"state '{state.id}', task", undefined=run.spec.undefined)
@@ -80,8 +81,10 @@ class StepRunner:
             async for event in answers:
                 if isinstance(event, ToolAnswer):
                     raw, base = event.text, replace(base, rendered_args=event.arguments)
+                    provenance = tool_provenance(event)
                 elif isinstance(event, AssistantAnswer):
                     raw, usage, child = event.text, event.usage, event.child_session_id
+                    provenance = event.provenance
                 else:
                     yield event
         except ContextDeskError as failure:
@@ -89,6 +92,7 @@ class StepRunner:
                              store_after=dict(store), history_after=history)  # fmt: skip
             yield StepFinished(run.run_id, self._record(failed))
             raise
+        base = replace(base, provenance=provenance)
         parsed = parse_output(raw)
         try:
             value = pointed(parsed.value, state.output_pointer)
@@ -107,8 +111,20 @@ class StepRunner:
             step = self._record(replace(step, status="failed", error=str(failure)))
             yield StepFinished(run.run_id, step)
             raise
-        step = self._record(replace(step, next_state=", ".join(following)))
+        step = replace(step, next_state=", ".join(following))
+        problem = review_problem(
+            state,
+            parse_path=parsed.path,
+            value=value,
+            provenance=provenance,
+            following=following_states({s.id: s for s in run.spec.states}, following),
+            store=step.store_after,
+            undefined=run.spec.undefined,
+        )
+        step = self._record(replace(step, status="needs_review", error=problem) if problem else step)
         yield StepFinished(run.run_id, step)
+        if problem:
+            raise NeedsReview(problem)
         run.limits.stop_if_over()
         yield step
 

@@ -14,18 +14,20 @@ from agent_core.agent.workflow_files.templates import render, render_all
 from agent_core.chat.approvals import asks_every_call, asks_first, tool_approval
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.context.items import ItemRef
+from agent_core.context.provenance import Provenance, ToolUse
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.limits import Stopped
 from agent_core.workflows.parsing import parse_output, pointed
 from agent_core.workflows.workflow_run import WorkflowRun
 
-__all__ = ["ToolAnswer", "call_tool"]
+__all__ = ["ToolAnswer", "call_tool", "tool_provenance"]
 
 
 @dataclass(frozen=True)
 class ToolAnswer:
     text: str
     arguments: Any  # as rendered from the store and sent
+    tool: str = ""  # server.tool
 
 
 async def call_tool(
@@ -75,4 +77,10 @@ async def call_tool(
         # CodeMie's option: the tool's output is itself a template of the store. It renders in
         # the same sandbox; an undefined variable in it is an error like any other.
         text = render(text, store, where=f"state '{state.id}', tool response", undefined=run.spec.undefined)
-    yield ToolAnswer(text, rendered)
+    yield ToolAnswer(text, rendered, config.tool)
+
+
+def tool_provenance(answer: ToolAnswer) -> Provenance:
+    """A tool state's output: its tool's, by design, with the arguments it was called with."""
+    arguments = answer.arguments if isinstance(answer.arguments, dict) else {"arguments": answer.arguments}
+    return Provenance("tool", tools=(ToolUse(answer.tool, arguments),))

@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 STEP_ROLE = Qt.ItemDataRole.UserRole + 1
-RowStatus = Literal["running", "done", "failed", "refused", "dry_run", "cancelled"]
+RowStatus = Literal["running", "done", "failed", "refused", "dry_run", "cancelled", "needs_review"]
 
 
 def shown_value(value: Any, limit: int | None = None) -> str:

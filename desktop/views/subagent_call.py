@@ -54,6 +54,12 @@ class SubagentCallWidget(EntryWidget):
         self.state.setWordWrap(True)
         self.state.setStyleSheet(f"color: {palette.muted};")
         layout.addWidget(self.state)
+        # What produced its result, from its own tool calls: a result no tool backs says so.
+        self.produced = QLabel()
+        self.produced.setWordWrap(True)
+        self.produced.setTextFormat(Qt.TextFormat.PlainText)
+        self.produced.setStyleSheet(f"color: {palette.muted};")
+        layout.addWidget(self.produced)
         self.cancel_button.clicked.connect(self._cancel)
         self.transcript_button.clicked.connect(self._open)
         self.set_entry(entry)
@@ -72,6 +78,9 @@ class SubagentCallWidget(EntryWidget):
         else:
             note = f" — {run.note}" if run.note and run.status != "running" else ""
             self.state.setText(describe_run_state(run) + note)
+        provenance = run.provenance if run is not None and run.status != "running" else None
+        self.produced.setText(f"Produced by {provenance.line()}" if provenance is not None else "")
+        self.produced.setVisible(provenance is not None)
         running = run is not None and run.status == "running" and entry.status == "running"
         self.cancel_button.setVisible(running)
         self.transcript_button.setVisible(run is not None)

@@ -187,7 +187,10 @@ class WorkflowRunTab(QWidget):
 
     def _run_ended(self, name: str, record: WorkflowRunRecord) -> None:
         detail = f" — {record.error}" if record.error and record.error != record.status else ""
-        self._say_run(f"The last run of {name}: {record.status}{detail}.", error=record.status == "failed")
+        self._say_run(
+            f"The last run of {name}: {record.status}{detail}.",
+            error=record.status in ("failed", "needs_review"),
+        )
         self.refresh_runs()
 
     def rerun(self, name: str, given: Any, step: StepRecord) -> WorkflowRunDialog | None:

@@ -44,6 +44,11 @@ class StepDetails(QWidget):
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.title.setWordWrap(True)
         layout.addWidget(self.title)
+        self.produced = QLabel()  # what produced the step's output, in one line
+        self.produced.setWordWrap(True)
+        self.produced.setTextFormat(Qt.TextFormat.PlainText)
+        self.produced.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.produced)
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setTextFormat(Qt.TextFormat.PlainText)
@@ -83,6 +88,9 @@ class StepDetails(QWidget):
         for box in (self.task, self.raw_output, self.parsed_output, self.store_after):
             box.clear()
         self.error.setVisible(step is not None and bool(step.error))
+        provenance = step.provenance if step is not None else None
+        self.produced.setText(f"Produced by {provenance.line()}" if provenance is not None else "")
+        self.produced.setVisible(provenance is not None)
         self.diff_title.setText("Context store changes")
         if step is None:
             self.title.setText(

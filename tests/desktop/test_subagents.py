@@ -73,6 +73,10 @@ def test_a_running_sub_agent_shows_its_use_and_its_chat_and_view_context_lists_i
     qtbot.waitUntil(lambda: _calls(desktop)[0].entry.subagent.status == "finished", timeout=WAIT_MS)  # type: ignore[union-attr]
     [call] = _calls(desktop)
     assert call.cancel_button.isHidden() and "1 turn" in call.state.text()
+    # It read nothing and called no tool: the card says so, not only its child's View Context.
+    assert not call.produced.isHidden()
+    assert call.produced.text().endswith("answered without using any tool")
+    screenshot(call, "subagent_finished")
 
     qtbot.mouseClick(call.transcript_button, Qt.MouseButton.LeftButton)
     dialog = desktop.window.dialogs.last_transcript_dialog

@@ -279,6 +279,9 @@ def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_
     assert draft is not None
     assert draft.rendered_task == 'Write about green tea in 30 words, covering ["leaves", "water"].'
     assert dialog.details.task.toPlainText() == draft.rendered_task
+    assert (
+        dialog.details.produced.text() == "Produced by the model scripted:x, answered without using any tool"
+    )
     diff = dialog.details.diff_model
     assert [diff.index(0, c).data() for c in (0, 1, 4)] == [
         "text",
@@ -385,6 +388,7 @@ def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
     assert "mock outputs" in dialog.heading.text()
     dialog.select_row(0)
     assert dialog.details.parsed_output.toPlainText() == json.dumps({"points": ["leaves"]}, indent=2)
+    assert dialog.details.produced.text() == "Produced by a mock output, no model or tool ran"
     assert not dialog.context_button.isEnabled()  # no model was asked: there is no request to show
 
 

@@ -28,7 +28,9 @@ __all__ = [
 
 TEMPLATE = """\
 # {name}: a workflow (docs/workflows.md). States share a context store; {{{{var}}}} reads it.
-description: What this workflow does.
+# Every state asks for plain text, so any model runs it, the small bundled one too (its texts are
+# simple). A state whose output is not what the next one reads stops the run for review.
+description: Outline a topic as three short points, then write a short text covering them.
 inputs:
   topic: {{type: string, description: What to write about}}
   words: {{type: integer, required: false, default: 50}}
@@ -39,12 +41,12 @@ assistants:
 states:
   - id: outline
     assistant_id: writer
-    task: |
-      Outline a text about {{{{topic}}}}. Return JSON: {{"points": ["...", "..."]}}
-    next: {{state_id: draft}}
+    task: Write three short points to cover in a text about {{{{topic}}}}, one per line.
+    # Its text is stored as points; the draft reads only that, so it gets no history to echo.
+    next: {{state_id: draft, output_key: points, clear_prior_messages: true}}
   - id: draft
     assistant_id: writer
-    task: Write about {{{{topic}}}} in at most {{{{words}}}} words, covering {{{{points}}}}.
+    task: Write about {{{{topic}}}} in at most {{{{words}}}} words, covering these points - {{{{points}}}}
     next: {{state_id: end, output_key: text}}
 """
 

@@ -102,6 +102,9 @@ class WorkflowState(_Model):
     parallel: int | None = Field(default=None, ge=1, le=16)
     merge: MergeRule | None = None
     output_pointer: str | None = Field(default=None, alias="outputPointer")
+    # Go on with output that had to be repaired into JSON, or that a routed tool gave in the
+    # model's place (by default such a state stops the run for review).
+    accept_unchecked_output: bool = False
 
     @model_validator(mode="after")
     def _one_kind(self) -> WorkflowState:
