@@ -17,6 +17,7 @@ from agent_core.providers.base import ChatMessage, ToolSpec
 __all__ = [
     "MAX_ARGUMENT_TOKENS",
     "argument_instruction",
+    "missing_arguments_reply",
     "parse_arguments",
     "required_arguments_schema",
     "show_tool_results",
@@ -57,6 +58,7 @@ def required_arguments_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]
         "type": "object",
         "properties": {name: dict(properties[name]) for name in required},
         "required": required,
+        "additionalProperties": False,
     }
 
 
@@ -67,6 +69,25 @@ def argument_instruction(spec: ToolSpec, schema: Mapping[str, Any]) -> str:
         f"Call the tool {spec.name}: {spec.description}\n"
         f"Reply with its arguments as JSON, like {example}, taking each value word for word from my "
         "message above."
+    )
+
+
+def missing_arguments_reply(tool_name: str, missing: Sequence[str], written: Mapping[str, Any]) -> str:
+    """The reply when the model found no value in the conversation for some required arguments:
+    the tool is not called with empty or made-up ones, and the user learns what to add."""
+    name = tool_name.replace("__", ".", 1)
+    inputs = ", ".join(f"'{argument}'" for argument in missing)
+    plural = "inputs" if len(missing) > 1 else "input"
+    wrote = "; ".join(
+        f"{argument}: {json.dumps(written[argument], ensure_ascii=False)[:80]}"
+        for argument in missing
+        if isinstance(written.get(argument), str) and written[argument].strip()
+    )
+    made_up = f" (it wrote {wrote}, which the conversation does not say)" if wrote else ""
+    return (
+        f"I did not call `{name}`: the model could not take its required {plural} {inputs} from the "
+        f"conversation{made_up}. Send the message again with the value in quotes, for example "
+        f'{missing[0]} "...", or use a model that calls tools itself.'
     )
 
 

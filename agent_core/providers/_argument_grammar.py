@@ -1,0 +1,78 @@
+"""The grammar a local model's tool arguments are generated under.
+
+llama.cpp turns a JSON schema into a GBNF grammar that keeps every required property (in order),
+but its string characters are ``[^"\\]``: a raw control character (a newline, a tab, U+0000) can
+be generated inside a string, and the JSON is then invalid ("Invalid control character"); asked
+again, the model writes the same thing. Here the string and pattern character rules exclude
+U+0000-U+001F, so a line break can only be written as the escape ``\\n``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agent_core.errors import ProviderRequestError
+
+__all__ = ["JSON_STRING_CHAR", "argument_grammar", "missing_required_arguments"]
+
+#: One character of a JSON string: anything but a quote, a backslash or a control character, or an escape.
+JSON_STRING_CHAR = (
+    r'[^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])'
+)
+# Any character of a ``pattern`` string but a control character (llama.cpp's only leaves out \r and \n).
+_PATTERN_CHAR = r"[^\x00-\x1F]"
+
+# The character rules llama.cpp's converter writes, each replaced whole.
+_REPLACED_RULES = {"char": JSON_STRING_CHAR, "dot": _PATTERN_CHAR}
+_RULE = re.compile(r"^(?P<name>[\w-]+) ::= .*$", re.MULTILINE)
+
+
+def argument_grammar(schema: Mapping[str, Any]) -> str:
+    """The GBNF grammar of a JSON object following ``schema`` whose strings hold no raw control
+    character.
+
+    Raises:
+        ProviderRequestError: llama.cpp cannot turn ``schema`` into a grammar.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf  # optional dependency, loaded with the model
+
+    try:
+        grammar = json_schema_to_gbnf(json.dumps(dict(schema)))
+    except (ValueError, KeyError, TypeError, NotImplementedError) as error:
+        raise ProviderRequestError(
+            f"The tool's input schema cannot be turned into a grammar for the local model ({error}): "
+            "simplify the tool's input schema, or use a model that calls tools itself."
+        ) from error
+
+    def replace_rule(match: re.Match[str]) -> str:
+        name = match.group("name")
+        return f"{name} ::= {_REPLACED_RULES[name]}" if name in _REPLACED_RULES else match.group(0)
+
+    return _RULE.sub(replace_rule, grammar)
+
+
+def missing_required_arguments(
+    arguments: Mapping[str, Any], schema: Mapping[str, Any], conversation: str
+) -> list[str]:
+    """The required arguments the conversation gives no value for. The grammar makes the model
+    write each one, but a model that cannot choose tools writes something even when the message
+    gives nothing: a blank, the "..." of the instruction's example, or a value it made up (a path
+    no one wrote). A string value counts only when each of its words is in ``conversation``, as
+    the instruction asks ("taking each value word for word from my message")."""
+    said = set(_WORD.findall(conversation.casefold()))
+    missing = []
+    for name in schema.get("required", ()):
+        value = arguments.get(name)
+        if value is None:
+            missing.append(name)
+        elif isinstance(value, str):
+            words = _WORD.findall(value.casefold())
+            if not words or not set(words) <= said:
+                missing.append(name)
+    return missing
+
+
+_WORD = re.compile(r"\w+")
