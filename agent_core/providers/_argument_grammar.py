@@ -16,7 +16,7 @@ from typing import Any
 
 from agent_core.errors import ProviderRequestError
 
-__all__ = ["JSON_STRING_CHAR", "argument_grammar", "missing_required_arguments"]
+__all__ = ["JSON_STRING_CHAR", "argument_grammar", "llama_argument_grammar", "missing_required_arguments"]
 
 #: One character of a JSON string: anything but a quote, a backslash or a control character, or an escape.
 JSON_STRING_CHAR = (
@@ -52,6 +52,23 @@ def argument_grammar(schema: Mapping[str, Any]) -> str:
         return f"{name} ::= {_REPLACED_RULES[name]}" if name in _REPLACED_RULES else match.group(0)
 
     return _RULE.sub(replace_rule, grammar)
+
+
+def llama_argument_grammar(schema: Mapping[str, Any]) -> Any:
+    """:func:`argument_grammar` as a llama.cpp ``LlamaGrammar``.
+
+    Raises:
+        ProviderRequestError: the grammar cannot be built from ``schema``.
+    """
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    try:
+        return LlamaGrammar.from_string(argument_grammar(schema), verbose=False)
+    except ValueError as error:
+        raise ProviderRequestError(
+            f"llama.cpp did not accept the grammar of the tool's arguments ({error}): simplify the "
+            "tool's input schema, or use a model that calls tools itself."
+        ) from error
 
 
 def missing_required_arguments(

@@ -15,8 +15,8 @@ only writes that tool's required arguments, constrained by a grammar built from 
 (``_argument_grammar``: every required argument, no raw control character in a string), so the call
 is always well-formed; a value the conversation does not give (a blank, the example's "...", a
 made-up path) means no call and a reply naming the missing input. Optional arguments keep their
-defaults (a model this small invents values for them). ``options: {toolCalling: none}`` turns tools off for a provider. Tool
-calls and results in the history are rendered as plain text, since the chat template has no tool syntax.
+defaults (a model this small invents values for them). ``options: {toolCalling: none}`` turns tools
+off for a provider. Tool calls and results in the history are plain text (the template has no tool syntax).
 
 After a tool call, the bundled model does not write the reply: asked to restate a result, it
 garbles it (it read "08:00" back as "18:59" on another day). The reply shows the result as the
@@ -42,7 +42,7 @@ from agent_core.errors import (
     ProviderRequestError,
     ProviderUnavailableError,
 )
-from agent_core.providers._argument_grammar import argument_grammar, missing_required_arguments
+from agent_core.providers._argument_grammar import llama_argument_grammar, missing_required_arguments
 from agent_core.providers._llama_prompt import evaluate_prompt, prompt_tokens
 from agent_core.providers._local_tool_calls import (
     MAX_ARGUMENT_TOKENS,
@@ -434,7 +434,7 @@ class LocalLlamaProvider(Provider):
             cached = self._read_prompt(llama, messages, stop, put)
             if stop.is_set():
                 return _Done("cancelled", TokenUsage(output_tokens=0, cached_input_tokens=cached))
-            grammar = _llama_grammar(argument_grammar(schema))
+            grammar = llama_argument_grammar(schema)
             try:
                 reply = cast(
                     dict[str, Any],
@@ -473,12 +473,6 @@ def _request_error(error: ValueError) -> ProviderRequestError:
             "chat, remove context, or raise the context size in Providers."
         )
     return ProviderRequestError(f"The local model rejected the request ({error}).")
-
-
-def _llama_grammar(text: str) -> Any:
-    from llama_cpp.llama_grammar import LlamaGrammar
-
-    return LlamaGrammar.from_string(text, verbose=False)
 
 
 def _llama_class() -> type[Llama]:
