@@ -71,24 +71,15 @@ def llama_argument_grammar(schema: Mapping[str, Any]) -> Any:
         ) from error
 
 
-def missing_required_arguments(
-    arguments: Mapping[str, Any], schema: Mapping[str, Any], conversation: str
-) -> list[str]:
-    """The required arguments the conversation gives no value for. The grammar makes the model
-    write each one, but a model that cannot choose tools writes something even when the message
-    gives nothing: a blank, the "..." of the instruction's example, or a value it made up (a path
-    no one wrote). A string value counts only when each of its words is in ``conversation``, as
-    the instruction asks ("taking each value word for word from my message")."""
-    said = set(_WORD.findall(conversation.casefold()))
+def missing_required_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    """The required arguments the model gave no value for. The grammar makes it write each one,
+    but when the message gives nothing it writes a blank or the "..." of the instruction's
+    example: a string with no letter or digit counts as missing."""
     missing = []
     for name in schema.get("required", ()):
         value = arguments.get(name)
-        if value is None:
+        if value is None or (isinstance(value, str) and _WORD.search(value) is None):
             missing.append(name)
-        elif isinstance(value, str):
-            words = _WORD.findall(value.casefold())
-            if not words or not set(words) <= said:
-                missing.append(name)
     return missing
 
 

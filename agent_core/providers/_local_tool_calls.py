@@ -72,22 +72,16 @@ def argument_instruction(spec: ToolSpec, schema: Mapping[str, Any]) -> str:
     )
 
 
-def missing_arguments_reply(tool_name: str, missing: Sequence[str], written: Mapping[str, Any]) -> str:
-    """The reply when the model found no value in the conversation for some required arguments:
-    the tool is not called with empty or made-up ones, and the user learns what to add."""
+def missing_arguments_reply(tool_name: str, missing: Sequence[str]) -> str:
+    """The reply when the model found no value for some required arguments in the message: the
+    tool is not called with empty ones, and the user learns what to add."""
     name = tool_name.replace("__", ".", 1)
     inputs = ", ".join(f"'{argument}'" for argument in missing)
     plural = "inputs" if len(missing) > 1 else "input"
-    wrote = "; ".join(
-        f"{argument}: {json.dumps(written[argument], ensure_ascii=False)[:80]}"
-        for argument in missing
-        if isinstance(written.get(argument), str) and written[argument].strip()
-    )
-    made_up = f" (it wrote {wrote}, which the conversation does not say)" if wrote else ""
     return (
-        f"I did not call `{name}`: the model could not take its required {plural} {inputs} from the "
-        f"conversation{made_up}. Send the message again with the value in quotes, for example "
-        f'{missing[0]} "...", or use a model that calls tools itself.'
+        f"I did not call `{name}`: the model found no value for its required {plural} {inputs} in "
+        f'your message. Send it again with the value written out, for example {missing[0]} "...", '
+        "or use a model that calls tools itself."
     )
 
 

@@ -13,8 +13,8 @@ tools in llama.cpp's function-calling format, it called one even for "hello"), s
 picks the tool with the semantic indexer and names it in ``ChatRequest.call_tool``. The model then
 only writes that tool's required arguments, constrained by a grammar built from their JSON schema
 (``_argument_grammar``: every required argument, no raw control character in a string), so the call
-is always well-formed; a value the conversation does not give (a blank, the example's "...", a
-made-up path) means no call and a reply naming the missing input. Optional arguments keep their
+is always well-formed; a required value left blank (or the example's "...") means no call and a
+reply naming the missing input. Optional arguments keep their
 defaults (a model this small invents values for them). ``options: {toolCalling: none}`` turns tools
 off for a provider. Tool calls and results in the history are plain text (the template has no tool syntax).
 
@@ -457,10 +457,9 @@ class LocalLlamaProvider(Provider):
                 output_tokens=counts.get("completion_tokens"),
                 cached_input_tokens=cached,
             )
-            conversation = "\n".join(m.content for m in request.messages if m.role in ("user", "tool"))
-            missing = missing_required_arguments(arguments, schema, conversation)
-            if missing:  # the conversation does not give them: no call with made-up or empty values
-                put(TextDelta(missing_arguments_reply(spec.name, missing, arguments)))
+            missing = missing_required_arguments(arguments, schema)
+            if missing:  # the message does not give them: no call with empty values
+                put(TextDelta(missing_arguments_reply(spec.name, missing)))
                 return _Done("stop", usage)
         put(ToolCallEvent(ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=spec.name, arguments=arguments)))
         return _Done("tool_calls", usage)

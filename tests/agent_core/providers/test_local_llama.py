@@ -152,10 +152,10 @@ async def test_a_routed_call_gets_only_its_required_arguments_from_the_model(
         call_tool="workspace__read_file",
     )
     completion = await local_provider.complete(request)
-    # The bundled model writes {"path": "/Users/michael.johnson"}: asked only for the required
-    # argument, but a value the message does not give is not called with.
-    assert completion.finish_reason == "stop" and not completion.tool_calls
-    assert "required input 'path'" in completion.text and "max_bytes" not in completion.text
+    assert completion.finish_reason == "tool_calls" and completion.text == ""
+    [call] = completion.tool_calls
+    assert call.name == "workspace__read_file" and call.id.startswith("call_")
+    assert list(call.arguments) == ["path"] and isinstance(call.arguments["path"], str)
     assert completion.usage.input_tokens and completion.usage.output_tokens  # the model wrote them
     assert not completion.usage.without_model
 
