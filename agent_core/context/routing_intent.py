@@ -9,9 +9,9 @@ message goes to the model; unless
 - the message names a file, folder or link: the work needs what the model cannot see
   ("summarise ideas.md" needs ``read_file``; "write it to notes.md" needs ``write_file``), so the
   tool the message matches is still routed; or
-- the tool's own action is that verb (``translate_text`` for "translate ...", ``write_file`` for
-  "write ... to a new file"): its name starts with the verb and the rest of its name is in the
-  message.
+- the tool's own action is that verb (``translate_text`` for "translate ...", a ``summarizer``
+  sub-agent for "summarise ...", ``write_file`` for "write ... to a new file"): its name starts
+  with the verb and the rest of its name is in the message.
 
 Measured on benchmarks/routing (labelled messages, dev and holdout; docs/benchmarks.md).
 """
@@ -199,13 +199,16 @@ def _one_edit(a: str, b: str) -> bool:
 
 
 def _tool_does(tool_name: str, work: ModelWork, message: str) -> bool:
-    """Whether the tool's name says it does ``work``: its first word is the verb and its other
-    words are in the message ("write_file" for "write a file called ...")."""
+    """Whether the tool's name says it does ``work``: its first word is the verb or the one who
+    does it ("translate_text", a ``summarizer`` sub-agent, "write_file") and its other words are
+    in the message ("write_file" for "write a file called ...", not for "write release notes")."""
     words = [w.lower() for w in re.findall(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])", tool_name)]
     if not words:
         return False
-    verb = _MODEL_VERBS.get(words[0]) or _MODEL_NOUNS.get(words[0])
-    if verb != work.action and words[0] != work.action:
+    if not any(
+        action == work.action and words[0].startswith(verb[: max(4, len(verb) - 2)])
+        for verb, action in _MODEL_VERBS.items()
+    ):
         return False
     said = message.lower()
     return all(w in _GENERIC or w in said for w in words[1:])

@@ -72,6 +72,9 @@ def test_the_models_work_on_a_file_or_link_it_cannot_see_is_not_ruled_out(messag
 def test_a_tool_whose_own_action_is_the_verb_is_not_ruled_out() -> None:
     assert model_work("translate this to German: good morning", "translate_text") is None
     assert model_work("write a new file with my shopping list", "write_file") is None
+    assert model_work("summarise this thread", "summarizer") is None  # a sub-agent that summarises
+    assert model_work("translate this: bonjour", "translator") is None
+    assert model_work("summarise this thread", "search_files") is not None
     # ...but its name must fit the rest of the message: release notes are not a file.
     work = model_work("write release notes from my notes", "write_file")
     assert work is not None and work.action == "write"
