@@ -1,8 +1,9 @@
 """Routed tool calling, for models that cannot choose among tools themselves (small local models).
 
 The semantic indexer scores the message against the tools in the request context, and the one
-that matches best is called if it scores at least ``selection.toolRouteScore``; the model only
-writes its arguments. Every other tool leaves the RequestContext and is listed as not included
+that matches best is called if it scores at least ``selection.toolRouteScore`` and the message
+asks for its action, not for the model's work (writing, summarising, explaining: see
+``agent_core.context.routing_intent``); the model only writes its arguments. Every other tool leaves the RequestContext and is listed as not included
 with its score, so View Context shows why a tool was, or was not, called.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import replace
 
 from agent_core.agent.schema import SelectionConfig
 from agent_core.context.items import ItemRef, NearMiss, RequestContext, RequestItem
+from agent_core.context.routing_intent import model_work
 from agent_core.context.selection import ContextSelector, tool_candidate
 from agent_core.tools.runtime import ToolDescriptor
 
@@ -77,6 +79,7 @@ async def route_tool(
     scores = {miss.ref: miss.score for miss in outcome.near_misses} | {i.ref: i.score for i in outcome.items}
     scored = sorted(outcome.items, key=lambda item: -(item.score or 0.0))
     chosen = scored[0] if scored and (scored[0].score or 0.0) >= threshold else None
+    asked = model_work(message, tools[chosen.ref].name) if chosen is not None else None
     needed: float | None = None
     if outcome.run.status != "ok":
         problem = outcome.run.detail or outcome.run.status
@@ -98,6 +101,13 @@ async def route_tool(
         )
         why = "no tool matched the message well enough to be called"
         needed = threshold
+    elif chosen is not None and asked is not None:
+        note = (
+            f"{model} cannot choose tools itself; {asked.reason}, so no tool was called (best match: "
+            f"{chosen.ref.label()} {chosen.score or 0.0:.2f})"
+        )
+        why = asked.reason
+        chosen = None
     else:
         note = (
             f"{model} cannot choose tools itself, so ContextDesk picked {chosen.ref.label()}, the tool this "

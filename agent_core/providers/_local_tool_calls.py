@@ -17,6 +17,7 @@ from agent_core.providers.base import ChatMessage, ToolSpec
 __all__ = [
     "MAX_ARGUMENT_TOKENS",
     "argument_instruction",
+    "missing_arguments_reply",
     "parse_arguments",
     "required_arguments_schema",
     "show_tool_results",
@@ -57,6 +58,7 @@ def required_arguments_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]
         "type": "object",
         "properties": {name: dict(properties[name]) for name in required},
         "required": required,
+        "additionalProperties": False,
     }
 
 
@@ -67,6 +69,19 @@ def argument_instruction(spec: ToolSpec, schema: Mapping[str, Any]) -> str:
         f"Call the tool {spec.name}: {spec.description}\n"
         f"Reply with its arguments as JSON, like {example}, taking each value word for word from my "
         "message above."
+    )
+
+
+def missing_arguments_reply(tool_name: str, missing: Sequence[str]) -> str:
+    """The reply when the model found no value for some required arguments in the message: the
+    tool is not called with empty ones, and the user learns what to add."""
+    name = tool_name.replace("__", ".", 1)
+    inputs = ", ".join(f"'{argument}'" for argument in missing)
+    plural = "inputs" if len(missing) > 1 else "input"
+    return (
+        f"I did not call `{name}`: the model found no value for its required {plural} {inputs} in "
+        f'your message. Send it again with the value written out, for example {missing[0]} "...", '
+        "or use a model that calls tools itself."
     )
 
 

@@ -11,10 +11,12 @@ not thread-safe).
 Local models use *routed* tool calling: the bundled SmolLM2-135M cannot choose among tools (offered
 tools in llama.cpp's function-calling format, it called one even for "hello"), so the chat engine
 picks the tool with the semantic indexer and names it in ``ChatRequest.call_tool``. The model then
-only writes that tool's required arguments, constrained by a grammar built from their JSON schema,
-so the call is always well-formed; optional arguments keep their defaults (a model this small
-invents values for them). ``options: {toolCalling: none}`` turns tools off for a provider. Tool
-calls and results in the history are rendered as plain text, since the chat template has no tool syntax.
+only writes that tool's required arguments, constrained by a grammar built from their JSON schema
+(``_argument_grammar``: every required argument, no raw control character in a string), so the call
+is always well-formed; a required value left blank (or the example's "...") means no call and a
+reply naming the missing input. Optional arguments keep their
+defaults (a model this small invents values for them). ``options: {toolCalling: none}`` turns tools
+off for a provider. Tool calls and results in the history are plain text (the template has no tool syntax).
 
 After a tool call, the bundled model does not write the reply: asked to restate a result, it
 garbles it (it read "08:00" back as "18:59" on another day). The reply shows the result as the
@@ -40,10 +42,12 @@ from agent_core.errors import (
     ProviderRequestError,
     ProviderUnavailableError,
 )
+from agent_core.providers._argument_grammar import llama_argument_grammar, missing_required_arguments
 from agent_core.providers._llama_prompt import evaluate_prompt, prompt_tokens
 from agent_core.providers._local_tool_calls import (
     MAX_ARGUMENT_TOKENS,
     argument_instruction,
+    missing_arguments_reply,
     parse_arguments,
     required_arguments_schema,
     show_tool_results,
@@ -430,12 +434,13 @@ class LocalLlamaProvider(Provider):
             cached = self._read_prompt(llama, messages, stop, put)
             if stop.is_set():
                 return _Done("cancelled", TokenUsage(output_tokens=0, cached_input_tokens=cached))
+            grammar = llama_argument_grammar(schema)
             try:
                 reply = cast(
                     dict[str, Any],
                     llama.create_chat_completion(
                         messages=cast(Any, messages),
-                        response_format={"type": "json_object", "schema": schema},
+                        grammar=grammar,
                         max_tokens=min(request.settings.max_output_tokens, MAX_ARGUMENT_TOKENS),
                         temperature=0.0,
                         repeat_penalty=float(
@@ -452,6 +457,10 @@ class LocalLlamaProvider(Provider):
                 output_tokens=counts.get("completion_tokens"),
                 cached_input_tokens=cached,
             )
+            missing = missing_required_arguments(arguments, schema)
+            if missing:  # the message does not give them: no call with empty values
+                put(TextDelta(missing_arguments_reply(spec.name, missing)))
+                return _Done("stop", usage)
         put(ToolCallEvent(ToolCall(id=f"call_{uuid.uuid4().hex[:12]}", name=spec.name, arguments=arguments)))
         return _Done("tool_calls", usage)
 

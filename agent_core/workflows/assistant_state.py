@@ -24,7 +24,7 @@ from agent_core.workflows.records import HistoryMessage
 from agent_core.workflows.servers import StateTools, server_configs, started_servers
 from agent_core.workflows.workflow_run import WorkflowRun
 
-__all__ = ["AssistantAnswer", "answer"]
+__all__ = ["AssistantAnswer", "answer", "assistant_tools"]
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,18 @@ def _assistant_of(run: WorkflowRun, state: WorkflowState) -> Subagent:
         model=(config.model if config and config.model else "inherit"),
         output_schema=schema,
         limits=limits,
+        tools=assistant_tools(config),
     )
+
+
+def assistant_tools(config: WorkflowAssistantConfig | None) -> tuple[str, ...]:
+    """The agent's tools an assistant of this agent may use: the ``server.tool`` patterns its
+    ``tools:`` entries name (``{name: workspace.read_file}``), none when it lists none (a writer
+    state is never answered by a tool it was not given); its own ``mcp_servers`` come on top."""
+    if config is None:
+        return ()
+    names = (entry.get("name") or entry.get("tool") for entry in config.tools)
+    return tuple(name for name in names if isinstance(name, str) and name.strip())
 
 
 def _with_history(task: str, history: tuple[HistoryMessage, ...]) -> str:

@@ -63,9 +63,13 @@ class ChatWorkflows:
     def run(
         self, call: ToolCall, tool: str, turn: MessageTurn, reply_id: int | None
     ) -> AsyncIterator[WorkflowCallEvent]:
-        """The model's call of ``workflows.NAME``; a routed model's input is the user's message."""
+        """The model's call of ``workflows.NAME``. A routed model's input is the user's message
+        when the workflow declares no inputs; declared inputs are the arguments it wrote under a
+        grammar that requires them (the message itself would give none of them: ``{}``)."""
         del reply_id  # a run's states link to their run, not to the reply
-        return self.call(call.id, tool, call.arguments, given=turn.text if turn.routed else None)
+        workflow = self.session.agent.workflows.get(tool)
+        takes_message = turn.routed and (workflow is None or not workflow.spec.inputs)
+        return self.call(call.id, tool, call.arguments, given=turn.text if takes_message else None)
 
     def cancel(self, call_id: str) -> bool:
         """A run is stopped with the reply that started it, never on its own."""

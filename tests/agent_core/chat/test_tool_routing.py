@@ -142,3 +142,56 @@ def test_without_selection_no_tool_is_routed() -> None:
 def test_a_request_without_tools_is_left_as_it_was() -> None:
     given = RequestContext(items=(RULE,), model="local:tiny", selection=SelectionRun(20, 5, 0.7))
     assert routed(None, "hello", given=given) is given
+
+
+REFERENCES = Tool(
+    "references",
+    "list_references",
+    "List the agent's reference documents: one line per document, name: description.",
+)
+RELEASE_NOTES = Tool(
+    "workflows", "release-notes", "Run the workflow 'release-notes': Write release notes from notes"
+)
+WRITING_TOOLS = {ItemRef("tool", t.name, t.server): t for t in (REFERENCES, RELEASE_NOTES, FILES)}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Write release notes for Bluefin 0.9.2 from my notes",
+        "Write release notes for {{topic}} from these notes",
+    ],
+)
+def test_a_request_to_write_goes_to_the_model_even_when_a_tools_words_match(
+    selector: ContextSelector, message: str
+) -> None:
+    given = RequestContext(
+        items=tuple(RequestItem(ref, "always") for ref in WRITING_TOOLS),
+        model="local:tiny",
+        selection=SelectionRun(top_k=20, top_n=5, include_score=0.7),
+    )
+    config = SelectionConfig(tool_route_score=0.3)
+    result = asyncio.run(route_tool(selector, message, None, given, WRITING_TOOLS, config))
+    assert tool_names(result) == []
+    note = result.notes.tool_routing
+    assert note.startswith("tiny cannot choose tools itself; the message asks to write, which the model does")
+    assert "so no tool was called (best match: " in note
+    out = [m for m in result.near_misses if m.ref.type == "tool"]
+    assert len(out) == 3
+    assert all(
+        m.reason == "Always-on tool routed out: the message asks to write, which the model does" for m in out
+    )
+    assert all(m.score is not None for m in out) and max(m.score or 0.0 for m in out) >= 0.3  # it matched
+
+
+def test_a_request_for_a_tools_action_is_still_routed_among_writing_tools(selector: ContextSelector) -> None:
+    given = RequestContext(
+        items=tuple(RequestItem(ref, "always") for ref in WRITING_TOOLS),
+        model="local:tiny",
+        selection=SelectionRun(top_k=20, top_n=5, include_score=0.7),
+    )
+    config = SelectionConfig(tool_route_score=0.3)
+    result = asyncio.run(
+        route_tool(selector, "list the files in my folder", None, given, WRITING_TOOLS, config)
+    )
+    assert tool_names(result) == ["list_files"]

@@ -238,7 +238,12 @@ def test_only_the_required_arguments_are_asked_for_and_kept() -> None:
             "required": ["path", "gone"],
         }
     )
-    assert schema == {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    assert schema == {
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+        "additionalProperties": False,
+    }
     assert parse_arguments('{"path": "a.md", "limit": 3}', schema) == {"path": "a.md"}
 
 

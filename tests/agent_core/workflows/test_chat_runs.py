@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,10 @@ from agent_core.chat.events import (
 )
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
+from agent_core.context.selection import ContextSelector
 from agent_core.errors import ContextDeskError
+from agent_core.providers.base import ToolCalling
+from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
 from agent_core.subagents.tools import WithSubagents
 from agent_core.workflows.run_store import WorkflowRunStore
@@ -232,3 +236,32 @@ def test_a_sub_agent_is_never_offered_a_workflow(chat: Chat) -> None:
     assert [t.server for t in narrowed.tools()] == ["workspace"]
     with pytest.raises(LookupError):
         asyncio.run(narrowed.call_tool("workflows", "triage", {}))
+
+
+class RoutedScripted(ScriptedProvider):
+    def tool_calling(self, model_id: str) -> ToolCalling:
+        return "routed"
+
+
+@pytest.mark.slow  # the real MiniLM routes the message to the workflow
+def test_a_routed_model_runs_a_workflow_on_the_inputs_it_wrote_not_on_the_bare_message(
+    tmp_path: Path,
+) -> None:
+    chat = Chat(tmp_path)
+    selector = ContextSelector(cache_dir=tmp_path / "embeddings")
+    chat.providers.by_model["parent"] = RoutedScripted()
+    chat.services = replace(chat.services, selector=selector)
+    chat.session = ChatSession.create(chat.agent, chat.store, chat.services)
+    try:
+        chat.providers["parent"].enqueue_tool_call("workflows__triage", {"report": "login fails"})
+        chat.providers["classifier"].enqueue_reply('{"area": "auth", "severity": "low"}')
+        events = chat.send("Triage this bug report: login fails")
+        [run] = chat.runs().runs()
+    finally:
+        selector.indexer.close()
+        chat.store.close()
+    assert chat.providers.requests("parent")[0].call_tool == "workflows__triage"
+    # The bare message would be {} and fail on "the input 'report' is required".
+    assert next(e for e in events if isinstance(e, WorkflowRunFinished)).link.status == "finished"
+    assert run.status == "finished", run.error
+    assert run.store["report"] == "login fails" and run.store["owner"] == "team-auth"

@@ -1,6 +1,6 @@
 """An assistant's own MCP servers (``mcp_servers`` with ``resolve_dynamic_values_in_arguments``):
-started for its state with arguments from the context store, offered to it beside the agent's
-tools, stopped after; a value that would smuggle in an option is refused. Real mcp-server-git."""
+started for its state with arguments from the context store, offered to it (the agent's tools
+only when its ``tools:`` lists them), stopped after; a value that would smuggle in an option is refused. Real mcp-server-git."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_the_assistant_gets_its_own_server_started_with_arguments_from_the_store
     assert run.store["answer"] == "The last commit adds the release notes."
     first, second = runner.provider.requests
     offered = [t.name for t in first.tools]
-    assert "repo__git_log" in offered and "workspace__read_file" in offered
+    assert "repo__git_log" in offered and "workspace__read_file" not in offered  # not in its tools:
     assert any("Add the release notes" in m.content for m in second.messages)  # the real server answered
     [asked] = runner.asked
     assert (asked.server, asked.tool) == ("repo", "git_log") and asked.origin.endswith("historian")
