@@ -46,7 +46,9 @@ def old_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def applied_migrations(database: Path) -> list[str]:
-    with sqlite3.connect(f"file:{database}?mode=ro&immutable=1", uri=True) as db:  # never written
+    # The fixture is opened as immutable (no -wal/-shm beside it); a copy in use is read as it is.
+    mode = "ro&immutable=1" if database.is_relative_to(OLD_DATA) else "ro"
+    with sqlite3.connect(f"file:{database}?mode={mode}", uri=True) as db:
         return [name for (name,) in db.execute("SELECT name FROM schema_migrations ORDER BY id")]
 
 
