@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from agent_core.providers.base import Provider
 from agent_core.providers.capability import ModelCapability
+from agent_core.providers.capability_cache import CapabilityCache, model_capability
 
-__all__ = ["TaskKind", "limit_warning"]
+__all__ = ["TaskKind", "limit_warning", "model_limit_warning"]
 
 TaskKind = Literal["subagent", "workflow", "compaction"]
 
@@ -42,3 +44,15 @@ def limit_warning(capability: ModelCapability, task: TaskKind) -> str | None:
     else:
         who = f"{model} could not be checked ({capability.note})"
     return f"{who}: it may not {risk}; {consequence}."
+
+
+async def model_limit_warning(
+    provider: Provider, model_id: str, model_ref: str, task: TaskKind, cache: CapabilityCache | None = None
+) -> str | None:
+    """The warning for running ``task`` on ``model_ref`` (probing it first if it was never checked),
+    or None when it can do it. A test or demo provider (``Provider.internal``) plays back what it
+    was told rather than being a model, so it is not checked."""
+    if provider.internal:
+        return None
+    capability = await model_capability(provider, model_id, model_ref, cache or CapabilityCache())
+    return limit_warning(capability, task)
