@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from agent_core.providers.base import Provider
-from agent_core.providers.capability import ModelCapability
+from agent_core.providers.capability import ModelCapability, known_capability
 from agent_core.providers.capability_cache import CapabilityCache, model_capability
 
 __all__ = ["TaskKind", "limit_warning", "model_limit_warning"]
@@ -37,7 +37,7 @@ def limit_warning(capability: ModelCapability, task: TaskKind) -> str | None:
         who = (
             f"{model} is small"
             if capability.json_schema is False
-            else f"{model} is limited ({capability.note})"
+            else f"{model} does not choose its own tools"
         )
     elif capability.source == "probed":
         who = f"{model} {capability.note}"
@@ -51,8 +51,8 @@ async def model_limit_warning(
 ) -> str | None:
     """The warning for running ``task`` on ``model_ref`` (probing it first if it was never checked),
     or None when it can do it. A test or demo provider (``Provider.internal``) plays back what it
-    was told rather than being a model, so it is not checked."""
-    if provider.internal:
+    was told rather than being a model, so it is never probed (what its settings say still counts)."""
+    if provider.internal and known_capability(provider, model_id, model_ref) is None:
         return None
     capability = await model_capability(provider, model_id, model_ref, cache or CapabilityCache())
     return limit_warning(capability, task)

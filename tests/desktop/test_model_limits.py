@@ -1,0 +1,99 @@
+"""Before /compact runs on a model that cannot summarize reliably, the chat says so in one line
+and offers the choice (run anyway, pick another model) without blocking; run anyway, the note is
+checked facts, and the gauge gives the same measure before and after. The model is the scripted
+provider set up as a small model (``toolCalling: none``), as the bundled one is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from desktop.app import DesktopApp, create_app
+from desktop.dialogs.model_limit import ModelLimitPrompt
+from desktop.views.summary_widget import SummaryWidget
+from tests.support.desktop_driver import WAIT_MS, idle, scripted, send
+
+WORDS = " ".join(f"w{i}" for i in range(30))
+
+
+def small_model_agent(agent_dir: Path) -> Path:
+    config = agent_dir / "agent.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(
+        text.replace("  scripted: {}", "  scripted: {options: {toolCalling: none}}"), encoding="utf-8"
+    )
+    return agent_dir
+
+
+def ask(qtbot: QtBot, app: DesktopApp, text: str, reply: str) -> None:
+    controller = app.window.current_controller()
+    assert controller is not None
+    before = controller.conversation.rowCount()
+    scripted(app).enqueue_reply(reply)
+    send(qtbot, app, text)
+    qtbot.waitUntil(lambda: idle(app) and controller.conversation.rowCount() >= before + 2, timeout=WAIT_MS)
+
+
+def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
+    qtbot: QtBot, agent_dir: Path
+) -> None:
+    create_app()
+    app = DesktopApp()
+    app.start(small_model_agent(agent_dir))
+    try:
+        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+        controller = app.window.current_controller()
+        view = app.window.current_view()
+        assert controller is not None and view is not None
+        controller.override_settings(context={"keep_recent_turns": 1, "auto_compact": False})
+        qtbot.waitUntil(lambda: controller.session.context_settings.keep_recent_turns == 1, timeout=WAIT_MS)
+        ask(qtbot, app, f"We decided to ship Bluefin 0.9.2 on Friday. {WORDS}", f"Noted. {WORDS} {WORDS}")
+        ask(qtbot, app, f"Remember to ask Tomasz about the signing key. {WORDS}", f"Sure. {WORDS}")
+        ask(qtbot, app, "Anything else?", "No.")
+
+        send(qtbot, app, "/compact")
+        qtbot.waitUntil(lambda: view.model_limit_prompt is not None, timeout=WAIT_MS)
+        prompt = view.model_limit_prompt
+        assert isinstance(prompt, ModelLimitPrompt) and prompt.isVisible()
+        assert prompt.text() == (
+            "scripted:x does not choose its own tools: it may not write a faithful summary; the summary "
+            "will be built from facts found in the messages, which are kept."
+        )
+        assert not controller.compacting  # nothing runs while the user decides
+
+        prompt.pick_button.click()
+        assert "choose another model" in view.inline_error.text()
+        assert not [w for w in view.conversation.widgets() if isinstance(w, SummaryWidget)]
+
+        send(qtbot, app, "/compact")
+        qtbot.waitUntil(
+            lambda: view.model_limit_prompt is not None and view.model_limit_prompt is not prompt,
+            timeout=WAIT_MS,
+        )
+        view.model_limit_prompt.run_button.click()  # type: ignore[union-attr]
+        qtbot.waitUntil(
+            lambda: any(isinstance(w, SummaryWidget) for w in view.conversation.widgets()), timeout=WAIT_MS
+        )
+        qtbot.waitUntil(lambda: controller.next_request_estimate is not None, timeout=WAIT_MS)
+        marker = next(w for w in view.conversation.widgets() if isinstance(w, SummaryWidget))
+        body = marker.body.markdown()
+        assert "facts taken from messages" in body
+        assert "We decided to ship Bluefin 0.9.2 on Friday." in body and "Tomasz" in body
+        scripted(app).assert_all_used()  # the model was not asked for the summary
+
+        after, before = controller.next_request_estimate, controller.estimate_before_compaction
+        assert after is not None and before is not None and after.total_tokens < before.total_tokens
+        caption = app.window.context_panel.gauge.caption.text()
+        assert caption.startswith(
+            f"About {after.total_tokens:,} of {after.budget:,} tokens for the next message;"
+        )
+        assert (
+            f"{before.total_tokens:,} ({before.used_share:.0%}) before compacting, estimated the same way"
+            in caption
+        )
+        qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: controller.estimate_before_compaction is None, timeout=WAIT_MS)
+    finally:
+        app.close()
