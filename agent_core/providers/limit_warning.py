@@ -3,13 +3,19 @@ cannot do it reliably, with the choice to run anyway or pick another model (the 
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Callable
 from typing import Literal
 
+from agent_core.errors import ProviderError
 from agent_core.providers.base import Provider
 from agent_core.providers.capability import ModelCapability, known_capability
 from agent_core.providers.capability_cache import CapabilityCache, model_capability
 
-__all__ = ["TaskKind", "limit_warning", "model_limit_warning"]
+__all__ = ["TaskKind", "limit_warning", "model_limit_warning", "warning_for_ref"]
+
+logger = logging.getLogger(__name__)
 
 TaskKind = Literal["subagent", "workflow", "compaction"]
 
@@ -56,3 +62,17 @@ async def model_limit_warning(
         return None
     capability = await model_capability(provider, model_id, model_ref, cache or CapabilityCache())
     return limit_warning(capability, task)
+
+
+async def warning_for_ref(
+    resolve: Callable[[str], tuple[Provider, str]], model_ref: str, task: TaskKind
+) -> str | None:
+    """``model_limit_warning`` for a ``provider:model`` reference, resolved off the event loop (a
+    provider's set-up may import an SDK). A reference that cannot be resolved gives None: the task
+    itself then fails with the provider's own explanation."""
+    try:
+        provider, model_id = await asyncio.to_thread(resolve, model_ref)
+    except ProviderError as error:
+        logger.info("no model check for %s: %s", model_ref, error)
+        return None
+    return await model_limit_warning(provider, model_id, model_ref, task)

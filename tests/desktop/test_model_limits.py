@@ -97,3 +97,72 @@ def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
         qtbot.waitUntil(lambda: controller.estimate_before_compaction is None, timeout=WAIT_MS)
     finally:
         app.close()
+
+
+def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agent_dir: Path) -> None:
+    from tests.desktop.test_workflows import WRITE, _finished, _start_write_run, _workflows
+
+    (agent_dir / "workflows").mkdir()
+    (agent_dir / "workflows" / "write.yaml").write_text(WRITE, encoding="utf-8")
+    (agent_dir / "workflows" / "other.yaml").write_text(WRITE, encoding="utf-8")
+    create_app()
+    app = DesktopApp()
+    app.start(small_model_agent(agent_dir))
+    try:
+        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+        _, panel = _workflows(qtbot, app)
+        declined = _start_write_run(qtbot, panel)
+        qtbot.waitUntil(lambda: declined.model_limit_prompt is not None, timeout=WAIT_MS)
+        prompt = declined.model_limit_prompt
+        assert prompt is not None and prompt.isVisible()
+        assert prompt.text().startswith(
+            "scripted:x does not choose its own tools: it may not follow the workflow's"
+        )
+        assert declined.model.rowCount() == 0  # no state runs while the user decides
+        prompt.pick_button.click()
+        qtbot.waitUntil(lambda: "could not run" in declined.heading.text(), timeout=WAIT_MS)
+        assert declined.status.text().startswith("Not run on scripted:x: pick another model")
+
+        scripted(app).enqueue_reply('{"points": ["leaves", "water"]}')
+        scripted(app).enqueue_reply("Green tea is brewed from leaves and water.")
+        accepted = _start_write_run(qtbot, panel)
+        qtbot.waitUntil(lambda: accepted.model_limit_prompt is not None, timeout=WAIT_MS)
+        accepted.model_limit_prompt.run_button.click()  # type: ignore[union-attr]
+        qtbot.waitUntil(lambda: _finished(accepted), timeout=WAIT_MS)
+        assert accepted.record is not None and accepted.record.store["text"].startswith("Green tea")
+    finally:
+        app.close()
+
+
+def test_a_sub_agent_test_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agent_dir: Path) -> None:
+    from tests.desktop.test_subagents import RESEARCHER
+    from tests.support.desktop_driver import open_manager
+
+    (agent_dir / "subagents").mkdir()
+    (agent_dir / "subagents" / "researcher.md").write_text(RESEARCHER, encoding="utf-8")
+    create_app()
+    app = DesktopApp()
+    app.start(small_model_agent(agent_dir))
+    try:
+        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+        panel = open_manager(qtbot, app, "Sub-agents").subagents
+        qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=WAIT_MS)
+        panel.table.selectRow(0)
+        qtbot.waitUntil(lambda: "name: researcher" in panel.editor.toPlainText(), timeout=WAIT_MS)
+        panel.task.setText("When is the launch?")
+        qtbot.waitUntil(panel.run_button.isEnabled, timeout=WAIT_MS)
+        qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: panel.model_limit_prompt is not None, timeout=WAIT_MS)
+        first = panel.model_limit_prompt
+        assert first is not None and "may describe files it never read" in first.text()
+        first.pick_button.click()
+        assert "researcher was not run: pick another model" in panel.run_status.text()
+        assert panel.run_button.isEnabled()
+
+        scripted(app).enqueue_reply("The launch is on Friday.")
+        qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: panel.model_limit_prompt is not first, timeout=WAIT_MS)
+        panel.model_limit_prompt.run_button.click()  # type: ignore[union-attr]
+        qtbot.waitUntil(lambda: panel.result.toPlainText() == "The launch is on Friday.", timeout=WAIT_MS)
+    finally:
+        app.close()
