@@ -191,15 +191,14 @@ class ContextGauge(QWidget):
         (a compaction or its undo), and ``before``, the same estimate made just before a
         compaction, so both numbers measure the same thing; the next reply's exact figures replace it."""
         self._show(manifest)
-        was = (
-            f"; {before.total_tokens:,} ({before.used_share:.0%}) before compacting, estimated the same way"
-            if before is not None
-            else ""
-        )
-        self.caption.setText(
-            f"About {manifest.total_tokens:,} of {manifest.budget:,} tokens for the next message{was} "
-            "(estimated after the history changed; exact after the next reply)"
-        )
+        total = f"About {manifest.total_tokens:,} of {manifest.budget:,} tokens for the next message"
+        if before is None:
+            self.caption.setText(f"{total} (estimated after the history changed; exact after the next reply)")
+        else:
+            self.caption.setText(
+                f"{total}, {before.total_tokens:,} ({before.used_share:.0%}) before compacting "
+                "(both estimated the same way; exact after the next reply)"
+            )
 
     def set_context(self, context: RequestContext | None) -> None:
         """Show the last request's fill; ``None`` before the first reply."""

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop.app import DesktopApp, create_app
 from desktop.dialogs.model_limit import ModelLimitPrompt
 from desktop.views.summary_widget import SummaryWidget
-from tests.support.desktop_driver import WAIT_MS, idle, scripted, send
+from tests.support.desktop_driver import WAIT_MS, idle, screenshot, scripted, send
 
 WORDS = " ".join(f"w{i}" for i in range(30))
 
@@ -62,6 +62,7 @@ def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
             "will be built from facts found in the messages, which are kept."
         )
         assert not controller.compacting  # nothing runs while the user decides
+        screenshot(prompt, "model_limit_prompt")
 
         prompt.pick_button.click()
         assert "choose another model" in view.inline_error.text()
@@ -87,12 +88,13 @@ def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
         assert after is not None and before is not None and after.total_tokens < before.total_tokens
         caption = app.window.context_panel.gauge.caption.text()
         assert caption.startswith(
-            f"About {after.total_tokens:,} of {after.budget:,} tokens for the next message;"
+            f"About {after.total_tokens:,} of {after.budget:,} tokens for the next message,"
         )
         assert (
-            f"{before.total_tokens:,} ({before.used_share:.0%}) before compacting, estimated the same way"
+            f"{before.total_tokens:,} ({before.used_share:.0%}) before compacting (both estimated the same way"
             in caption
         )
+        screenshot(app.window, "compaction_from_facts")
         qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: controller.estimate_before_compaction is None, timeout=WAIT_MS)
     finally:
