@@ -144,7 +144,7 @@ def _dry_run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
     from agent_core.cli.chat_command import ask_approval
-    from agent_core.cli.limit_prompt import confirm_model
+    from agent_core.cli.limit_prompt import confirm_workflow
     from agent_core.workflows.engine import WorkflowEngine
     from agent_core.workflows.events import StepFinished, WorkflowFinished
 
@@ -160,10 +160,7 @@ async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
             )
         given: Any = args.input_file.read_text(encoding="utf-8") if args.input_file else args.input
         mock = _mock_outputs(args.mock_outputs) if args.mock_outputs is not None else None
-        model = workspace.agent.config.chat.model
-        if mock is None and not await confirm_model(
-            workspace.providers.resolve, model, "workflow", yes=args.yes
-        ):
+        if mock is None and not await confirm_workflow(workspace, workflow, yes=args.yes):
             return 1
         await workspace.start_tools()
         engine = WorkflowEngine(

@@ -14,10 +14,10 @@ from PySide6.QtCore import QObject, Signal
 
 from agent_core.chat.events import ApprovalRequest, SubagentProgress
 from agent_core.errors import ContextDeskError
-from agent_core.providers.limit_warning import warning_for_ref
 from agent_core.workflows.engine import WorkflowEngine
 from agent_core.workflows.events import StepFinished, StepStarted, WorkflowFinished
 from agent_core.workflows.mock_outputs import MockOutputs
+from agent_core.workflows.model_check import workflow_warning
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from desktop.bridge import CoreBridge
@@ -111,14 +111,16 @@ class WorkflowRun(QObject):
             self._task = asyncio.current_task()
             if mock is None:
                 model = workspace.agent.config.chat.model
-                warning = await warning_for_ref(workspace.providers.resolve, model, "workflow")
+                warning = await workflow_warning(
+                    workspace.providers.resolve, workflow, workspace.agent, model
+                )
                 if warning is not None:
                     self._limit_choice = asyncio.get_running_loop().create_future()
                     yield _LimitWarning(warning)
                     if not await self._limit_choice:
                         raise ContextDeskError(
-                            f"Not run on {model}: pick another model (the agent's chat model, or a "
-                            "state's model: in the workflow file) and run it again."
+                            "Not run: pick another model (the agent's chat model, or an assistant's "
+                            "model: in the workflow file) and run it again."
                         )
             runs = await asyncio.to_thread(WorkflowRunStore, workspace.store.path)
             try:

@@ -123,7 +123,7 @@ def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agen
         assert declined.model.rowCount() == 0  # no state runs while the user decides
         prompt.pick_button.click()
         qtbot.waitUntil(lambda: "could not run" in declined.heading.text(), timeout=WAIT_MS)
-        assert declined.status.text().startswith("Not run on scripted:x: pick another model")
+        assert declined.status.text().startswith("Not run: pick another model")
 
         scripted(app).enqueue_reply('{"points": ["leaves", "water"]}')
         scripted(app).enqueue_reply("Green tea is brewed from leaves and water.")

@@ -34,7 +34,7 @@ def test_the_bundled_model_warns_and_runs_only_with_yes() -> None:
     err = io.StringIO()
     assert not asyncio.run(confirm_model(resolver(bundled), BUNDLED, "workflow", yes=False, err=err))  # type: ignore[arg-type]
     assert err.getvalue().startswith(WARNING)
-    assert "not run. Pick another model with the state's model: in the workflow file" in err.getvalue()
+    assert "not run. Pick another model with an assistant's model: in the workflow file" in err.getvalue()
     err = io.StringIO()
     assert asyncio.run(confirm_model(resolver(bundled), BUNDLED, "workflow", yes=True, err=err))  # type: ignore[arg-type]
     assert err.getvalue() == WARNING
