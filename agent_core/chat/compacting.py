@@ -1,5 +1,6 @@
 """Compacting a chat: older turns are summarized by the chat's model and the summary is stored,
-on ``/compact`` or automatically when the history passes ``compactAt`` of the window."""
+on ``/compact`` or automatically when the history passes ``compactAt`` of the window. A model
+known to be limited (``providers.capability``) is not asked: the note is made of checked facts."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import logging
 from collections.abc import Sequence
 
 from agent_core.budget.compaction import plan_compaction, summarize_conversation
+from agent_core.budget.fact_summary import fact_summary
 from agent_core.budget.summary_check import check_summary, extractive_summary
 from agent_core.chat.chat_settings import ChatSettings
 from agent_core.chat.history import split_at_summary
 from agent_core.chat.prompt import PromptLimits, history_messages
 from agent_core.chat.resolved_model import ResolvedModel
+from agent_core.providers.capability_cache import CapabilityCache, cached_capability
 from agent_core.store.chats import ChatStore, StoredMessage
 
 __all__ = ["compact_chat", "history_too_long"]
@@ -52,11 +55,16 @@ async def compact_chat(
     plan = plan_compaction(recent, settings.context.keep_recent_turns)
     if plan is None:
         return None
+    earlier = previous.content if previous else None
+    if cached_capability(model.provider, model.model_id, model.ref, CapabilityCache()).limited:
+        # A model that cannot summarize faithfully writes nothing: the note is checked facts.
+        note = fact_summary(plan.to_summarize, earlier)
+        return store.add_message(session_id, "summary", note, covers_until=plan.covers_until)
     note = await summarize_conversation(
         model.provider,
         model.model_id,
         plan.to_summarize,
-        previous.content if previous else None,
+        earlier,
         model.counter,
         limits.fit.budget,
         min(1024, settings.chat.max_output_tokens),
@@ -65,5 +73,5 @@ async def compact_chat(
     if not verdict.ok:
         # Never let an empty or unfaithful note stand for the turns: take them as they were.
         logger.warning("compaction: %s; an extractive summary is kept instead", verdict.reason)
-        note = extractive_summary(plan.to_summarize, previous.content if previous else None, verdict.reason)
+        note = extractive_summary(plan.to_summarize, earlier, verdict.reason)
     return store.add_message(session_id, "summary", note, covers_until=plan.covers_until)

@@ -29,6 +29,7 @@ from agent_core.chat.events import (
     WorkflowProgress,
 )
 from agent_core.chat.session import ChatSession
+from agent_core.cli.limit_prompt import confirm_model
 from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
 from agent_core.cli.trust_prompt import confirm_servers
@@ -294,6 +295,11 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
                     print(f"{message.role}> {message.content}")
             elif command == "/compact":
                 try:
+                    model = session.settings.chat.model
+                    if not await confirm_model(
+                        workspace.providers.resolve, model, "compaction", yes=auto_approve
+                    ):
+                        continue
                     summary = await session.compact()
                 except ContextDeskError as error:
                     print(f"contextdesk: {error}", file=sys.stderr)

@@ -20,8 +20,10 @@ from agent_core.chat.events import (
     SubagentProgress,
     SubagentStarted,
 )
+from agent_core.cli.limit_prompt import confirm_model
 from agent_core.context.items import Delegation
 from agent_core.errors import ContextDeskError
+from agent_core.subagents.child_context import resolve_model
 from agent_core.subagents.direct import run_directly
 from agent_core.workspace import Workspace
 
@@ -55,6 +57,10 @@ async def _run(args: argparse.Namespace) -> int:
                 f"the agent has no sub-agent named {args.name!r} (it has: {known}); "
                 f"add subagents/{args.name}.md, or see `contextdesk agent show {workspace.agent.root}`"
             )
+        subagent = workspace.agent.subagents[args.name]
+        model, _note = resolve_model(subagent, workspace.agent, workspace.agent.config.chat.model)
+        if not await confirm_model(workspace.providers.resolve, model, "subagent", yes=args.yes):
+            return 1
         for status in await workspace.start_tools():
             if status.state == "failed":
                 print(f"[tools: {status.name} failed: {status.reason}]", file=sys.stderr)

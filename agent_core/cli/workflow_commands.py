@@ -144,6 +144,7 @@ def _dry_run(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
     from agent_core.cli.chat_command import ask_approval
+    from agent_core.cli.limit_prompt import confirm_workflow
     from agent_core.workflows.engine import WorkflowEngine
     from agent_core.workflows.events import StepFinished, WorkflowFinished
 
@@ -159,6 +160,8 @@ async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
             )
         given: Any = args.input_file.read_text(encoding="utf-8") if args.input_file else args.input
         mock = _mock_outputs(args.mock_outputs) if args.mock_outputs is not None else None
+        if mock is None and not await confirm_workflow(workspace, workflow, yes=args.yes):
+            return 1
         await workspace.start_tools()
         engine = WorkflowEngine(
             workflow, workspace.agent, workspace.chat_services, workspace.store, runs,

@@ -145,7 +145,7 @@ class LocalLlamaProvider(Provider):
         """
         if model_id.lower().endswith(".gguf"):
             path = Path(model_id).expanduser()
-        elif self._is_bundled(model_id):
+        elif self.is_bundled(model_id):
             found = default_model_file()
             if found is None:
                 raise ProviderConfigError(
@@ -286,12 +286,12 @@ class LocalLlamaProvider(Provider):
     def context_window(self, model_id: str) -> int | None:
         return self.settings.context_size or DEFAULT_CONTEXT_SIZE
 
-    def _is_bundled(self, model_id: str) -> bool:
+    def is_bundled(self, model_id: str) -> bool:
         """Whether ``model_id`` means the bundled SmolLM2 (named, or implied by no model at all)."""
         return model_id == DEFAULT_MODEL_ID or (not model_id and not self.settings.model_path)
 
     def _shows_tool_results(self, model_id: str) -> bool:
-        default = "show" if self._is_bundled(model_id) else "answer"
+        default = "show" if self.is_bundled(model_id) else "answer"
         return str(self.settings.options.get("afterTool", default)) == "show"
 
     def tool_calling(self, model_id: str) -> ToolCalling:

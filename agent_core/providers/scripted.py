@@ -47,6 +47,7 @@ from agent_core.providers.base import (
     TokenUsage,
     ToolCall,
     ToolCallEvent,
+    ToolCalling,
     UsageEvent,
 )
 from agent_core.providers.registry import RegisterProvider
@@ -199,6 +200,11 @@ class ScriptedProvider(Provider):
 
     async def list_models(self) -> list[ModelInfo]:
         return [ModelInfo(id=SCRIPTED_MODEL_ID, name="Scripted replies")]
+
+    def tool_calling(self, model_id: str) -> ToolCalling:
+        """``native``, or what ``options: {toolCalling: ...}`` says (a stand-in for a small model)."""
+        calling = str(self.settings.options.get("toolCalling", "native"))
+        return "routed" if calling == "routed" else "none" if calling == "none" else "native"
 
     def count_tokens(self, text: str) -> int | None:
         """Whitespace-separated words: deterministic and good enough for tests."""

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_core.agent.subagent_files.definition import Subagent
 from agent_core.chat.events import (
+    ApprovalDecision,
     ApprovalRequest,
     ReplyFinished,
     RequestSent,
@@ -40,6 +41,7 @@ from agent_core.providers.base import ToolCall
 from agent_core.store.chats import ChildLink, StoredMessage
 from agent_core.subagents.budget import FanOutBudget, add_usage, total_tokens
 from agent_core.subagents.child_context import background, base_agent, child_agent, resolve_model, task_of
+from agent_core.subagents.model_check import NOT_RUN, limited_model_question
 from agent_core.subagents.output_schema import json_text, schema_problem
 from agent_core.subagents.tools import SUBAGENT_SERVER, AllowListedTools, subagent_tools
 from agent_core.tools.runtime import ToolRuntime
@@ -130,6 +132,15 @@ class Delegator:
         yield ToolCallStarted(call.id, SUBAGENT_SERVER, tool, call.arguments)
         started = time.monotonic()
         delegation: Delegation | None = None
+        task = task_of({} if turn.routed else call.arguments, turn.text)
+        question = await limited_model_question(self.parent, tool, call.id, task, self.nesting.origin)
+        if question is not None:
+            yield question
+            if await question.wait() is ApprovalDecision.DENY:
+                yield finished(
+                    call, SUBAGENT_SERVER, tool, NOT_RUN, is_error=True, elapsed=time.monotonic() - started
+                )
+                return
         try:
             async for event in self.delegate(call.id, tool, call.arguments, reply_id, turn):
                 if isinstance(event, Delegation):

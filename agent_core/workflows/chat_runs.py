@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_core.chat.events import (
+    ApprovalDecision,
     ApprovalRequest,
     SubagentFinished,
     SubagentProgress,
@@ -27,6 +28,7 @@ from agent_core.chat.tool_calls import finished
 from agent_core.chat.tool_handlers import MessageTurn
 from agent_core.context.items import TokenUsage, WorkflowRunLink
 from agent_core.providers.base import ToolCall
+from agent_core.workflows.model_check import NOT_RUN, limited_model_question
 from agent_core.workflows.tools import WORKFLOW_SERVER, given_of
 
 if TYPE_CHECKING:
@@ -101,6 +103,14 @@ class ChatWorkflows:
             return
         if given is None:
             given = given_of(workflow, arguments)
+        question = await limited_model_question(session, call_id, workflow, arguments)
+        if question is not None:
+            yield question
+            if await question.wait() is ApprovalDecision.DENY:
+                yield finished(
+                    call, WORKFLOW_SERVER, name, NOT_RUN, is_error=True, elapsed=time.monotonic() - started
+                )
+                return
         runs = WorkflowRunStore(session.store.path)
         record: WorkflowRunRecord | None = None
         try:

@@ -112,10 +112,11 @@ async def run_workflow_command(
         except UserDataError as error:
             logger.warning("could not mark the cancelled run: %s", error)
         raise
-    assert record is not None and finished is not None
+    assert record is not None
     message = session.store.update_message(
         message,
-        content=describe_run(name, finished),
+        # No run at all: the user chose not to run it on a model that may not manage it.
+        content=describe_run(name, finished) if finished is not None else record.result,
         status="complete",
         request_context=context,
         tool_calls=(record,),

@@ -1,8 +1,10 @@
-"""A chat's compaction, for ChatController: the older turns summarized now (``/compact``), a
-compaction undone, a summary edited, and what the next request would cost afterwards."""
+"""A chat's compaction, for ChatController: the older turns summarized now (``/compact``), after
+a check of the chat's model (a limited one is warned about first), a compaction undone, a summary
+edited, and what the next request would cost before and after, measured the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -10,6 +12,7 @@ from PySide6.QtCore import SignalInstance
 
 from agent_core.context.items import ContextManifest, RequestContext
 from agent_core.errors import ContextDeskError
+from agent_core.providers.limit_warning import model_limit_warning
 from agent_core.store.chats import StoredMessage
 from desktop.bridge import CoreBridge
 from desktop.models.conversation import ConversationModel
@@ -29,11 +32,13 @@ class ChatCompaction:
     session: ChatSession
     conversation: ConversationModel
     next_request_estimate: ContextManifest | None
+    estimate_before_compaction: ContextManifest | None
     _busy: bool
     _compacting: bool
     activity: SignalInstance
     compacting_changed: SignalInstance
     context_changed: SignalInstance
+    model_limit_warned: SignalInstance
 
     if TYPE_CHECKING:
 
@@ -52,13 +57,55 @@ class ChatCompaction:
             self._compacting = compacting
             self.compacting_changed.emit(compacting)
 
-    def compact(self) -> bool:
-        """Summarize the older turns now (``/compact``); False while a reply or compaction runs."""
+    def compact(self, *, run_anyway: bool = False) -> bool:
+        """Summarize the older turns now (``/compact``); False while a reply or compaction runs.
+        On a model that cannot summarize reliably, ``model_limit_warned`` is emitted instead and
+        nothing runs until ``compact(run_anyway=True)``."""
         if self._busy or self._compacting:
             return False
         self._set_compacting(True)
+        if run_anyway:
+            self._run_compaction()
+            return True
 
-        def done(message: StoredMessage | None) -> None:
+        def checked(warning: str | None) -> None:
+            if warning is None:
+                self._run_compaction()
+                return
+            self._set_compacting(False)
+            self.model_limit_warned.emit("compaction", warning)
+
+        def unchecked(error: BaseException) -> None:
+            # The model could not be resolved: the compaction says why when it runs.
+            logger.warning("could not check the chat's model: %s", error)
+            self._run_compaction()
+
+        self.bridge.submit(self._limit_warning(), checked, unchecked)
+        return True
+
+    async def _limit_warning(self) -> str | None:
+        session = self.session
+        model = await asyncio.to_thread(session.models.resolve, session.settings.chat.model)
+        return await model_limit_warning(model.provider, model.model_id, model.ref, "compaction")
+
+    def _run_compaction(self) -> None:
+        last = self.last_measured_context()
+        manifest = last.manifest if last is not None else None
+        session = self.session
+
+        async def measured() -> tuple[StoredMessage | None, ContextManifest | None, ContextManifest | None]:
+            # The same measure before and after: what the next request would send.
+            before = await asyncio.to_thread(session.estimate_next_request, manifest) if manifest else None
+            message = await session.compact()
+            after = (
+                await asyncio.to_thread(session.estimate_next_request, manifest)
+                if manifest and message is not None
+                else None
+            )
+            return message, before, after
+
+        def done(result: tuple[StoredMessage | None, ContextManifest | None, ContextManifest | None]) -> None:
+            message, before, after = result
             self._set_compacting(False)
             if message is None:
                 turns = self.session.context_settings.keep_recent_turns
@@ -66,9 +113,15 @@ class ChatCompaction:
                     f"Nothing to compact yet: the last {turns} turns are always kept as they are "
                     "(Keep recent turns in the chat settings)."
                 )
+                return
+            self.conversation.add_summary(message, automatic=False, fresh=True)
+            self.activity.emit()
+            if after is not None:
+                # The gauge shows both, so "before" and "after" are the same measure.
+                self.next_request_estimate = after
+                self.estimate_before_compaction = before
+                self.context_changed.emit()
             else:
-                self.conversation.add_summary(message, automatic=False, fresh=True)
-                self.activity.emit()
                 self._estimate_next_request()
 
         def failed(error: BaseException) -> None:
@@ -78,8 +131,7 @@ class ChatCompaction:
                 f"Compaction failed, the chat is unchanged: {reason}", status="error"
             )
 
-        self.bridge.submit(self.session.compact(), done, failed)
-        return True
+        self.bridge.submit(measured(), done, failed)
 
     def _estimate_next_request(self) -> None:
         """The history changed with no request made: the gauge shows what the next one would cost
@@ -92,6 +144,7 @@ class ChatCompaction:
 
         def estimated(estimate: ContextManifest) -> None:
             self.next_request_estimate = estimate
+            self.estimate_before_compaction = None
             self.context_changed.emit()
 
         def failed(error: BaseException) -> None:

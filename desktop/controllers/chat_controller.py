@@ -56,6 +56,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
     settings_changed = Signal()
     history_loaded = Signal()
     compacting_changed = Signal(bool)
+    model_limit_warned = Signal(str, str)  # the task (e.g. "compaction"), the one-line warning
     context_changed = Signal()  # a reply finished or the history loaded: the gauge reads it again
     model_checked = Signal()  # whether the chat's model takes tools is known (again)
     # A reply recalled memories (their use was counted) or memories were written from a message.
@@ -73,6 +74,8 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
         self._waiting_reply: tuple[Callable[[], AsyncIterator[ChatEvent]], str | None] | None = None
         # After a compaction (or its undo): what the next request would cost, until the next reply.
         self.next_request_estimate: ContextManifest | None = None
+        # After a compaction: the same estimate made just before it, shown beside it.
+        self.estimate_before_compaction: ContextManifest | None = None
         self._saved_user_message = False
         self._user_message_id: int | None = None  # the newest message sent, for its memory rows
         self._what_if_generation = Generation()
@@ -306,6 +309,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
 
     def _on_done(self, completed: bool) -> None:
         self.next_request_estimate = None  # the reply's own figures stand now
+        self.estimate_before_compaction = None
         if not completed:
             stopped = self.conversation.mark_stopped()
             if stopped is not None:

@@ -1,10 +1,12 @@
 """Workflow runs driven from the desktop: the engine runs on the core thread (through the bridge),
-its events come back to the GUI thread as signals; the run store is read off the GUI thread."""
+its events come back to the GUI thread as signals; the run store is read off the GUI thread. On
+a model that may not follow the workflow's JSON steps, the run waits for the user's answer first."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +17,7 @@ from agent_core.errors import ContextDeskError
 from agent_core.workflows.engine import WorkflowEngine
 from agent_core.workflows.events import StepFinished, StepStarted, WorkflowFinished
 from agent_core.workflows.mock_outputs import MockOutputs
+from agent_core.workflows.model_check import workflow_warning
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from desktop.bridge import CoreBridge
@@ -43,6 +46,13 @@ def load_runs(database: Path, agent_path: str, workflow: str) -> list[WorkflowRu
         runs.close()
 
 
+@dataclass(frozen=True)
+class _LimitWarning:
+    """Before the run: the chat model may not manage the workflow (the user answers first)."""
+
+    warning: str
+
+
 class WorkflowRun(QObject):
     """One run of a workflow. Signals arrive on the GUI thread, in the order the engine sent them."""
 
@@ -52,6 +62,7 @@ class WorkflowRun(QObject):
     progress = Signal(str)  # what an assistant state is doing now
     finished = Signal(object)  # WorkflowRunRecord, also when it failed or was stopped
     failed = Signal(str)  # the run could not be run or read at all
+    model_limit_warned = Signal(str)  # the model may not manage it: answer with ``answer_limit``
 
     def __init__(
         self,
@@ -77,6 +88,7 @@ class WorkflowRun(QObject):
         self.record: WorkflowRunRecord | None = None
         self.running = False
         self._task: asyncio.Task[Any] | None = None
+        self._limit_choice: asyncio.Future[bool] | None = None  # run anyway?, on the core loop
 
     def start(self) -> None:
         """Start the run on the core thread; its events follow as signals, ending with
@@ -97,6 +109,19 @@ class WorkflowRun(QObject):
 
         async def events() -> AsyncIterator[Any]:
             self._task = asyncio.current_task()
+            if mock is None:
+                model = workspace.agent.config.chat.model
+                warning = await workflow_warning(
+                    workspace.providers.resolve, workflow, workspace.agent, model
+                )
+                if warning is not None:
+                    self._limit_choice = asyncio.get_running_loop().create_future()
+                    yield _LimitWarning(warning)
+                    if not await self._limit_choice:
+                        raise ContextDeskError(
+                            "Not run: pick another model (the agent's chat model, or an assistant's "
+                            "model: in the workflow file) and run it again."
+                        )
             runs = await asyncio.to_thread(WorkflowRunStore, workspace.store.path)
             try:
                 engine = WorkflowEngine(
@@ -112,6 +137,15 @@ class WorkflowRun(QObject):
 
         self.bridge.stream(events, self._on_event, self._on_done, self._on_error)
 
+    def answer_limit(self, run_anyway: bool) -> None:
+        """The user's answer to ``model_limit_warned``: run anyway, or not run at all."""
+
+        def answer() -> None:
+            if self._limit_choice is not None and not self._limit_choice.done():
+                self._limit_choice.set_result(run_anyway)
+
+        self.bridge.call_soon(answer)
+
     def stop(self) -> None:
         """Cancel the run (and the chats of its assistant states); ``finished`` follows."""
 
@@ -122,7 +156,9 @@ class WorkflowRun(QObject):
         self.bridge.call_soon(cancel)
 
     def _on_event(self, event: object) -> None:
-        if isinstance(event, StepStarted):
+        if isinstance(event, _LimitWarning):
+            self.model_limit_warned.emit(event.warning)
+        elif isinstance(event, StepStarted):
             self.step_started.emit(event)
         elif isinstance(event, StepFinished):
             self.step_finished.emit(event.step)

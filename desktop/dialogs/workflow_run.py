@@ -32,6 +32,7 @@ from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from desktop.bridge import CoreBridge
 from desktop.controllers.workflow_runner import WorkflowRun, load_run
 from desktop.controllers.workspace_host import WorkspaceHost
+from desktop.dialogs.model_limit import ModelLimitPrompt
 from desktop.models.conversation_entries import Entry
 from desktop.models.workflow_steps import StepColumn, WorkflowStepsModel
 from desktop.theme import colors
@@ -72,6 +73,7 @@ class WorkflowRunDialog(QDialog):
         self.host = host
         self.workflow_name = workflow_name
         self.run: WorkflowRun | None = None
+        self.model_limit_prompt: ModelLimitPrompt | None = None
         self.record: WorkflowRunRecord | None = None
         self.given: Any = None
         self.last_context_dialog: Any = None
@@ -150,10 +152,23 @@ class WorkflowRunDialog(QDialog):
         run.progress.connect(self.status.setText)
         run.finished.connect(self._finished)
         run.failed.connect(self._failed)
+        run.model_limit_warned.connect(self._limit_prompt)
         resumed = f" from state {run.resume_from.state_id}" if run.resume_from is not None else ""
         self.heading.setText(f"<b>{self.workflow_name}</b> · running{resumed}")
         self.status.setText("Starting…")
         self.stop_button.show()
+
+    def _limit_prompt(self, warning: str) -> None:
+        run = self.run
+        if run is None:
+            return
+        self.status.setText("Waiting for your answer: the model may not manage this workflow.")
+        prompt = ModelLimitPrompt(warning, self)
+        prompt.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        prompt.run_anyway.connect(lambda: run.answer_limit(True))
+        prompt.pick_another.connect(lambda: run.answer_limit(False))
+        self.model_limit_prompt = prompt
+        prompt.open()
 
     def show_stored(self, run_id: str) -> None:
         """Read a stored run (off the GUI thread) and show it."""

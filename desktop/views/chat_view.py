@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from agent_core.agent.items import DocumentKind
 from agent_core.context.items import ItemRef
 from desktop.controllers.chat_controller import ChatController
+from desktop.dialogs.model_limit import ModelLimitPrompt
 from desktop.dialogs.remember import RememberDialog
 from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
@@ -81,6 +82,7 @@ class ChatView(QWidget):
         self.conversation.resource_attach_requested.connect(self.resource_attach_requested)
         self.conversation.notice_requested.connect(self.show_error)
         self.last_remember_dialog: RememberDialog | None = None
+        self.model_limit_prompt: ModelLimitPrompt | None = None
         self.editing: int | None = None  # the id of the user's message being edited
         layout.addWidget(self.conversation, 1)
 
@@ -151,6 +153,7 @@ class ChatView(QWidget):
 
         controller.busy_changed.connect(self._on_busy)
         controller.compacting_changed.connect(self._on_compacting)
+        controller.model_limit_warned.connect(self._on_model_limit)
         controller.send_failed.connect(self._on_send_failed)
         controller.error.connect(self.show_error)
         controller.settings_changed.connect(self.refresh_model)
@@ -283,6 +286,21 @@ class ChatView(QWidget):
             self.show_error("Wait for the reply to finish (or stop it) before compacting.")
         else:
             self.inline_error.hide()
+
+    def _on_model_limit(self, task: str, warning: str) -> None:
+        """Before a compaction on a limited model: run anyway, or pick another model."""
+        if task != "compaction":
+            return
+        prompt = ModelLimitPrompt(warning, self)
+        prompt.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        prompt.run_anyway.connect(lambda: self.controller.compact(run_anyway=True))
+        prompt.pick_another.connect(self._pick_another_model)
+        self.model_limit_prompt = prompt
+        prompt.open()
+
+    def _pick_another_model(self) -> None:
+        self.show_error("Not compacted: choose another model in the box above, then /compact again.")
+        self.model_picker.setFocus()
 
     def _on_compacting(self, compacting: bool) -> None:
         self.compact_progress.setVisible(compacting)

@@ -238,7 +238,7 @@ class ContextPanel(QWidget):
         """The fill of the chat's last request (empty before its first reply)."""
         controller = self.controller
         if controller is not None and controller.next_request_estimate is not None:
-            self.gauge.set_estimate(controller.next_request_estimate)
+            self.gauge.set_estimate(controller.next_request_estimate, controller.estimate_before_compaction)
             return
         self.gauge.set_context(None if controller is None else controller.last_measured_context())
 

@@ -25,9 +25,12 @@ from agent_core.agent.subagent_files.files import (
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest, SubagentProgress
 from agent_core.context.items import Delegation
 from agent_core.errors import ContextDeskError
+from agent_core.providers.limit_warning import warning_for_ref
+from agent_core.subagents.child_context import resolve_model
 from agent_core.subagents.direct import run_directly
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
+from desktop.dialogs.model_limit import ModelLimitPrompt
 from desktop.models.subagents import SubagentsModel
 from desktop.theme import colors
 from desktop.views.agent_file_panel import AgentFileKind, AgentFilePanel
@@ -96,6 +99,7 @@ class SubagentsPanel(AgentFilePanel):
         body.addWidget(self.open_chat_button, 0, Qt.AlignmentFlag.AlignRight)
         self.splitter.setSizes([380, 620])
         self._last_run: Delegation | None = None
+        self.model_limit_prompt: ModelLimitPrompt | None = None
         self._update_buttons()
 
     # --- the editor's hooks ---------------------------------------------------------------------
@@ -168,12 +172,36 @@ class SubagentsPanel(AgentFilePanel):
             self.run_button.setEnabled(True)
             self.show_failure(error)
 
-        self.bridge.stream(
-            lambda: run_directly(workspace.agent, workspace.store, workspace.chat_services, name, task),
-            on_event,
-            done,
-            failed,
-        )
+        def start() -> None:
+            self.bridge.stream(
+                lambda: run_directly(workspace.agent, workspace.store, workspace.chat_services, name, task),
+                on_event,
+                done,
+                failed,
+            )
+
+        def not_run() -> None:
+            self.run_button.setEnabled(True)
+            self.run_status.setText(
+                f"{name} was not run: pick another model (model: in its file, or the agent's chat model)."
+            )
+
+        def checked(warning: str | None) -> None:
+            if warning is None:
+                start()
+                return
+            self.run_status.setText(f"{name}: waiting for your answer about the model.")
+            prompt = ModelLimitPrompt(warning, self)
+            prompt.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            prompt.run_anyway.connect(start)
+            prompt.pick_another.connect(not_run)
+            self.model_limit_prompt = prompt
+            prompt.open()
+
+        agent = workspace.agent
+        model, _note = resolve_model(agent.subagents[name], agent, agent.config.chat.model)
+        check = warning_for_ref(workspace.providers.resolve, model, "subagent")
+        self.bridge.submit(check, checked, lambda _error: start())
 
     def _finished(self, delegation: Delegation) -> None:
         self._last_run = delegation

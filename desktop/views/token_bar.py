@@ -186,14 +186,19 @@ class ContextGauge(QWidget):
         self.level: GaugeLevel = "empty"
         self.set_context(None)
 
-    def set_estimate(self, manifest: ContextManifest) -> None:
+    def set_estimate(self, manifest: ContextManifest, before: ContextManifest | None = None) -> None:
         """Show what the next request would cost after the history changed with no request made
-        (a compaction or its undo); the next reply's exact figures replace it."""
+        (a compaction or its undo), and ``before``, the same estimate made just before a
+        compaction, so both numbers measure the same thing; the next reply's exact figures replace it."""
         self._show(manifest)
-        self.caption.setText(
-            f"About {manifest.total_tokens:,} of {manifest.budget:,} tokens for the next message "
-            "(estimated after the history changed; exact after the next reply)"
-        )
+        total = f"About {manifest.total_tokens:,} of {manifest.budget:,} tokens for the next message"
+        if before is None:
+            self.caption.setText(f"{total} (estimated after the history changed; exact after the next reply)")
+        else:
+            self.caption.setText(
+                f"{total}, {before.total_tokens:,} ({before.used_share:.0%}) before compacting "
+                "(both estimated the same way; exact after the next reply)"
+            )
 
     def set_context(self, context: RequestContext | None) -> None:
         """Show the last request's fill; ``None`` before the first reply."""

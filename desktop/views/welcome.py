@@ -13,10 +13,16 @@ from desktop.theme import colors
 __all__ = ["EXAMPLES", "WELCOMED_KEY", "EmptyChat", "welcomed"]
 
 WELCOMED_KEY = "ui/welcomed"
-#: One example per kind of item, for the default agent: (what it shows, the message).
+#: One example per kind of item, for the default agent: (what it shows, the message). Each is run
+#: on the bundled model in a test; where that model's answer cannot be trusted, the note says which
+#: model it needs (the bundled model finds the reference but answers from it wrongly).
 EXAMPLES = (
     ("A rule chosen for the message", "Write a function that checks whether a word is a palindrome"),
-    ("A reference it looks up", "How do I add a rule to my agent?"),
+    (
+        "A reference it looks up (View Context shows it; the small bundled model may answer from it "
+        "wrongly, a larger model chosen in the model box answers from it)",
+        "How do I add a rule to my agent?",
+    ),
     ("A tool it calls (you approve it)", "List the files in my documents folder"),
 )
 INTRO = (
@@ -59,6 +65,7 @@ class EmptyChat(QWidget):
                 # The note sits above its button, not beside it, so the smallest window
                 # (1024 px wide, with the side panels open) still shows every example whole.
                 note = QLabel(what)
+                note.setWordWrap(True)  # a note that names the model it needs is long
                 note.setStyleSheet(f"color: {colors().muted};")
                 layout.addWidget(note)
                 row = QHBoxLayout()
