@@ -23,9 +23,12 @@ TaskKind = Literal["subagent", "workflow", "compaction"]
 _RISK: dict[TaskKind, tuple[str, str]] = {
     "subagent": (
         "choose the tools the sub-agent needs, and may describe files it never read",
-        "results will be marked unverified",
+        "its card will say which tools it used, or that it used none",
     ),
-    "workflow": ("follow the workflow's JSON steps", "results will be marked unverified"),
+    "workflow": (
+        "follow the workflow's JSON steps",
+        "a step whose output does not fit the next one stops the run for review",
+    ),
     "compaction": (
         "write a faithful summary",
         "the summary will be built from facts found in the messages, which are kept",

@@ -50,7 +50,7 @@ def test_the_bundled_model_is_limited_without_a_single_request(tmp_path: Path) -
     warning = limit_warning(found, "workflow")
     assert warning == (
         f"offline:{DEFAULT_MODEL_ID} is small: it may not follow the workflow's JSON steps; "
-        "results will be marked unverified."
+        "a step whose output does not fit the next one stops the run for review."
     )
 
 
@@ -81,7 +81,8 @@ def test_a_model_that_answers_in_prose_fails_both_checks_and_is_warned_about(tmp
     assert (found.tool_choice, found.json_schema, found.limited) == (False, False, True)
     assert limit_warning(found, "subagent") == (
         "cloud:big failed the quick check of tool choice and JSON schema: it may not choose the tools "
-        "the sub-agent needs, and may describe files it never read; results will be marked unverified."
+        "the sub-agent needs, and may describe files it never read; its card will say which tools it "
+        "used, or that it used none."
     )
 
 

@@ -37,7 +37,8 @@ def test_allowed_the_child_on_a_small_model_runs(make_chat: Callable[..., Chat])
     assert question.arguments == {"task": "Summarize ideas.md"}
     assert question.caution == (
         "scripted:summarizer does not choose its own tools: it may not choose the tools the sub-agent "
-        "needs, and may describe files it never read; results will be marked unverified."
+        "needs, and may describe files it never read; its card will say which tools it used, or that it "
+        "used none."
     )
     [delegation] = delegations(events)
     assert delegation.result == "Two ideas." and finished(events).message.content == "Done."
