@@ -9,6 +9,7 @@ from the request's manifest, what each part cost in tokens and what was trimmed 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QSize, Qt
@@ -94,6 +95,8 @@ def describe_run(context: RequestContext) -> str:
         f"selection {run.strategy}: topK {run.top_k}, topN {run.top_n}, {floor}"
         f"includeScore {run.include_score:.2f}",
     ]
+    if context.provenance is not None:  # tool arguments are the model's words: shown as text
+        parts.insert(1, f"produced by {html.escape(context.provenance.line())}")
     if run.elapsed_ms is not None:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
     if count := len(run.description_only):
