@@ -50,5 +50,8 @@ def restyle_widgets(old: Palette, new: Palette) -> None:
             text = widget.text()
             if (changed := swapped(text)) != text:
                 widget.setText(changed)
+            elif "<a " in text:  # a link takes the palette's colour when the text is laid out
+                widget.clear()
+                widget.setText(text)
         if isinstance(widget, Rethemable):
             widget.retheme()

@@ -43,6 +43,18 @@ _PART_NAMES = {"rules", "agents", "skills", "instructions"}  # a part's folder: 
 FILE_FILTER = "Agents, rules and MCP configs (*.yaml *.yml *.json *.mdc *.md);;All files (*)"
 
 
+def target_from_text(text: str, home: Path | None = None) -> Path | None:
+    """The folder a typed target names: a path as typed, or a bare name ("Webshop helper") as a new
+    folder under ``~/contextdesk-agents``, where new agents are suggested."""
+    text = text.strip()
+    if not text:
+        return None
+    path = Path(text).expanduser()
+    if not path.is_absolute() and len(path.parts) == 1 and text not in (".", ".."):
+        return (home or Path.home()) / AGENTS_FOLDER / text
+    return path
+
+
 def suggested_target(source: Path, home: Path | None = None) -> Path:
     """A new folder for the agent imported from ``source``, under ``~/contextdesk-agents``, named
     after the project (``~/code/shop/.cursor/rules`` -> ``shop``), numbered when the name is taken."""
@@ -103,7 +115,9 @@ class ImportAgentDialog(QDialog):
         self.found.setWordWrap(True)
         form.addRow("Found", self.found)
         self.target = QLineEdit()
-        self.target.setPlaceholderText("an agent folder to add to, or a new folder (it is created)")
+        self.target.setPlaceholderText(
+            f"an agent folder to add to, a new folder (it is created), or a name (~/{AGENTS_FOLDER}/name)"
+        )
         pick_target = QPushButton("Choose…")
         pick_target.clicked.connect(self._choose_target)
         row = QHBoxLayout()
@@ -196,8 +210,7 @@ class ImportAgentDialog(QDialog):
     # --- where it goes ---------------------------------------------------------------------------
 
     def _target_path(self) -> Path | None:
-        text = self.target.text().strip()
-        return Path(text).expanduser() if text else None
+        return target_from_text(self.target.text())
 
     def _choose_target(self) -> None:
         chosen = choose_folder(

@@ -35,9 +35,9 @@ MODE_LABELS = {"always": "Always", "manual": "Manual", "agent": "Agent"}
 # The indexer's reason codes, in words.
 REASON_TEXT = {
     "outside_top_n": "good match, but topN better items were chosen",
-    "below_floor": "score under the minimum (minScore)",
-    "below_question_floor": "score under the minimum, raised for a question about how things are",
-    "below_clause_floor": "cleared the minimum, but not the stricter one of the request in the message it matched",
+    "below_floor": "under minScore",
+    "below_question_floor": "under minScore raised for a question",
+    "below_clause_floor": "under the stricter minScore of the request it matched",
     "far_from_best": "much weaker than the best match",
     "not_in_top_k": "no chunk among the topK matches",
     "above_include_score": "above the include score",

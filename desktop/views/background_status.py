@@ -54,7 +54,9 @@ class BackgroundWork(QObject):
 
         self.indexing = AgentIndexing(bridge, self)
         self.indexing.started.connect(
-            lambda count: self.index_status.start(f"Indexing {count} agent item{'' if count == 1 else 's'}…")
+            lambda count: self.index_status.start(
+                f"Indexing {count:,} agent item{'' if count == 1 else 's'}…"
+            )
         )
         self.indexing.progressed.connect(
             lambda done, total: self.index_status.start(f"Indexing the agent: {done:,} of {total:,} chunks…")

@@ -113,7 +113,8 @@ class ChatView(QWidget):
         edit_row = QHBoxLayout(self.edit_bar)
         edit_row.setContentsMargins(16, 4, 16, 0)
         edit_note = QLabel(
-            "Editing your message: Send puts it in place of the old one, which stays in the chat, dimmed."
+            "Editing your message: Send makes it a new version in its place; the old one and its replies "
+            "stay behind ◀ under it."
         )
         edit_note.setWordWrap(True)
         edit_note.setStyleSheet(f"color: {colors().muted};")

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from agent_core.agent.agent import AGENT_FILE
 from agent_core.agent.scaffold import create_agent
 from desktop.app import DesktopApp
-from desktop.dialogs.import_agent import AGENTS_FOLDER, ImportAgentDialog, suggested_target
+from desktop.dialogs.import_agent import AGENTS_FOLDER, ImportAgentDialog, suggested_target, target_from_text
 from desktop.dialogs.import_report import ImportReportDialog
 from tests.support.desktop_driver import WAIT_MS
 from tests.support.import_projects import project_with_every_part
@@ -48,6 +48,16 @@ def test_the_suggested_agent_folder_is_named_after_the_project_and_never_taken(t
     assert suggested_target(project / ".mcp.json", home) == home / AGENTS_FOLDER / "shop"
     (home / AGENTS_FOLDER / "shop").mkdir(parents=True)
     assert suggested_target(project, home) == home / AGENTS_FOLDER / "shop-2"
+
+
+def test_a_bare_name_as_the_target_is_a_new_folder_where_new_agents_go(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert target_from_text("  Webshop helper ", home) == home / AGENTS_FOLDER / "Webshop helper"
+    assert target_from_text(str(tmp_path / "agents" / "shop"), home) == tmp_path / "agents" / "shop"
+    assert target_from_text("", home) is None
+    assert target_from_text("a/b", home) == Path(
+        "a/b"
+    )  # a relative path is refused by the check, not guessed
 
 
 def _dialog(desktop: DesktopApp) -> ImportAgentDialog:

@@ -137,6 +137,6 @@ def test_the_dialog_shows_a_skills_column_with_the_tokens_saved_and_the_skills_l
     assert shown == {"create-plan": "loaded", "a11y-audit": "loaded", "file-conversion": "catalogue only"}
     misses = column.misses_model.rows()
     assert [(m.ref.name, m.reason_words) for m in misses] == [
-        ("gone-skill", "score under the minimum (minScore): needed 0.35, got 0.31")
+        ("gone-skill", "under minScore: needed 0.35, got 0.31")
     ]
     assert "3" in column.title.text() and "1,140 tokens" in column.title.text()

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
@@ -95,3 +95,17 @@ def widgets(app: DesktopApp) -> list[QWidget]:
     view = app.window.current_view()
     assert view is not None
     return view.conversation.widgets()
+
+
+def test_a_link_built_in_the_light_theme_takes_the_dark_themes_link_colour(
+    qtbot: QtBot, light_then_back: QApplication
+) -> None:
+    label = QLabel("No skills yet — <a href='import'>Import skills…</a>")
+    label.setStyleSheet("font-size: 20px")
+    qtbot.addWidget(label)
+    label.show()
+    apply_theme(light_then_back, Qt.ColorScheme.Dark)
+    link = QColor(light_then_back.palette().color(light_then_back.palette().ColorRole.Link))
+    image = label.grab().toImage()
+    colours = {QColor(image.pixel(x, y)).name() for x in range(image.width()) for y in range(image.height())}
+    assert link.name() in colours

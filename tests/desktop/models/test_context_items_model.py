@@ -93,11 +93,9 @@ def test_a_near_miss_under_the_minimum_says_the_score_it_needed_and_got(qtbot: Q
         NearMiss(ItemRef("rule", "old"), 0.31, "below_floor"),  # saved before the minimum was kept
     )
     model = ContextItemsModel(near_miss_rows(misses, "rule", None))
-    assert model.index(0, 0).data(Role.REASON) == "score under the minimum (minScore): needed 0.45, got 0.37"
-    assert "Not included: score under the minimum (minScore): needed 0.45, got 0.37" in model.index(
-        0, 0
-    ).data(0x03)
-    assert model.index(1, 0).data(Role.REASON) == "score under the minimum (minScore)"
+    assert model.index(0, 0).data(Role.REASON) == "under minScore: needed 0.45, got 0.37"
+    assert "Not included: under minScore: needed 0.45, got 0.37" in model.index(0, 0).data(0x03)
+    assert model.index(1, 0).data(Role.REASON) == "under minScore"
 
 
 def test_the_floor_a_near_miss_missed_is_named_and_a_near_tie_is_not_rounded_away(qtbot: QtBot) -> None:
@@ -108,16 +106,12 @@ def test_the_floor_a_near_miss_missed_is_named_and_a_near_tie_is_not_rounded_awa
     )
     model = ContextItemsModel(near_miss_rows(misses, "rule", None))
     reasons = {model.index(r, Column.NAME).data(): model.index(r, 0).data(Role.REASON) for r in range(3)}
-    assert reasons["a"] == (
-        "score under the minimum, raised for a question about how things are: needed 0.55, got 0.52"
-    )
+    assert reasons["a"] == ("under minScore raised for a question: needed 0.55, got 0.52")
     assert (
-        reasons["b"].startswith("cleared the minimum, but not the stricter one")
+        reasons["b"].startswith("under the stricter minScore of the request it matched")
         and "needed 0.50" in reasons["b"]
     )
-    assert (
-        reasons["c"] == "score under the minimum (minScore): needed 0.4500, got 0.4496"
-    )  # not "0.45, got 0.45"
+    assert reasons["c"] == "under minScore: needed 0.4500, got 0.4496"  # not "0.45, got 0.45"
 
 
 def test_a_reason_the_core_wrote_in_words_keeps_its_names_as_they_are(qtbot: QtBot) -> None:
