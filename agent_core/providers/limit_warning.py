@@ -26,7 +26,7 @@ _RISK: dict[TaskKind, tuple[str, str]] = {
         "its card will say which tools it used, or that it used none",
     ),
     "workflow": (
-        "follow the workflow's JSON steps",
+        "give each workflow step the output the next one needs",
         "a step whose output does not fit the next one stops the run for review",
     ),
     "compaction": (

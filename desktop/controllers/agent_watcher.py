@@ -41,10 +41,11 @@ class AgentWatcher(QObject):
         root = self._root
         if root is None:
             return
-        paths = [root, root / AGENT_FILE, root / "rules", root / "references", root / "skills"]
-        for folder in (root / "rules", root / "references"):
+        folders = [root / name for name in ("rules", "references", "skills", "subagents", "workflows")]
+        paths = [root, root / AGENT_FILE, *folders]
+        for folder in (root / "rules", root / "references", root / "subagents", root / "workflows"):
             if folder.is_dir():
-                paths += sorted(folder.glob("*.md"))
+                paths += sorted(p for p in folder.iterdir() if p.suffix in (".md", ".yaml", ".yml"))
         if (root / "skills").is_dir():
             paths += sorted((root / "skills").glob("*/SKILL.md"))[:MAX_WATCHED_SKILLS]
         existing = [str(p) for p in paths if p.exists()]

@@ -1,6 +1,7 @@
 """Workflow runs driven from the desktop: the engine runs on the core thread (through the bridge),
 its events come back to the GUI thread as signals; the run store is read off the GUI thread. On
-a model that may not follow the workflow's JSON steps, the run waits for the user's answer first."""
+a model that may not give each workflow step the output the next one needs, the run waits for
+the user's answer first."""
 
 from __future__ import annotations
 

@@ -207,9 +207,12 @@ class SubagentsPanel(AgentFilePanel):
         self._last_run = delegation
         tokens = (delegation.usage.input_tokens or 0) + (delegation.usage.output_tokens or 0)
         ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
+        produced = (
+            f"\nProduced by {delegation.provenance.line()}" if delegation.provenance is not None else ""
+        )
         self.run_status.setText(
             f"{delegation.subagent} {ended} · {delegation.turns} turns · {tokens:,} tokens · "
-            f"{delegation.elapsed_seconds:.1f} s · {delegation.model}"
+            f"{delegation.elapsed_seconds:.1f} s · {delegation.model}{produced}"
         )
         self.result.setPlainText(delegation.result)
         self.open_chat_button.show()

@@ -118,7 +118,7 @@ def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agen
         prompt = declined.model_limit_prompt
         assert prompt is not None and prompt.isVisible()
         assert prompt.text().startswith(
-            "scripted:x does not choose its own tools: it may not follow the workflow's"
+            "scripted:x does not choose its own tools: it may not give each workflow step"
         )
         assert declined.model.rowCount() == 0  # no state runs while the user decides
         prompt.pick_button.click()

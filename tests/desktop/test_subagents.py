@@ -148,6 +148,8 @@ def test_the_sub_agents_tab_makes_checks_saves_test_runs_and_deletes_one(
     qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.result.toPlainText() == "A three-line summary.", timeout=WAIT_MS)
     assert "summariser finished" in panel.run_status.text()
+    # It read nothing and called no tool, and the status says so beside "finished".
+    assert "answered without using any tool" in panel.run_status.text()
     qtbot.mouseClick(panel.open_chat_button, Qt.MouseButton.LeftButton)
     assert desktop.window.dialogs.last_transcript_dialog is not None
 

@@ -20,7 +20,7 @@ from .test_subagent_commands import with_researcher
 
 BUNDLED = f"offline:{DEFAULT_MODEL_ID}"
 WARNING = (
-    f"contextdesk: {BUNDLED} is small: it may not follow the workflow's JSON steps; "
+    f"contextdesk: {BUNDLED} is small: it may not give each workflow step the output the next one needs; "
     "a step whose output does not fit the next one stops the run for review.\n"
 )
 

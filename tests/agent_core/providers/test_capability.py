@@ -49,7 +49,7 @@ def test_the_bundled_model_is_limited_without_a_single_request(tmp_path: Path) -
     assert found.limited and not (tmp_path / "caps.json").exists()
     warning = limit_warning(found, "workflow")
     assert warning == (
-        f"offline:{DEFAULT_MODEL_ID} is small: it may not follow the workflow's JSON steps; "
+        f"offline:{DEFAULT_MODEL_ID} is small: it may not give each workflow step the output the next one needs; "
         "a step whose output does not fit the next one stops the run for review."
     )
 

@@ -32,7 +32,9 @@ def test_denied_no_state_runs_and_the_reply_says_why(chat: Chat) -> None:
     events = chat.send('/run triage {"report": "Invoices are doubled"}', approve=ApprovalDecision.DENY)
     [question] = chat.asked
     assert (question.server, question.tool, question.origin) == ("workflows", "triage", "workflow triage")
-    assert question.caution.startswith("scripted:classifier does not choose its own tools: it may not follow")
+    assert question.caution.startswith(
+        "scripted:classifier does not choose its own tools: it may not give each workflow"
+    )
     assert not chat.providers.requests("classifier") and not chat.runs().runs(str(chat.agent.root))
     finished = events[-1]
     assert isinstance(finished, ReplyFinished) and finished.message.content == NOT_RUN
