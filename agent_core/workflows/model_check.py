@@ -1,6 +1,6 @@
-"""Before a workflow runs on a model that may not follow its JSON steps: the warning for the
-models its assistant states use, and, in a chat (``/run``, or its model calling the workflow's
-tool), the question with that warning as its caution: allow runs it anyway, deny leaves it unrun
+"""Before a workflow runs on a model that may not give each step the output the next one needs:
+the warning for the models its assistant states use, and, in a chat (``/run``, or its model
+calling the workflow's tool), the question with that warning as its caution: allow runs it anyway, deny leaves it unrun
 and the tool's result says to pick another model. A run the user starts directly (``workflow
 run``, the Workflows tab) asks through its front end."""
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["NOT_RUN", "limited_model_question", "workflow_models", "workflow_warning"]
 
 NOT_RUN = (
-    "The workflow was not run: its model may not follow its JSON steps and the user chose to pick "
+    "The workflow was not run: its model may not give each step the output the next one needs and the user chose to pick "
     "another model (the chat's model, or an assistant's model: in the workflow file)."
 )
 
