@@ -102,7 +102,7 @@ def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
 
 
 def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agent_dir: Path) -> None:
-    from tests.desktop.test_workflows import WRITE, _finished, _start_write_run, _workflows
+    from tests.support.desktop_workflows import WRITE, run_ended, start_write_run, workflows_tab
 
     (agent_dir / "workflows").mkdir()
     (agent_dir / "workflows" / "write.yaml").write_text(WRITE, encoding="utf-8")
@@ -112,8 +112,8 @@ def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agen
     app.start(small_model_agent(agent_dir))
     try:
         qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
-        _, panel = _workflows(qtbot, app)
-        declined = _start_write_run(qtbot, panel)
+        _, panel = workflows_tab(qtbot, app)
+        declined = start_write_run(qtbot, panel)
         qtbot.waitUntil(lambda: declined.model_limit_prompt is not None, timeout=WAIT_MS)
         prompt = declined.model_limit_prompt
         assert prompt is not None and prompt.isVisible()
@@ -127,17 +127,17 @@ def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agen
 
         scripted(app).enqueue_reply('{"points": ["leaves", "water"]}')
         scripted(app).enqueue_reply("Green tea is brewed from leaves and water.")
-        accepted = _start_write_run(qtbot, panel)
+        accepted = start_write_run(qtbot, panel)
         qtbot.waitUntil(lambda: accepted.model_limit_prompt is not None, timeout=WAIT_MS)
         accepted.model_limit_prompt.run_button.click()  # type: ignore[union-attr]
-        qtbot.waitUntil(lambda: _finished(accepted), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: run_ended(accepted), timeout=WAIT_MS)
         assert accepted.record is not None and accepted.record.store["text"].startswith("Green tea")
     finally:
         app.close()
 
 
 def test_a_sub_agent_test_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agent_dir: Path) -> None:
-    from tests.desktop.test_subagents import RESEARCHER
+    from tests.support.agent_files import RESEARCHER
     from tests.support.desktop_driver import open_manager
 
     (agent_dir / "subagents").mkdir()

@@ -12,16 +12,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop.app import DesktopApp
 from desktop.views.subagent_call import SubagentCallWidget
+from tests.support.agent_files import RESEARCHER
 from tests.support.desktop_driver import WAIT_MS, idle, open_context, screenshot, scripted, send
-
-RESEARCHER = """---
-name: researcher
-description: Answers one focused question from the workspace documents
-tools: Read, Grep
-include: always
----
-You are a research sub-agent. Answer in one sentence.
-"""
 
 
 @pytest.fixture

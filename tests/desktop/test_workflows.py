@@ -18,29 +18,9 @@ from agent_core.agent.workflow_files.schema import WorkflowInput
 from desktop.app import DesktopApp
 from desktop.dialogs.workflow_run import WorkflowRunDialog
 from desktop.models.workflow_steps import StepColumn
-from desktop.views.manage_window import ManageWindow
 from desktop.views.workflow_input_form import InputFormError, WorkflowInputForm
-from desktop.views.workflows_panel import WorkflowsPanel
-from tests.support.desktop_driver import WAIT_MS, open_manager, screenshot, scripted
-
-WRITE = """\
-description: Outline a topic, then draft a text from the outline.
-inputs:
-  topic: {type: string, description: What to write about}
-  words: {type: integer, required: false, default: 30}
-assistants:
-  - id: writer
-    system_prompt: You write short texts.
-states:
-  - id: outline
-    assistant_id: writer
-    task: 'Outline {{topic}}. Return JSON: {"points": ["..."]}'
-    next: {state_id: draft}
-  - id: draft
-    assistant_id: writer
-    task: Write about {{topic}} in {{words}} words, covering {{points}}.
-    next: {state_id: end, output_key: text}
-"""
+from tests.support.desktop_driver import WAIT_MS, screenshot, scripted
+from tests.support.desktop_workflows import WRITE, run_ended, select_workflow, start_write_run, workflows_tab
 
 GATED = """\
 states:
@@ -85,38 +65,11 @@ class Gate:
         await self.event.wait()
 
 
-def _workflows(qtbot: QtBot, desktop: DesktopApp) -> tuple[ManageWindow, WorkflowsPanel]:
-    manager = open_manager(qtbot, desktop, "workflows")
-    panel = manager.workflows
-    qtbot.waitUntil(lambda: panel.model.rowCount() >= 2, timeout=WAIT_MS)
-    return manager, panel
-
-
-def _select(qtbot: QtBot, panel: WorkflowsPanel, name: str) -> None:
-    panel.select(name)
-    qtbot.waitUntil(lambda: panel.editor.text.toPlainText() != "", timeout=WAIT_MS)
-
-
-def _finished(dialog: WorkflowRunDialog) -> bool:
-    return dialog.record is not None and dialog.record.status != "running"
-
-
-def _start_write_run(qtbot: QtBot, panel: WorkflowsPanel) -> WorkflowRunDialog:
-    _select(qtbot, panel, "write")
-    topic = panel.run_tab.form.fields["topic"]
-    assert isinstance(topic, QLineEdit)
-    topic.setText("green tea")
-    qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
-    dialog = panel.run_tab.last_run_dialog
-    assert dialog is not None
-    return dialog
-
-
 def test_the_workflows_tab_lists_each_workflow_with_its_states(qtbot: QtBot, desktop: DesktopApp) -> None:
-    manager, panel = _workflows(qtbot, desktop)
+    manager, panel = workflows_tab(qtbot, desktop)
     names = [panel.model.index(r, 0).data() for r in range(panel.model.rowCount())]
     assert names == ["gated", "write"]
-    _select(qtbot, panel, "write")
+    select_workflow(qtbot, panel, "write")
     states = [
         [panel.states_model.index(r, c).data() for c in range(3)]
         for r in range(panel.states_model.rowCount())
@@ -130,7 +83,7 @@ def test_the_workflows_tab_lists_each_workflow_with_its_states(qtbot: QtBot, des
 def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_the_line_that_reads_it(
     qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
 ) -> None:
-    _, panel = _workflows(qtbot, desktop)
+    _, panel = workflows_tab(qtbot, desktop)
     panel.new_name.setText("outline")
     qtbot.mouseClick(panel.new_button, Qt.MouseButton.LeftButton)
     assert "topic" in panel.editor.text.toPlainText()  # the template
@@ -167,8 +120,8 @@ def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_the_li
 def test_deleting_a_workflow_asks_for_a_second_click(
     qtbot: QtBot, desktop: DesktopApp, agent_dir: Path
 ) -> None:
-    _, panel = _workflows(qtbot, desktop)
-    _select(qtbot, panel, "gated")
+    _, panel = workflows_tab(qtbot, desktop)
+    select_workflow(qtbot, panel, "gated")
     qtbot.mouseClick(panel.delete_button, Qt.MouseButton.LeftButton)
     assert (agent_dir / "workflows" / "gated.yaml").exists()
     assert "Click again" in panel.delete_button.text()
@@ -246,8 +199,8 @@ def test_without_declared_inputs_the_form_takes_raw_json_or_text(qtbot: QtBot) -
 def test_a_run_with_a_missing_required_input_does_not_start_and_says_why(
     qtbot: QtBot, desktop: DesktopApp
 ) -> None:
-    _, panel = _workflows(qtbot, desktop)
-    _select(qtbot, panel, "write")
+    _, panel = workflows_tab(qtbot, desktop)
+    select_workflow(qtbot, panel, "write")
     qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
     assert panel.run_tab.last_run_dialog is None
     assert panel.run_tab.run_status.text() == "Not started: 'topic' is required: fill it in (string)."
@@ -260,15 +213,15 @@ def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_
     gate = Gate()
     provider.enqueue_reply(chunks=['{"points": ', gate, '["leaves", "water"]}'])  # type: ignore[list-item]
     provider.enqueue_reply("Green tea is brewed from leaves and water.")
-    _, panel = _workflows(qtbot, desktop)
-    dialog = _start_write_run(qtbot, panel)
+    _, panel = workflows_tab(qtbot, desktop)
+    dialog = start_write_run(qtbot, panel)
 
     # Live: the first state shows as running while its model answers.
     qtbot.waitUntil(lambda: gate.reached and dialog.model.rowCount() == 1, timeout=WAIT_MS)
     assert dialog.model.index(0, StepColumn.STATUS).data() == "running"
     assert not dialog.stop_button.isHidden()
     desktop.bridge.call_soon(lambda: gate.event.set())  # type: ignore[union-attr]
-    qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: run_ended(dialog), timeout=WAIT_MS)
 
     assert dialog.record is not None and dialog.record.status == "finished"
     assert dialog.record.store["text"] == "Green tea is brewed from leaves and water."
@@ -315,7 +268,7 @@ def test_a_run_shows_its_steps_live_then_view_context_and_a_rerun_with_the_same_
     qtbot.mouseClick(dialog.rerun_button, Qt.MouseButton.LeftButton)
     rerun = panel.run_tab.last_run_dialog
     assert rerun is not None and rerun is not dialog
-    qtbot.waitUntil(lambda: _finished(rerun), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: run_ended(rerun), timeout=WAIT_MS)
     assert rerun.record is not None and rerun.record.id != dialog.record.id
     assert [s.state_id for s in rerun.record.steps] == ["draft"]
     assert rerun.record.steps[0].rendered_task == draft.rendered_task
@@ -334,18 +287,18 @@ def test_stop_cancels_a_running_workflow(qtbot: QtBot, desktop: DesktopApp) -> N
     provider = scripted(desktop)
     gate = Gate()
     provider.enqueue_reply(chunks=['{"points": ', gate, "[]}"])  # type: ignore[list-item]
-    _, panel = _workflows(qtbot, desktop)
-    dialog = _start_write_run(qtbot, panel)
+    _, panel = workflows_tab(qtbot, desktop)
+    dialog = start_write_run(qtbot, panel)
     qtbot.waitUntil(lambda: gate.reached and dialog.model.rowCount() == 1, timeout=WAIT_MS)
     qtbot.mouseClick(dialog.stop_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: run_ended(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.status == "cancelled"
     assert dialog.model.index(0, StepColumn.STATUS).data() == "cancelled"
 
 
 def test_a_gated_state_asks_in_the_run_view_before_it_runs(qtbot: QtBot, desktop: DesktopApp) -> None:
-    _, panel = _workflows(qtbot, desktop)
-    _select(qtbot, panel, "gated")
+    _, panel = workflows_tab(qtbot, desktop)
+    select_workflow(qtbot, panel, "gated")
     assert panel.run_tab.form.raw is not None
     panel.run_tab.form.raw.setPlainText('{"title": "the Q3 report"}')
     qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
@@ -356,7 +309,7 @@ def test_a_gated_state_asks_in_the_run_view_before_it_runs(qtbot: QtBot, desktop
     assert "asks before it runs the state <b>publish</b>" in approval.question.text()
     assert approval.arguments.text() == "Publish the report"
     qtbot.mouseClick(approval.deny, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: run_ended(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.status == "stopped"
     assert "did not let state 'publish' run" in dialog.record.error
     assert approval.outcome.text() == "Denied by you"
@@ -365,8 +318,8 @@ def test_a_gated_state_asks_in_the_run_view_before_it_runs(qtbot: QtBot, desktop
 def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
     qtbot: QtBot, desktop: DesktopApp
 ) -> None:
-    _, panel = _workflows(qtbot, desktop)
-    _select(qtbot, panel, "write")
+    _, panel = workflows_tab(qtbot, desktop)
+    select_workflow(qtbot, panel, "write")
     panel.run_tab.form.fields["topic"].setText("tea")  # type: ignore[union-attr]
     panel.run_tab.use_mocks.setChecked(True)
     panel.run_tab.mock_outputs.setPlainText("[{'state_id': 'outline'}]")
@@ -382,7 +335,7 @@ def test_a_run_answered_by_mock_outputs_asks_no_model_and_is_marked_so(
     qtbot.mouseClick(panel.run_tab.run_button, Qt.MouseButton.LeftButton)
     dialog = panel.run_tab.last_run_dialog
     assert dialog is not None
-    qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: run_ended(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.mocked and dialog.record.status == "finished"
     assert dialog.record.store["text"] == "Tea is made from leaves."
     assert "mock outputs" in dialog.heading.text()
@@ -400,15 +353,15 @@ def test_a_tool_call_of_an_assistant_state_is_approved_in_the_run_view_as_in_a_c
     provider.enqueue_tool_call("workspace__read_file", {"path": "notes.md"})
     provider.enqueue_reply('{"points": ["launch on Friday"]}')
     provider.enqueue_reply("The launch is on Friday.")
-    _, panel = _workflows(qtbot, desktop)
-    dialog = _start_write_run(qtbot, panel)
+    _, panel = workflows_tab(qtbot, desktop)
+    dialog = start_write_run(qtbot, panel)
     qtbot.waitUntil(lambda: len(dialog.approval_widgets) == 1, timeout=WAIT_MS)
     [approval] = dialog.approval_widgets
     assert "wants to run <b>workspace.read_file</b>" in approval.question.text()
     assert "path" in approval.arguments.text() and "notes.md" in approval.arguments.text()
     assert json.loads(approval.arguments.toolTip()) == {"path": "notes.md"}  # the exact call
     qtbot.mouseClick(approval.allow_once, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: _finished(dialog), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: run_ended(dialog), timeout=WAIT_MS)
     assert dialog.record is not None and dialog.record.status == "finished"
     assert dialog.record.store["points"] == ["launch on Friday"]
     assert approval.outcome.text() == "Allowed once"
@@ -418,9 +371,9 @@ def test_a_stored_run_opens_from_the_list_and_reruns_from_a_state(qtbot: QtBot, 
     provider = scripted(desktop)
     provider.enqueue_reply('{"points": ["leaves"]}')
     provider.enqueue_reply("First text.")
-    _, panel = _workflows(qtbot, desktop)
-    first = _start_write_run(qtbot, panel)
-    qtbot.waitUntil(lambda: _finished(first), timeout=WAIT_MS)
+    _, panel = workflows_tab(qtbot, desktop)
+    first = start_write_run(qtbot, panel)
+    qtbot.waitUntil(lambda: run_ended(first), timeout=WAIT_MS)
     first.close()
     qtbot.waitUntil(lambda: panel.run_tab.runs_model.rowCount() == 1, timeout=WAIT_MS)
 
@@ -435,7 +388,7 @@ def test_a_stored_run_opens_from_the_list_and_reruns_from_a_state(qtbot: QtBot, 
     qtbot.mouseClick(stored.rerun_button, Qt.MouseButton.LeftButton)
     rerun = panel.run_tab.last_run_dialog
     assert rerun is not None and rerun is not stored
-    qtbot.waitUntil(lambda: _finished(rerun), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: run_ended(rerun), timeout=WAIT_MS)
     assert rerun.record is not None and rerun.record.store["text"] == "Second text."
     assert rerun.record.steps[0].rendered_task == old.rendered_task
 
@@ -446,8 +399,8 @@ def test_closing_the_run_view_stops_the_run_and_the_list_shows_it_cancelled(
     provider = scripted(desktop)
     gate = Gate()
     provider.enqueue_reply(chunks=['{"points": ', gate, "[]}"])  # type: ignore[list-item]
-    _, panel = _workflows(qtbot, desktop)
-    dialog = _start_write_run(qtbot, panel)
+    _, panel = workflows_tab(qtbot, desktop)
+    dialog = start_write_run(qtbot, panel)
     qtbot.waitUntil(lambda: gate.reached, timeout=WAIT_MS)
     dialog.close()
     qtbot.waitUntil(lambda: panel.run_tab.runs_model.rowCount() == 1, timeout=WAIT_MS)

@@ -9,10 +9,7 @@ from dataclasses import replace
 
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from agent_core.subagents.model_check import NOT_RUN
-
-from .test_runtime import Chat, delegations, finished, make_chat, subagent_file
-
-__all__ = ["make_chat"]  # the fixture, used by name
+from tests.support.subagent_chats import Chat, delegations, finished, subagent_file
 
 
 def small(chat: Chat, name: str) -> None:

@@ -5,32 +5,16 @@ file names the tool; the parent's model reads the same; old records without it s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
-import pytest
 from pydantic import TypeAdapter
 
 from agent_core.context.items import Delegation, RequestContext
 from agent_core.providers.base import TokenUsage
 from agent_core.subagents.runs import run_of
-from tests.agent_core.subagents.test_runtime import Chat, delegations, subagent_file
+from tests.support.subagent_chats import Chat, delegations, subagent_file
 
 TOOLS_HEADER = "tools: [workspace.read_file]\n"
-
-
-@pytest.fixture
-def make_chat(tmp_path: Path) -> Iterator[Callable[..., Chat]]:
-    made: list[Chat] = []
-
-    def make(**subagents: str) -> Chat:
-        chat = Chat(tmp_path, subagents)
-        made.append(chat)
-        return chat
-
-    yield make
-    for chat in made:
-        chat.store.close()
 
 
 def test_a_child_that_called_no_tool_says_it_answered_without_using_any(
