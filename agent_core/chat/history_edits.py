@@ -5,6 +5,7 @@ undo (which keeps them again), a summary's edit, the version of an edited messag
 
 from __future__ import annotations
 
+from agent_core.budget.compaction import plan_compaction
 from agent_core.budget.estimates import estimate_next_request
 from agent_core.chat.branches import switch_target
 from agent_core.chat.chat_record import ChatRecord
@@ -35,6 +36,12 @@ class HistoryEdits(ChatRecord):
         if note is not None:
             self.unload_compacted(note)
         return note
+
+    def has_turns_to_compact(self) -> bool:
+        """Whether ``/compact`` would summarize anything now: turns older than those always kept."""
+        messages = self.store.messages(self.id, with_contexts=False, current_only=True)
+        recent, _summary = split_at_summary(messages)
+        return plan_compaction(recent, self.settings.context.keep_recent_turns) is not None
 
     def unload_compacted(self, summary: StoredMessage) -> None:
         """Take out of the chat the items the model pulled in and kept (loaded skills) for

@@ -85,6 +85,8 @@ class ChatCompaction:
 
     async def _limit_warning(self) -> str | None:
         session = self.session
+        if not await asyncio.to_thread(session.has_turns_to_compact):
+            return None  # nothing to compact: the compaction says so, with no word about the model
         model = await asyncio.to_thread(session.models.resolve, session.settings.chat.model)
         return await model_limit_warning(model.provider, model.model_id, model.ref, "compaction")
 

@@ -101,6 +101,28 @@ def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
         app.close()
 
 
+def test_compact_with_nothing_to_compact_says_so_without_a_word_about_the_model(
+    qtbot: QtBot, agent_dir: Path
+) -> None:
+    create_app()
+    app = DesktopApp()
+    app.start(small_model_agent(agent_dir))
+    try:
+        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+        controller = app.window.current_controller()
+        view = app.window.current_view()
+        assert controller is not None and view is not None
+        ask(qtbot, app, "Hello there", "Hi.")
+        before = controller.conversation.rowCount()
+        send(qtbot, app, "/compact")
+        qtbot.waitUntil(lambda: controller.conversation.rowCount() > before, timeout=WAIT_MS)
+        notice = controller.conversation.index(controller.conversation.rowCount() - 1, 0).data()
+        assert "Nothing to compact yet" in str(notice)
+        assert view.model_limit_prompt is None
+    finally:
+        app.close()
+
+
 def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agent_dir: Path) -> None:
     from tests.support.desktop_workflows import WRITE, run_ended, start_write_run, workflows_tab
 
