@@ -31,7 +31,8 @@ _DECISION = re.compile(
     re.IGNORECASE,
 )
 _TASK = re.compile(
-    r"\b(?:todo|to-do|to do:|need(?:s)? to|still have to|remember to|don't forget|next step|"
+    # "TODO" as written in notes (not "todo", a common word in Spanish and Portuguese)
+    r"(?-i:\bTODO\b)|\b(?:to-do|to ?do:|need(?:s)? to|still have to|remember to|don't forget|next step|"
     r"follow up|open question|action item|has to|must|should|(?:can|could) you|please)\b",
     re.IGNORECASE,
 )

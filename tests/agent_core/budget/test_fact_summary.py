@@ -133,3 +133,11 @@ def test_the_bundled_model_compacts_into_checked_facts_and_keeps_every_message(t
     assert cited
     unfound = [(text, number) for text, number in cited if not found_in(text, covered[number])]
     assert not unfound, summary.content
+
+
+def test_a_task_is_a_request_not_a_common_word_of_another_language() -> None:
+    from agent_core.budget.fact_extraction import _facts_of
+
+    garbled = "Para isso é importante vender asaláveis para todo o mundo. TODO: update the docs."
+    tasks = [text for kind, text in _facts_of(garbled) if kind == "task"]
+    assert tasks == ["TODO: update the docs."]
