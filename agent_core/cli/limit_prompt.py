@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from agent_core.chat.resolved_model import ProviderResolver
+from agent_core.cli.input_prompt import ask_yes
 from agent_core.providers.limit_warning import TaskKind, model_limit_warning
 from agent_core.workflows.model_check import workflow_warning
 
@@ -51,20 +52,10 @@ def _run_anyway(warning: str | None, task: TaskKind, *, yes: bool, err: TextIO) 
     if warning is None:
         return True
     print(f"contextdesk: {warning}", file=err)
-    if yes or _yes("Run anyway? [y/N] ", err):
+    if yes or ask_yes("Run anyway? [y/N] ", err):
         return True
     print(
         f"contextdesk: not run. Pick another model with {PICK_ANOTHER[task]}, or pass --yes to run anyway.",
         file=err,
     )
     return False
-
-
-def _yes(question: str, err: TextIO) -> bool:
-    if not sys.stdin.isatty():
-        return False
-    print(question, end="", file=err, flush=True)
-    try:
-        return sys.stdin.readline().strip().lower() in ("y", "yes")
-    except (EOFError, OSError, UnicodeDecodeError):
-        return False

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from agent_core.agent.loader import load_agent
 from agent_core.agent.schema import McpServerConfig
 from agent_core.agent.server_trust import TrustGate, UntrustedServer, fingerprint, launch_text, needs_trust
+from agent_core.cli.input_prompt import ask_yes
 from agent_core.errors import ContextDeskError
 from agent_core.workflows.server_trust import servers_to_trust
 
@@ -87,22 +88,12 @@ def confirm_servers(
             f"{_indented(server.launch)}",
             file=err,
         )
-        if _yes("Trust it and start it? [y/N] ", err):
+        if ask_yes("Trust it and start it? [y/N] ", err):
             gate.trust({server.name: server.config})
             continue
         print(f"contextdesk: {server.name}: {gate.held_reason(server.name)}", file=err)
         left.append(server)
     return left
-
-
-def _yes(question: str, err: TextIO) -> bool:
-    if not sys.stdin.isatty():
-        return False
-    print(question, end="", file=err, flush=True)
-    try:
-        return sys.stdin.readline().strip().lower() in ("y", "yes")
-    except (EOFError, OSError, UnicodeDecodeError):
-        return False
 
 
 def _indented(text: str) -> str:
