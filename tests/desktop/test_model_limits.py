@@ -5,6 +5,8 @@ provider set up as a small model (``toolCalling: none``), as the bundled one is.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -27,6 +29,19 @@ def small_model_agent(agent_dir: Path) -> Path:
     return agent_dir
 
 
+@contextmanager
+def small_model_app(qtbot: QtBot, agent_dir: Path) -> Iterator[DesktopApp]:
+    """The app on ``agent_dir`` made a small-model agent, its first chat open; closed after."""
+    create_app()
+    app = DesktopApp()
+    app.start(small_model_agent(agent_dir))
+    try:
+        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+        yield app
+    finally:
+        app.close()
+
+
 def ask(qtbot: QtBot, app: DesktopApp, text: str, reply: str) -> None:
     controller = app.window.current_controller()
     assert controller is not None
@@ -39,11 +54,7 @@ def ask(qtbot: QtBot, app: DesktopApp, text: str, reply: str) -> None:
 def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
     qtbot: QtBot, agent_dir: Path
 ) -> None:
-    create_app()
-    app = DesktopApp()
-    app.start(small_model_agent(agent_dir))
-    try:
-        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+    with small_model_app(qtbot, agent_dir) as app:
         controller = app.window.current_controller()
         view = app.window.current_view()
         assert controller is not None and view is not None
@@ -97,18 +108,12 @@ def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
         screenshot(app.window, "compaction_from_facts")
         qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: controller.estimate_before_compaction is None, timeout=WAIT_MS)
-    finally:
-        app.close()
 
 
 def test_compact_with_nothing_to_compact_says_so_without_a_word_about_the_model(
     qtbot: QtBot, agent_dir: Path
 ) -> None:
-    create_app()
-    app = DesktopApp()
-    app.start(small_model_agent(agent_dir))
-    try:
-        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+    with small_model_app(qtbot, agent_dir) as app:
         controller = app.window.current_controller()
         view = app.window.current_view()
         assert controller is not None and view is not None
@@ -119,8 +124,6 @@ def test_compact_with_nothing_to_compact_says_so_without_a_word_about_the_model(
         notice = controller.conversation.index(controller.conversation.rowCount() - 1, 0).data()
         assert "Nothing to compact yet" in str(notice)
         assert view.model_limit_prompt is None
-    finally:
-        app.close()
 
 
 def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agent_dir: Path) -> None:
@@ -129,11 +132,7 @@ def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agen
     (agent_dir / "workflows").mkdir()
     (agent_dir / "workflows" / "write.yaml").write_text(WRITE, encoding="utf-8")
     (agent_dir / "workflows" / "other.yaml").write_text(WRITE, encoding="utf-8")
-    create_app()
-    app = DesktopApp()
-    app.start(small_model_agent(agent_dir))
-    try:
-        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+    with small_model_app(qtbot, agent_dir) as app:
         _, panel = workflows_tab(qtbot, app)
         declined = start_write_run(qtbot, panel)
         qtbot.waitUntil(lambda: declined.model_limit_prompt is not None, timeout=WAIT_MS)
@@ -154,8 +153,6 @@ def test_a_workflow_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agen
         accepted.model_limit_prompt.run_button.click()  # type: ignore[union-attr]
         qtbot.waitUntil(lambda: run_ended(accepted), timeout=WAIT_MS)
         assert accepted.record is not None and accepted.record.store["text"].startswith("Green tea")
-    finally:
-        app.close()
 
 
 def test_a_sub_agent_test_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot, agent_dir: Path) -> None:
@@ -164,11 +161,7 @@ def test_a_sub_agent_test_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot
 
     (agent_dir / "subagents").mkdir()
     (agent_dir / "subagents" / "researcher.md").write_text(RESEARCHER, encoding="utf-8")
-    create_app()
-    app = DesktopApp()
-    app.start(small_model_agent(agent_dir))
-    try:
-        qtbot.waitUntil(lambda: app.window.current_controller() is not None, timeout=WAIT_MS)
+    with small_model_app(qtbot, agent_dir) as app:
         panel = open_manager(qtbot, app, "Sub-agents").subagents
         qtbot.waitUntil(lambda: panel.model.rowCount() == 1, timeout=WAIT_MS)
         panel.table.selectRow(0)
@@ -188,5 +181,3 @@ def test_a_sub_agent_test_run_on_a_small_model_waits_for_the_answer(qtbot: QtBot
         qtbot.waitUntil(lambda: panel.model_limit_prompt is not first, timeout=WAIT_MS)
         panel.model_limit_prompt.run_button.click()  # type: ignore[union-attr]
         qtbot.waitUntil(lambda: panel.result.toPlainText() == "The launch is on Friday.", timeout=WAIT_MS)
-    finally:
-        app.close()
