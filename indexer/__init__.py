@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from indexer._lexical import Bm25
 from indexer._lexical import tokenize as lexical_tokens
-from indexer._texts import is_knowledge_question
+from indexer._texts import is_knowledge_question, one_edit_apart
 from indexer.backends import EmbeddingBackend, onnx_backend, sentence_transformers_backend
 from indexer.cache import EmbeddingCache
 from indexer.chunking import chunk_text
@@ -42,6 +42,7 @@ __all__ = [
     "chunk_text",
     "is_knowledge_question",
     "lexical_tokens",
+    "one_edit_apart",
     "onnx_backend",
     "render_parameters",
     "sentence_transformers_backend",

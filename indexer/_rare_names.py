@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25, tokenize
+from indexer._texts import one_edit_apart
 from indexer.documents import Document
 from indexer.ranking import SelectionSettings
 
@@ -158,23 +159,7 @@ def _close(term: str, variants: dict[str, set[str]]) -> Iterable[str]:
     found: set[str] = set()
     for variant in _deletions(term):
         found.update(variants.get(variant, ()))
-    return {word for word in found if word[0] == term[0] and _one_edit(term, word)}
-
-
-def _one_edit(a: str, b: str) -> bool:
-    """Whether ``a`` becomes ``b`` by one substitution, insertion, deletion or swap of neighbours."""
-    if abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) > len(b):
-        a, b = b, a
-    start = 0
-    while start < len(a) and a[start] == b[start]:
-        start += 1
-    if len(a) < len(b):
-        return a[start:] == b[start + 1 :]
-    if a[start + 1 :] == b[start + 1 :]:
-        return True  # one substitution (or equal)
-    return a[start : start + 2] == b[start : start + 2][::-1] and a[start + 2 :] == b[start + 2 :]
+    return {word for word in found if word[0] == term[0] and one_edit_apart(term, word)}
 
 
 def head_bonus(

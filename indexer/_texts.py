@@ -163,3 +163,19 @@ def hybrid_chunks(document: Document) -> list[str]:
         parameters = "; ".join(line.strip() for line in document.text.splitlines() if line.strip())
         chunks += chunk_text(f"{_words(document.name)} parameters: {parameters}")
     return chunks + [chunk for text in extra for chunk in chunk_text(text)]
+
+
+def one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one substitution, insertion, deletion or swap of neighbours."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    start = 0
+    while start < len(a) and a[start] == b[start]:
+        start += 1
+    if len(a) < len(b):
+        return a[start:] == b[start + 1 :]
+    if a[start + 1 :] == b[start + 1 :]:
+        return True  # one substitution (or equal)
+    return a[start : start + 2] == b[start : start + 2][::-1] and a[start + 2 :] == b[start + 2 :]

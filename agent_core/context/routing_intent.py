@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from indexer import one_edit_apart
+
 __all__ = ["ModelWork", "model_work"]
 
 
@@ -180,22 +182,9 @@ def _near(word: str, known: dict[str, str]) -> str | None:
     if len(word) < 5:
         return None
     for candidate, action in known.items():
-        if len(candidate) >= 5 and _one_edit(word, candidate):
+        if len(candidate) >= 5 and one_edit_apart(word, candidate):
             return action
     return None
-
-
-def _one_edit(a: str, b: str) -> bool:
-    if abs(len(a) - len(b)) > 1 or a == b:
-        return a == b
-    if len(a) == len(b):
-        diffs = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diffs) == 1:
-            return True
-        i, j = diffs[0], diffs[-1]
-        return len(diffs) == 2 and j == i + 1 and a[i] == b[j] and a[j] == b[i]
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _tool_does(tool_name: str, work: ModelWork, message: str) -> bool:
