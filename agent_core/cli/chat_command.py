@@ -296,7 +296,8 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
             elif command == "/compact":
                 try:
                     model = session.settings.chat.model
-                    if not await confirm_model(
+                    # Nothing to compact is said at once, with no word about the model first.
+                    if session.has_turns_to_compact() and not await confirm_model(
                         workspace.providers.resolve, model, "compaction", yes=auto_approve
                     ):
                         continue

@@ -187,3 +187,24 @@ states:
     assert "**Tools**: workflows.files [Manual]" in out
     assert "**Workflows**:" in out and "`files`: finished; 2 steps" in out
     assert "[workflow files: list done]" in result.stderr and "error" not in result.stderr
+
+
+def test_compact_with_nothing_to_compact_says_so_without_a_word_about_the_model(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    agent = scripted_agent(tmp_path, [{"reply": "Hi."}])
+    config = (agent / "agent.yaml").read_text()
+    # A model that does not choose its own tools: /compact would warn about it before compacting.
+    config = config.replace("      script:", "      toolCalling: none\n      script:")
+    (agent / "agent.yaml").write_text(config)
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("contextdesk")), "chat", "--agent", str(agent)],
+        input="hello\n/compact\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Too little to compact yet." in result.stdout
+    assert "faithful summary" not in result.stderr
