@@ -17,7 +17,9 @@ def test_test_modules_import_shared_helpers_only_from_tests_support() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             modules = []
             if isinstance(node, ast.ImportFrom) and node.module:
-                modules = [node.module]
+                # A relative import of another test module (``from .test_x import``) counts too.
+                relative_test = node.level and node.module.rpartition(".")[2].startswith("test_")
+                modules = [f"tests.{node.module}" if relative_test else node.module]
             elif isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
             offenders += [

@@ -8,34 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.agent.scaffold import create_agent
-from agent_core.cli.main import main
-
-
-def scripted_agent(tmp_path: Path, steps: list[dict[str, object]]) -> Path:
-    root = tmp_path / "agent"
-    create_agent(root)
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps({"steps": steps}))
-    config = (root / "agent.yaml").read_text()
-    config = config.replace("model: local:smollm2-135m-instruct", "model: scripted:demo")
-    config = config.replace(
-        "providers:\n  local: {}", f"providers:\n  scripted:\n    options:\n      script: {script}"
-    )
-    (root / "agent.yaml").write_text(config)
-    # Only always items: these tests need no embedding model.
-    for path in (root / "rules").glob("*.md"):
-        if "include: agent" in path.read_text():
-            path.unlink()
-    for path in (root / "references").glob("*.md"):
-        path.unlink()
-    return root
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from tests.support.cli_runs import run, scripted_agent
 
 
 def test_a_one_shot_chat_streams_the_reply_and_saves_the_session(

@@ -14,9 +14,7 @@ from agent_core.cli.limit_prompt import confirm_model
 from agent_core.providers.base import Provider, ProviderSettings
 from agent_core.providers.local_llama import DEFAULT_MODEL_ID, LocalLlamaProvider
 from agent_core.providers.scripted import ScriptedProvider
-
-from .test_chat_commands import run
-from .test_subagent_commands import with_researcher
+from tests.support.cli_runs import run, with_researcher
 
 BUNDLED = f"offline:{DEFAULT_MODEL_ID}"
 WARNING = (

@@ -9,23 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_chat_commands import run, scripted_agent
-
-RESEARCHER = """---
-name: researcher
-description: Answers one focused question from the workspace documents
-tools: Read, Grep
-include: always
-limits: {maxTurns: 4, maxTokens: 20000, timeoutSeconds: 60}
----
-You are a research sub-agent. Answer in one sentence.
-"""
-
-
-def with_researcher(agent: Path) -> Path:
-    (agent / "subagents").mkdir()
-    (agent / "subagents" / "researcher.md").write_text(RESEARCHER, encoding="utf-8")
-    return agent
+from tests.support.cli_runs import run, scripted_agent, with_researcher
 
 
 def test_agent_show_lists_the_sub_agents(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

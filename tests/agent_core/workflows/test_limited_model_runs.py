@@ -8,10 +8,7 @@ from dataclasses import replace
 
 from agent_core.chat.events import ApprovalDecision, ReplyFinished
 from agent_core.workflows.model_check import NOT_RUN, workflow_models
-
-from .test_chat_runs import Chat, chat
-
-__all__ = ["chat"]  # the fixture, used by name
+from tests.support.workflow_chats import Chat
 
 
 def small_classifier(chat: Chat) -> None:
