@@ -43,6 +43,7 @@ from agent_core.errors import (
     ProviderUnavailableError,
 )
 from agent_core.providers._argument_grammar import llama_argument_grammar, missing_required_arguments
+from agent_core.providers._grounded_arguments import ground_arguments
 from agent_core.providers._llama_prompt import evaluate_prompt, prompt_tokens
 from agent_core.providers._local_tool_calls import (
     MAX_ARGUMENT_TOKENS,
@@ -423,8 +424,11 @@ class LocalLlamaProvider(Provider):
             raise ProviderRequestError(
                 f"The request names the tool {request.call_tool!r} but does not offer it: this is a bug."
             )
-        schema = required_arguments_schema(spec.input_schema)
+        schema, ungrounded = ground_arguments(required_arguments_schema(spec.input_schema), request.messages)
         usage = TokenUsage(without_model=True)  # unless the model has arguments to write, below
+        if ungrounded:  # a file or address the conversation never names: ask, rather than make one up
+            put(TextDelta(missing_arguments_reply(spec.name, ungrounded)))
+            return _Done("stop", usage)
         arguments: dict[str, Any] = {}
         if schema["properties"]:
             messages = [

@@ -146,3 +146,31 @@ async def test_a_workflow_routed_without_its_inputs_is_not_called_and_the_reply_
     assert completion.finish_reason == "stop"
     assert completion.text.startswith("I did not call `workflows.release-notes`")
     assert "required input 'notes'" in completion.text
+
+
+READ_FILE = ToolSpec(
+    "workspace__read_file",
+    "Read a text file of the workspace folder.",
+    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_the_file_a_routed_call_reads_is_the_one_the_message_names(
+    local_provider: LocalLlamaProvider,
+) -> None:
+    completion = await local_provider.complete(routed(READ_FILE, "summarize ideas.md"))
+    [call] = completion.tool_calls  # it wrote "/Users/michael.johnson" before
+    assert call.arguments == {"path": "ideas.md"}
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_routed_call_whose_message_names_no_file_asks_for_one_and_runs_no_model(
+    local_provider: LocalLlamaProvider,
+) -> None:
+    completion = await local_provider.complete(routed(READ_FILE, "read my notes"))
+    assert not completion.tool_calls and completion.usage.without_model
+    assert completion.text.startswith("I did not call `workspace.read_file`")
+    assert "required input 'path'" in completion.text
