@@ -1,5 +1,5 @@
-"""What the next request would cost after the chat's history changed without a request being
-made (a compaction, or its undo), so the gauge moves at once instead of after the next reply."""
+"""What the next request would cost with the chat's history as it is now (after a reply, a
+compaction or its undo): what the gauge shows, one measure before and after a compaction."""
 
 from __future__ import annotations
 

@@ -136,8 +136,9 @@ class ChatCompaction:
         self.bridge.submit(measured(), done, failed)
 
     def _estimate_next_request(self) -> None:
-        """The history changed with no request made: the gauge shows what the next one would cost
-        (an estimate) until a reply brings exact figures."""
+        """What the gauge shows: what the next request would cost with the history as it is now
+        (after a reply, a compaction or its undo), so the number before a compaction and the one
+        after it measure the same thing. The last request's exact figures are in View Context."""
         last = self.last_measured_context()
         if last is None or last.manifest is None:
             self.context_changed.emit()

@@ -143,7 +143,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
             self.conversation.load(messages)
             self.subagent_runs.set_contexts([m.request_context for m in messages if m.request_context])
             self.history_loaded.emit()
-            self.context_changed.emit()
+            self._estimate_next_request()
             if self.session.memories.available:
                 self.memories.show_open_proposals()
             self._history_arrived()
@@ -308,7 +308,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
         self.conversation.apply(event)
 
     def _on_done(self, completed: bool) -> None:
-        self.next_request_estimate = None  # the reply's own figures stand now
+        self.next_request_estimate = None  # measured again from this reply's request, below
         self.estimate_before_compaction = None
         if not completed:
             stopped = self.conversation.mark_stopped()
@@ -316,7 +316,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
                 self._show_saved_context(stopped)
         self._set_busy(False)
         self.activity.emit()
-        self.context_changed.emit()
+        self._estimate_next_request()
 
     def _show_saved_context(self, message_id: int) -> None:
         """Read back a stopped reply as the core saved it: its context then holds the token counts
@@ -324,7 +324,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
 
         def saved(message: StoredMessage) -> None:
             self.conversation.set_saved_context(message)
-            self.context_changed.emit()
+            self._estimate_next_request()  # from the stopped request's own figures
 
         def unreadable(error: BaseException) -> None:
             logger.warning("could not read the stopped reply back: %s", error)

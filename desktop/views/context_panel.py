@@ -1,4 +1,4 @@
-"""The chat's context: the context-window gauge of its last request, then three sections (Rules,
+"""The chat's context: the context-window gauge (what the next request would send), then three sections (Rules,
 References, Tools) with add, remove and pin, and under them the agent's Skills (search, include
 mode, enabled, add to or remove from the chat, open the folder, view SKILL.md, import)."""
 
@@ -235,7 +235,8 @@ class ContextPanel(QWidget):
         self.refresh_gauge()
 
     def refresh_gauge(self) -> None:
-        """The fill of the chat's last request (empty before its first reply)."""
+        """What the next request would send (empty before the first reply; the last request's
+        figures while the estimate is being made or if it could not be)."""
         controller = self.controller
         if controller is not None and controller.next_request_estimate is not None:
             self.gauge.set_estimate(controller.next_request_estimate, controller.estimate_before_compaction)

@@ -156,7 +156,8 @@ class _GaugeBar(QWidget):
 
 
 class ContextGauge(QWidget):
-    """How full the last request of the current chat was: green, amber past 60%, red past 85%."""
+    """How full the chat's context is: what the next request would send (an estimate from the last
+    request's figures and the history now), green, amber past 60%, red past 85%."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -187,17 +188,16 @@ class ContextGauge(QWidget):
         self.set_context(None)
 
     def set_estimate(self, manifest: ContextManifest, before: ContextManifest | None = None) -> None:
-        """Show what the next request would cost after the history changed with no request made
-        (a compaction or its undo), and ``before``, the same estimate made just before a
-        compaction, so both numbers measure the same thing; the next reply's exact figures replace it."""
+        """Show what the next request would cost with the history as it is now, and ``before``,
+        the same estimate made just before a compaction (the number the gauge showed then)."""
         self._show(manifest)
         total = f"About {manifest.total_tokens:,} of {manifest.budget:,} tokens for the next message"
         if before is None:
-            self.caption.setText(f"{total} (estimated after the history changed; exact after the next reply)")
+            self.caption.setText(f"{total} (estimated; View Context has each reply's exact figures)")
         else:
             self.caption.setText(
                 f"{total}, {before.total_tokens:,} ({before.used_share:.0%}) before compacting "
-                "(both estimated the same way; exact after the next reply)"
+                "(both estimated the same way)"
             )
 
     def set_context(self, context: RequestContext | None) -> None:
@@ -215,7 +215,7 @@ class ContextGauge(QWidget):
         if manifest is None:
             self.bar.share = 0.0
             self.share_label.setText("")
-            self.setToolTip("How much of the model's context window the last request used.")
+            self.setToolTip("How much of the model's context window the next request will use.")
         else:
             self.bar.share = manifest.used_share
             self.share_label.setText(f"<b style='color:{color}'>{manifest.used_share:.0%}</b>")

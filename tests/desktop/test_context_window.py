@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
-from agent_core.context.items import ItemRef
+from agent_core.context.items import ContextManifest, ItemRef
 from desktop.app import DesktopApp
 from desktop.controllers.chat_controller import ChatController
 from desktop.dialogs.what_if import WhatIfDialog
@@ -64,6 +64,16 @@ def level(gauge: ContextGauge) -> str:
     return gauge.level
 
 
+def gauge_estimate(qtbot: QtBot, app: DesktopApp) -> ContextManifest:
+    """The gauge's figure once a reply is done: what the next request would send (estimated
+    after each reply from its request's figures and the history now)."""
+    controller = controller_of(app)
+    qtbot.waitUntil(lambda: controller.next_request_estimate is not None, timeout=WAIT_MS)
+    estimate = controller.next_request_estimate
+    assert estimate is not None and not estimate.exact
+    return estimate
+
+
 def last_total(app: DesktopApp) -> int:
     context = controller_of(app).session_context_of_last_reply()
     assert context is not None and context.manifest is not None
@@ -80,28 +90,34 @@ def test_the_gauge_fills_green_then_amber_then_red_with_a_breakdown_on_hover(
     override_context(qtbot, desktop, window=window, reply_reserve=100, auto_compact=False)
 
     ask(qtbot, desktop, WORDS, WORDS)
+    estimate = gauge_estimate(qtbot, desktop)
     assert level(gauge) == "ok"
     first = last_total(desktop)
-    # The next request adds one user message and one reply (30 words and 4 framing tokens each).
+    # The gauge shows the next request before it is made: the first one's parts with its message
+    # and the reply now in the history (30 words and 4 framing tokens each), all but the text of
+    # the message still to be typed (30 words here).
     expected = first + 2 * (30 + 4)
+    assert estimate.total_tokens == expected - 30
+    assert gauge.caption.text().startswith(f"About {estimate.total_tokens:,} of {window - 100:,} tokens")
     override_context(qtbot, desktop, reply_reserve=window - round(expected / 0.72))
     ask(qtbot, desktop, WORDS, WORDS)
-    assert last_total(desktop) == expected
+    assert last_total(desktop) == expected  # the estimate plus the message typed
+    estimate = gauge_estimate(qtbot, desktop)
     assert level(gauge) == "warn"
     tip = gauge.toolTip()
-    assert f"{expected:,} of " in tip and "reserved for the reply" in tip
-    for kind in ("System prompt", "Rules", "Tools", "History", "Message", "Framing"):
+    assert f"{estimate.total_tokens:,} of " in tip and "reserved for the reply" in tip
+    for kind in ("System prompt", "Rules", "Tools", "History", "Framing"):
         assert f"{kind}: " in tip
-    assert "72%" in gauge.share_label.text()
+    assert f"{estimate.used_share:.0%}" in gauge.share_label.text()
 
     # A room smaller than the whole history: older turns are dropped to fit, and the gauge is red.
     override_context(qtbot, desktop, reply_reserve=window - (expected + 40))
     ask(qtbot, desktop, WORDS, WORDS)
+    gauge_estimate(qtbot, desktop)
     assert level(gauge) == "over"
     context = controller_of(desktop).session_context_of_last_reply()
     assert context is not None and context.manifest is not None
     assert [t.kind for t in context.manifest.trimmed] == ["history_dropped"]
-    assert "Trimmed to fit" in gauge.toolTip()
     screenshot(desktop.window, "context_gauge")
 
     # View Context of that reply: costs per row, the summary bar, and what was trimmed.
@@ -367,33 +383,40 @@ def test_the_gauge_moves_at_once_after_compaction_and_its_undo(qtbot: QtBot, des
     for turn in range(3):
         ask(qtbot, desktop, f"Tell me about part {turn}. {WORDS}", f"Part {turn}: {WORDS} {WORDS}")
     gauge = desktop.window.context_panel.gauge
-    before = last_total(desktop)
-    assert gauge.caption.text().startswith(f"{before:,} of")
+    shown = gauge_estimate(qtbot, desktop)
+    assert gauge.caption.text().startswith(f"About {shown.total_tokens:,} of")
+    controller = controller_of(desktop)
 
     scripted(desktop).enqueue_reply("Parts 0 and 1 were described.")
     send(qtbot, desktop, "/compact")
-    # No reply has been made, yet the gauge already shows the smaller history, as an estimate.
-    qtbot.waitUntil(lambda: gauge.caption.text().startswith("About "), timeout=WAIT_MS)
-    estimate = controller_of(desktop).next_request_estimate
-    assert estimate is not None and not estimate.exact
-    assert estimate.total_tokens < before - 2 * 30
-    assert f"{estimate.total_tokens:,} of" in gauge.caption.text()
-    assert "estimated" in gauge.caption.text()
+    # No reply has been made, yet the gauge already shows the smaller history, as an estimate,
+    # and compares it with the very number it showed before compacting.
+    qtbot.waitUntil(lambda: controller.estimate_before_compaction is not None, timeout=WAIT_MS)
+    estimate, before = controller.next_request_estimate, controller.estimate_before_compaction
+    assert estimate is not None and before is not None and not estimate.exact
+    assert before.total_tokens == shown.total_tokens
+    assert estimate.total_tokens < before.total_tokens - 2 * 30
+    caption = gauge.caption.text()
+    assert caption.startswith(f"About {estimate.total_tokens:,} of")
+    assert f"{shown.total_tokens:,} ({shown.used_share:.0%}) before compacting" in caption
     screenshot(desktop.window, "gauge_after_compaction")
 
     marker = summary_widgets(desktop)[0]
     qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: (
-            (e := controller_of(desktop).next_request_estimate) is not None
+            (e := controller.next_request_estimate) is not None
             and e.total_tokens > estimate.total_tokens
+            and controller.estimate_before_compaction is None
         ),
         timeout=WAIT_MS,
     )
-    # The next reply's exact figures replace the estimate.
+    # The next reply's request measures it again; no compaction is compared any more.
     ask(qtbot, desktop, "And now?", "Now.")
-    assert controller_of(desktop).next_request_estimate is None
-    assert gauge.caption.text().startswith(f"{last_total(desktop):,} of")
+    after_reply = gauge_estimate(qtbot, desktop)
+    assert after_reply.total_tokens > last_total(desktop) - 10  # the reply joined the history
+    assert "before compacting" not in gauge.caption.text()
+    assert gauge.caption.text().startswith(f"About {after_reply.total_tokens:,} of")
 
 
 def test_compact_with_too_little_history_says_so(qtbot: QtBot, desktop: DesktopApp) -> None:
@@ -485,10 +508,18 @@ def test_a_stopped_reply_keeps_its_token_counts_and_the_gauge_its_figure(
     assert context is not None and context.manifest is not None
     assert context.manifest.total_tokens > first  # the stopped request, with the first turn in its history
     assert context.usage.input_tokens == context.manifest.total_tokens and context.usage.output_tokens == 4
-    # The gauge shows the stopped request's fill, not "no token counts" (once the stopped reply
-    # has been read back from the store).
-    expected = f"{context.manifest.total_tokens:,} of {context.manifest.budget:,} tokens"
-    qtbot.waitUntil(lambda: gauge.level != "empty" and expected in gauge.caption.text(), timeout=WAIT_MS)
+    # The gauge estimates from the stopped request's figures, not "no token counts" (once the
+    # stopped reply has been read back from the store).
+    qtbot.waitUntil(
+        lambda: (
+            (e := controller.next_request_estimate) is not None
+            and e.budget == context.manifest.budget  # type: ignore[union-attr]
+            and e.total_tokens > first
+            and gauge.caption.text().startswith(f"About {e.total_tokens:,} of")
+        ),
+        timeout=WAIT_MS,
+    )
+    assert gauge.level != "empty"
     screenshot(desktop.window, "stopped_reply_gauge")
 
     dialog = open_context(qtbot, desktop)

@@ -88,7 +88,7 @@ def test_compact_on_a_small_model_asks_first_and_then_keeps_checked_facts(
         qtbot.waitUntil(
             lambda: any(isinstance(w, SummaryWidget) for w in view.conversation.widgets()), timeout=WAIT_MS
         )
-        qtbot.waitUntil(lambda: controller.next_request_estimate is not None, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: controller.estimate_before_compaction is not None, timeout=WAIT_MS)
         marker = next(w for w in view.conversation.widgets() if isinstance(w, SummaryWidget))
         body = marker.body.markdown()
         assert "facts taken from messages" in body
