@@ -33,7 +33,6 @@ TEMPLATE = """\
 description: Outline a topic as three short points, then write a short text covering them.
 inputs:
   topic: {{type: string, description: What to write about}}
-  words: {{type: integer, required: false, default: 50}}
 limits: {{maxSteps: 20, maxTokens: 100000, timeoutSeconds: 600}}
 assistants:
   - id: writer
@@ -46,7 +45,9 @@ states:
     next: {{state_id: draft, output_key: points, clear_prior_messages: true}}
   - id: draft
     assistant_id: writer
-    task: Write about {{{{topic}}}} in at most {{{{words}}}} words, covering these points - {{{{points}}}}
+    # No word limit: nothing checks one and small models overrun it (a check would be a state
+    # whose output_schema says maxLength, with a model that follows JSON schemas).
+    task: Write a short paragraph about {{{{topic}}}} covering these points - {{{{points}}}}
     next: {{state_id: end, output_key: text}}
 """
 

@@ -37,7 +37,7 @@ def test_the_template_saves_as_a_workflow_with_no_problem(root: Path) -> None:
 
 def test_a_workflow_with_an_error_is_saved_and_its_problem_is_on_its_line(root: Path) -> None:
     path = workflow_path(root, "draft")
-    text = template_for("draft").replace("{{topic}} in at most", "{{topc}} in at most")
+    text = template_for("draft").replace("paragraph about {{topic}}", "paragraph about {{topc}}")
     [checked] = check_workflow_text(load_agent(root), path, text)
     assert checked.severity == "error" and "'topc' is undefined" in checked.message
     save_workflow(path, text)
