@@ -1,6 +1,7 @@
-"""What a new chat shows before its first message: on the first run, a short welcome that says
-what rules, references and tools are, with one example message for each (selection and View
-Context at work) and the workspace folder to choose; afterwards, one line."""
+"""What a new chat shows before its first message: a short welcome that says what rules,
+references and tools are, with one example message for each (selection and View Context at work)
+and the workspace folder to choose. Each new chat offers the examples not tried yet, until all
+were tried or the user hides them; afterwards, one line."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from desktop.settings import app_settings
 from desktop.theme import colors
 
-__all__ = ["EXAMPLES", "WELCOMED_KEY", "EmptyChat", "welcomed"]
+__all__ = ["EXAMPLES", "TRIED_KEY", "WELCOMED_KEY", "EmptyChat", "untried_examples", "welcomed"]
 
-WELCOMED_KEY = "ui/welcomed"
+WELCOMED_KEY = "ui/welcomed"  # every example tried, or the examples hidden: one line from then on
+TRIED_KEY = "ui/welcome-tried"  # the messages of the examples tried so far
 #: One example per kind of item, for the default agent: (what it shows, the message). Each is run
 #: on the bundled model in a test; where that model's answer cannot be trusted, the note says which
 #: model it needs (the bundled model finds the reference but answers from it wrongly).
@@ -37,8 +39,23 @@ SHORT = "Ask anything. Type @ to add a rule or reference, / for commands."
 
 
 def welcomed() -> bool:
-    """Whether the welcome was shown once already (then new chats show one line)."""
+    """Whether the welcome is done (every example tried, or hidden): new chats show one line."""
     return bool(app_settings().value(WELCOMED_KEY, False, type=bool))
+
+
+def _tried() -> list[str]:
+    value = app_settings().value(TRIED_KEY, [])
+    if isinstance(value, str):  # QSettings gives a one-item list back as its item
+        return [value]
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
+def untried_examples() -> list[tuple[str, str]]:
+    """The examples a new chat offers: those not tried yet, none once the welcome is done."""
+    if welcomed():
+        return []
+    tried = set(_tried())
+    return [example for example in EXAMPLES if example[1] not in tried]
 
 
 class EmptyChat(QWidget):
@@ -49,32 +66,34 @@ class EmptyChat(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 24, 24, 24)
-        self.first_run = not welcomed()
-        self.label = QLabel(INTRO if self.first_run else SHORT)
+        examples = untried_examples()
+        self.first_run = bool(examples)  # the welcome and its examples, rather than one line
+        self.label = QLabel(INTRO)
         self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.RichText if self.first_run else Qt.TextFormat.PlainText)
-        self.label.setAlignment(
-            Qt.AlignmentFlag.AlignLeft if self.first_run else Qt.AlignmentFlag.AlignCenter
-        )
+        self.label.setTextFormat(Qt.TextFormat.RichText)
         if not self.first_run:
-            self.label.setStyleSheet(f"color: {colors().muted}; padding: 10px;")
+            self._show_one_line()
         layout.addWidget(self.label)
         self.example_buttons: list[QPushButton] = []
+        self.examples_box = QWidget()  # the examples and the folder: hidden whole by "Hide"
+        box = QVBoxLayout(self.examples_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.examples_box)
         if self.first_run:
-            for what, message in EXAMPLES:
+            for what, message in examples:
                 # The note sits above its button, not beside it, so the smallest window
                 # (1024 px wide, with the side panels open) still shows every example whole.
                 note = QLabel(what)
                 note.setWordWrap(True)  # a note that names the model it needs is long
                 note.setStyleSheet(f"color: {colors().muted};")
-                layout.addWidget(note)
+                box.addWidget(note)
                 row = QHBoxLayout()
                 button = QPushButton(message)
                 button.setToolTip(what)
                 button.clicked.connect(lambda _checked=False, m=message: self._choose(m))
                 row.addWidget(button)
                 row.addStretch(1)
-                layout.addLayout(row)
+                box.addLayout(row)
                 self.example_buttons.append(button)
             # On a machine without the folder the default agent names (~/Documents), the tool
             # example would fail: say so before it is tried, next to the way to fix it.
@@ -84,13 +103,19 @@ class EmptyChat(QWidget):
                 f"background-color: {colors().warning_background}; padding: 6px; border-radius: 6px;"
             )
             self.missing_folder.hide()
-            layout.addWidget(self.missing_folder)
+            box.addWidget(self.missing_folder)
             folder = QHBoxLayout()
             self.workspace_button = QPushButton("Choose the folder its tools may read…")
             self.workspace_button.clicked.connect(self.workspace_requested)
             folder.addWidget(self.workspace_button)
             folder.addStretch(1)
-            layout.addLayout(folder)
+            # New chats keep offering the examples not tried yet; a user who knows enough says so.
+            self.hide_button = QPushButton("Hide the examples")
+            self.hide_button.setFlat(True)
+            self.hide_button.setToolTip("New chats will show one line instead of this welcome.")
+            self.hide_button.clicked.connect(self._hide_examples)
+            folder.addWidget(self.hide_button)
+            box.addLayout(folder)
 
     def note_workspace_folder(self, folder: str, exists: bool) -> None:
         """Warn when the workspace folder the tools read (``folder``, as people write it) does
@@ -104,7 +129,23 @@ class EmptyChat(QWidget):
         self.missing_folder.setVisible(bool(folder) and not exists)
 
     def _choose(self, message: str) -> None:
+        tried = [*_tried(), message]
         settings = app_settings()
-        settings.setValue(WELCOMED_KEY, True)  # the welcome did its job: later chats show one line
+        settings.setValue(TRIED_KEY, list(dict.fromkeys(tried)))
+        if all(example[1] in tried for example in EXAMPLES):
+            settings.setValue(WELCOMED_KEY, True)  # the welcome did its job: later chats show one line
         settings.sync()
         self.example_chosen.emit(message)
+
+    def _hide_examples(self) -> None:
+        settings = app_settings()
+        settings.setValue(WELCOMED_KEY, True)
+        settings.sync()
+        self.examples_box.hide()
+        self._show_one_line()
+
+    def _show_one_line(self) -> None:
+        self.label.setText(SHORT)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setStyleSheet(f"color: {colors().muted}; padding: 10px;")

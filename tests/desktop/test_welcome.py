@@ -1,5 +1,6 @@
-"""The first run's welcome: what rules, references and tools are, one example message for each
-(put in the box with a click), and the workspace folder; later chats show one line."""
+"""The welcome: what rules, references and tools are, one example message for each (put in the
+box with a click), and the workspace folder; new chats offer the examples not tried yet, and show
+one line once all were tried or the user hid them."""
 
 from __future__ import annotations
 
@@ -36,11 +37,18 @@ def test_the_first_chat_welcomes_with_examples_and_later_chats_show_one_line(
     qtbot.mouseClick(empty.example_buttons[0], Qt.MouseButton.LeftButton)
     view = desktop.window.current_view()
     assert view is not None and view.composer.toPlainText() == EXAMPLES[0][1]
-    assert welcomed()
+    assert not welcomed()
 
-    later = EmptyChat()  # what every new chat shows from now on
+    # A new user tries one example, then opens a new chat: the other examples are still offered.
+    later = EmptyChat()
     qtbot.addWidget(later)
-    assert not later.first_run and later.label.text().startswith("Ask anything") and not later.example_buttons
+    assert later.first_run and [b.text() for b in later.example_buttons] == [m for _, m in EXAMPLES[1:]]
+    for button in list(later.example_buttons):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert welcomed()
+    last = EmptyChat()  # every example tried: new chats show one line from now on
+    qtbot.addWidget(last)
+    assert not last.first_run and last.label.text().startswith("Ask anything") and not last.example_buttons
 
     folder = tmp_path / "my-files"
     folder.mkdir()
@@ -66,3 +74,14 @@ def test_the_welcome_warns_when_the_workspace_folder_is_missing_until_one_is_cho
         qtbot.waitUntil(lambda: empty.missing_folder.isHidden(), timeout=WAIT_MS)
     finally:
         app.close()
+
+
+def test_hiding_the_examples_shows_one_line_now_and_in_new_chats(qtbot: QtBot, desktop: DesktopApp) -> None:
+    empty = empty_of(desktop)
+    assert empty.first_run and empty.examples_box.isVisible()
+    qtbot.mouseClick(empty.hide_button, Qt.MouseButton.LeftButton)
+    assert not empty.examples_box.isVisible() and empty.label.text().startswith("Ask anything")
+    assert welcomed()
+    later = EmptyChat()
+    qtbot.addWidget(later)
+    assert not later.first_run and not later.example_buttons
