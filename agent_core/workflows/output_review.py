@@ -1,9 +1,10 @@
 """Whether a state's output is what the workflow asked for, before the run goes on with it.
 
-Three outputs look like work yet are not the work asked for: one that could only be read by
+Four outputs look like work yet are not the work asked for: one that could only be read by
 *repairing* it into JSON (a weak model's prose turned into some object); one that lacks what the
-next state reads (``{type, data}`` where the next state reads ``points``); and an assistant
-state's answer that a routed tool gave in the model's place. Each marks the step
+next state reads (``{type, data}`` where the next state reads ``points``); an assistant state's
+answer that a routed tool gave in the model's place; and an answer that says the state's own
+prompt back (the workflow's history it was framed in). Each marks the step
 ``needs_review`` and stops the run there, so that a run never says "finished" on them; a state
 with ``accept_unchecked_output: true`` goes on.
 """
@@ -28,6 +29,9 @@ from agent_core.workflows.errors import WorkflowError
 __all__ = ["NeedsReview", "following_states", "review_problem"]
 
 _SHOWN = 120  # characters of the output quoted in the message
+# The tags a state's prompt frames the workflow's history in (assistant_state.py): an answer that
+# holds them is the prompt said back, which a small model does.
+_PROMPT_TAGS = ("<history>", "</history>")
 
 
 class NeedsReview(WorkflowError):
@@ -59,6 +63,12 @@ def review_problem(
             "instead (ContextDesk routed the task to it, and its result was kept as the output). Run "
             "it with a model that can choose tools, or reword the task so that no tool matches it, "
             f"{opt_out}"
+        )
+    if isinstance(value, str) and any(tag in value for tag in _PROMPT_TAGS):
+        return (
+            f"state '{state.id}' needs review: its answer repeats the prompt it was given (the "
+            "workflow's history, framed for reference) instead of doing its task. Run it with a "
+            f"larger model, or give it less history (clear_prior_messages), {opt_out}"
         )
     missing = {} if undefined == "keep" or state.next.iter_key else _missing(following, store)
     expected = _expected(state, missing)

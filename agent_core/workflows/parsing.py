@@ -33,9 +33,10 @@ class Parsed:
     path: ParsePath
 
 
-def parse_output(text: str) -> Parsed:
-    """``text`` parsed the way CodeMie does, then repaired if that fails; the plain string when
-    nothing in it is structured data."""
+def parse_output(text: str, *, repair: bool = True) -> Parsed:
+    """``text`` parsed the way CodeMie does, then repaired if that fails (unless ``repair`` is
+    False: a state that asks for plain text); the plain string when nothing in it is structured
+    data."""
     stripped = text.strip()
     if not stripped or len(stripped) > MAX_PARSED_CHARS or _too_deep(stripped):
         return Parsed(text, "string")
@@ -54,7 +55,7 @@ def parse_output(text: str) -> Parsed:
             value = _literal(block) or _repaired(block)
             if value is not None:
                 return Parsed(value, "fenced")
-    value = _repaired(_json_span(stripped))
+    value = _repaired(_json_span(stripped)) if repair else None
     if value is not None:
         return Parsed(value, "repaired")
     return Parsed(text, "string")

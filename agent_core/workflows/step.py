@@ -93,7 +93,12 @@ class StepRunner:
             yield StepFinished(run.run_id, self._record(failed))
             raise
         base = replace(base, provenance=provenance)
-        parsed = parse_output(raw)
+        # A state that keeps its whole answer as text under an output_key asked for text: prose
+        # with a brace in it is that text, not JSON to be repaired into some object.
+        asks_for_text = (
+            bool(state.next.output_key) and state.output_schema is None and not state.output_pointer
+        )
+        parsed = parse_output(raw, repair=not asks_for_text)
         try:
             value = pointed(parsed.value, state.output_pointer)
             _validate(state, value)

@@ -22,21 +22,6 @@ from tests.support.workflow_runner import Runner, step
 OUTLINE_AS_REPAIRED = 'Here is the outline: {type: "outline", data: ["history", "uses"]}'
 
 
-def test_the_template_stops_at_the_outline_when_its_output_had_to_be_repaired(runner: Runner) -> None:
-    runner.provider.enqueue_reply(OUTLINE_AS_REPAIRED)
-    run = runner.run(template_for("essay"), {"topic": "tea"})
-    assert run.status == "needs_review"
-    outline = step(run, "outline")
-    assert outline.status == "needs_review" and outline.parse_path == "repaired"
-    for said in ("state 'outline'", "expected text to store as points", "keys type, data",
-                 "a model that follows JSON schemas", "accept_unchecked_output: true"):  # fmt: skip
-        assert said in run.error, run.error
-    assert [s.state_id for s in run.steps] == ["outline"]  # the draft never ran on it
-    assert len(runner.provider.requests) == 1
-    stored = runner.runs.run(run.id)
-    assert stored is not None and stored.status == "needs_review" and stored.steps[0].status == "needs_review"
-
-
 NEEDS_POINTS = """
 states:
   - id: outline
@@ -46,6 +31,47 @@ states:
     task: Write about {{topic}} covering {{points}}
     next: {state_id: end, output_key: text}
 """
+
+
+def test_the_templates_outline_keeps_prose_with_braces_as_the_text_it_asked_for(runner: Runner) -> None:
+    # The template's outline stores its answer as text (output_key: points): the bundled model's
+    # prose with an object in it is that text, not JSON to repair into {type, data} (issue #31).
+    runner.provider.enqueue_reply(OUTLINE_AS_REPAIRED)
+    runner.provider.enqueue_reply("A short text about tea.")
+    run = runner.run(template_for("essay"), {"topic": "tea"})
+    assert run.status == "finished", run.error
+    outline = step(run, "outline")
+    assert outline.status == "done" and outline.parse_path == "string"
+    assert run.store["points"] == OUTLINE_AS_REPAIRED and run.store["text"] == "A short text about tea."
+    assert any(OUTLINE_AS_REPAIRED in m.content for m in runner.provider.requests[1].messages)
+
+
+def test_a_state_that_expects_json_stops_when_its_output_had_to_be_repaired(runner: Runner) -> None:
+    runner.provider.enqueue_reply(OUTLINE_AS_REPAIRED)
+    run = runner.run(NEEDS_POINTS, {"topic": "tea"})
+    assert run.status == "needs_review"
+    outline = step(run, "outline")
+    assert outline.status == "needs_review" and outline.parse_path == "repaired"
+    for said in ("state 'outline'", "expected output with points, read by state 'draft'", "keys type, data",
+                 "a model that follows JSON schemas", "accept_unchecked_output: true"):  # fmt: skip
+        assert said in run.error, run.error
+    assert [s.state_id for s in run.steps] == ["outline"]  # the draft never ran on it
+    assert len(runner.provider.requests) == 1
+    stored = runner.runs.run(run.id)
+    assert stored is not None and stored.status == "needs_review" and stored.steps[0].status == "needs_review"
+
+
+# What the bundled model wrote for the template's outline on "bird feeders": its prompt said back.
+ECHOED = 'The workflow so far, for reference: user: {"topic": "bird feeders"} <history> user: bird'
+
+
+def test_an_answer_that_says_its_prompt_back_stops_the_run_for_review(runner: Runner) -> None:
+    runner.provider.enqueue_reply(ECHOED)
+    run = runner.run(template_for("essay"), {"topic": "bird feeders"})
+    assert run.status == "needs_review"
+    assert "state 'outline' needs review: its answer repeats the prompt it was given" in run.error
+    assert "accept_unchecked_output: true" in run.error
+    assert [s.state_id for s in run.steps] == ["outline"] and len(runner.provider.requests) == 1
 
 
 def test_valid_json_without_what_the_next_state_reads_stops_the_run_at_the_state_that_gave_it(
