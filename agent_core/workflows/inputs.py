@@ -23,13 +23,19 @@ _TYPES: dict[str, Callable[[Any], bool]] = {
 
 def initial_store(given: Any, inputs: Mapping[str, WorkflowInput]) -> dict[str, Any]:
     """The store before the first state: a JSON (or dict) input's root keys, checked against the
-    declared ``inputs`` (defaults applied).
+    declared ``inputs`` (defaults applied); plain text is the value of the one required text
+    input, when the workflow has exactly one.
 
     Raises:
         WorkflowError: a required input is missing or has the wrong type.
     """
     value = parse_output(given).value if isinstance(given, str) else given
     store: dict[str, Any] = dict(value) if isinstance(value, dict) else {}
+    if isinstance(given, str) and not isinstance(value, dict) and given.strip():
+        # "/run release-notes Bluefin 0.9.2": plain text is the one text input the workflow needs.
+        needed = [name for name, d in inputs.items() if d.required and d.default is None]
+        if len(needed) == 1 and inputs[needed[0]].type == "string":
+            store[needed[0]] = given.strip()
     for name, declared in inputs.items():
         if name not in store:
             if declared.default is not None or not declared.required:
