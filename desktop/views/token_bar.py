@@ -205,6 +205,11 @@ class ContextGauge(QWidget):
         self._show(None if context is None else context.manifest)
         if context is None:
             self.caption.setText("Fills after the first reply.")
+        elif context.manifest is None and context.workflow_runs:
+            # /run as the chat's first message: its states made their own requests, the chat none.
+            self.caption.setText(
+                "Fills after the model's first reply (a workflow run sends no request of its own)."
+            )
         elif context.manifest is None:
             self.caption.setText("The last reply has no token counts.")
 
