@@ -143,6 +143,9 @@ class AgentFilePanel(QWidget):
                 self.table.selectRow(row)
                 self._restoring = False
             self._shown_again(row)
+            label = self._label_of(self._editing)
+            if self.file_label.text() == f"{label} ({self.kind.saved_note})":
+                self.file_label.setText(f"{label} (saved)")  # the reload has checked it
         self._update_buttons()
 
     def _on_selected(self) -> None:

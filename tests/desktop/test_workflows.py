@@ -99,6 +99,8 @@ def test_a_saved_workflow_with_an_undefined_variable_shows_the_problem_at_the_li
     assert panel.editor.highlighted_lines() == [8]
     assert "1 error" in panel.editor.summary.text()
     assert panel.model.row_of(agent_dir / "workflows" / "outline.yaml") is not None
+    # Checked once the agent reloaded: the label no longer says it is being checked.
+    qtbot.waitUntil(lambda: panel.file_label.text() == "workflows/outline.yaml (saved)", timeout=WAIT_MS)
 
     index = panel.editor.problems_model.index(0, 0)
     panel.editor.problems.clicked.emit(index)
