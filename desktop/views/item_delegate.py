@@ -77,11 +77,24 @@ class ContextItemDelegate(QStyledItemDelegate):
         badge_metrics = QFontMetrics(badge_font)
         badges_width = sum(badge_metrics.horizontalAdvance(t) + 12 + 4 for t, _ in badges)
 
+        name_font = QFont(option.font)
+        name_font.setBold(True)
+        name_font.setStrikeOut(removed)
+        name = str(index.data(Role.NAME) or "")
+        name_metrics = QFontMetrics(name_font)
+        # In a narrow column the name comes first: a "Not included" badge (its list's heading
+        # says so already), then the server or priority prefix (in the tooltip), give way to it,
+        # and the token cost moves down to the second line when there is one.
+        legible = min(name_metrics.horizontalAdvance(name), name_metrics.horizontalAdvance("M" * 8))
+        second = self._second_line(index)
+        if removed and not second:
+            second = "No longer in the agent"
         tokens = index.data(Role.TOKENS)
+        cost = f"{tokens:,} tok" if tokens is not None else ""
+        cost_width = metrics.horizontalAdvance(cost) + 4 if cost else 0
+        cost_below = bool(cost and second) and first.width() - cost_width - 6 - badges_width - 6 < legible
         right = first.right()
-        if tokens is not None:
-            cost = f"{tokens:,} tok"
-            cost_width = metrics.horizontalAdvance(cost) + 4
+        if cost and not cost_below:
             painter.setFont(option.font)
             painter.setPen(text_color if selected else palette_color(palette.muted))
             painter.drawText(
@@ -91,21 +104,13 @@ class ContextItemDelegate(QStyledItemDelegate):
             )
             right -= cost_width + 6
 
-        name_font = QFont(option.font)
-        name_font.setBold(True)
-        name_font.setStrikeOut(removed)
         painter.setFont(name_font)
         painter.setPen(text_color)
-        name = str(index.data(Role.NAME) or "")
-        name_metrics = QFontMetrics(name_font)
         prefix = index.data(Role.PREFIX) or ""
         mono = QFont(option.font)
         mono.setFamily("monospace")
         mono.setStyleHint(QFont.StyleHint.Monospace)
         prefix_width = QFontMetrics(mono).horizontalAdvance(prefix) + 6 if prefix else 0
-        # In a narrow column the name comes first: a "Not included" badge (its list's heading
-        # says so already), then the server or priority prefix (in the tooltip), give way to it.
-        legible = min(name_metrics.horizontalAdvance(name), name_metrics.horizontalAdvance("M" * 8))
         badges, keep_prefix = make_room_for_name(
             right - x - 6,
             legible,
@@ -139,13 +144,13 @@ class ContextItemDelegate(QStyledItemDelegate):
         for text, kind in badges:
             x += paint_badge(painter, QRectF(x, first.top(), 0, line_height), text, kind, option.font) + 4
 
-        second = self._second_line(index)
-        if removed and not second:
-            second = "No longer in the agent"
         if second:
             painter.setFont(option.font)
             painter.setPen(text_color if selected else palette_color(palette.muted))
             line = QRectF(rect.left(), first.bottom() + 2, rect.width(), line_height)
+            if cost_below:
+                painter.drawText(line, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, cost)
+                line.setRight(line.right() - cost_width - 6)
             painter.drawText(
                 line,
                 Qt.AlignmentFlag.AlignVCenter,

@@ -95,3 +95,27 @@ def test_room_for_a_name_is_made_in_order() -> None:
     assert make_room_for_name(250, 80, 70, [miss, score]) == ([score[0]], True)
     assert make_room_for_name(150, 80, 70, [miss, score]) == ([score[0]], False)
     assert make_room_for_name(150, 80, 0, [score]) == ([score[0]], True)  # nothing else to give way
+
+
+def test_in_a_narrow_column_the_token_cost_moves_under_the_name(qtbot: QtBot) -> None:
+    # A sub-agent's View Context: a skill with its mode, score, what the request carried and its
+    # cost, in a column about 300 pixels wide, showed "su…xt".
+    row = ContextRow(
+        ItemRef("skill", "summarize-text"),
+        "agent",
+        score=0.56,
+        description="Summarize a text the user gives you.",
+        tokens=274,
+        state="body inline",
+    )
+    model = ContextItemsModel([row])
+    view = QListView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    delegate = ContextItemDelegate(view)
+    view.setItemDelegate(delegate)
+    narrow = painted_texts(view, delegate, 0, width=300)
+    assert "summarize-text" in narrow and "274 tok" in narrow  # the name whole, the cost still shown
+    assert narrow.index("summarize-text") < narrow.index("274 tok")  # painted on the line below
+    wide = painted_texts(view, delegate, 0, width=600)
+    assert wide.index("274 tok") < wide.index("summarize-text")  # beside the name, at the right
