@@ -4,8 +4,8 @@ The SDK's OAuth client raises ``OAuthRegistrationError``, ``OAuthTokenError`` an
 with the authorization server's whole answer in the message (often the site's HTML error page).
 :func:`explain_oauth_failure` names the step that failed, keeps only the server's short reason (an
 OAuth ``error``/``error_description``, or an HTML page's title), bounded, and ends with a Fix line
-that names the setting to change: ``oauth.clientId`` / ``oauth.clientSecret`` (the secret kept in
-the keyring) or ``oauth.clientMetadataUrl`` in agent.yaml, or the server dialog.
+that names the setting to change: ``oauth.clientId`` in agent.yaml with its secret in the keyring
+(``contextdesk mcp set-secret``), ``oauth.clientMetadataUrl``, or the server dialog.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ MAX_SERVER_REASON_CHARS = 200  # of the server's own words quoted in a message
 _MAX_SCANNED_CHARS = 20_000  # of an error body looked at to find those words
 
 _PRE_REGISTERED = (
-    "set the client id this server's operator gave you (agent.yaml `oauth.clientId`, with "
-    "`oauth.clientSecret` if they gave a secret, or the server dialog)"
+    "set a pre-registered client id for it (agent.yaml `oauth.clientId`, its secret if it has one in "
+    "the keyring: `contextdesk mcp set-secret AGENT_DIR {server} client-secret`; or the server dialog)"
 )
 _SIGN_IN_AGAIN = "sign in again (`contextdesk mcp login AGENT_DIR {server}`, or restart the server)"
 
@@ -63,6 +63,7 @@ def explain_oauth_failure(server: str, error: OAuthFlowError) -> str:
     where = f"MCP server '{server}'"
     message = str(error)
     again = _SIGN_IN_AGAIN.format(server=server)
+    pre_registered = _PRE_REGISTERED.format(server=server)
     if isinstance(error, OAuthRegistrationError):
         failed = _REGISTRATION_FAILED.match(message)
         if failed is not None:
@@ -70,20 +71,22 @@ def explain_oauth_failure(server: str, error: OAuthFlowError) -> str:
             if status in (404, 405, 501):
                 return (
                     f"{where}: its authorization server does not allow dynamic client registration "
-                    f"(HTTP {status}: {reason}), so ContextDesk cannot register itself. Fix: {_PRE_REGISTERED}."
+                    f"(HTTP {status}: {reason}), so ContextDesk cannot register itself. "
+                    f"Fix: {pre_registered}, or a client metadata document's URL (`oauth.clientMetadataUrl`) "
+                    "where the server takes those."
                 )
             return (
                 f"{where}: its authorization server refused to register ContextDesk as a client "
-                f"(HTTP {status}: {reason}). Fix: {_PRE_REGISTERED}, or ask the server's operator."
+                f"(HTTP {status}: {reason}). Fix: {pre_registered}, or ask the server's operator."
             )
         if "token_endpoint_auth_method" in message or "client_secret" in message:
             return (
                 f"{where}: its authorization server registered ContextDesk in a way it cannot sign in with "
-                f"({server_reason(message)}). Fix: {_PRE_REGISTERED}."
+                f"({server_reason(message)}). Fix: {pre_registered}."
             )
         return (
             f"{where}: its authorization server's answer to the client registration is not one "
-            f"({server_reason(message)}). Fix: {_PRE_REGISTERED}, or ask the server's operator."
+            f"({server_reason(message)}). Fix: {pre_registered}, or ask the server's operator."
         )
     if isinstance(error, OAuthTokenError):
         failed = _TOKEN_FAILED.match(message)
@@ -92,8 +95,9 @@ def explain_oauth_failure(server: str, error: OAuthFlowError) -> str:
             if reason.startswith(("invalid_client", "unauthorized_client")):
                 return (
                     f"{where}: its authorization server does not accept ContextDesk's client "
-                    f"(HTTP {status}: {reason}). Fix: check `oauth.clientId` and `oauth.clientSecret` "
-                    f"in agent.yaml (or the server dialog); if you set none, {again}."
+                    f"(HTTP {status}: {reason}). Fix: check `oauth.clientId` in agent.yaml and its secret "
+                    f"(`contextdesk mcp set-secret AGENT_DIR {server} client-secret`), or the server dialog; "
+                    f"if you set none, {again}."
                 )
             return (
                 f"{where}: its authorization server refused to issue a token (HTTP {status}: {reason}). "

@@ -72,7 +72,9 @@ async def test_a_server_without_dynamic_registration_says_to_set_a_client_id(
 ) -> None:
     reason, browser = await failed_reason("no-registration", caplog)
     assert "does not allow dynamic client registration (HTTP 404: 404 Not Found)" in reason
-    assert "`oauth.clientId`" in reason and "`oauth.clientSecret`" in reason
+    assert "Fix: set a pre-registered client id for it (agent.yaml `oauth.clientId`" in reason
+    assert "`contextdesk mcp set-secret AGENT_DIR remote client-secret`" in reason
+    assert "`oauth.clientMetadataUrl`" in reason
     assert browser.sign_ins == 0  # nothing to sign in with
 
 
