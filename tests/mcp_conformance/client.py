@@ -2,15 +2,16 @@
 
 The suite starts a test server for one scenario and runs ``client.py URL`` with the scenario's name in
 ``MCP_CONFORMANCE_SCENARIO`` (and its data in ``MCP_CONFORMANCE_CONTEXT``). This script writes a
-temporary agent folder whose one server is that URL, trusts it (``contextdesk agent trust``), signs in
+temporary agent folder whose one server is that URL (with the OAuth client the scenario hands out, its
+secrets kept with ``contextdesk mcp set-secret``), trusts it (``contextdesk agent trust``), signs in
 where the scenario wants OAuth (``contextdesk mcp login --no-browser``, following the printed URL as a
 browser would: the suite's authorization server approves at once and redirects to ContextDesk's
 loopback listener), lists the tools (``contextdesk agent show --json``) and calls what the scenario
 asks for (``contextdesk mcp call``), answering forms with their defaults like a user pressing Enter.
 
-Every command runs in a child process of this worktree's code with its own config folder and a
-keyring in a file of the temporary folder, never the real one. The exit code is the last failing
-command's; what each command printed goes to stderr, which the suite keeps per scenario.
+Every command runs in a child process of this checkout's code with its own config folder and a
+keyring in a file of the temporary folder, never the real one. The first command that fails ends
+the run with exit code 1; what each command printed goes to stderr, which the suite keeps per scenario.
 """
 
 from __future__ import annotations
@@ -50,6 +51,14 @@ _CALLS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("test_mrtr_no_result_type", {}),
     ],
 }
+# The client ID metadata document the suite's CIMD scenario expects as the client id (its fixture's URL).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+# The grants of the optional OAuth extensions, by the scenarios that use them.
+_GRANTS = {
+    "auth/client-credentials-basic": "client-credentials",
+    "auth/client-credentials-jwt": "client-credentials",
+    "auth/enterprise-managed-authorization": "cross-app-access",
+}
 # Scenarios whose server only answers tools/list.
 _LIST_ONLY = {"initialize", "json-schema-ref-no-deref"}
 
@@ -69,13 +78,17 @@ class User:
             "PYTHONPATH": str(REPO_ROOT),
         }
         self.agent.mkdir()
-        server = {"type": "streamable-http", "url": url, **({"oauth": True} if self.signs_in else {})}
+        self.context: dict[str, Any] = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+        oauth, self.secrets = _oauth_settings(scenario, self.context)
+        server = {"type": "streamable-http", "url": url, **({"oauth": oauth} if self.signs_in else {})}
         (self.agent / "agent.yaml").write_text(
             json.dumps({"name": "Conformance", "mcpServers": {SERVER: server}}), encoding="utf-8"
         )
 
     def run(self) -> int:
         self.contextdesk("agent", "trust", str(self.agent))
+        for kind, value in self.secrets.items():
+            self.contextdesk("mcp", "set-secret", str(self.agent), SERVER, kind, typed=value)
         if self.signs_in:
             self.contextdesk("mcp", "login", str(self.agent), SERVER, "--no-browser")
         # `mcp call` lists the tools itself; `agent show` is for finding out which ones there are.
@@ -100,11 +113,10 @@ class User:
         if self.scenario in _LIST_ONLY:
             return []
         if self.scenario == "http-custom-headers":
-            context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
             listed = {tool["name"] for tool in tools}
             return [
                 (c["name"], c.get("arguments") or {})
-                for c in context.get("toolCalls", [])
+                for c in self.context.get("toolCalls", [])
                 if c["name"] in listed
             ]
         if self.scenario == "json-schema-2020-12-preservation":
@@ -115,8 +127,9 @@ class User:
         # The auth scenarios and any other: call the first tool, as the SDKs' own conformance clients do.
         return [(tools[0]["name"], {})] if tools else []
 
-    def contextdesk(self, *arguments: str) -> str:
-        """Run one command, answering what it asks as the user; its stdout, or Failed."""
+    def contextdesk(self, *arguments: str, typed: str | None = None) -> str:
+        """Run one command, answering what it asks as the user (or giving it ``typed`` on its
+        standard input); its stdout, or Failed."""
         command = [sys.executable, "-m", "agent_core.cli.main", *arguments]
         print(f"$ contextdesk {' '.join(arguments)}", file=sys.stderr, flush=True)
         with tempfile.TemporaryFile() as out:
@@ -128,6 +141,10 @@ class User:
                 env=self.env,
                 cwd=REPO_ROOT,
             )
+            if typed is not None:
+                assert process.stdin is not None
+                process.stdin.write(typed.encode())
+                process.stdin.close()
             reader = threading.Thread(target=self._answer, args=(process,), daemon=True)
             reader.start()
             try:
@@ -170,6 +187,31 @@ class User:
 
 class Failed(Exception):
     """A command failed; the message says which."""
+
+
+def _oauth_settings(scenario: str, context: dict[str, Any]) -> tuple[dict[str, Any] | bool, dict[str, str]]:
+    """The server's ``oauth`` block a user writes for the scenario's authorization server, and the
+    secrets they store with ``contextdesk mcp set-secret`` (kind → value), from what the scenario
+    hands out (its context: a client registered beforehand, its secret or key, an identity provider)."""
+    oauth: dict[str, Any] = {}
+    secrets: dict[str, str] = {}
+    if scenario == "auth/basic-cimd":
+        oauth["clientMetadataUrl"] = CLIENT_METADATA_URL
+    if scenario in _GRANTS:
+        oauth["grant"] = _GRANTS[scenario]
+    if "client_id" in context:
+        oauth["clientId"] = context["client_id"]
+    if "client_secret" in context:
+        secrets["client-secret"] = context["client_secret"]
+    if "private_key_pem" in context:
+        secrets["private-key"] = context["private_key_pem"]
+        if "signing_algorithm" in context:
+            oauth["signingAlgorithm"] = context["signing_algorithm"]
+    if "idp_token_endpoint" in context:
+        oauth["idpTokenEndpoint"] = context["idp_token_endpoint"]
+        oauth["idpClientId"] = context["idp_client_id"]
+        secrets["idp-id-token"] = context["idp_id_token"]
+    return oauth or True, secrets
 
 
 def _open_in_browser(url: str) -> None:
