@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx2
@@ -52,17 +53,19 @@ def test_login_without_a_browser_prints_the_url_and_the_sign_in_lasts(tmp_path: 
         login = contextdesk(keyring_file, "mcp", "login", str(agent), "remote", "--no-browser")
         assert login.stderr is not None
         printed = []
-        for line in login.stderr:
+        deadline = threading.Timer(120, login.kill)  # a hung sign-in ends the read below
+        deadline.start()
+        for line in login.stderr:  # to its end: the command's whole stderr, read as it comes
             printed.append(line)
             if line.strip().startswith(f"{server.base}/authorize?"):
                 # Another browser, anywhere: the redirect reaches the CLI's loopback listener.
                 page = httpx2.get(line.strip(), follow_redirects=True, timeout=10)
                 assert "Signed in" in page.text
-                break
-        out, err = login.communicate(timeout=60)
-        assert login.returncode == 0, "".join(printed) + err
-        assert "waiting for the sign-in to come back (--no-browser)" in err
-        assert out.strip() == "Signed in to MCP server 'remote': it is ready, with 1 tools."
+        deadline.cancel()
+        assert login.wait(timeout=60) == 0, "".join(printed)
+        assert login.stdout is not None
+        assert "waiting for the sign-in to come back (--no-browser)" in "".join(printed)
+        assert login.stdout.read().strip() == "Signed in to MCP server 'remote': it is ready, with 1 tools."
         # A later command uses the kept sign-in: no URL, no new authorization.
         call = contextdesk(keyring_file, "mcp", "call", str(agent), "remote", "whoami", "--no-browser")
         out, err = call.communicate(timeout=60)
