@@ -151,7 +151,8 @@ def explain_failure(
                     "Fix: check the token in `headers` (e.g. Authorization: env://TOKEN)."
                 )
             return f"{where}: {config.url} answered HTTP {status}. Fix: check `url` (the path is often /mcp or /sse)."
-        elsewhere = _other_origin(cause, config.url)
+        signs_in = isinstance(config, StreamableHttpServerConfig) and config.oauth_settings is not None
+        elsewhere = _other_origin(cause, config.url) if signs_in else None
         if elsewhere is not None and isinstance(cause, httpx2.TransportError):
             return (
                 f"{where}: cannot reach {elsewhere}, which its sign-in information names as where to sign in "
