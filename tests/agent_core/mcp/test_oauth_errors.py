@@ -130,6 +130,7 @@ def test_the_cli_prints_the_fix_and_no_traceback(tmp_path: Path) -> None:
                 "remote",
                 "--no-browser",
             ],
+            stdin=subprocess.DEVNULL,  # nothing to answer: the sign-in fails before any question
             capture_output=True,
             text=True,
             timeout=120,
