@@ -30,7 +30,7 @@ def test_a_file_the_message_names_is_the_only_value_the_model_may_write() -> Non
 
 
 def test_a_file_argument_the_conversation_never_names_is_not_made_up() -> None:
-    schema, ungrounded = ground_arguments(READ_FILE, user("read my notes"))
+    _, ungrounded = ground_arguments(READ_FILE, user("read my notes"))
     assert ungrounded == ["path"]
     # Version numbers, abbreviations and a rule in the system prompt are not file names.
     _, ungrounded = ground_arguments(READ_FILE, user("Release notes for Bluefin 0.9.2, e.g. the fixes."))
@@ -73,7 +73,10 @@ def test_an_address_argument_takes_only_addresses() -> None:
 def test_an_argument_with_its_own_values_or_not_a_string_is_left_alone() -> None:
     schema = {
         "type": "object",
-        "properties": {"file_kind": {"type": "string", "enum": ["pdf", "md"]}, "dir_depth": {"type": "integer"}},
+        "properties": {
+            "file_kind": {"type": "string", "enum": ["pdf", "md"]},
+            "dir_depth": {"type": "integer"},
+        },
         "required": ["file_kind", "dir_depth"],
     }
     grounded, ungrounded = ground_arguments(schema, user("nothing here"))
