@@ -67,8 +67,8 @@ def output_keys(state: WorkflowState) -> set[str] | None:
     next_ = state.next
     if not next_.store_in_context:
         return set()
-    if next_.output_key:
-        return {next_.output_key}
+    # With output_key, the whole output is stored under it, and an object's keys as well.
+    keyed = {next_.output_key} if next_.output_key else set()
     schema = state.output_schema
     if isinstance(schema, str):
         try:
@@ -76,9 +76,9 @@ def output_keys(state: WorkflowState) -> set[str] | None:
         except ValueError:
             schema = None
     if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-        return set(schema["properties"])
+        return keyed | set(schema["properties"])
     asked = set(_JSON_KEY.findall(state.task))
-    return asked or None
+    return (keyed | asked) or None
 
 
 def check_workflow(
