@@ -1,7 +1,8 @@
 """``workflow check`` for CodeMie's Autonomous mode: a supervisor delegating to the workflow's
 assistants, with no states. What does not map is reported: states and tools (not run in this
-mode), assistant ids that cannot be the supervisor's tool names, assistants' CodeMie tool names
-that name no ``server.tool`` of this agent, and a missing ``supervisor_prompt``."""
+mode), assistant ids that cannot be the supervisor's tool names, assistants' own MCP servers (not
+started in this mode), CodeMie tool names that name no ``server.tool`` of this agent, and a missing
+``supervisor_prompt``."""
 
 from __future__ import annotations
 
@@ -60,6 +61,13 @@ def autonomous_problems(workflow: Workflow, add: AddProblem) -> None:
                 "assistants", i, "id",
             )  # fmt: skip
         seen.add(assistant.id.lower())
+        if assistant.mcp_servers:
+            add(
+                f"assistant '{assistant.id}': mcp_servers are not started in Autonomous mode",
+                "add the server to agent.yaml and give its tools to the assistant (tools: [{name: server.tool}])",
+                "assistants", i, "mcp_servers",
+                severity="warning",
+            )  # fmt: skip
         for j, entry in enumerate(assistant.tools):
             name = entry.get("name") or entry.get("tool")
             if isinstance(name, str) and "." not in name:

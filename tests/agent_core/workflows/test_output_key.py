@@ -37,7 +37,11 @@ def test_an_object_output_with_an_output_key_stores_its_keys_and_the_whole_objec
     assert step(run, "announce").rendered_task == (
         'Announce Caching 101 (5 words); all of it: {"title": "Caching 101", "words": 5}'
     )
-    assert run.store == {"title": "Caching 101", "words": 5, "article_meta": {"title": "Caching 101", "words": 5}}
+    assert run.store == {
+        "title": "Caching 101",
+        "words": 5,
+        "article_meta": {"title": "Caching 101", "words": 5},
+    }
     assert set(step(run, "describe").added) == {"title", "words", "article_meta"}
 
 
