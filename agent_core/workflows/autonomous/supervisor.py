@@ -20,6 +20,7 @@ from agent_core.chat.events import (
     SubagentProgress,
     SubagentStarted,
     ToolCallStarted,
+    TurnSaved,
 )
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
@@ -177,6 +178,7 @@ async def supervised_walk(run: WorkflowRun, steps: DelegationSteps, task: str) -
     chat = _supervisor_chat(run, host, steps, assistants, task)
     replies = chat.send(task)
     answer = None
+    counted = 0  # the supervisor's own tokens so far, counted after each of its turns
     try:
         async for event in replies:
             if isinstance(event, SubagentStarted) and event.origin == SUPERVISOR:
@@ -187,8 +189,13 @@ async def supervised_walk(run: WorkflowRun, steps: DelegationSteps, task: str) -
                 yield (steps.store, steps.history)
             if isinstance(event, ApprovalRequest | SubagentStarted | SubagentProgress | SubagentFinished):
                 yield event
-            elif isinstance(event, ReplyFinished):
-                answer = event.message
+            elif isinstance(event, TurnSaved | ReplyFinished):
+                context = event.message.request_context
+                if context is not None:  # cumulative over the reply's turns
+                    run.limits.tokens += context.usage.total - counted
+                    counted = context.usage.total
+                if isinstance(event, ReplyFinished):
+                    answer = event.message
             if steps.stopped:
                 raise Stopped(steps.stopped)
             run.limits.stop_if_over()

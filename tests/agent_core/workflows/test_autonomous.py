@@ -159,6 +159,17 @@ def test_the_delegation_past_max_steps_is_refused_and_stops_the_run(runner: Runn
     provider.assert_all_used()
 
 
+def test_the_tokens_of_the_supervisor_and_its_assistants_count_against_max_tokens(runner: Runner) -> None:
+    provider = runner.provider
+    provider.enqueue_tool_call(f"subagents__{BACKEND}", {"task": "Backend steps"})
+    provider.enqueue_reply("make serve")
+    provider.enqueue_tool_call(f"subagents__{UI}", {"task": "UI steps"})
+    run = runner.run(with_limits(template_text(), "{maxTokens: 100}"), "How do I start it?")
+    assert run.status == "stopped"
+    assert "stopped at limits.maxTokens (100) before state 'ui_onboarder'" in run.error
+    assert [s.state_id for s in run.steps] == [BACKEND] and len(provider.requests) == 3
+
+
 def test_mock_decisions_past_max_steps_stop_the_run_too(runner: Runner) -> None:
     mock = [
         {"state_id": "supervisor", "output": {"next": BACKEND, "task": "a"}},
