@@ -85,6 +85,15 @@ def test_workflow_run_on_a_scripted_model_delegates_through_the_supervisors_tool
     assert result["context"]["result"] == "Run make serve."
 
 
+def test_a_dry_run_of_an_autonomous_workflow_says_there_are_no_states_to_render(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = with_template(scripted_agent(tmp_path, []))
+    code, out, err = run(capsys, "workflow", "run", "--agent", str(root), NAME, "--input", "go", "--dry-run")
+    assert code == 1 and not out
+    assert "is Autonomous: it has no states to render" in err and "--mock-outputs" in err
+
+
 def test_a_run_from_the_chat_and_its_stop_cancel_the_supervisor_and_the_assistant(chat: Chat) -> None:
     path = with_template(chat.agent.root) / "workflows" / f"{NAME}.yaml"
     workflow = load_workflow(path, [])
