@@ -232,3 +232,17 @@ def test_a_grounded_retry_clears_the_mark_and_the_run_finishes(runner: Runner) -
         and "after calling workspace.read_file" in run.steps[1].provenance.line()
     )
     assert run.status == "finished", run.error
+
+
+def test_a_supervisor_calling_a_tool_that_is_not_an_assistant_runs_nothing(runner: Runner) -> None:
+    provider = runner.provider
+    provider.enqueue_tool_call("workspace__read_file", {"path": "/etc/passwd"})
+    provider.enqueue_tool_call(f"subagents__{BACKEND}", {"task": "Backend steps"})
+    provider.enqueue_reply("make serve")
+    provider.enqueue_reply("make serve")
+    run = runner.run(template_text(), "How do I start it?")
+    assert runner.tools.calls == []  # refused: the supervisor's only tools are its assistants
+    [supervisor] = runner.chats.children(f"workflow:{run.id}")
+    first = next(m for m in runner.chats.messages(supervisor.id) if m.tool_calls)
+    assert first.tool_calls[0].is_error and first.tool_calls[0].result.startswith("No tool")
+    assert run.status == "finished" and [s.state_id for s in run.steps] == [BACKEND]
