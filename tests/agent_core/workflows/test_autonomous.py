@@ -5,6 +5,7 @@ the run is "finished" only on the assistants' grounded work."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,18 @@ def test_a_supervisor_calling_a_tool_that_is_not_an_assistant_runs_nothing(runne
     first = next(m for m in runner.chats.messages(supervisor.id) if m.tool_calls)
     assert first.tool_calls[0].is_error and first.tool_calls[0].result.startswith("No tool")
     assert run.status == "finished" and [s.state_id for s in run.steps] == [BACKEND]
+
+
+def test_the_time_cap_stops_the_run_with_its_assistant_at_work(runner: Runner) -> None:
+    class Never:
+        async def wait(self) -> None:
+            await asyncio.Event().wait()
+
+    provider = runner.provider
+    provider.enqueue_tool_call(f"subagents__{BACKEND}", {"task": "Backend steps"})
+    provider.enqueue_reply(chunks=["reading ", Never()])  # type: ignore[list-item]
+    run = runner.run(with_limits(template_text(), "{timeoutSeconds: 0.5}"), "How do I start it?")
+    assert run.status == "stopped" and "limits.timeoutSeconds (0.5 s)" in run.error
+    [supervisor] = runner.chats.children(f"workflow:{run.id}")
+    [assistant] = runner.chats.children(supervisor.id)
+    assert runner.chats.messages(assistant.id)[-1].status == "cancelled"
