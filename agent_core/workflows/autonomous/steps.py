@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from agent_core.context.items import Delegation, TokenUsage
 from agent_core.context.provenance import Provenance
@@ -96,10 +96,15 @@ class DelegationSteps:
         return StepStarted(self.run.run_id, assistant)
 
     def finished(
-        self, delegation: Delegation, *, tools: Sequence[str] = (), kind: str = "assistant"
+        self,
+        delegation: Delegation,
+        *,
+        tools: Sequence[str] = (),
+        kind: Literal["assistant", "mock"] = "assistant",
     ) -> StepFinished:
-        """The step of a delegation that ended; the store then holds its result under the
-        assistant's id, and the history the result. Raises Stopped when a byte cap was passed."""
+        """The step of a delegation that ended, recorded (cut to its outline past maxStepBytes);
+        the store then holds its result under the assistant's id, the history the result.
+        ``tools``: the agent's tools the assistant was given (then it is expected to use them)."""
         run, assistant, result = self.run, delegation.subagent, delegation.result
         stopped = (delegation.note or delegation.stopped_by) if delegation.stopped_by else ""
         problem = delegation_problem(
@@ -116,7 +121,7 @@ class DelegationSteps:
         step = StepRecord(
             position=run.limits.steps,
             state_id=assistant,
-            kind="mock" if kind == "mock" else "assistant",
+            kind=kind,
             store_before=dict(self.store),
             history_before=self.history,
             rendered_task=delegation.task,

@@ -262,3 +262,12 @@ def test_the_time_cap_stops_the_run_with_its_assistant_at_work(runner: Runner) -
     [supervisor] = runner.chats.children(f"workflow:{run.id}")
     [assistant] = runner.chats.children(supervisor.id)
     assert runner.chats.messages(assistant.id)[-1].status == "cancelled"
+
+
+def test_a_supervisor_going_round_without_finishing_stops_at_its_turn_cap(runner: Runner) -> None:
+    for _ in range(2):  # maxSteps 1: one turn to delegate and one to finish
+        runner.provider.enqueue_tool_call("subagents__nobody", {"task": "anything"})
+    run = runner.run(with_limits(template_text(), "{maxSteps: 1}"), "How do I start it?")
+    assert run.status == "stopped" and not run.steps
+    assert "the supervisor took 2 turns (limits.maxSteps + 1) without finishing" in run.error
+    runner.provider.assert_all_used()
