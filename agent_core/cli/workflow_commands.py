@@ -256,6 +256,12 @@ def run_json(record: WorkflowRunRecord) -> dict[str, Any]:
                 "chat_id": step.child_session_id or None,
                 "produced_by": step.provenance.line() if step.provenance else None,
                 "error": step.error or None,
+                # An Autonomous run's delegation: which assistant, the task it was given, its result.
+                **(
+                    {"assistant": step.state_id, "task": step.rendered_task, "result": step.raw_output}
+                    if step.delegated
+                    else {}
+                ),
             }
             for step in record.steps
         ],

@@ -24,7 +24,7 @@ from agent_core.workflows.records import HistoryMessage
 from agent_core.workflows.servers import StateTools, server_configs, started_servers
 from agent_core.workflows.workflow_run import WorkflowRun
 
-__all__ = ["AssistantAnswer", "answer", "assistant_tools"]
+__all__ = ["AssistantAnswer", "answer", "assistant_definition", "assistant_tools", "host_chat"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ async def answer(
         return
     subagent = _assistant_of(run, state)
     message = _with_history(task, history)
-    parent = _host(run)
+    parent = host_chat(run)
     config = _assistant_config(run, state)
     where = f"state '{state.id}'"
     servers = (
@@ -89,13 +89,30 @@ def _assistant_config(run: WorkflowRun, state: WorkflowState) -> WorkflowAssista
 
 
 def _assistant_of(run: WorkflowRun, state: WorkflowState) -> Subagent:
-    """The agent that answers ``state``: a sub-agent, an agent folder, or this agent (with the
-    workflow's system prompt and model for it, when it gives them)."""
-    name = state.assistant_id or ""
-    config = _assistant_config(run, state)
+    """The agent that answers ``state`` (see :func:`assistant_definition`)."""
     schema = state.output_schema
     if isinstance(schema, str):
         schema = json.loads(schema)
+    return assistant_definition(
+        run, state.assistant_id or "", where=f"state '{state.id}'", output_schema=schema, fallback=state.id
+    )
+
+
+def assistant_definition(
+    run: WorkflowRun,
+    name: str,
+    *,
+    where: str,
+    output_schema: dict[str, Any] | None = None,
+    fallback: str = "",
+) -> Subagent:
+    """The agent that answers as the workflow's assistant ``name``: a sub-agent, an agent folder,
+    or this agent (with the workflow's system prompt and model for it, when it gives them).
+
+    Raises:
+        WorkflowError: the entry names a sub-agent this agent does not have.
+    """
+    config = next((a for a in run.spec.assistants if a.id == name), None)
     sub_name = (config.assistant_id if config else None) or (name if name in run.agent.subagents else None)
     limits = SubagentLimits(
         max_turns=10,
@@ -105,15 +122,15 @@ def _assistant_of(run: WorkflowRun, state: WorkflowState) -> Subagent:
     if sub_name:
         found = run.agent.subagents.get(sub_name)
         if found is None:
-            raise WorkflowError(f"state '{state.id}': the sub-agent '{sub_name}' is not in this agent")
-        return replace(found, output_schema=schema or found.output_schema)
+            raise WorkflowError(f"{where}: the sub-agent '{sub_name}' is not in this agent")
+        return replace(found, output_schema=output_schema or found.output_schema)
     prompt = (config.system_prompt if config else None) or run.agent.config.system_prompt
     return Subagent(
-        name=name or state.id,
-        description=f"workflow {run.workflow.name}, state {state.id}",
+        name=name or fallback,
+        description=f"workflow {run.workflow.name}, {where}",
         prompt=prompt,
         model=(config.model if config and config.model else "inherit"),
-        output_schema=schema,
+        output_schema=output_schema,
         limits=limits,
         tools=assistant_tools(config),
     )
@@ -136,7 +153,7 @@ def _with_history(task: str, history: tuple[HistoryMessage, ...]) -> str:
     return f"<history>\nThe workflow so far, for reference:\n{lines}\n</history>\n\n{task}"
 
 
-def _host(run: WorkflowRun) -> ChatSession:
+def host_chat(run: WorkflowRun) -> ChatSession:
     """The chat the assistant runs under as a sub-agent: the one that started the run, else one
     made for the run, whose own record is never saved (it lends the sub-agent machinery the
     agent, services and chat store)."""

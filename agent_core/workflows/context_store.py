@@ -2,9 +2,10 @@
 
 As CodeMie documents it: a dict's root keys are stored (nested values kept whole); a list of dicts
 is merged in order, the last value of a key winning; a plain string or a simple list is stored
-only under ``output_key``; ``store_in_context: false`` stores nothing; ``clear_context_store``
-``true`` empties the store (the new values too), ``"keep_current"`` keeps only the new values;
-``reset_keys_in_context_store`` removes keys. Each change is reported with its token size.
+only under ``output_key`` (which holds the whole output, a dict's keys being stored too);
+``store_in_context: false`` stores nothing; ``clear_context_store`` ``true`` empties the store
+(the new values too), ``"keep_current"`` keeps only the new values; ``reset_keys_in_context_store``
+removes keys. Each change is reported with its token size.
 """
 
 from __future__ import annotations
@@ -53,17 +54,19 @@ def new_values(output: Any, raw: str, transition: Transition) -> dict[str, Any]:
     """What ``output`` (parsed from ``raw``) puts in the store, before any clearing."""
     if not transition.store_in_context:
         return {}
-    if transition.output_key:
-        # The whole output: the parsed data, or the text when it is not structured.
-        return {transition.output_key: raw if isinstance(output, str) else output}
+    values: dict[str, Any] = {}
     if isinstance(output, dict):
-        return {str(key): value for key, value in output.items()}
-    if isinstance(output, list) and output and all(isinstance(item, dict) for item in output):
-        merged: dict[str, Any] = {}
+        values = {str(key): value for key, value in output.items()}
+    elif isinstance(output, list) and output and all(isinstance(item, dict) for item in output):
         for item in output:
-            merged.update({str(key): value for key, value in item.items()})  # the last value wins
-        return merged
-    return {}  # a plain string or a simple list: only through output_key
+            values.update({str(key): value for key, value in item.items()})  # the last value wins
+    # A plain string or a simple list is stored only through output_key. With output_key, the
+    # whole output (the parsed data, or the text when it is not structured) is stored under it
+    # as well, after the root keys, so it wins over a root key of the same name (CodeMie's
+    # base node: _collect_new_values, then _add_output_key).
+    if transition.output_key:
+        values[transition.output_key] = raw if isinstance(output, str) else output
+    return values
 
 
 def apply_output(

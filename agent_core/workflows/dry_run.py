@@ -7,6 +7,7 @@ from typing import Any
 
 from agent_core.agent.workflow_files.loader import Workflow
 from agent_core.agent.workflow_files.templates import render, render_all
+from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.inputs import initial_store
 
 __all__ = ["dry_run"]
@@ -17,9 +18,15 @@ def dry_run(workflow: Workflow, given: Any) -> list[tuple[str, str, Any]]:
     stores shows as ``{{name}}``.
 
     Raises:
-        WorkflowError: the input does not match the declared inputs.
+        WorkflowError: the input does not match the declared inputs, or the workflow is
+            Autonomous (no states).
         WorkflowTemplateError: a template does not parse or is refused.
     """
+    if workflow.spec.autonomous:
+        raise WorkflowError(
+            f"workflow {workflow.name} is Autonomous: it has no states to render, its supervisor writes "
+            "each task as it runs; try it with --mock-outputs instead"
+        )
     store = initial_store(given, workflow.spec.inputs)
     rendered = []
     tools = {t.id: t for t in workflow.spec.tools}

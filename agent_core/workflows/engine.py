@@ -5,7 +5,8 @@ States run one after the other; ``state_ids`` branches each in turn; an ``iter_k
 state once per item, one after the other or up to ``parallel`` side by side, their writes merged
 in the items' order (``iteration_store``). Each state is one step (``step``). The caps are the
 workflow's (``limits``), the time cap over the whole run; the run ends with WorkflowFinished
-whatever happens, its record saying how it ended.
+whatever happens, its record saying how it ended. An Autonomous workflow has no states: its
+supervisor's delegations are the steps (``autonomous``), under the same caps and record.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.errors import ContextDeskError
 from agent_core.store.chats import ChatStore
+from agent_core.workflows.autonomous.walk import autonomous_walk
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.events import WorkflowEvent, WorkflowFinished
 from agent_core.workflows.inputs import initial_store
@@ -83,22 +85,11 @@ class WorkflowEngine:
         store: dict[str, Any] = {}
         status, error = "finished", ""
         try:
-            if resume_from is not None:
-                if resume_from.state_id not in self.states:
-                    raise WorkflowError(f"the workflow has no state '{resume_from.state_id}' any more")
-                start, store, history = (
-                    resume_from.state_id,
-                    dict(resume_from.store_before),
-                    resume_from.history_before,
-                )
-            else:
-                store = initial_store(given, self.spec.inputs)
-                text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
-                start, history = self.spec.states[0].id, (HistoryMessage("user", text),)
+            store, walk = self._start(given, resume_from)
             # The states run in a task of their own, their events through a queue: the time cap
             # then cancels only the run, never what the caller does between two events.
             events: asyncio.Queue[Any] = asyncio.Queue()
-            driver = asyncio.create_task(self._drive(start, store, history, events))
+            driver = asyncio.create_task(self._drive(walk, events))
             try:
                 while (event := await events.get()) is not _DONE:
                     if isinstance(event, tuple):
@@ -128,17 +119,31 @@ class WorkflowEngine:
         assert record is not None
         yield WorkflowFinished(record)
 
-    async def _drive(
-        self,
-        start: str,
-        store: dict[str, Any],
-        history: tuple[HistoryMessage, ...],
-        events: asyncio.Queue[Any],
-    ) -> None:
+    def _start(self, given: Any, resume_from: StepRecord | None) -> tuple[dict[str, Any], AsyncIterator[Any]]:
+        """The store the run starts with, and its walk: from the first state, from a step of an
+        earlier run, or the supervisor's of an Autonomous workflow."""
+        if self.spec.autonomous:
+            if resume_from is not None:
+                raise WorkflowError(
+                    "an Autonomous run cannot be re-run from a step (its supervisor decides each one): "
+                    "run the workflow again"
+                )
+            store = initial_store(given, self.spec.inputs)
+            return store, autonomous_walk(self._run, given, store)
+        if resume_from is not None:
+            if resume_from.state_id not in self.states:
+                raise WorkflowError(f"the workflow has no state '{resume_from.state_id}' any more")
+            store = dict(resume_from.store_before)
+            return store, self._path(resume_from.state_id, store, resume_from.history_before)
+        store = initial_store(given, self.spec.inputs)
+        text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
+        return store, self._path(self.spec.states[0].id, store, (HistoryMessage("user", text),))
+
+    async def _drive(self, walk: AsyncIterator[Any], events: asyncio.Queue[Any]) -> None:
         try:
             set_deadline(time.monotonic() + self.spec.limits.timeout_seconds)  # held inside templates too
             async with asyncio.timeout(self.spec.limits.timeout_seconds):
-                async for event in self._path(start, store, history):
+                async for event in walk:
                     events.put_nowait(event)
         finally:
             events.put_nowait(_DONE)

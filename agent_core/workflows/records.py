@@ -51,6 +51,9 @@ class StepRecord:
     status: StepStatus = "done"
     error: str = ""
     provenance: Provenance | None = None  # what produced the output (None: saved before it was kept)
+    # A delegation of an Autonomous run's supervisor: state_id is the assistant, rendered_task
+    # the task it was given, raw_output its result.
+    delegated: bool = False
 
 
 @dataclass(frozen=True)

@@ -70,9 +70,11 @@ class WorkflowTool:
     @property
     def description(self) -> str:
         spec = self.workflow.spec
-        about = spec.description.strip() or f"{len(spec.states)} steps: " + ", ".join(
-            s.id for s in spec.states
-        )
+        if spec.autonomous:
+            shape = "a supervisor delegating to " + ", ".join(a.id for a in spec.assistants)
+        else:
+            shape = f"{len(spec.states)} steps: " + ", ".join(s.id for s in spec.states)
+        about = spec.description.strip() or shape
         return f"Run the workflow '{self.workflow.name}': {about}"
 
     @property

@@ -34,7 +34,7 @@ from desktop.controllers.workflow_runner import WorkflowRun, load_run
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.dialogs.model_limit import ModelLimitPrompt
 from desktop.models.conversation_entries import Entry
-from desktop.models.workflow_steps import StepColumn, WorkflowStepsModel
+from desktop.models.workflow_steps import StepColumn, WorkflowStepsModel, shown_value
 from desktop.theme import colors
 from desktop.views.approval_widget import ApprovalWidget
 from desktop.views.tables import row_table
@@ -194,8 +194,11 @@ class WorkflowRunDialog(QDialog):
         steps = len(record.steps)
         tokens = sum((s.usage.input_tokens or 0) + (s.usage.output_tokens or 0) for s in record.steps)
         took = f" in {record.finished_at - record.started_at:.2f} s" if record.finished_at else ""
+        # An Autonomous run's supervisor ends with its answer (in the store as ``result``).
+        answer = record.store.get("result") if any(s.delegated for s in record.steps) else None
         self.status.setText(
             f"{steps} step{'s' if steps != 1 else ''} · {tokens:,} tokens{took}"
+            + (f" · the supervisor's answer: {shown_value(answer, 300)}" if answer else "")
             + (f" · {record.error}" if record.error else "")
         )
         palette = colors()
@@ -309,7 +312,10 @@ class WorkflowRunDialog(QDialog):
             assistant and (step.request_context is not None or bool(step.child_session_id))  # type: ignore[union-attr]
         )
         self.chat_button.setEnabled(step is not None and bool(step.child_session_id))
-        self.rerun_button.setEnabled(step is not None and self.host.workspace is not None)
+        # A delegation is the supervisor's decision, not a state to start a run from.
+        self.rerun_button.setEnabled(
+            step is not None and not step.delegated and self.host.workspace is not None
+        )
 
     def _rerun(self) -> None:
         step = self.selected_step()

@@ -119,7 +119,7 @@ class WorkflowStepsModel(RowTableModel[StepRow]):
             if record is None:
                 return ""
             if column == StepColumn.PARSE:
-                return record.parse_path
+                return "delegated" if record.delegated else record.parse_path
             if column == StepColumn.NEXT:
                 return record.next_state
             if column == StepColumn.TIME:

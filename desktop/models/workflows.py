@@ -14,7 +14,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.items import Problem
 from agent_core.agent.workflow_files.check import targets
 from agent_core.agent.workflow_files.loader import WORKFLOWS_FOLDER, Workflow
-from agent_core.agent.workflow_files.schema import WorkflowState
+from agent_core.agent.workflow_files.schema import WorkflowFile, WorkflowNext, WorkflowState
 from desktop.models._table import FileTableModel, RowListModel, RowTableModel
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "WorkflowsColumn",
     "WorkflowsModel",
     "describe_next",
+    "shown_states",
     "state_kind",
     "workflow_entries",
 ]
@@ -90,6 +91,8 @@ class WorkflowsModel(FileTableModel[WorkflowEntry]):
             if column == WorkflowsColumn.NAME:
                 return row.name
             if column == WorkflowsColumn.STATES:
+                if spec is not None and spec.autonomous:
+                    return f"supervisor, {len(spec.assistants)} assistants"
                 return str(len(spec.states)) if spec else "—"
             if column == WorkflowsColumn.INPUTS:
                 return (", ".join(spec.inputs) or "none") if spec else "—"
@@ -111,6 +114,22 @@ def _problem_count(entry: WorkflowEntry) -> str:
     if entry.workflow is None:
         parts.append("left out")
     return ", ".join(parts) or "none"
+
+
+def shown_states(spec: WorkflowFile) -> list[WorkflowState]:
+    """The rows of the states table: the states, or for an Autonomous workflow its assistants,
+    each one the supervisor delegates to and hears back from."""
+    if not spec.autonomous:
+        return list(spec.states)
+    return [
+        WorkflowState(
+            id=assistant.id,
+            assistant_id=assistant.id,
+            task=assistant.system_prompt or "",
+            next=WorkflowNext(state_id="supervisor"),
+        )
+        for assistant in spec.assistants
+    ]
 
 
 def state_kind(state: WorkflowState) -> str:

@@ -101,6 +101,8 @@ class StepDetails(QWidget):
             return
         item = f" · item {shown_value(step.item, 60)}" if step.item is not None else ""
         rest = f"{item} · {step.kind} · {step.status} · parsed as {step.parse_path or '—'}"
+        if step.delegated:  # an Autonomous run's: the assistant, the task given, the result
+            rest = f" · delegated by the supervisor · {step.kind} · {step.status}"
         self.title.setText(
             f"<b>{escape(step.state_id)}</b>{escape(rest)} · next: {escape(step.next_state or '—')}"
         )
@@ -111,8 +113,9 @@ class StepDetails(QWidget):
             self.tabs.setTabText(0, "Tool arguments")
             self.task.setPlainText(json.dumps(step.rendered_args, ensure_ascii=False, indent=2, default=str))
         else:
-            self.tabs.setTabText(0, "Rendered task")
+            self.tabs.setTabText(0, "Task given" if step.delegated else "Rendered task")
             self.task.setPlainText(step.rendered_task)
+        self.tabs.setTabText(1, "Result" if step.delegated else "Raw output")
         self.raw_output.setPlainText(step.raw_output)
         parsed = step.parsed_output
         self.parsed_output.setPlainText(

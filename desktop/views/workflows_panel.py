@@ -34,6 +34,7 @@ from desktop.models.workflows import (
     WorkflowsColumn,
     WorkflowsModel,
     WorkflowStatesModel,
+    shown_states,
     workflow_entries,
 )
 from desktop.theme import colors
@@ -165,9 +166,11 @@ class WorkflowsPanel(AgentFilePanel):
     def _show_entry(self, entry: WorkflowEntry | None) -> None:
         """The states and the input form of the selected workflow (none for a file left out)."""
         workflow = entry.workflow if entry is not None else None
-        self.states_model.set_states(list(workflow.spec.states) if workflow is not None else [])
+        self.states_model.set_states(shown_states(workflow.spec) if workflow is not None else [])
         self.states_title.setText(
-            f"States of {entry.name}" if workflow is not None and entry is not None
+            f"Assistants of {entry.name} (its supervisor delegates to them)"
+            if workflow is not None and entry is not None and workflow.spec.autonomous
+            else f"States of {entry.name}" if workflow is not None and entry is not None
             else "States (fix the file's errors to see them)" if entry is not None
             else "States"
         )  # fmt: skip

@@ -1,6 +1,7 @@
-"""CodeMie workflows (a workflow YAML, or its template form with ``execution_config``): placed
-under ``workflows/`` with ``undefined: keep`` added (CodeMie leaves an undefined ``{{name}}`` as
-text), and what ContextDesk cannot resolve listed (assistants, tools, custom nodes)."""
+"""CodeMie workflows (a workflow YAML, or its template form with ``execution_config``; Sequential
+with states, or Autonomous with a supervisor and assistants): placed under ``workflows/`` with
+``undefined: keep`` added (CodeMie leaves an undefined ``{{name}}`` as text), and what ContextDesk
+cannot resolve listed (assistants, tools, custom nodes, what Autonomous mode does not run)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,11 @@ def _workflow_data(data: Any) -> Mapping[str, Any] | None:
     states = body.get("states")
     if isinstance(states, list) and states and all(isinstance(s, Mapping) and "id" in s for s in states):
         return data
+    # Autonomous mode: a supervisor delegating to the assistants, no states.
+    mode, assistants = body.get("mode", data.get("mode")), body.get("assistants")
+    autonomous = isinstance(mode, str) and mode.strip().lower() == "autonomous"
+    if autonomous and isinstance(assistants, list) and assistants:
+        return data
     return None
 
 
@@ -70,12 +76,15 @@ def import_codemie_workflow(source: Path) -> ImportedAgent:
     text = read_import_text(source)
     data = yaml.safe_load(text)
     if _workflow_data(data) is None:
-        raise AgentImportError(f"{source} is not a CodeMie workflow: it has no 'states' list")
+        raise AgentImportError(
+            f"{source} is not a CodeMie workflow: it has no 'states' list (nor mode: Autonomous with "
+            "assistants); check that it is a workflow's YAML"
+        )
     raw_name = (
         str(data.get("slug") or data.get("name") or source.stem) if isinstance(data, Mapping) else source.stem
     )
     name = safe_item_name(raw_name.replace(" ", "-").lower(), imported.report, "workflow")
-    body = text if "undefined:" in text else KEEP_LINE + text
+    body = text if "undefined:" in text else _with_keep_line(text)
     problems: list[Problem] = []
     workflow = parse_workflow(Path("workflows") / f"{name}.yaml", body, problems)
     if workflow is not None:
@@ -86,3 +95,17 @@ def import_codemie_workflow(source: Path) -> ImportedAgent:
         target.append(f"workflow '{name}'{line}: {problem.message}")
     imported.workflow_files[name] = body
     return imported
+
+
+def _with_keep_line(text: str) -> str:
+    """``text`` with KEEP_LINE as its first key: after a ``---`` that starts the document (CodeMie's
+    templates open with a licence comment, then ``---``), else at the top."""
+    lines = text.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped == "---":
+            return "".join([*lines[: index + 1], KEEP_LINE, *lines[index + 1 :]])
+        break
+    return KEEP_LINE + text

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_core.agent.items import Problem
 from agent_core.agent.workflow_files._loops import endless_loops
+from agent_core.agent.workflow_files.autonomous_check import autonomous_problems
 from agent_core.agent.workflow_files.loader import Workflow
 from agent_core.agent.workflow_files.schema import WorkflowAssistantConfig, WorkflowNext, WorkflowState
 from agent_core.agent.workflow_files.templates import WorkflowTemplateError, private_attributes, variables_of
@@ -67,8 +68,8 @@ def output_keys(state: WorkflowState) -> set[str] | None:
     next_ = state.next
     if not next_.store_in_context:
         return set()
-    if next_.output_key:
-        return {next_.output_key}
+    # With output_key, the whole output is stored under it, and an object's keys as well.
+    keyed = {next_.output_key} if next_.output_key else set()
     schema = state.output_schema
     if isinstance(schema, str):
         try:
@@ -76,9 +77,9 @@ def output_keys(state: WorkflowState) -> set[str] | None:
         except ValueError:
             schema = None
     if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-        return set(schema["properties"])
+        return keyed | set(schema["properties"])
     asked = set(_JSON_KEY.findall(state.task))
-    return asked or None
+    return (keyed | asked) or None
 
 
 def check_workflow(
@@ -101,9 +102,11 @@ def check_workflow(
     index = {state.id: i for i, state in enumerate(spec.states)}
     assistants = {a.id: a for a in spec.assistants}
     tool_ids = {t.id: t for t in spec.tools}
-    if spec.mode and spec.mode.lower() != "sequential":
+    if spec.mode and spec.mode.strip().lower() not in ("sequential", "autonomous"):
         add(
-            f"mode {spec.mode} is not supported: ContextDesk runs Sequential workflows", "remove mode", "mode"
+            f"mode {spec.mode} is not supported: ContextDesk runs Sequential and Autonomous workflows",
+            "remove mode (Sequential), or write Autonomous",
+            "mode",
         )
     for key, what in _IGNORED.items():
         if getattr(spec, key) is not None:
@@ -158,6 +161,9 @@ def check_workflow(
                     key,
                     severity="warning",
                 )
+    if spec.autonomous:
+        autonomous_problems(workflow, add)
+        return problems
 
     for i, state in enumerate(spec.states):
         where = ("states", i)

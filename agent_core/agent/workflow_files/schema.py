@@ -206,12 +206,13 @@ class WorkflowFile(_Model):
     name: str | None = None
     description: str = ""
     slug: str | None = None
-    mode: str | None = None  # CodeMie's Sequential / Autonomous: only Sequential runs here
+    mode: str | None = None  # CodeMie's Sequential (states) or Autonomous (a supervisor delegating)
+    supervisor_prompt: str | None = None  # Autonomous: what the supervisor is told to do
     start_hint: str | None = None
     assistants: list[WorkflowAssistantConfig] = Field(default_factory=list)
     tools: list[WorkflowToolConfig] = Field(default_factory=list)
     custom_nodes: list[dict[str, Any]] = Field(default_factory=list)
-    states: list[WorkflowState]
+    states: list[WorkflowState] = Field(default_factory=list)  # none in Autonomous mode
     enable_summarization_node: bool | None = None
     messages_limit_before_summarization: int | None = None
     tokens_limit_before_summarization: int | None = None
@@ -236,11 +237,24 @@ class WorkflowFile(_Model):
             return {**outer, **inner}
         return data
 
+    @property
+    def autonomous(self) -> bool:
+        """CodeMie's Autonomous mode: a supervisor delegates to the assistants, no states."""
+        return (self.mode or "").strip().lower() == "autonomous"
+
+    @model_validator(mode="after")
+    def _something_to_run(self) -> WorkflowFile:
+        if self.autonomous and not self.assistants:
+            raise ValueError("an Autonomous workflow needs assistants for its supervisor to delegate to")
+        if not self.autonomous and not self.states:
+            raise ValueError(
+                "a workflow needs at least one state (or mode: Autonomous, a supervisor_prompt and assistants)"
+            )
+        return self
+
     @field_validator("states")
     @classmethod
     def _states(cls, states: list[WorkflowState]) -> list[WorkflowState]:
-        if not states:
-            raise ValueError("a workflow needs at least one state")
         seen: set[str] = set()
         for state in states:
             if state.id in seen:

@@ -76,7 +76,7 @@ def test_references_that_do_not_exist_are_errors_on_their_lines(tmp_path: Path) 
 
 def test_unreachable_states_parallel_writes_and_unsupported_codemie_features(tmp_path: Path) -> None:
     text = """\
-mode: Autonomous
+mode: Hierarchical
 enable_summarization_node: true
 states:
   - id: fan
@@ -98,7 +98,7 @@ states:
 """
     problems = check(tmp_path, text)
     messages = [p.message for p in problems]
-    assert any("mode Autonomous is not supported" in m for m in errors(problems))
+    assert any("mode Hierarchical is not supported" in m for m in errors(problems))
     assert any("both write 'result'" in m for m in errors(problems))
     assert any("runs 3 at a time but says nothing of how their outputs merge" in m for m in errors(problems))
     assert any("custom node" in m for m in errors(problems))

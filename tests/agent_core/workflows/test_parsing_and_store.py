@@ -59,7 +59,7 @@ def test_simple_lists_and_plain_strings_are_stored_only_under_output_key() -> No
     assert store_after({"x": 1}, "A paragraph of text.") == {"x": 1}
     assert store_after({}, '["a", "b"]', output_key="files") == {"files": ["a", "b"]}
     assert store_after({}, "A paragraph.", output_key="paragraph_text") == {"paragraph_text": "A paragraph."}
-    assert store_after({}, '{"k": 1}', output_key="whole") == {"whole": {"k": 1}}
+    assert store_after({}, '{"k": 1}', output_key="whole") == {"k": 1, "whole": {"k": 1}}
 
 
 def test_store_in_context_false_stores_nothing() -> None:
