@@ -19,9 +19,11 @@ from agent_core.chat.services import ChatServices
 from agent_core.providers.base import Provider
 from agent_core.providers.scripted import ScriptedProvider
 from agent_core.store.chats import ChatStore
+from agent_core.workflows.context_store import Transition, apply_output
 from agent_core.workflows.engine import WorkflowEngine
 from agent_core.workflows.events import WorkflowFinished
 from agent_core.workflows.mock_outputs import MockOutputs
+from agent_core.workflows.parsing import parse_output
 from agent_core.workflows.records import StepRecord, WorkflowRunRecord
 from agent_core.workflows.run_store import WorkflowRunStore
 from agent_core.workflows.server_trust import workflow_servers
@@ -93,3 +95,10 @@ class Runner:
 
 def step(run: WorkflowRunRecord, state_id: str) -> StepRecord:
     return next(s for s in run.steps if s.state_id == state_id)
+
+
+def store_after(before: dict, raw: str, **flags: object) -> dict:
+    """The context store after a state whose output was ``raw``, with its ``next`` rules ``flags``."""
+    parsed = parse_output(raw)
+    after, _ = apply_output(before, parsed.value, raw, Transition(**flags))  # type: ignore[arg-type]
+    return after

@@ -8,8 +8,7 @@ from pathlib import Path
 from agent_core.agent.items import Problem
 from agent_core.agent.workflow_files.check import check_workflow
 from agent_core.agent.workflow_files.loader import parse_workflow
-from tests.agent_core.workflows.test_parsing_and_store import store_after
-from tests.support.workflow_runner import Runner, step
+from tests.support.workflow_runner import Runner, step, store_after
 
 ARTICLE = """
 states:

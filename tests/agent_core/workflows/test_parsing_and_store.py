@@ -10,12 +10,7 @@ import pytest
 
 from agent_core.workflows.context_store import Transition, apply_output
 from agent_core.workflows.parsing import parse_output
-
-
-def store_after(before: dict, raw: str, **flags: object) -> dict:
-    parsed = parse_output(raw)
-    after, _ = apply_output(before, parsed.value, raw, Transition(**flags))  # type: ignore[arg-type]
-    return after
+from tests.support.workflow_runner import store_after
 
 
 @pytest.mark.parametrize(
