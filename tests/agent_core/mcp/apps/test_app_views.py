@@ -101,6 +101,6 @@ async def test_the_older_flat_resource_uri_key_names_the_same_view() -> None:
 )
 async def test_a_view_that_cannot_be_shown_says_why(tool: str, says: str) -> None:
     async with McpManager({"apps": apps()}) as manager:
-        with pytest.raises(AppUnavailableError, match="Fix|text result|could not be read") as raised:
+        with pytest.raises(AppUnavailableError, match=r"Fix|text result|could not be read") as raised:
             await load_app_view(manager, "apps", tool)
     assert says in str(raised.value)
