@@ -28,6 +28,7 @@ from agent_core.store.chats import StoredMessage, ToolCallRecord
 from agent_core.tools.progress import ToolProgress
 
 __all__ = [
+    "APP_ORIGIN",
     "WORKFLOW_GATE",
     "WORKFLOW_ORIGIN",
     "ApprovalDecision",
@@ -59,6 +60,7 @@ __all__ = [
 
 #: ``origin`` of a workflow's approvals, before its name.
 WORKFLOW_ORIGIN = "workflow "
+APP_ORIGIN = "app view"  # a tool's UI (MCP Apps) asks to call one of its server's tools
 #: ``server`` of a workflow's state gate (``approve: true``): ``tool`` is the state's id.
 WORKFLOW_GATE = "workflow"
 
@@ -162,6 +164,8 @@ class ApprovalRequest:
         "Sub-agent researcher"."""
         if not self.origin:
             return ""
+        if self.origin == APP_ORIGIN:
+            return f"The app view of {self.server}"
         if self.origin.startswith(WORKFLOW_ORIGIN):
             return f"Workflow {self.origin.removeprefix(WORKFLOW_ORIGIN)}"
         return f"Sub-agent {self.origin}"

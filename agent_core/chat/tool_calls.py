@@ -246,7 +246,11 @@ def with_rich_result(record: ToolCallRecord, outcome: RichOutcome) -> ToolCallRe
         structured = None
         problem = problem or "The structured content is too big to show; the model read the start of it."
     return replace(
-        record, structured=structured, structured_problem=problem, parts=kept_parts(outcome.content)
+        record,
+        structured=structured,
+        structured_problem=problem,
+        parts=kept_parts(outcome.content),
+        ui_resource_uri=outcome.ui_resource_uri,
     )
 
 

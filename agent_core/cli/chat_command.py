@@ -29,6 +29,7 @@ from agent_core.chat.events import (
     WorkflowProgress,
 )
 from agent_core.chat.session import ChatSession
+from agent_core.cli.app_notes import ui_available
 from agent_core.cli.limit_prompt import confirm_model
 from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
@@ -213,6 +214,8 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
         label = "error" if record.is_error else "result"
         elapsed = "" if record.elapsed_seconds is None else f" in {record.elapsed_seconds:.2f} s"
         print(f"← {label}{elapsed}: {_shorten(record.result)}", file=out)
+        if record.ui_resource_uri is not None:
+            print(ui_available(record.server, record.tool, record.ui_resource_uri), file=out)
     elif isinstance(event, ReplyFinished):
         out.write("\n")
         if event.message.status != "complete":

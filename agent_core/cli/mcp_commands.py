@@ -167,6 +167,7 @@ def run_call(args: argparse.Namespace) -> int:
                     "text": result.text,
                     "structured": result.structured,
                     "structuredProblem": result.structured_problem,
+                    "uiResourceUri": result.ui_resource_uri,
                     "savedFiles": [str(s.path) for s in saved if s.path is not None],
                 },
                 indent=2,
@@ -176,6 +177,10 @@ def run_call(args: argparse.Namespace) -> int:
         )
     else:
         _print_result(result, saved)
+        if result.ui_resource_uri is not None:
+            from agent_core.cli.app_notes import ui_available
+
+            print(ui_available(result.server, result.tool, result.ui_resource_uri), file=sys.stderr)
     return 1 if result.is_error else 0
 
 

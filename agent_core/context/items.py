@@ -13,6 +13,7 @@ from agent_core.context.provenance import Provenance
 
 __all__ = [
     "SKILL_PARTS",
+    "AppExchange",
     "ContextManifest",
     "ContextNotes",
     "Delegation",
@@ -325,6 +326,22 @@ class SamplingRecord:
     note: str = ""  # why it was refused or failed, or which model hint was honoured
 
 
+AppExchangeKind = Literal["message", "model_context"]
+
+
+@dataclass(frozen=True)
+class AppExchange:
+    """What a tool's UI (an MCP App view) sent for the conversation after call ``call_id``: a
+    message for the chat (``ui/message``) or context for the model (``ui/update-model-context``,
+    the latest one per call). Shown to the user; third-party text, bounded when kept."""
+
+    call_id: str
+    server: str
+    tool: str
+    kind: AppExchangeKind
+    text: str
+
+
 @dataclass(frozen=True)
 class RequestContext:
     """Exactly what one request used; attached to the assistant message and stored with it."""
@@ -339,6 +356,7 @@ class RequestContext:
     delegations: tuple[Delegation, ...] = ()  # sub-agents this reply ran, in order
     workflow_runs: tuple[WorkflowRunLink, ...] = ()  # workflows this reply ran, in order
     samplings: tuple[SamplingRecord, ...] = ()  # replies tool servers asked the model for, in order
+    app_exchanges: tuple[AppExchange, ...] = ()  # what the tools' UIs sent, in order
     provenance: Provenance | None = None  # a finished reply's: what produced its text
 
     def of_type(self, item_type: ItemType) -> list[RequestItem]:

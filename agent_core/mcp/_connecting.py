@@ -7,7 +7,7 @@ import asyncio
 
 import mcp_types
 from mcp import Client
-from mcp.client import Transport
+from mcp.client import Transport, advertise
 from mcp.server.mcpserver import MCPServer
 
 from agent_core import __version__
@@ -24,6 +24,7 @@ from agent_core.mcp._logs import StderrCapture
 from agent_core.mcp._protocol_guard import chatter_text
 from agent_core.mcp._sampling import SamplingCallback
 from agent_core.mcp._transports import ObservedTransport, http_transport, stdio_parameters, stdio_transport
+from agent_core.mcp.apps.meta import APP_MIME_TYPE, EXTENSION_ID
 from agent_core.mcp.builtins import BUILTIN_SERVERS
 from agent_core.mcp.errors import McpServerError
 from agent_core.sampling_router import SamplingLimits
@@ -98,6 +99,8 @@ class Connecting(Changes, ServerCallbacks):
             message_handler=self._on_server_notification,
             client_info=mcp_types.Implementation(name="ContextDesk", version=__version__),
             cache=None,
+            # MCP Apps: the servers may offer tools with UIs (the desktop renders them).
+            extensions=[advertise(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})],
             # Declared for every server: a request with no chat to ask is refused (fail closed).
             sampling_callback=SamplingCallback(
                 self.name,

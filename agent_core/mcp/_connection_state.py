@@ -87,6 +87,12 @@ class ConnectionState:
 
     @property
     def tools(self) -> tuple[ToolInfo, ...]:
+        """The tools offered to the model: an MCP Apps tool only its views may call is left out."""
+        return tuple(t for t in self.app_tools if t.ui is None or t.ui.for_model)
+
+    @property
+    def app_tools(self) -> tuple[ToolInfo, ...]:
+        """Every tool of the ready server, those only its views (MCP Apps) may call too."""
         return self._tools if self._state is ServerState.READY else ()
 
     def status(self) -> ServerStatus:

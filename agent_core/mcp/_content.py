@@ -11,8 +11,12 @@ __all__ = ["content_part", "prompt_message", "resource_part", "tool_annotations"
 
 def resource_part(contents: mcp_types.TextResourceContents | mcp_types.BlobResourceContents) -> ResourcePart:
     if isinstance(contents, mcp_types.TextResourceContents):
-        return ResourcePart(uri=str(contents.uri), mime_type=contents.mime_type, text=contents.text)
-    return ResourcePart(uri=str(contents.uri), mime_type=contents.mime_type, blob=contents.blob)
+        return ResourcePart(
+            uri=str(contents.uri), mime_type=contents.mime_type, text=contents.text, meta=contents.meta
+        )
+    return ResourcePart(
+        uri=str(contents.uri), mime_type=contents.mime_type, blob=contents.blob, meta=contents.meta
+    )
 
 
 def content_part(block: mcp_types.ContentBlock) -> ContentPart:

@@ -10,6 +10,7 @@ from mcp import Client
 from agent_core.mcp._content import prompt_message, resource_part, tool_annotations
 from agent_core.mcp._pagination import all_pages
 from agent_core.mcp._requests import Requests
+from agent_core.mcp.apps.meta import tool_ui
 from agent_core.mcp.settings import effective_tool_settings
 from agent_core.mcp.types import (
     PromptArgument,
@@ -47,6 +48,7 @@ class Listing(Requests):
                         annotations=annotations,
                         output_schema=tool.output_schema,
                         task_support=tool.execution.task_support if tool.execution else None,
+                        ui=tool_ui(tool.meta),
                     )
                 )
         return tuple(tools)

@@ -75,4 +75,12 @@ class ToolCalls(Requests):
             text = f"{text}\n{extra}" if text else extra
         if problem is not None:
             text = f"{text}\n[structured content not valid: {problem}]"
-        return result(text, is_error, structured=structured, content=parts, structured_problem=problem)
+        ui_uri = listed.ui.resource_uri if listed is not None and listed.ui is not None else None
+        return result(
+            text,
+            is_error,
+            structured=structured,
+            content=parts,
+            structured_problem=problem,
+            ui_resource_uri=ui_uri,
+        )

@@ -161,6 +161,15 @@ class McpManager:
         """The tools of every ready server. Two servers may offer tools of the same name."""
         return [tool for c in self._connections.values() for tool in c.tools]
 
+    def app_tools(self, server: str) -> tuple[ToolInfo, ...]:
+        """Every tool of a ready ``server``, with those only its MCP Apps views may call (which
+        ``tools()`` leaves out: the model never sees them).
+
+        Raises:
+            UnknownServerError: no server has that name.
+        """
+        return self._connection(server).app_tools
+
     async def call_tool(
         self, server: str, tool: str, arguments: Mapping[str, Any] | None = None
     ) -> ToolResult:

@@ -29,6 +29,7 @@ __all__ = [
     "ToolInfo",
     "ToolPermission",
     "ToolResult",
+    "ToolUi",
     "tool_fingerprint",
 ]
 
@@ -63,6 +64,24 @@ class ServerStatus:
 
 
 @dataclass(frozen=True)
+class ToolUi:
+    """What a tool's ``_meta.ui`` says (MCP Apps): the ``ui://`` resource its results are shown in,
+    and who may call it: ``model`` (offered to the chat's model), ``app`` (callable from a view of
+    its own server). Parsed from untrusted metadata: see ``agent_core.mcp.apps.meta``."""
+
+    resource_uri: str | None = None
+    visibility: frozenset[str] = frozenset({"model", "app"})
+
+    @property
+    def for_model(self) -> bool:
+        return "model" in self.visibility
+
+    @property
+    def for_app(self) -> bool:
+        return "app" in self.visibility
+
+
+@dataclass(frozen=True)
 class ToolInfo:
     """A tool as a context item: where it comes from, what it takes, and how the chat treats it."""
 
@@ -77,6 +96,7 @@ class ToolInfo:
     output_schema: Mapping[str, Any] | None = None
     task_support: str | None = None  # "required": the server runs each call as a task
     asks_every_call: bool = False  # asked about before every call, whatever the chat's policy
+    ui: ToolUi | None = None  # an MCP Apps tool: its UI resource and visibility
 
     @property
     def permission(self) -> ToolPermission:
@@ -126,6 +146,7 @@ class ToolResult:
     content: tuple[ContentPart, ...] = ()
     # Why ``structured`` does not match the tool's output schema; None when it does (or has none).
     structured_problem: str | None = None
+    ui_resource_uri: str | None = None  # the tool's UI (MCP Apps) when it was called
 
 
 @dataclass(frozen=True)
@@ -145,6 +166,7 @@ class ResourcePart:
     mime_type: str | None = None
     text: str | None = None
     blob: str | None = None  # base64
+    meta: Mapping[str, Any] | None = None  # the part's ``_meta``, as the server sent it (untrusted)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ class ToolCallRecord:
     structured: Mapping[str, Any] | None = None
     structured_problem: str | None = None
     parts: tuple[ContentPart, ...] = ()
+    # The tool's UI (an MCP App ``ui://`` resource) when it was called: the chat can show it again.
+    ui_resource_uri: str | None = None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -17,6 +18,7 @@ from tests.support.paths import FIXTURES, REPO_ROOT
 DEMO_SERVER = FIXTURES / "mcp" / "demo_server.py"
 RICH_SERVER = FIXTURES / "mcp" / "rich_server.py"
 NOTIFYING_SERVER = FIXTURES / "mcp" / "notifying_server.py"
+APP_SERVER = FIXTURES / "mcp" / "app_server.py"
 TESTS_DIR = REPO_ROOT / "tests"
 NODE_MODULES = TESTS_DIR / "node_modules"
 
@@ -34,6 +36,11 @@ def rich(**settings: Any) -> StdioServerConfig:
 def notifying(**settings: Any) -> StdioServerConfig:
     """The notifying server (progress and log floods, a tool added at runtime, cancellation) over stdio."""
     return StdioServerConfig(command=sys.executable, args=[str(NOTIFYING_SERVER)], **settings)
+
+
+def apps(**settings: Any) -> StdioServerConfig:
+    """The MCP Apps test server (tools with UIs, good and bad) over stdio."""
+    return StdioServerConfig(command=sys.executable, args=[str(APP_SERVER)], **settings)
 
 
 def free_port() -> int:
@@ -96,6 +103,7 @@ def require_node_modules() -> Path:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("node and npm are not installed: the tests with MCP servers from npm are skipped")
-    if not (NODE_MODULES / "@modelcontextprotocol" / "server-everything").is_dir():
+    wanted = json.loads((TESTS_DIR / "package.json").read_text())["dependencies"]
+    if not all((NODE_MODULES / name).is_dir() for name in wanted):
         subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=TESTS_DIR, check=True)
     return NODE_MODULES

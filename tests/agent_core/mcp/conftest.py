@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,9 +10,8 @@ import pytest
 
 from tests.support.mcp_servers import (
     DEMO_SERVER,
-    NODE_MODULES,
-    TESTS_DIR,
     free_port,
+    require_node_modules,
     start_http_server,
     stop_process,
 )
@@ -34,11 +31,4 @@ def demo_http_url() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def node_modules() -> Path:
     """tests/node_modules with the npm servers, installed with `npm ci` when missing."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        reason = "node and npm are not installed: the tests with MCP servers from npm are skipped"
-        print(reason, file=sys.stderr)
-        pytest.skip(reason)
-    if not (NODE_MODULES / "@modelcontextprotocol" / "server-everything").is_dir():
-        subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=TESTS_DIR, check=True)
-    return NODE_MODULES
+    return require_node_modules()
