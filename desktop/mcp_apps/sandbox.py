@@ -31,12 +31,7 @@ from desktop.mcp_apps.host_page import (
     host_page,
     host_url,
 )
-from desktop.mcp_apps.sandbox_policy import (
-    HOST_SCHEME,
-    ViewPolicy,
-    content_security_policy,
-    origin_allowed,
-)
+from desktop.mcp_apps.sandbox_policy import HOST_SCHEME, ViewPolicy, origin_allowed
 
 __all__ = ["RequestGuard", "SandboxPage", "sandbox_profile"]
 
@@ -48,11 +43,11 @@ Attribute = QWebEngineSettings.WebAttribute
 class _ViewDocuments(QWebEngineUrlSchemeHandler):
     """Serves the host page and the app's document of one view; every other URL fails."""
 
-    def __init__(self, app_html: str, policy: ViewPolicy, parent: QObject) -> None:
+    def __init__(self, app_html: str, app_csp: str, policy: ViewPolicy, parent: QObject) -> None:
         super().__init__(parent)
         self._documents = {
             HOST_PATH: (host_page(policy).encode(), HOST_PAGE_CSP),
-            APP_PATH: (app_html.encode(), content_security_policy(policy)),
+            APP_PATH: (app_html.encode(), app_csp),
         }
 
     def requestStarted(self, job: QWebEngineUrlRequestJob) -> None:
@@ -96,9 +91,12 @@ class RequestGuard(QWebEngineUrlRequestInterceptor):
             logger.info("MCP App view: blocked a request to %s", text)
 
 
-def sandbox_profile(app_html: str, policy: ViewPolicy) -> tuple[QWebEngineProfile, RequestGuard]:
-    """A new off-the-record profile serving one view, with everything a view does not need off.
-    Its owner must delete it after the page that uses it (make it the page's child)."""
+def sandbox_profile(
+    app_html: str, app_csp: str, policy: ViewPolicy
+) -> tuple[QWebEngineProfile, RequestGuard]:
+    """A new off-the-record profile serving one view (``app_html`` under the CSP ``app_csp``), with
+    everything a view does not need off, and its request guard. Its owner must delete it after the
+    page that uses it (make it the page's child)."""
     profile = QWebEngineProfile()  # no storage name: off the record, nothing on disk
     profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.MemoryHttpCache)
     profile.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies)
@@ -125,7 +123,7 @@ def sandbox_profile(app_html: str, policy: ViewPolicy) -> tuple[QWebEngineProfil
         Attribute.WebRTCPublicInterfacesOnly,
     ):
         settings.setAttribute(attribute, attribute == Attribute.WebRTCPublicInterfacesOnly)
-    documents = _ViewDocuments(app_html, policy, profile)
+    documents = _ViewDocuments(app_html, app_csp, policy, profile)
     profile.installUrlSchemeHandler(HOST_SCHEME.encode(), documents)
     guard = RequestGuard(policy, profile)
     profile.setUrlRequestInterceptor(guard)

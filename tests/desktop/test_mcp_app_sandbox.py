@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +16,11 @@ from PySide6.QtCore import QObject, Signal
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.schema import StdioServerConfig
-from agent_core.mcp.manager import McpManager
-from desktop.bridge import CoreBridge
+from agent_core.mcp.apps import AppLogged
+from agent_core.mcp.apps.meta import resource_ui
 from desktop.mcp_apps.engine import webengine_available
-from desktop.mcp_apps.sandbox_policy import ViewPolicy, content_security_policy, policy_from_meta
+from desktop.mcp_apps.sandbox_policy import ViewPolicy, iframe_allow, origin_allowed, view_policy
+from tests.support.desktop_apps import AppsBridge, HostSignals, app_in_chat, bind_host
 from tests.support.paths import FIXTURES
 
 pytestmark = pytest.mark.skipif(
@@ -25,31 +28,29 @@ pytestmark = pytest.mark.skipif(
 )
 
 HOSTILE_SERVER = FIXTURES / "mcp" / "app_hostile_server.py"
-VIEW_URI = "ui://hostile/view.html"
 WAIT_MS = 60_000
 
 
-class RecordingHost(QObject):
-    """Stands in for the core's app host where only the sandbox is under test: it keeps what the
-    view reports (MCP log notifications) and answers nothing."""
+class Probes(QObject):
+    """The hostile view's reports (MCP log notifications, raised by its host as AppLogged)."""
 
-    probed = Signal(object)  # the view's probe results
+    probed = Signal(object)  # the probe results
     survived = Signal()  # the view still runs after trying to navigate away
 
-    async def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        data = message.get("params", {}).get("data")
-        if isinstance(data, dict) and "after_navigation" in data:
-            self.survived.emit()
-        elif isinstance(data, dict):
-            self.probed.emit(data)
-        return None
+    def take(self, event: object) -> None:
+        if isinstance(event, AppLogged):
+            data = json.loads(event.text)
+            if "after_navigation" in data:
+                self.survived.emit()
+            else:
+                self.probed.emit(data)
 
 
 @pytest.fixture
-def bridge(qapp: object) -> Iterator[CoreBridge]:
-    bridge = CoreBridge()
+def bridge(qapp: object) -> Iterator[AppsBridge]:
+    bridge = AppsBridge()
     yield bridge
-    bridge.shutdown()
+    bridge.close()
 
 
 @pytest.fixture
@@ -76,35 +77,29 @@ def canary() -> Iterator[tuple[str, list[str]]]:
     server.server_close()
 
 
-def read_hostile_view(bridge: CoreBridge, canary_url: str) -> str:
-    """The view's html, read from the real server through the app's MCP client."""
+def hostile_view(qtbot: QtBot, bridge: AppsBridge, tmp_path: Path, canary_url: str) -> tuple[Any, Probes]:
+    """The hostile view of a chat's call, rendered, its host bound, its reports as signals."""
+    from desktop.mcp_apps.app_view import McpAppView
+
     config = StdioServerConfig(command=sys.executable, args=[str(HOSTILE_SERVER), canary_url])
-
-    async def read() -> str:
-        async with McpManager({"hostile": config}) as manager:
-            await manager.start()
-            content = await manager.read_resource("hostile", VIEW_URI)
-            text = content.parts[0].text
-            assert text is not None
-            return text
-
-    return bridge.run_sync(read(), timeout=60)
+    found = app_in_chat(bridge, tmp_path, "hostile", config, "hostile_view")
+    view = McpAppView(found.app, bridge)
+    qtbot.addWidget(view)
+    signals, probes = HostSignals(), Probes()
+    signals.event.connect(probes.take)
+    bind_host(bridge, found, view, signals)
+    view.show()
+    return view, probes
 
 
 def test_a_hostile_view_is_stopped_at_every_way_out_and_keeps_running(
-    qtbot: QtBot, bridge: CoreBridge, canary: tuple[str, list[str]]
+    qtbot: QtBot, bridge: AppsBridge, canary: tuple[str, list[str]], tmp_path: Path
 ) -> None:
-    from desktop.mcp_apps.app_view import McpAppView
-
     canary_url, hits = canary
-    view = McpAppView(read_hostile_view(bridge, canary_url), None, bridge)
-    qtbot.addWidget(view)
-    host = RecordingHost()
-    view.attach(host)
-    view.show()
+    view, probes = hostile_view(qtbot, bridge, tmp_path, canary_url)
     with (
-        qtbot.waitSignal(host.probed, timeout=WAIT_MS) as probed,
-        qtbot.waitSignal(host.survived, timeout=WAIT_MS),
+        qtbot.waitSignal(probes.probed, timeout=WAIT_MS) as probed,
+        qtbot.waitSignal(probes.survived, timeout=WAIT_MS),
     ):
         pass
     results = probed.args[0]
@@ -136,89 +131,53 @@ def test_a_hostile_view_is_stopped_at_every_way_out_and_keeps_running(
     assert any("example.com" in refusal for refusal in view.sandbox.refused)
 
 
-def test_a_view_is_sent_host_messages_and_its_requests_reach_the_host(
-    qtbot: QtBot, bridge: CoreBridge
-) -> None:
-    from desktop.mcp_apps.app_view import MAX_VIEW_HEIGHT, McpAppView
-
-    html = """<!doctype html><html><body><script>
-      window.addEventListener("message", (event) => {
-        if (event.data.method === "ui/notifications/tool-result")
-          window.parent.postMessage({jsonrpc: "2.0", id: 2, method: "echo", params: event.data.params}, "*");
-      });
-      window.parent.postMessage({jsonrpc: "2.0", method: "ui/notifications/size-changed",
-                                 params: {width: 300, height: 100000}}, "*");
-      window.parent.postMessage({jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {}}, "*");
-    </script></body></html>"""
-
-    class EchoHost(QObject):
-        initialized = Signal()
-        echoed = Signal(object)
-
-        async def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
-            if message.get("method") == "ui/initialize":
-                self.initialized.emit()
-                return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
-            if message.get("method") == "echo":
-                self.echoed.emit(message["params"])
-            return None
-
-    view = McpAppView(html, None, bridge)
-    qtbot.addWidget(view)
-    host = EchoHost()
-    with (
-        qtbot.waitSignal(view.resized, timeout=WAIT_MS) as resized,
-        qtbot.waitSignal(host.initialized, timeout=WAIT_MS),
-    ):
-        view.attach(host)  # the messages the view sent before its host was there wait for it
-        view.show()
-    assert resized.args == [MAX_VIEW_HEIGHT]  # a view asking for 100000 px gets the bound
-    with qtbot.waitSignal(host.echoed, timeout=WAIT_MS) as echoed:
-        view.send({"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": {"content": []}})
-    assert echoed.args == [{"content": []}]
-    with qtbot.waitSignal(view.closed, timeout=WAIT_MS):
-        view.teardown()  # the view does not answer: it is closed when its time runs out
-
-
-def test_the_policy_admits_only_declared_well_formed_origins() -> None:
-    policy = policy_from_meta(
-        {
-            "csp": {
-                "connectDomains": [
-                    "https://api.example.com",
-                    "https://x.org; script-src *",
-                    "http://plain.example",
-                ],
-                "resourceDomains": ["https://*.cdn.example"],
-            },
-            "permissions": {"camera": {}, "bogus": {}},
-        }
-    )
-    assert policy == ViewPolicy(
-        connect=("https://api.example.com",), resources=("https://*.cdn.example",), permissions=("camera",)
-    )
-    csp = content_security_policy(policy)
-    assert "connect-src https://api.example.com;" in csp
-    assert "x.org" not in csp and "plain.example" not in csp
-    assert "connect-src 'none'" in content_security_policy(policy_from_meta(None))
-
-
 def test_the_request_guard_alone_stops_what_a_wrong_csp_would_let_through(
-    qtbot: QtBot, bridge: CoreBridge, canary: tuple[str, list[str]], monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot,
+    bridge: AppsBridge,
+    canary: tuple[str, list[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Defence in depth: with the app's CSP made to allow everything, nothing leaves either."""
-    import desktop.mcp_apps.sandbox as sandbox
-    from desktop.mcp_apps.app_view import McpAppView
+    from agent_core.mcp.apps import AppView
 
-    monkeypatch.setattr(sandbox, "content_security_policy", lambda _policy: "default-src * 'unsafe-inline'")
+    monkeypatch.setattr(
+        AppView, "content_security_policy", property(lambda _: "default-src * 'unsafe-inline'")
+    )
     canary_url, hits = canary
-    view = McpAppView(read_hostile_view(bridge, canary_url), None, bridge)
-    qtbot.addWidget(view)
-    host = RecordingHost()
-    view.attach(host)
-    view.show()
-    with qtbot.waitSignal(host.survived, timeout=WAIT_MS):
+    view, probes = hostile_view(qtbot, bridge, tmp_path, canary_url)
+    with qtbot.waitSignal(probes.survived, timeout=WAIT_MS):
         pass
     assert hits == []
     assert f"{canary_url}/fetch" in view.request_guard.blocked
     assert "https://example.com/" in view.request_guard.blocked
+
+
+def test_a_view_reaches_only_the_origins_its_resource_declared() -> None:
+    ui = resource_ui(
+        {
+            "ui": {
+                "csp": {
+                    "connectDomains": ["https://api.example.com", "https://x.org; script-src *"],
+                    "resourceDomains": ["https://*.cdn.example"],
+                },
+                "permissions": {"camera": {}, "clipboardWrite": {}},
+            }
+        }
+    )
+    policy = view_policy(ui.csp, granted=frozenset({"clipboardWrite"}))
+    assert policy == ViewPolicy(
+        connect=("https://api.example.com",),
+        resources=("https://*.cdn.example",),
+        permissions=("clipboard-write",),
+    )
+    assert origin_allowed("https://api.example.com/v1/data", policy)
+    assert origin_allowed("https://img.cdn.example/a.png", policy)
+    assert not origin_allowed("https://cdn.example.evil.org/a.png", policy)
+    assert not origin_allowed("https://api.example.com:8443/", policy)
+    assert not origin_allowed("http://api.example.com/", policy)
+    assert not origin_allowed("file:///etc/passwd", policy)
+    assert not origin_allowed("https://x.org/", policy)
+    # Asked for but not granted: the frame is not allowed it.
+    assert iframe_allow(policy) == "clipboard-write"
+    assert iframe_allow(view_policy(ui.csp)) == ""
