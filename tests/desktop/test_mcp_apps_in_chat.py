@@ -20,6 +20,7 @@ from agent_core.mcp.types import ServerState
 from desktop.app import DesktopApp, create_app
 from desktop.controllers.chat_controller import ChatController
 from desktop.mcp_apps.engine import MISSING_NOTE, webengine_available
+from desktop.views.approval_widget import ApprovalWidget
 from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, scripted, send
 from tests.support.mcp_servers import NODE_MODULES, npm_server
@@ -166,6 +167,10 @@ def test_a_reference_app_renders_under_its_call_and_its_button_calls_through_app
     run_in_app(qtbot, view, "document.getElementById('get-time-btn').click()")
     question = approve_next(qtbot, with_basic, ApprovalDecision.ALLOW_ONCE)
     assert (question.server, question.tool, question.origin) == ("basic", "get-time", APP_ORIGIN)
+    chat = with_basic.window.current_view()
+    assert chat is not None
+    card = [w for w in chat.conversation.widgets() if isinstance(w, ApprovalWidget)][-1]
+    assert card.question.text().startswith("The view of <b>basic</b> wants to run <b>basic.get-time</b>")
     answer = wait_for_answer(qtbot, view, "result")
     new_time = answer["result"]["structuredContent"]["time"]
     qtbot.waitUntil(lambda: server_time(qtbot, view) == new_time, timeout=WAIT_MS)
