@@ -47,7 +47,9 @@ class ChatAppBackend:
 
     async def call_tool(self, call_id: str, tool: ToolInfo, arguments: Mapping[str, Any]) -> ToolOutcome:
         session = self._session
-        offered = session.services.tools.tools()
+        # The tool itself joins what the chat offers: one only views may call is not among them,
+        # and its own descriptor may say to ask before every call.
+        offered = [tool, *session.services.tools.tools()]
         every_call = asks_every_call(session.agent.config, offered, tool.server, tool.name)
         ref = ItemRef("tool", tool.name, tool.server)
         policy = session.settings.chat.tool_permission

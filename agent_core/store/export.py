@@ -93,7 +93,12 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
     if not message.aside:
         data.pop("aside", None)
     for call in data.get("tool_calls") or ():
-        for rich in ("structured", "structured_problem", "parts"):  # calls with text only keep it too
+        for rich in (
+            "structured",
+            "structured_problem",
+            "parts",
+            "ui_resource_uri",
+        ):  # text-only calls keep it too
             if not call.get(rich):
                 call.pop(rich, None)
     if message.request_context is not None:
@@ -114,6 +119,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             del data["request_context"]["workflow_runs"]
         if not message.request_context.samplings:
             del data["request_context"]["samplings"]
+        if not message.request_context.app_exchanges:
+            del data["request_context"]["app_exchanges"]  # replies without an MCP App's posts
         if data["request_context"].get("provenance") is None:
             data["request_context"].pop("provenance", None)  # replies saved before it was kept
         for delegation in data["request_context"].get("delegations", ()):
@@ -279,6 +286,12 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
             lines.append(f"  - sent: “{' '.join(asked.prompt.split())[:300]}”")
             if asked.answer:
                 lines.append(f"  - answer: “{' '.join(asked.answer.split())[:300]}”")
+        lines.append("")
+    if context.app_exchanges:
+        lines.append("**Posted by tool UIs** (MCP Apps; shown to the user, not sent to the model):")
+        for posted in context.app_exchanges:
+            what = "message" if posted.kind == "message" else "context for the model"
+            lines.append(f"- `{posted.server}.{posted.tool}` {what}: “{' '.join(posted.text.split())[:300]}”")
         lines.append("")
     if context.near_misses:
         misses = ", ".join(_near_miss(m) for m in context.near_misses)

@@ -3,6 +3,7 @@ and a view of that call driven as a front end would, with what the host sent and
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -78,16 +79,20 @@ async def called_in_chat(
 @dataclass
 class ViewDriver:
     """A front end's side of one view: what the host sent the view, the events it raised, the
-    approval questions it asked (each answered with ``answer``)."""
+    approval questions it asked (each answered with ``answer``; None leaves them open, ``asking``
+    set once one is)."""
 
-    answer: ApprovalDecision = ApprovalDecision.ALLOW_ONCE
+    answer: ApprovalDecision | None = ApprovalDecision.ALLOW_ONCE
     sent: list[dict[str, Any]] = field(default_factory=list)
     events: list[AppEvent] = field(default_factory=list)
     asked: list[ApprovalRequest] = field(default_factory=list)
+    asking: asyncio.Event = field(default_factory=asyncio.Event)
 
     def ask(self, question: ApprovalRequest) -> None:
         self.asked.append(question)
-        question.decide(self.answer)
+        self.asking.set()
+        if self.answer is not None:
+            question.decide(self.answer)
 
     def host(
         self,

@@ -4,6 +4,7 @@ same approval as the model's calls (granted, refused, allowed for the chat), the
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,21 @@ async def test_a_view_reads_a_resource_of_its_own_server(tmp_path: Path) -> None
     [content] = answer["result"]["contents"]
     assert content["mimeType"] == "text/html;profile=mcp-app" and "<p id='count'>" in content["text"]
     assert missing is not None and missing["error"]["code"] == -32000
+
+
+async def test_a_call_over_the_calls_in_flight_is_refused_while_the_others_run(tmp_path: Path) -> None:
+    async with McpManager({"apps": apps()}) as manager:
+        session, record = await called_in_chat(tmp_path, manager, "apps", "show_counter")
+        driver = ViewDriver(answer=None)  # the first call waits on the user
+        host = await initialized_view(
+            session, manager, record, driver, limits=AppLimits(max_calls_in_flight=1)
+        )
+        waiting = asyncio.ensure_future(host.handle(request(2, "tools/call", INCREMENT)))
+        await asyncio.wait_for(driver.asking.wait(), 10)
+        refused = await host.handle(request(3, "tools/call", INCREMENT))
+        driver.asked[0].decide(ApprovalDecision.ALLOW_ONCE)
+        first = await asyncio.wait_for(waiting, 10)
+        after = await host.handle(request(4, "resources/read", {"uri": "ui://apps/counter.html"}))
+    assert refused is not None and "already has 1 calls running" in refused["error"]["message"]
+    assert first is not None and first["result"]["content"][0]["text"] == "The counter is at 1."
+    assert after is not None and "result" in after  # the slot is free again

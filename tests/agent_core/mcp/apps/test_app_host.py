@@ -213,3 +213,15 @@ async def test_a_view_that_never_answers_its_teardown_is_closed_after_the_wait(t
         )
         await asyncio.wait_for(host.close(), 5)
     assert host.closed
+
+
+async def test_a_new_host_context_tells_the_view_only_what_changed(tmp_path: Path) -> None:
+    async with McpManager({"apps": apps()}) as manager:
+        session, record = await called_in_chat(tmp_path, manager, "apps", "show_counter")
+        driver = ViewDriver()
+        host = await initialized_view(session, manager, record, driver)
+        host.set_context(HostContext(theme="dark"))
+        host.set_context(HostContext(theme="dark"))  # nothing changed: nothing sent
+    assert driver.sent == [
+        {"jsonrpc": "2.0", "method": "ui/notifications/host-context-changed", "params": {"theme": "dark"}}
+    ]

@@ -21,6 +21,7 @@ from agent_core.mcp.apps import (
     reopen_app_view,
 )
 from agent_core.store.chats import ChatStore
+from agent_core.store.export import export_json, export_markdown
 from agent_core.store.records import ToolCallRecord
 from tests.support.app_chats import INITIALIZE, ViewDriver, called_in_chat, initialized_view, request
 from tests.support.cli_runs import run, scripted_agent
@@ -119,9 +120,22 @@ async def test_a_views_message_and_model_context_are_shown_and_kept_in_the_reply
         AppExchange("call-1", "apps", "show_counter", "message", "Set the counter to 3, please."),
         AppExchange("call-1", "apps", "show_counter", "model_context", latest),  # the last one replaces
     )
-    replies = [m for m in ChatStore(tmp_path / "chats.sqlite3").messages(session.id) if m.role == "assistant"]
+    store = ChatStore(tmp_path / "chats.sqlite3")
+    messages = store.messages(session.id)
+    replies = [m for m in messages if m.role == "assistant"]
     assert len(replies) == 2  # the turn that called the tool, and the answer after it
     assert [m.request_context.app_exchanges for m in replies if m.request_context] == [expected, expected]
+    record_session = store.session(session.id)
+    assert record_session is not None
+    exported = json.loads(export_json(record_session, messages))
+    assert (
+        exported["messages"][1]["request_context"]["app_exchanges"][0]["text"]
+        == "Set the counter to 3, please."
+    )
+    assert exported["messages"][1]["tool_calls"][0]["ui_resource_uri"] == "ui://apps/counter.html"
+    assert "- `apps.show_counter` message: “Set the counter to 3, please.”" in export_markdown(
+        record_session, messages
+    )
 
 
 async def test_a_view_that_posts_too_often_is_refused(tmp_path: Path) -> None:
