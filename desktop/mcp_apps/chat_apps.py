@@ -35,7 +35,8 @@ from agent_core.mcp.apps import (
 )
 from agent_core.store.records import ToolCallRecord
 from desktop.bridge import CoreBridge
-from desktop.mcp_apps.engine import MISSING_NOTE, webengine_available
+from desktop.mcp_apps.component import ComponentInstaller, can_add_component, install_command, missing_note
+from desktop.mcp_apps.engine import webengine_available
 from desktop.models.conversation import ConversationModel
 from desktop.views.app_slot import AppSlot
 
@@ -50,6 +51,9 @@ logger = logging.getLogger(__name__)
 MAX_LIVE_VIEWS = 3  # per chat; one more closes the oldest (a web engine process each)
 SHOWN_CHARS = 500  # of a view's message or model context, in the transcript's notice
 NO_SERVERS = "Its view cannot be shown: the tool servers are not running (the agent is still opening, or the 'mcp' extra is missing)."
+
+
+_installer: ComponentInstaller | None = None  # one pip run for the whole app
 
 
 @dataclass
@@ -86,6 +90,7 @@ class ChatApps(QObject):
         """A tool call with a UI is in the transcript: its view opens at once when the call was
         just made (``live``); a saved one offers to."""
         slot.open_requested.connect(lambda: self.open(record, slot))
+        slot.add_component_requested.connect(lambda: self._add_component(slot))
         if live:
             self.open(record, slot)
         else:
@@ -94,7 +99,7 @@ class ChatApps(QObject):
     def open(self, record: ToolCallRecord, slot: AppSlot) -> None:
         """Read the call's view from its server and show it in ``slot``, or say why it cannot be."""
         if not webengine_available():
-            slot.show_note(MISSING_NOTE)
+            slot.show_note(missing_note(), can_add_component=can_add_component())
             return
         manager = self._servers()
         if manager is None:
@@ -140,6 +145,30 @@ class ChatApps(QObject):
         bridge.call_soon(lambda: host.deliver_result(record))
         view.attach(host)
         self._live[record.id] = _Live(record, host, view, slot)
+
+    def _add_component(self, slot: AppSlot) -> None:
+        """The user asked to add Qt WebEngine: pip runs in the background; a restart shows views."""
+        global _installer
+        if _installer is None:
+            _installer = ComponentInstaller()
+        installer = _installer
+        slot.show_note("Adding Qt WebEngine (about 120 MB to download)…")
+
+        def done(ok: bool, output: str) -> None:
+            installer.finished.disconnect(done)
+            if not shiboken6.isValid(slot):
+                return
+            if ok:
+                slot.show_note("Qt WebEngine is installed. Restart ContextDesk to see this view.")
+            else:
+                slot.show_note(
+                    f"Qt WebEngine could not be added: {output[-300:]} Fix: run "
+                    f"{' '.join(install_command())} yourself, then restart ContextDesk.",
+                    can_add_component=True,
+                )
+
+        installer.finished.connect(done)
+        installer.start()
 
     def _ask(self, question: ApprovalRequest) -> None:
         """A view's tool call needs the user's yes: asked in the transcript as the model's are."""

@@ -1,7 +1,8 @@
 """Whether Qt WebEngine is here, and what it needs before the QApplication exists.
 
-WebEngine is an optional part (the ``apps`` extra; docs/packaging.md says how it ships). Without it
-the chat shows an MCP App tool's text result and :data:`MISSING_NOTE` instead of the view.
+WebEngine is an optional component (the ``apps`` extra; docs/packaging.md says how it ships).
+Without it the chat shows an MCP App tool's text result and a note instead of the view
+(desktop/mcp_apps/component.py).
 """
 
 from __future__ import annotations
@@ -12,15 +13,9 @@ import os
 
 from desktop.mcp_apps.sandbox_policy import HOST_SCHEME
 
-__all__ = ["MISSING_NOTE", "prepare_webengine", "webengine_available"]
+__all__ = ["prepare_webengine", "webengine_available"]
 
 logger = logging.getLogger(__name__)
-
-MISSING_NOTE = (
-    "This tool has a view (an MCP App) that this installation cannot show: Qt WebEngine is not "
-    "installed. Fix: install it with `pip install 'contextdesk[apps]'` (or the PySide6_WebEngine "
-    "package matching your PySide6), then restart ContextDesk."
-)
 
 _prepared = False
 

@@ -91,7 +91,7 @@ class ApprovalWidget(EntryWidget):
         kind, _, name = asker.partition(" ")
         who = f"The {kind.lower()} <b>{html.escape(name)}</b>" if asker else "The assistant"
         if approval is not None and approval.origin == APP_ORIGIN:  # a tool's view (MCP App)
-            who = f"The view of <b>{html.escape(approval.server)}</b>"
+            who = f"The app view of <b>{html.escape(approval.server)}</b>"
         # What the call acts on, when its arguments do not say (the workspace's folder).
         target = f" {html.escape(approval.target)}" if approval is not None and approval.target else ""
         self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>{target}. Allow it?")

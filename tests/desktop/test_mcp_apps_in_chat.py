@@ -7,19 +7,20 @@ chat, and shown again from the saved call when the chat is opened later."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from agent_core.chat.events import APP_ORIGIN, ApprovalDecision
 from agent_core.mcp.types import ServerState
 from desktop.app import DesktopApp, create_app
 from desktop.controllers.chat_controller import ChatController
-from desktop.mcp_apps.engine import MISSING_NOTE, webengine_available
+from desktop.mcp_apps.component import missing_note
+from desktop.mcp_apps.engine import webengine_available
 from desktop.views.approval_widget import ApprovalWidget
 from desktop.views.tool_call_widget import ToolCallWidget
 from tests.support.desktop_driver import WAIT_MS, idle, scripted, send
@@ -170,7 +171,7 @@ def test_a_reference_app_renders_under_its_call_and_its_button_calls_through_app
     chat = with_basic.window.current_view()
     assert chat is not None
     card = [w for w in chat.conversation.widgets() if isinstance(w, ApprovalWidget)][-1]
-    assert card.question.text().startswith("The view of <b>basic</b> wants to run <b>basic.get-time</b>")
+    assert card.question.text().startswith("The app view of <b>basic</b> wants to run <b>basic.get-time</b>")
     answer = wait_for_answer(qtbot, view, "result")
     new_time = answer["result"]["structuredContent"]["time"]
     qtbot.waitUntil(lambda: server_time(qtbot, view) == new_time, timeout=WAIT_MS)
@@ -230,17 +231,40 @@ def test_the_view_goes_with_the_chat_and_comes_back_from_the_saved_call(
         app.close()
 
 
-def test_without_web_engine_the_chat_says_a_view_exists_and_how_to_add_it(
+def test_without_web_engine_the_chat_says_a_view_exists_and_offers_to_add_it(
     qtbot: QtBot, with_basic: DesktopApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import desktop.mcp_apps.chat_apps as chat_apps
+    import desktop.mcp_apps.component as component
 
     monkeypatch.setattr(chat_apps, "webengine_available", lambda: False)
     row = call_get_time(qtbot, with_basic)
     slot = row.app_slot
     assert slot is not None
-    assert slot.view is None and slot.note.text() == MISSING_NOTE
-    assert "contextdesk[apps]" in MISSING_NOTE
+    assert slot.view is None and slot.note.text() == missing_note()
+    assert "pip install 'contextdesk[apps]'" in slot.note.text()
     assert row.entry is not None and row.entry.tool_call is not None
     assert row.entry.tool_call.result  # the text result is there as for any call
-    QApplication.processEvents()
+    # Run from a Python environment with pip: it offers to add the component. pip itself is the
+    # registry's client; here it is stood in for by a command that succeeds at once.
+    assert not slot.add_button.isHidden()
+    monkeypatch.setattr(component, "install_command", lambda: [sys.executable, "-c", "print('installed')"])
+    slot.add_button.click()
+    qtbot.waitUntil(lambda: "Restart ContextDesk" in slot.note.text(), timeout=WAIT_MS)
+    assert slot.add_button.isHidden()
+
+
+def test_the_component_matches_this_pyside_and_an_installer_cannot_add_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import PySide6
+
+    from desktop.mcp_apps.component import can_add_component, install_command
+
+    command = install_command()
+    assert command[:4] == [sys.executable, "-m", "pip", "install"]
+    assert f"PySide6-Addons=={PySide6.__version__}" in command
+    assert f"PySide6-WebEngine=={PySide6.__version__}.*" in command
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert not can_add_component()
+    assert "does not include Qt WebEngine" in missing_note()
