@@ -140,10 +140,12 @@ class McpAppView(QWebEngineView):
             self.resized.emit(bounded)
 
     def blank(self) -> None:
-        """The view was torn down: nothing of the app stays running."""
+        """The view was torn down: hidden, and its page discarded, so nothing of the app runs on
+        (a page is only discarded hidden; it refuses to navigate to a blank one)."""
         self._host = None
-        self.sandbox.triggerAction(self.sandbox.WebAction.Stop)
-        self.setHtml("")
+        self._waiting.clear()
+        self.hide()
+        self.sandbox.setLifecycleState(self.sandbox.LifecycleState.Discarded)
 
     def _from_view(self, text: str) -> None:
         if len(text) > MAX_MESSAGE_CHARS:

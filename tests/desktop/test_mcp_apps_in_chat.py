@@ -268,3 +268,32 @@ def test_the_component_matches_this_pyside_and_an_installer_cannot_add_it(
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert not can_add_component()
     assert "does not include Qt WebEngine" in missing_note()
+
+
+def test_a_chat_runs_a_bounded_number_of_views_and_the_oldest_offers_to_come_back(
+    qtbot: QtBot, with_basic: DesktopApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import desktop.mcp_apps.chat_apps as chat_apps
+    from desktop.mcp_apps.app_view import McpAppView
+
+    monkeypatch.setattr(chat_apps, "MAX_LIVE_VIEWS", 1)
+    first = call_get_time(qtbot, with_basic)
+    assert first.app_slot is not None
+    qtbot.waitUntil(lambda: isinstance(first.app_slot.view, McpAppView), timeout=WAIT_MS)
+    provider = scripted(with_basic)
+    provider.enqueue_tool_calls([("basic__get-time", {}, None)])
+    provider.enqueue_reply("Again.")
+    send(qtbot, with_basic, "And now?")
+    approve_next(qtbot, with_basic, ApprovalDecision.ALLOW_ONCE)
+    qtbot.waitUntil(lambda: idle(with_basic), timeout=WAIT_MS)
+    chat = with_basic.window.current_view()
+    assert chat is not None
+    second = [w for w in chat.conversation.widgets() if isinstance(w, ToolCallWidget)][-1]
+    assert second is not first and second.app_slot is not None
+    qtbot.waitUntil(lambda: isinstance(second.app_slot.view, McpAppView), timeout=WAIT_MS)
+    # The first view was torn down (asked, then discarded) and offers itself again.
+    qtbot.waitUntil(lambda: first.app_slot.view is None, timeout=WAIT_MS)
+    assert "to make room" in first.app_slot.note.text()
+    assert not first.app_slot.open_button.isHidden()
+    apps = controller_of(with_basic).apps
+    assert apps is not None and len(apps._live) == 1
