@@ -87,8 +87,10 @@ class McpAppView(QWebEngineView):
         policy = view_policy(app.ui.csp, granted & app.permissions)
         profile, self.request_guard = sandbox_profile(app.html, app.content_security_policy, policy)
         self.sandbox = SandboxPage(profile, self)
-        # The profile must outlive its page: as the page's child it goes after the page.
-        profile.setParent(self.sandbox)
+        # The profile must outlive its page. Siblings go in the order they became children, so
+        # made the view's child after the page, it goes after it (a child of the page would go
+        # while the page's internals still use it).
+        profile.setParent(self)
         self._relay = _Relay(self)
         self._relay.received.connect(self._from_view)
         channel = QWebChannel(self.sandbox)

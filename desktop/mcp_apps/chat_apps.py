@@ -18,21 +18,7 @@ from typing import TYPE_CHECKING, Any
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
-from agent_core.apps_in_chat import chat_app_host
-from agent_core.chat.events import ApprovalRequest
 from agent_core.errors import ContextDeskError
-from agent_core.mcp.apps import (
-    AppContextUpdated,
-    AppEvent,
-    AppHost,
-    AppLinkRequested,
-    AppLogged,
-    AppMessageRequested,
-    AppSizeChanged,
-    AppTeardownRequested,
-    AppView,
-    reopen_app_view,
-)
 from agent_core.store.records import ToolCallRecord
 from desktop.bridge import CoreBridge
 from desktop.mcp_apps.component import ComponentInstaller, can_add_component, install_command, missing_note
@@ -40,8 +26,10 @@ from desktop.mcp_apps.engine import webengine_available
 from desktop.models.conversation import ConversationModel
 from desktop.views.app_slot import AppSlot
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the MCP SDK (under agent_core.mcp) loads after the window shows, not with it
+    from agent_core.chat.events import ApprovalRequest
     from agent_core.chat.session import ChatSession
+    from agent_core.mcp.apps import AppEvent, AppHost, AppView
     from desktop.mcp_apps.app_view import McpAppView
 
 __all__ = ["MAX_LIVE_VIEWS", "ChatApps"]
@@ -106,6 +94,7 @@ class ChatApps(QObject):
             slot.show_note(NO_SERVERS)
             return
         slot.show_note("Opening its view…")
+        from agent_core.mcp.apps import reopen_app_view
 
         def failed(error: BaseException) -> None:
             if not isinstance(error, ContextDeskError):
@@ -122,6 +111,7 @@ class ChatApps(QObject):
     def _render(self, record: ToolCallRecord, slot: AppSlot, app: AppView, manager: Any) -> None:
         if self._closed or not shiboken6.isValid(slot):
             return
+        from agent_core.apps_in_chat import chat_app_host
         from desktop.mcp_apps.app_view import McpAppView
 
         if record.id in self._live:
@@ -175,6 +165,15 @@ class ChatApps(QObject):
         self._conversation.apply(question)
 
     def _on_event(self, event: AppEvent) -> None:
+        from agent_core.mcp.apps import (
+            AppContextUpdated,
+            AppLinkRequested,
+            AppLogged,
+            AppMessageRequested,
+            AppSizeChanged,
+            AppTeardownRequested,
+        )
+
         live = self._live.get(event.call_id)
         if live is None:
             return

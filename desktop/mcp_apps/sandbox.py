@@ -96,7 +96,7 @@ def sandbox_profile(
 ) -> tuple[QWebEngineProfile, RequestGuard]:
     """A new off-the-record profile serving one view (``app_html`` under the CSP ``app_csp``), with
     everything a view does not need off, and its request guard. Its owner must delete it after the
-    page that uses it (make it the page's child)."""
+    page that uses it."""
     profile = QWebEngineProfile()  # no storage name: off the record, nothing on disk
     profile.setHttpCacheType(QWebEngineProfile.HttpCacheType.MemoryHttpCache)
     profile.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.NoPersistentCookies)

@@ -10,9 +10,11 @@ only through postMessage.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from agent_core.mcp.apps import AppCsp
+if TYPE_CHECKING:  # the MCP SDK loads after the window shows, not with it
+    from agent_core.mcp.apps import AppCsp
 
 __all__ = [
     "HOST_SCHEME",
