@@ -87,6 +87,11 @@ class ViewDriver:
     events: list[AppEvent] = field(default_factory=list)
     asked: list[ApprovalRequest] = field(default_factory=list)
     asking: asyncio.Event = field(default_factory=asyncio.Event)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)  # set by each message sent
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+        self.arrived.set()
 
     def ask(self, question: ApprovalRequest) -> None:
         self.asked.append(question)
@@ -110,7 +115,7 @@ class ViewDriver:
             view,
             call_id=record.id,
             arguments=record.arguments,
-            send=self.sent.append,
+            send=self.send,
             on_event=self.events.append,
             ask=self.ask,
             limits=limits,
@@ -134,4 +139,5 @@ async def initialized_view(
     assert "result" in (await host.handle(INITIALIZE) or {})
     assert await host.handle(INITIALIZED) is None
     driver.sent.clear()
+    driver.arrived.clear()
     return host

@@ -347,6 +347,10 @@ class AppHost:
         waited for at most ``limits.teardown_wait_seconds``. Afterwards every request is refused."""
         if self.closed:
             return
+        if self._teardown is not None:  # closing already: wait as that close does
+            await asyncio.wait([self._teardown], timeout=self.limits.teardown_wait_seconds)
+            self.closed = True
+            return
         if self.initialized:
             self._teardown = asyncio.get_running_loop().create_future()
             self._send(

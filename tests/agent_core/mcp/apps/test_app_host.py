@@ -193,13 +193,15 @@ async def test_closing_asks_the_view_to_tear_down_waits_for_its_answer_and_refus
         driver = ViewDriver()
         host = await initialized_view(session, manager, record, driver)
         closing = asyncio.ensure_future(host.close())
-        await asyncio.sleep(0)  # let close() send its request
+        closing_again = asyncio.ensure_future(host.close())  # a second close waits for the same answer
+        await asyncio.wait_for(driver.arrived.wait(), 5)  # both closes are waiting now
+        assert [m["method"] for m in driver.sent] == ["ui/resource-teardown"]
         teardown = driver.sent[-1]
         assert teardown["method"] == "ui/resource-teardown"
         assert teardown["params"] == {"reason": "The chat was closed."}
         assert not closing.done()
         await host.handle({"jsonrpc": "2.0", "id": teardown["id"], "result": {}})
-        await asyncio.wait_for(closing, 5)
+        await asyncio.wait_for(asyncio.gather(closing, closing_again), 5)
         after = await host.handle(request(3, "ping"))
     assert after is not None and after["error"]["message"] == "The view was closed."
 
