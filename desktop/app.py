@@ -21,6 +21,7 @@ from agent_core.resources import app_icon
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceFactory, WorkspaceHost, preload_core
 from desktop.gui_thread_gc import collect_on_gui_thread
+from desktop.mcp_apps.engine import prepare_webengine
 from desktop.preflight import display_problem
 from desktop.settings import recent_agents
 from desktop.theme import apply_theme
@@ -82,6 +83,7 @@ class DesktopApp:
 def create_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance()
     if not isinstance(app, QApplication):
+        prepare_webengine()  # before the QApplication, or MCP Apps views cannot be shown
         app = QApplication(argv if argv is not None else sys.argv[:1])
     app.setOrganizationName("ContextDesk")
     app.setApplicationName("ContextDesk")

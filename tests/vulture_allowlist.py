@@ -20,6 +20,15 @@ _.eventFilter
 _.filterAcceptsRow
 _.roleNames
 
+# Qt WebEngine calls these overrides (desktop/mcp_apps/sandbox.py), and the MCP App view's host
+# page calls the relay's slot through the web channel (desktop/mcp_apps/host_page.py).
+_.requestStarted
+_.interceptRequest
+_.acceptNavigationRequest
+_.createWindow
+_.javaScriptConsoleMessage
+_.fromView
+
 # pydantic reads a model's configuration from this class attribute.
 _.model_config
 

@@ -40,6 +40,7 @@ from desktop.models.subagent_runs import SubagentRunsModel
 
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
+    from desktop.mcp_apps.chat_apps import ChatApps
 
 __all__ = ["ChatController"]
 
@@ -81,6 +82,7 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
         self._what_if_generation = Generation()
         self._replies = Generation()  # the newest send: an older one still finishing changes nothing
         self.subagent_runs = SubagentRunsModel(self)  # this chat's sub-agents, live and saved
+        self.apps: ChatApps | None = None  # the views of its tool calls with a UI (MCP Apps)
         self._model_generation = Generation()
         self._tool_calling: ToolCalling = "native"
         self.memories = ChatMemoryActions(
@@ -253,7 +255,10 @@ class ChatController(ChatCompaction, ChatWhatIf, ChatItems, QObject):
             self.bridge.call_soon(self.session.cancel)
 
     def close(self) -> None:
-        """The chat's tab closes: stop any reply, then let other programs write to the chat."""
+        """The chat's tab closes: its app views torn down, any reply stopped, then other programs
+        may write to the chat."""
+        if self.apps is not None:
+            self.apps.close()
         self.bridge.submit(self.session.close())  # never raises; this object may be gone by then
 
     def last_measured_context(self) -> RequestContext | None:

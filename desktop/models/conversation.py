@@ -141,6 +141,25 @@ class ConversationModel(ConversationRows):
             return
         entry.approval.decide(decision)
         self._set(row, replace(entry, decision=decision, status=decision.value))
+        if decision is ApprovalDecision.ALLOW_FOR_CHAT:
+            self._allow_the_same_tool(entry.approval)
+
+    def _allow_the_same_tool(self, allowed: ApprovalRequest) -> None:
+        """ "Allow for this chat" answers the same tool's other questions waiting on screen too: a
+        view's calls (MCP Apps) come several at once, each asked before the first answer."""
+        for row, entry in enumerate(self._rows):
+            waiting = entry.approval
+            if (
+                entry.kind == "approval"
+                and entry.decision is None
+                and entry.status == "pending"
+                and waiting is not None
+                and waiting.sampling is None
+                and (waiting.server, waiting.tool, waiting.origin)
+                == (allowed.server, allowed.tool, allowed.origin)
+            ):
+                waiting.decide(ApprovalDecision.ALLOW_ONCE)
+                self._set(row, replace(entry, decision=ApprovalDecision.ALLOW_ONCE, status="allow_once"))
 
     def mark_stopped(self) -> int | None:
         """The reply was stopped by the user: close the open reply and unanswered approvals.

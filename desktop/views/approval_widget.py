@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from agent_core.chat.events import ApprovalDecision
+from agent_core.chat.events import APP_ORIGIN, ApprovalDecision
 from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
 from desktop.views.entry_widget import EntryWidget, json_text
@@ -90,6 +90,8 @@ class ApprovalWidget(EntryWidget):
         asker = approval.asker if approval is not None else ""
         kind, _, name = asker.partition(" ")
         who = f"The {kind.lower()} <b>{html.escape(name)}</b>" if asker else "The assistant"
+        if approval is not None and approval.origin == APP_ORIGIN:  # a tool's view (MCP App)
+            who = f"The app view of <b>{html.escape(approval.server)}</b>"
         # What the call acts on, when its arguments do not say (the workspace's folder).
         target = f" {html.escape(approval.target)}" if approval is not None and approval.target else ""
         self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>{target}. Allow it?")

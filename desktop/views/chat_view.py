@@ -81,6 +81,9 @@ class ChatView(QWidget):
         self.conversation.resource_open_requested.connect(self.resource_open_requested)
         self.conversation.resource_attach_requested.connect(self.resource_attach_requested)
         self.conversation.notice_requested.connect(self.show_error)
+        if controller.apps is not None:
+            self.conversation.app_slot_ready.connect(controller.apps.add_slot)
+            controller.apps.message_requested.connect(self.insert_text)
         self.last_remember_dialog: RememberDialog | None = None
         self.model_limit_prompt: ModelLimitPrompt | None = None
         self.editing: int | None = None  # the id of the user's message being edited

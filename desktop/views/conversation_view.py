@@ -44,6 +44,7 @@ class ConversationView(QScrollArea):
     resource_open_requested = Signal(object)  # ResultResource of a tool result: read and show it
     resource_attach_requested = Signal(object)  # ResultResource of a tool result: attach it
     notice_requested = Signal(str)  # something a row could not do, for the chat to show
+    app_slot_ready = Signal(object, object, bool)  # a tool call's view: record, AppSlot, just made
 
     def __init__(
         self,
@@ -175,6 +176,10 @@ class ConversationView(QScrollArea):
             widget.resource_open_requested.connect(self.resource_open_requested)
             widget.resource_attach_requested.connect(self.resource_attach_requested)
             widget.save_failed.connect(self.notice_requested)
+            widget.app_slot_ready.connect(self.app_slot_ready)
+            record = widget.entry.tool_call if widget.entry is not None else None
+            if widget.app_slot is not None and record is not None:  # a saved call, built finished
+                self.app_slot_ready.emit(record, widget.app_slot, False)
         if isinstance(widget, SummaryWidget | ToolCallWidget):
             widget.toggle.pressed.connect(lambda w=widget: self._keep_in_place(w))
         self._widgets.insert(row, widget)

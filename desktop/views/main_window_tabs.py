@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from desktop.bridge import CoreBridge
 from desktop.controllers.chat_controller import ChatController
 from desktop.controllers.workspace_host import WorkspaceHost
+from desktop.mcp_apps.chat_apps import ChatApps
 from desktop.settings import save_open_tabs
 from desktop.views.background_status import BackgroundWork
 from desktop.views.chat_dialogs import ChatDialogs
@@ -132,6 +133,9 @@ class ChatTabs:
             self.tabs.setCurrentWidget(self.views[session.id])
             return
         controller = ChatController(self.bridge, session, self._window())
+        controller.apps = ChatApps(
+            self.bridge, session, lambda: self.host.mcp, controller.conversation, controller
+        )
         view = ChatView(controller, session.agent.name)
         view.view_context_requested.connect(
             lambda entry, c=controller: self.dialogs.show_context(entry.context, entry.message_id, c)

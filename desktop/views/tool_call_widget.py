@@ -17,6 +17,7 @@ from agent_core.store.records import ToolCallRecord
 from desktop.models.conversation_entries import Entry
 from desktop.models.tool_outcomes import TOOL_STATUS_TEXT, Tone, tone_of
 from desktop.theme import colors
+from desktop.views.app_slot import AppSlot
 from desktop.views.entry_widget import EntryWidget, disclosure_toggle, fit_box, json_text
 from desktop.views.rich_result import RichResultView
 
@@ -30,10 +31,13 @@ class ToolCallWidget(EntryWidget):
     resource_open_requested = Signal(object)  # ResultResource
     resource_attach_requested = Signal(object)  # ResultResource
     save_failed = Signal(str)
+    # The call has a UI (MCP App): (its record, the slot for its view, whether it was just made).
+    app_slot_ready = Signal(object, object, bool)
 
     def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rich: RichResultView | None = None
+        self.app_slot: AppSlot | None = None
         palette = colors()
         self.setObjectName("toolcall")
         self.setStyleSheet(f"#toolcall {{ border: 1px solid {palette.border}; border-radius: 8px; }}")
@@ -100,6 +104,7 @@ class ToolCallWidget(EntryWidget):
             self._result_label.setVisible(bool(record.result))
             self.result.setVisible(bool(record.result))
             self._show_rich(record)
+            self._offer_app(record, live=previous is not None and previous.status == "running")
 
     def _show_rich(self, record: ToolCallRecord) -> None:
         """Build the rich view once the record has rich parts (rebuilt only when they change)."""
@@ -116,6 +121,16 @@ class ToolCallWidget(EntryWidget):
         self.rich.resource_attach_requested.connect(self.resource_attach_requested)
         self.rich.save_failed.connect(self.save_failed)
         self._layout.insertWidget(1, self.rich)
+
+    def _offer_app(self, record: ToolCallRecord, live: bool) -> None:
+        """A finished call to a tool with a UI: a place for its view under the line (once)."""
+        if self.app_slot is not None or record.ui_resource_uri is None or self.entry is None:
+            return
+        if self.entry.status not in ("done", "failed"):
+            return
+        self.app_slot = AppSlot()
+        self._layout.addWidget(self.app_slot)
+        self.app_slot_ready.emit(record, self.app_slot, live)
 
     def _expand(self, expanded: bool) -> None:
         self.details.setVisible(expanded)

@@ -23,9 +23,13 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.agent.scaffold import create_agent
 from desktop.app import DesktopApp, create_app
+from desktop.mcp_apps.engine import prepare_webengine
 from desktop.theme import THEME_VARIABLE, apply_theme
 from tests.support.desktop_driver import WAIT_MS
 from tests.support.fake_api import FakeApi
+
+# The MCP Apps views' URL scheme and WebEngine's switches, before pytest-qt makes the QApplication.
+prepare_webengine()
 
 AGENT_YAML = """\
 name: Test Assistant

@@ -10,6 +10,7 @@ from PySide6.QtTest import QAbstractItemModelTester
 from pytestqt.qtbot import QtBot
 
 from agent_core.chat.events import (
+    APP_ORIGIN,
     ApprovalDecision,
     ApprovalRequest,
     ContextBuilt,
@@ -379,3 +380,32 @@ def test_an_approval_card_shows_the_caution_its_request_carries(qtbot: QtBot) ->
         qtbot.addWidget(widget)
     assert not cautious.caution.isHidden() and "destructive" in cautious.caution.text()
     assert plain.caution.isHidden()
+
+
+def test_allowing_a_tool_for_the_chat_answers_its_other_waiting_questions() -> None:
+    """A view's calls come several at once: one "Allow for this chat" answers them all (only the
+    same tool asked by the same asker)."""
+
+    async def run() -> tuple[ConversationModel, list[ApprovalDecision | None]]:
+        model = ConversationModel()
+        asked = [
+            ApprovalRequest("v1", "monitor", "poll", {}, origin=APP_ORIGIN),
+            ApprovalRequest("v2", "monitor", "poll", {}, origin=APP_ORIGIN),
+            ApprovalRequest("v3", "monitor", "other", {}, origin=APP_ORIGIN),
+            ApprovalRequest("m1", "monitor", "poll", {}),
+        ]
+        for request in asked:
+            model.apply(request)
+        model.decide(0, ApprovalDecision.ALLOW_FOR_CHAT)
+        answered = [await asked[0].wait(), await asked[1].wait()]
+        # decide() hands each answer to the loop in order: by now any other would have landed too.
+        return model, answered + [None for r in asked[2:] if not r.decided]
+
+    model, answers = asyncio.run(run())
+    assert answers == [ApprovalDecision.ALLOW_FOR_CHAT, ApprovalDecision.ALLOW_ONCE, None, None]
+    assert [model.index(row, 0).data(Role.STATUS) for row in range(4)] == [
+        "allow_for_chat",
+        "allow_once",
+        "pending",
+        "pending",
+    ]
