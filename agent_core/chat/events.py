@@ -139,6 +139,9 @@ class ApprovalRequest:
     caution: str = ""
     # Asked before every call of this tool (a skill's script): "allow for this chat" is not offered.
     every_call: bool = False
+    # The caution is about the model's limits (a sub-agent or workflow on a small model): a front
+    # end may also offer to pick another model, which answers DENY.
+    model_limited: bool = False
     type: Literal["approval_requested"] = "approval_requested"
     _answer: asyncio.Future[ApprovalDecision] = field(init=False, repr=False, compare=False)
 

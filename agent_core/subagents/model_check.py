@@ -43,4 +43,5 @@ async def limited_model_question(
         origin=origin,
         caution=warning,
         every_call=True,  # the answer is about this run, not every later one
+        model_limited=True,
     )

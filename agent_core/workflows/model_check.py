@@ -69,4 +69,5 @@ async def limited_model_question(
         origin=f"{WORKFLOW_ORIGIN}{workflow.name}",
         caution=warning,
         every_call=True,  # the answer is about this run, not every later one
+        model_limited=True,
     )

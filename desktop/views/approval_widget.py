@@ -31,6 +31,7 @@ class ApprovalWidget(EntryWidget):
     the keyboard: Enter allows once, Ctrl+Enter for the chat, Esc denies."""
 
     decided = Signal(object)  # ApprovalDecision
+    model_pick_requested = Signal()  # "Pick another model" (after DENY): the chat's model box
 
     DECISION_TEXT: ClassVar[dict[str, str]] = {
         "allow_once": "Allowed once",
@@ -75,7 +76,10 @@ class ApprovalWidget(EntryWidget):
         self.allow_once.clicked.connect(lambda: self.decided.emit(ApprovalDecision.ALLOW_ONCE))
         self.allow_chat.clicked.connect(lambda: self.decided.emit(ApprovalDecision.ALLOW_FOR_CHAT))
         self.deny.clicked.connect(lambda: self.decided.emit(ApprovalDecision.DENY))
-        for button in (self.allow_once, self.allow_chat, self.deny):
+        # On a model too small for a sub-agent or a workflow: the same choice as elsewhere.
+        self.pick_model = QPushButton("Pick another model")
+        self.pick_model.clicked.connect(self._pick_another_model)
+        for button in (self.allow_once, self.allow_chat, self.deny, self.pick_model):
             buttons.addWidget(button)
         buttons.addStretch(1)
         self.outcome = QLabel()
@@ -119,6 +123,7 @@ class ApprovalWidget(EntryWidget):
         self.caution.setVisible(bool(caution) and pending)
         for button in (self.allow_once, self.allow_chat, self.deny):
             button.setVisible(pending)
+        self.pick_model.setVisible(pending and approval is not None and approval.model_limited)
         # A tool asked about before every call (a skill's script) is never allowed for the chat.
         self.allow_chat.setVisible(pending and not (approval is not None and approval.every_call))
         key = entry.decision.value if entry.decision is not None else entry.status
@@ -129,6 +134,10 @@ class ApprovalWidget(EntryWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if pending else Qt.FocusPolicy.NoFocus)
         if pending:
             QTimer.singleShot(0, self._take_focus)  # once shown: the answer is one key away
+
+    def _pick_another_model(self) -> None:
+        self.decided.emit(ApprovalDecision.DENY)
+        self.model_pick_requested.emit()
 
     def _take_focus(self) -> None:
         if self.isVisible() and self.focusPolicy() != Qt.FocusPolicy.NoFocus:

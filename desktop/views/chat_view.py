@@ -81,6 +81,7 @@ class ChatView(QWidget):
         self.conversation.resource_open_requested.connect(self.resource_open_requested)
         self.conversation.resource_attach_requested.connect(self.resource_attach_requested)
         self.conversation.notice_requested.connect(self.show_error)
+        self.conversation.model_pick_requested.connect(self._pick_model_instead)
         if controller.apps is not None:
             self.conversation.app_slot_ready.connect(controller.apps.add_slot)
             controller.apps.message_requested.connect(self.insert_text)
@@ -301,6 +302,10 @@ class ChatView(QWidget):
         prompt.pick_another.connect(self._pick_another_model)
         self.model_limit_prompt = prompt
         prompt.open()
+
+    def _pick_model_instead(self) -> None:
+        self.show_error("Not run: choose another model in the box above, then ask again.")
+        self.model_picker.setFocus()
 
     def _pick_another_model(self) -> None:
         self.show_error("Not compacted: choose another model in the box above, then /compact again.")

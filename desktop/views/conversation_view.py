@@ -44,6 +44,7 @@ class ConversationView(QScrollArea):
     resource_open_requested = Signal(object)  # ResultResource of a tool result: read and show it
     resource_attach_requested = Signal(object)  # ResultResource of a tool result: attach it
     notice_requested = Signal(str)  # something a row could not do, for the chat to show
+    model_pick_requested = Signal()  # "Pick another model" on a question about the model's limits
     app_slot_ready = Signal(object, object, bool)  # a tool call's view: record, AppSlot, just made
 
     def __init__(
@@ -169,6 +170,7 @@ class ConversationView(QScrollArea):
             widget.forget_requested.connect(lambda w=widget: self._emit_row(w, self.memory_forgotten))
         if isinstance(widget, ApprovalWidget):
             widget.decided.connect(lambda decision, w=widget: self._decide(w, decision))
+            widget.model_pick_requested.connect(self.model_pick_requested)
         if isinstance(widget, SummaryWidget):
             widget.edited.connect(lambda text, w=widget: self._edit_summary(w, text))
             widget.undo_requested.connect(lambda w=widget: self._emit_row(w, self.summary_undone))

@@ -31,6 +31,7 @@ def test_allowed_the_child_on_a_small_model_runs(make_chat: Callable[..., Chat])
     events = chat.send("summarize my ideas", approve=ApprovalDecision.ALLOW_ONCE)
     [question] = questions(events)
     assert question.server == "subagents" and question.tool == "summarizer" and question.every_call
+    assert question.model_limited  # the desktop also offers to pick another model
     assert question.arguments == {"task": "Summarize ideas.md"}
     assert question.caution == (
         "scripted:summarizer does not choose its own tools: it may not choose the tools the sub-agent "

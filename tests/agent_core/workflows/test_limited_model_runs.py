@@ -29,6 +29,7 @@ def test_denied_no_state_runs_and_the_reply_says_why(chat: Chat) -> None:
     events = chat.send('/run triage {"report": "Invoices are doubled"}', approve=ApprovalDecision.DENY)
     [question] = chat.asked
     assert (question.server, question.tool, question.origin) == ("workflows", "triage", "workflow triage")
+    assert question.model_limited
     assert question.caution.startswith(
         "scripted:classifier does not choose its own tools: it may not give each workflow"
     )
