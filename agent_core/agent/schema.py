@@ -10,17 +10,19 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, Field, field_validator
 
 from agent_core.agent.file_globs import MAX_GLOBS, glob_problem, split_glob_list
+from agent_core.agent.file_model import FileModel
 from agent_core.agent.names import name_problem
+from agent_core.agent.oauth_settings import OAuthConfig
 
 __all__ = [
     "SERVER_MODELS",
     "AgentConfig",
     "ChatDefaults",
     "ContextConfig",
+    "FileModel",
     "IncludeMode",
     "InternalServerConfig",
     "ItemFrontmatter",
@@ -40,18 +42,6 @@ __all__ = [
     "ToolPermissionPolicy",
     "ToolSettings",
 ]
-
-
-class FileModel(BaseModel):
-    """Base of every model read from an agent file."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        validate_assignment=True,
-        str_strip_whitespace=False,
-    )
 
 
 class IncludeMode(StrEnum):
@@ -323,15 +313,6 @@ class SseServerConfig(_ServerBase):
     type: Literal["sse"]
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
-
-
-class OAuthConfig(FileModel):
-    """Sign in to a remote server with OAuth (docs/mcp.md#oauth); the tokens live in the keyring."""
-
-    scopes: list[str] | None = Field(
-        default=None, max_length=50, description="scopes to ask for; default: what the server asks for"
-    )
-    client_name: str = Field(default="ContextDesk", min_length=1, max_length=200)
 
 
 class StreamableHttpServerConfig(_ServerBase):

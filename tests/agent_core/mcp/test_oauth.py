@@ -18,7 +18,7 @@ from mcp.client.auth import oauth2
 from mcp.shared import auth_utils
 
 from agent_core.agent.schema import StreamableHttpServerConfig
-from agent_core.mcp import McpManager, ServerState, oauth
+from agent_core.mcp import McpManager, ServerState, oauth, oauth_storage
 from agent_core.mcp.oauth import KEYRING_SERVICE, SignInRequest
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.oauth_server import OAuthMcpServer
@@ -98,7 +98,7 @@ class ShiftedClock:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.offset = 0.0
-        for module in (oauth2, auth_utils, oauth):
+        for module in (oauth2, auth_utils, oauth_storage):
             monkeypatch.setattr(module, "time", self)
 
     def time(self) -> float:
