@@ -98,9 +98,19 @@ class SignInProvider(OAuthClientProvider):
         if self.context.current_tokens is not None:
             self.context.token_expiry_time = await self._keyring.expires_at()
 
+    def _expected_issuer(self) -> str:
+        # Also asked just before a dynamic registration: a registration for a grant the server
+        # does not offer would only fail later, less clearly.
+        self._check_grant()
+        return super()._expected_issuer()
+
     async def _perform_authorization(self) -> httpx2.Request:
+        self._check_grant()
+        return await super()._perform_authorization()
+
+    def _check_grant(self) -> None:
+        """Raises GrantNotSupportedError when the authorization server lists its grants without this one."""
         metadata = self.context.oauth_metadata
         offered = metadata.grant_types_supported if metadata is not None else None
         if offered and "authorization_code" not in offered:
             raise self._report(grant_not_supported(self._server, "authorization-code", offered))
-        return await super()._perform_authorization()

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import keyring
 import pytest
 
 from tests.support.mcp_servers import (
@@ -18,6 +19,7 @@ from tests.support.mcp_servers import (
     start_http_server,
     stop_process,
 )
+from tests.support.memory_keyring import MemoryKeyring
 
 
 @pytest.fixture
@@ -42,3 +44,13 @@ def node_modules() -> Path:
     if not (NODE_MODULES / "@modelcontextprotocol" / "server-everything").is_dir():
         subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--silent"], cwd=TESTS_DIR, check=True)
     return NODE_MODULES
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """A keyring in memory for this test; the real one is never touched."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
