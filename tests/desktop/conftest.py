@@ -16,6 +16,7 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 
 from collections.abc import Iterator
 
+import keyring
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
@@ -26,6 +27,7 @@ from desktop.app import DesktopApp, create_app
 from desktop.theme import THEME_VARIABLE, apply_theme
 from tests.support.desktop_driver import WAIT_MS
 from tests.support.fake_api import FakeApi
+from tests.support.memory_keyring import MemoryKeyring
 
 AGENT_YAML = """\
 name: Test Assistant
@@ -123,3 +125,13 @@ def theme(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> It
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     apply_theme(app, Qt.ColorScheme.Light)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """A keyring in memory for this test; the real one is never touched."""
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
