@@ -28,7 +28,6 @@ from agent_core.agent.schema import OAuthConfig, StreamableHttpServerConfig
 from agent_core.agent.secrets import resolve_secret
 from agent_core.agent.variables import VariableContext, expand_variables
 from agent_core.mcp.oauth_clients import SignInProvider, preregistered_client
-from agent_core.mcp.oauth_errors import SignInCancelledError, SignInRequiredError
 from agent_core.mcp.oauth_grants import grant_auth
 from agent_core.mcp.oauth_loopback import (
     SIGN_IN_TIMEOUT_SECONDS,
@@ -37,6 +36,7 @@ from agent_core.mcp.oauth_loopback import (
     callback_port,
 )
 from agent_core.mcp.oauth_storage import KEYRING_SERVICE, KeyringTokenStorage, OAuthSecretKind
+from agent_core.mcp.sign_in_errors import SignInCancelledError, SignInRequiredError
 
 __all__ = [
     "KEYRING_SERVICE",

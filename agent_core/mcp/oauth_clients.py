@@ -18,8 +18,8 @@ from mcp.shared.auth import OAuthClientInformationFull
 from pydantic import AnyUrl
 
 from agent_core.agent.oauth_settings import OAuthConfig
-from agent_core.mcp.oauth_errors import SignInRequiredError, grant_not_supported
 from agent_core.mcp.oauth_storage import KeyringTokenStorage
+from agent_core.mcp.sign_in_errors import SignInRequiredError, grant_not_supported
 
 __all__ = ["SignInProvider", "preregistered_client", "secret_fix"]
 

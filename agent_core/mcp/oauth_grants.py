@@ -30,9 +30,9 @@ from mcp.client.auth.utils import (
 
 from agent_core.agent.oauth_settings import OAuthConfig
 from agent_core.mcp.oauth_clients import secret_fix
-from agent_core.mcp.oauth_errors import SignInRequiredError
 from agent_core.mcp.oauth_signing import signing_algorithm
 from agent_core.mcp.oauth_storage import KeyringTokenStorage, OAuthSecretKind
+from agent_core.mcp.sign_in_errors import SignInRequiredError
 
 __all__ = ["grant_auth"]
 

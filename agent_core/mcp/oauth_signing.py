@@ -9,7 +9,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
-from agent_core.mcp.oauth_errors import SignInRequiredError
+from agent_core.mcp.sign_in_errors import SignInRequiredError
 
 __all__ = ["signing_algorithm"]
 

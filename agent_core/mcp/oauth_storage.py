@@ -16,7 +16,7 @@ from typing import Literal, TypeVar, get_args
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import BaseModel, ValidationError
 
-from agent_core.mcp.oauth_errors import SignInRequiredError
+from agent_core.mcp.sign_in_errors import SignInRequiredError
 
 __all__ = ["KEYRING_SERVICE", "SECRET_KINDS", "KeyringTokenStorage", "OAuthSecretKind"]
 
