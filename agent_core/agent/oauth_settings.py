@@ -110,9 +110,9 @@ class OAuthConfig(FileModel):
             for key in SECRET_KEYS.intersection(data):
                 # The value is not repeated: the message may be shown or logged.
                 raise ValueError(
-                    f"oauth.{key} is a secret and is never kept in agent.yaml. Fix: remove it from "
-                    f"the file and store it in the keyring: `contextdesk mcp set-secret AGENT_DIR SERVER "
-                    f"{_SECRET_FIX[key]}` (or the server dialog)"
+                    f"oauth.{key} is a secret, never kept in agent.yaml: remove it and store it in the "
+                    f"keyring with `contextdesk mcp set-secret AGENT_DIR SERVER {_SECRET_FIX[key]}` "
+                    "(or the server dialog)"
                 )
         return data
 

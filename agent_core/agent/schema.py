@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, ValidatorFunctionWrapHandler, field_validator
 
 from agent_core.agent.file_globs import MAX_GLOBS, glob_problem, split_glob_list
 from agent_core.agent.file_model import FileModel
@@ -321,6 +321,12 @@ class StreamableHttpServerConfig(_ServerBase):
     headers: dict[str, str] = Field(default_factory=dict)
     # `true` or an object: the server requires OAuth sign-in. Never holds a token.
     oauth: bool | OAuthConfig = False
+
+    @field_validator("oauth", mode="wrap")
+    @classmethod
+    def _oauth_block(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # An object is an oauth block: its own problems only, not also "should be a valid boolean".
+        return OAuthConfig.model_validate(value) if isinstance(value, dict) else handler(value)
 
     @property
     def oauth_settings(self) -> OAuthConfig | None:

@@ -171,3 +171,19 @@ def test_clearing_a_secret_forgets_it(memory_keyring: MemoryKeyring, tmp_path: P
     KeyringTokenStorage("remote", "https://mcp.example.com/mcp").set_secret("client-secret", "x")
     assert cli(["mcp", "set-secret", str(root), "remote", "client-secret", "--clear"]) == 0
     assert memory_keyring.entries == {}
+
+
+def test_an_agent_file_with_a_secret_in_its_oauth_block_says_one_thing_and_not_the_value(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "agent"
+    root.mkdir()
+    (root / "agent.yaml").write_text(
+        "name: OAuth\nmcpServers:\n  remote:\n    type: streamable-http\n    url: https://mcp.example.com/mcp\n"
+        f"    oauth: {{clientId: {CLIENT_ID}, clientSecret: {CLIENT_SECRET}}}\n"
+    )
+    agent = load_agent(root)
+    [problem] = agent.problems
+    assert "oauth.clientSecret is a secret, never kept in agent.yaml" in problem.message
+    assert CLIENT_SECRET not in problem.message + problem.fix
+    assert "remote" not in agent.config.mcp_servers
