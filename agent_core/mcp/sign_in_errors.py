@@ -36,7 +36,7 @@ def grant_not_supported(server: str, configured: str, offered: Iterable[str]) ->
     named = ", ".join(offered[:5]) or "none"
     fix = (
         f"set `oauth.grant: {usable[0]}` for this server in agent.yaml, with `oauth.clientId` and its "
-        "secret in the keyring (docs/mcp.md#oauth)"
+        "secret in the keyring (docs/mcp.md#oauth-settings)"
         if usable
         else "ask the server's operator which client it expects; ContextDesk cannot use this server's grants"
     )
