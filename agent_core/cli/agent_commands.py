@@ -305,6 +305,7 @@ def _add_server_status(agent: Agent, summary: dict[str, Any], timeout: float) ->
                 "permission": tool.permission,
                 "hints": list(tool.annotations.badges),
                 "fingerprint": tool.fingerprint,
+                "inputSchema": tool.input_schema,
             }
             for tool in tools
             if tool.server == server["name"]

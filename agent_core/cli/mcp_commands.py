@@ -1,4 +1,4 @@
-"""``contextdesk mcp call|ping|resources|prompts``: try an agent's MCP servers from the command line."""
+"""``contextdesk mcp call|login|ping|resources|prompts``: try an agent's MCP servers from the command line."""
 
 from __future__ import annotations
 
@@ -57,7 +57,14 @@ def register(subparsers: Any) -> None:
         help="where images and audio in the result are saved (default: the current folder; "
         "files are named after the tool and never overwritten)",
     )
+    call.add_argument("--no-browser", action="store_true", help=_NO_BROWSER_HELP)
     call.set_defaults(handler=run_call)
+
+    login = commands.add_parser("login", help="sign in to a server that uses OAuth, and keep the sign-in")
+    login.add_argument("dir", type=Path, help="the agent folder")
+    login.add_argument("server")
+    login.add_argument("--no-browser", action="store_true", help=_NO_BROWSER_HELP)
+    login.set_defaults(handler=run_login)
 
     ping = commands.add_parser("ping", help="start servers (all by default) and time a round trip to each")
     ping.add_argument("dir", type=Path, help="the agent folder")
@@ -75,6 +82,12 @@ def register(subparsers: Any) -> None:
     prompts.set_defaults(handler=run_prompts)
 
     oauth_secret_command.register(commands)
+
+
+_NO_BROWSER_HELP = (
+    "for a server that asks you to sign in: print the sign-in URL and wait for it to come back to "
+    "127.0.0.1, without asking (open it in any browser that reaches this machine)"
+)
 
 
 def _terminal_sampling(
@@ -142,7 +155,7 @@ def run_call(args: argparse.Namespace) -> int:
                 variables=_variables(agent),
                 sampling=router,
                 elicitation=TerminalElicitation(assume_yes=args.yes),
-                sign_in=TerminalSignIn(assume_yes=args.yes),
+                sign_in=TerminalSignIn(assume_yes=args.yes, no_browser=args.no_browser),
                 roots=agent_roots(agent.config),
                 trust=_asked_trust(agent, servers),
             ) as manager:
@@ -199,6 +212,39 @@ def _print_result(result: ToolResult, saved: list[SavedMedia]) -> None:
     for media in saved:
         where = f"saved to {media.path}" if media.path else media.problem
         print(f"{media.summary} {where}", file=out)
+
+
+def run_login(args: argparse.Namespace) -> int:
+    """Start one OAuth server, signing in if it asks; the tokens stay in the keyring for later runs."""
+    from agent_core.agent.schema import StreamableHttpServerConfig
+    from agent_core.cli.sign_in_prompt import TerminalSignIn
+    from agent_core.mcp import McpManager, ServerState
+
+    agent = load_agent(args.dir)
+    _check_server(agent, args.server)
+    config = agent_servers(agent)[args.server]
+    if not isinstance(config, StreamableHttpServerConfig) or config.oauth_settings is None:
+        raise ContextDeskError(
+            f"MCP server '{args.server}' does not sign in with OAuth, so there is nothing to log in to. "
+            "Fix: for a streamable-http server that requires sign-in, set `oauth: true` in agent.yaml."
+        )
+
+    async def login() -> tuple[ServerState, str | None, int]:
+        servers = {args.server: config}
+        async with McpManager(
+            servers,
+            variables=_variables(agent),
+            sign_in=TerminalSignIn(no_browser=args.no_browser),
+            trust=_asked_trust(agent, servers),
+        ) as manager:
+            status = manager.status(args.server)
+            return status.state, status.reason, status.tool_count
+
+    state, reason, tool_count = asyncio.run(login())
+    if state is not ServerState.READY:
+        raise ContextDeskError(reason or f"MCP server '{args.server}' is {state.value}")
+    print(f"Signed in to MCP server '{args.server}': it is ready, with {tool_count} tools.")
+    return 0
 
 
 def run_ping(args: argparse.Namespace) -> int:

@@ -1,6 +1,8 @@
 """The terminal's side of an OAuth sign-in: the URL is printed, and opened only if the user says so.
 
-``--yes`` never signs in for the user (a sign-in is theirs to give): it cancels, and says so."""
+``--yes`` never signs in for the user (a sign-in is theirs to give): it cancels, and says so.
+``--no-browser`` asks nothing: the URL is printed and the sign-in waits for it to be opened, on this
+machine or on another one whose browser can reach this one's 127.0.0.1 (an SSH port forward)."""
 
 from __future__ import annotations
 
@@ -22,11 +24,13 @@ class TerminalSignIn:
         self,
         *,
         assume_yes: bool = False,
+        no_browser: bool = False,
         stdin: TextIO | None = None,
         out: TextIO | None = None,
         open_url: Callable[[str], object] = webbrowser.open,
     ) -> None:
         self.assume_yes = assume_yes
+        self.no_browser = no_browser
         self.stdin = stdin or sys.stdin
         self.out = out or sys.stderr
         self.open_url = open_url
@@ -38,6 +42,11 @@ class TerminalSignIn:
                 "(run once without --yes to sign in)."
             )
             return False
+        if self.no_browser:
+            self._say(f"\nMCP server '{request.server}' ({request.server_url}) needs you to sign in at:")
+            self._say(f"  {request.url}")
+            self._say("Open it in a browser; waiting for the sign-in to come back (--no-browser)…")
+            return True
         return await asyncio.to_thread(self._ask, request)
 
     def _say(self, text: str) -> None:

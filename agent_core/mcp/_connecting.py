@@ -57,6 +57,7 @@ class Connecting(Changes, ServerCallbacks):
                 sign_in=self._sign_in,
                 waiting_on_user=self._waiting_on_user,
                 on_sign_in_error=self._on_fatal_error,
+                on_response=self._scope_refusal.on_response,
             )
         elif isinstance(config, InternalServerConfig):
             builtin = BUILTIN_SERVERS.get(config.tool)

@@ -23,7 +23,7 @@ from mcp import Client
 from agent_core.mcp._connecting import Connecting
 from agent_core.mcp._connection_state import MAX_TOOLS_PER_SERVER, StatusListener
 from agent_core.mcp._tool_calls import ToolCalls
-from agent_core.mcp.errors import explain_failure, is_server_failure
+from agent_core.mcp.errors import explain_failure, is_server_failure, root_cause
 from agent_core.mcp.types import ServerState, ServerStatus
 
 __all__ = ["ServerConnection", "StatusListener"]
@@ -161,7 +161,9 @@ class ServerConnection(Connecting, ToolCalls):
         if (self._lost and self._state is ServerState.READY) or self._fatal_error is not None:
             reason = self._closed_reason()
         else:
-            reason = explain_failure(
+            reason = self._scope_refusal.reason(
+                self.name, "the connection", root_cause(error)
+            ) or explain_failure(
                 self.name, self.config, error, log_tail=self._log.tail(10), bad_output=self._bad_output
             )
         logger.info("MCP server %s failed: %s", self.name, reason)

@@ -16,6 +16,7 @@ from agent_core.agent.variables import VariableContext
 from agent_core.errors import ContextDeskError
 from agent_core.mcp._live import ChangeRefresher, ChangeWatcher
 from agent_core.mcp._logs import LogBuffer, StderrCapture
+from agent_core.mcp._scope_refusal import ScopeRefusal
 from agent_core.mcp._tasks import ToolTasks
 from agent_core.mcp.builtins import BuiltinContext
 from agent_core.mcp.elicitation import ElicitationHandler
@@ -56,6 +57,7 @@ class ConnectionState:
         self._sign_in = sign_in
         self._start_deadline: asyncio.Timeout | None = None
         self._fatal_error: ContextDeskError | None = None  # why a sign-in or an invalid answer ended it
+        self._scope_refusal = ScopeRefusal()  # the server's last 403 insufficient_scope (HTTP only)
         self._sampling = sampling
         self.config = config
         self._context = context or BuiltinContext()

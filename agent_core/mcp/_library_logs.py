@@ -21,8 +21,12 @@ LIBRARY_LOGGERS = (
     "mcp.client.session",
     "mcp.client.sse",
     "mcp.client.streamable_http",
+    "mcp.client.auth.oauth2",
 )
 _UNPARSEABLE = "Failed to parse JSONRPC message from server"
+#: The OAuth client's record of its own failure: the server's status says what went wrong and how
+#: to fix it (``oauth_errors``), so without --verbose this record adds nothing but the server's page.
+_OAUTH_FLOW_ERROR = "OAuth flow error"
 #: Debug records of the SDK's HTTP transports that quote a whole message.
 _WHOLE_MESSAGES = ("Sending client message:", "Received server message:", "SSE message:")
 
@@ -41,6 +45,8 @@ class _OneLine(logging.Filter):
             return True
         if record.msg == _UNPARSEABLE:
             return False  # the server's log has the line itself ("stdout (not JSON-RPC): ...")
+        if record.msg == _OAUTH_FLOW_ERROR:
+            return False
         error = record.exc_info[1]
         first = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
         said = record.getMessage()

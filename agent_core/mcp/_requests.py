@@ -58,6 +58,9 @@ class Requests(ConnectionState):
         ):
             await self._drain_stderr()
             return f"The connection ended during {what}. " + self._closed_reason()
+        refused_scope = self._scope_refusal.reason(self.name, what, error)
+        if refused_scope is not None:
+            return refused_scope
         if isinstance(error, MCPError):
             return f"{where} refused {what}: {error.error.message}"
         return explain_failure(self.name, self.config, error, log_tail=self._log.tail(10))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
 from types import TracebackType
@@ -250,10 +250,18 @@ class _HttpTransport:
     """Streamable HTTP or SSE, with the configured headers on every request."""
 
     def __init__(
-        self, url: str, headers: dict[str, str], *, sse: bool, timeout: float, auth: httpx2.Auth | None = None
+        self,
+        url: str,
+        headers: dict[str, str],
+        *,
+        sse: bool,
+        timeout: float,
+        auth: httpx2.Auth | None = None,
+        on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
     ) -> None:
         self._url = url
         self._auth = auth
+        self._on_response = on_response
         self._headers = headers
         self._sse = sse
         self._timeout = timeout
@@ -266,8 +274,11 @@ class _HttpTransport:
                     sse_client(self._url, headers=self._headers or None, timeout=self._timeout)
                 )
             else:
+                hooks = {"response": [self._on_response]} if self._on_response is not None else None
                 client = await stack.enter_async_context(
-                    httpx2.AsyncClient(headers=self._headers, timeout=_HTTP_TIMEOUT, auth=self._auth)
+                    httpx2.AsyncClient(
+                        headers=self._headers, timeout=_HTTP_TIMEOUT, auth=self._auth, event_hooks=hooks
+                    )
                 )
                 streams = await stack.enter_async_context(
                     streamable_http_client(self._url, http_client=client)
@@ -289,9 +300,11 @@ def http_transport(
     sign_in: SignInHandler | None = None,
     waiting_on_user: Callable[[bool], None] | None = None,
     on_sign_in_error: Callable[[SignInRequiredError], None] | None = None,
+    on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
 ) -> Transport:
     """The transport for a remote server; a streamable-HTTP server with ``oauth`` signs in through
-    ``sign_in`` (agent_core.mcp.oauth). Blocking (the keyring): call it off the event loop.
+    ``sign_in`` (agent_core.mcp.oauth). ``on_response`` sees each HTTP response of a streamable-HTTP
+    server (``_scope_refusal``). Blocking (the keyring): call it off the event loop.
 
     Raises:
         MissingSecretError: a header or the url names a variable that has no value.
@@ -306,5 +319,10 @@ def http_transport(
             server, url, settings, sign_in, waiting_on_user=waiting_on_user, on_sign_in_error=on_sign_in_error
         )
     return _HttpTransport(
-        url, headers, sse=config.type == "sse", timeout=min(config.start_timeout_seconds, 30.0), auth=auth
+        url,
+        headers,
+        sse=config.type == "sse",
+        timeout=min(config.start_timeout_seconds, 30.0),
+        auth=auth,
+        on_response=on_response,
     )

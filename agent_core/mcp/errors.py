@@ -7,9 +7,11 @@ import errno
 import socket
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
+from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from pydantic import ValidationError
@@ -23,6 +25,7 @@ from agent_core.agent.schema import (
 )
 from agent_core.agent.secrets import MissingSecretError
 from agent_core.errors import ContextDeskError
+from agent_core.mcp.oauth_errors import explain_oauth_failure
 
 __all__ = [
     "SERVER_ERRORS",
@@ -32,6 +35,7 @@ __all__ = [
     "explain_failure",
     "is_server_failure",
     "missing_command_fix",
+    "root_cause",
 ]
 
 # What to install when a well-known launcher is missing.
@@ -83,7 +87,8 @@ def leaf_errors(error: BaseException) -> Iterator[BaseException]:
         yield error
 
 
-def _root_cause(error: BaseException) -> BaseException:
+def root_cause(error: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups: not a cancellation, an interrupt or an exit."""
     leaves = list(leaf_errors(error))
     for leaf in leaves:
         if not isinstance(leaf, KeyboardInterrupt | SystemExit) and type(leaf).__name__ != "CancelledError":
@@ -116,12 +121,14 @@ def explain_failure(
     bad_output: str | None = None,
 ) -> str:
     """What went wrong when starting or using server ``name``, and how to fix it."""
-    cause = _root_cause(error)
+    cause = root_cause(error)
     where = f"MCP server '{name}'"
     if isinstance(cause, MissingSecretError | McpServerError):
         return str(cause)
     if isinstance(cause, ContextDeskError):
         return f"{where}: {cause}"
+    if isinstance(cause, OAuthFlowError):
+        return explain_oauth_failure(name, cause)
     if isinstance(config, StdioServerConfig):
         if isinstance(cause, FileNotFoundError):
             return f"{where}: `{config.command}` was not found. Fix: {missing_command_fix(config.command)}."
@@ -144,6 +151,14 @@ def explain_failure(
                     "Fix: check the token in `headers` (e.g. Authorization: env://TOKEN)."
                 )
             return f"{where}: {config.url} answered HTTP {status}. Fix: check `url` (the path is often /mcp or /sse)."
+        signs_in = isinstance(config, StreamableHttpServerConfig) and config.oauth_settings is not None
+        elsewhere = _other_origin(cause, config.url) if signs_in else None
+        if elsewhere is not None and isinstance(cause, httpx2.TransportError):
+            return (
+                f"{where}: cannot reach {elsewhere}, which its sign-in information names as where to sign in "
+                f"({type(cause).__name__}). Fix: check that it is up and reachable from here; if that address "
+                "is wrong, ask the server's operator."
+            )
         if isinstance(cause, httpx2.ConnectError | ConnectionRefusedError):
             if any(isinstance(e, socket.gaierror) for e in _chain(cause)):
                 return f"{where}: the host in {config.url} is unknown. Fix: check the host name in `url`."
@@ -188,6 +203,20 @@ def explain_failure(
     return _with_log(f"{where} failed: {type(cause).__name__}: {cause}", log_tail)
 
 
+def _other_origin(error: BaseException, url: str) -> str | None:
+    """Where a failed HTTP request went when that is not the server's own host (its OAuth
+    authorization server, found during sign-in), as ``scheme://host:port``."""
+    try:
+        request = error.request  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError when no request is attached
+        return None
+    own = urlsplit(url)
+    target = request.url
+    if (target.host, target.port) == (own.hostname, own.port):
+        return None
+    return f"{target.scheme}://{target.host}" + (f":{target.port}" if target.port else "")
+
+
 def _first_problem(error: ValidationError) -> str:
     """Where the first problem is and what it is: ``protocolVersion: Input should be a valid string``."""
     problem = error.errors()[0] if error.error_count() else None
@@ -230,6 +259,7 @@ SERVER_ERRORS = (
     ValidationError,
     httpx2.HTTPError,
     ContextDeskError,
+    OAuthFlowError,  # the server's sign-in failed (oauth_errors says how)
     anyio.BrokenResourceError,
     anyio.ClosedResourceError,
 )
