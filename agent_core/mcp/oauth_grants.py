@@ -27,6 +27,7 @@ from mcp.client.auth.utils import (
     extract_resource_metadata_from_www_auth,
     handle_protected_resource_response,
 )
+from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_server_url
 
 from agent_core.agent.oauth_settings import OAuthConfig
 from agent_core.mcp.oauth_clients import secret_fix
@@ -188,6 +189,7 @@ class _IssuerFromServer(httpx2.Auth):
                             (yield create_oauth_metadata_request(url))
                         )
                         if metadata is not None and metadata.authorization_servers:
+                            self._check_resource(str(metadata.resource) if metadata.resource else None)
                             issuer = str(metadata.authorization_servers[0])
                             break
                     if issuer is None:
@@ -209,6 +211,19 @@ class _IssuerFromServer(httpx2.Auth):
             return
         finally:
             await flow.aclose()
+
+    def _check_resource(self, resource: str | None) -> None:
+        """Metadata for another resource does not choose where this server's credentials go (RFC 8707)."""
+        expected = resource_url_from_server_url(self._url)
+        if resource is not None and not check_resource_allowed(expected, resource):
+            raise self._report(
+                SignInRequiredError(
+                    self._server,
+                    f"MCP server '{self._server}' publishes OAuth metadata for another resource ({resource[:200]}, "
+                    f"not {expected}), so no credentials were sent. Fix: check `url` in agent.yaml, or set "
+                    "oauth.issuer to the authorization server's issuer URL.",
+                )
+            )
 
 
 class _IdTokenExchange:

@@ -60,7 +60,9 @@ class GrantState:
 class GrantServer:
     """The three servers on one free port, listening as soon as it is constructed."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, resource_path: str = "/mcp") -> None:
+        """``resource_path``: the resource its protected resource metadata names (another path than
+        /mcp stands for metadata that is not this server's)."""
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
         self._socket.listen(64)
@@ -73,7 +75,7 @@ class GrantServer:
             # The tokens are this test's own, checked in verify_token: no resource to compare.
             auth=AuthSettings(
                 issuer_url=self.base,  # type: ignore[arg-type]
-                resource_server_url=self.url,  # type: ignore[arg-type]
+                resource_server_url=f"{self.base}{resource_path}",  # type: ignore[arg-type]
                 validate_token_resource=False,
             ),
         )

@@ -183,3 +183,13 @@ async def test_an_issuer_that_is_not_the_servers_authorization_server_gets_no_cr
             status = manager.status("remote")
         assert status.state is ServerState.FAILED
         assert [r for r in server.state.requests if r.basic is not None] == []
+
+
+async def test_metadata_for_another_resource_gets_no_credentials(memory_keyring: MemoryKeyring) -> None:
+    with GrantServer(resource_path="/elsewhere") as server:
+        store(server.url, client_secret=CLIENT_SECRET)
+        async with McpManager(remote(server.url, grant="client-credentials", clientId=CLIENT_ID)) as manager:
+            status = manager.status("remote")
+        assert status.state is ServerState.FAILED and status.reason is not None
+        assert "publishes OAuth metadata for another resource" in status.reason, status.reason
+        assert server.state.requests == []
