@@ -90,7 +90,9 @@ _.max_concurrency
 _.max_iteration_key_output_limit
 
 # The MCP SDK's OAuth client calls its TokenStorage's methods, and reads the provider context's
-# token expiry (agent_core/mcp/oauth.py).
+# token expiry (agent_core/mcp/oauth_storage.py, oauth_clients.py); httpx reads an auth's
+# requires_response_body (agent_core/mcp/oauth_grants.py).
+_.requires_response_body
 _.get_tokens
 _.set_tokens
 _.get_client_info

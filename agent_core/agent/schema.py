@@ -8,19 +8,21 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, Field, ValidatorFunctionWrapHandler, field_validator
 
 from agent_core.agent.file_globs import MAX_GLOBS, glob_problem, split_glob_list
+from agent_core.agent.file_model import FileModel
 from agent_core.agent.names import name_problem
+from agent_core.agent.oauth_settings import OAuthConfig
 
 __all__ = [
     "SERVER_MODELS",
     "AgentConfig",
     "ChatDefaults",
     "ContextConfig",
+    "FileModel",
     "IncludeMode",
     "InternalServerConfig",
     "ItemFrontmatter",
@@ -40,18 +42,6 @@ __all__ = [
     "ToolPermissionPolicy",
     "ToolSettings",
 ]
-
-
-class FileModel(BaseModel):
-    """Base of every model read from an agent file."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        validate_assignment=True,
-        str_strip_whitespace=False,
-    )
 
 
 class IncludeMode(StrEnum):
@@ -325,21 +315,18 @@ class SseServerConfig(_ServerBase):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
-class OAuthConfig(FileModel):
-    """Sign in to a remote server with OAuth (docs/mcp.md#oauth); the tokens live in the keyring."""
-
-    scopes: list[str] | None = Field(
-        default=None, max_length=50, description="scopes to ask for; default: what the server asks for"
-    )
-    client_name: str = Field(default="ContextDesk", min_length=1, max_length=200)
-
-
 class StreamableHttpServerConfig(_ServerBase):
     type: Literal["streamable-http"]
     url: str = Field(pattern=r"^https?://")
     headers: dict[str, str] = Field(default_factory=dict)
     # `true` or an object: the server requires OAuth sign-in. Never holds a token.
     oauth: bool | OAuthConfig = False
+
+    @field_validator("oauth", mode="wrap")
+    @classmethod
+    def _oauth_block(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # An object is an oauth block: its own problems only, not also "should be a valid boolean".
+        return OAuthConfig.model_validate(value) if isinstance(value, dict) else handler(value)
 
     @property
     def oauth_settings(self) -> OAuthConfig | None:

@@ -9,7 +9,8 @@ need no trust.
 Trust is kept in ``trusted-servers.json`` in the user's config folder, by the agent folder's real
 path and the server's name, with a fingerprint of exactly what would be launched: the command, its
 arguments, its environment and folder as written (references such as ``env://TOKEN``, never the
-resolved secrets), or the URL and headers as written. A server whose fingerprint changes needs trust
+resolved secrets), or the URL and headers as written (and, for OAuth, where the user's stored
+secrets are sent: the grant, client id, issuer and identity provider, when set). A server whose fingerprint changes needs trust
 again. Servers the app writes itself (the desktop's server dialog) are trusted as they are written.
 
 A trust file that cannot be read trusts nothing (each server is asked about again); it is replaced
@@ -31,7 +32,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_core.agent._text_file import FileRefused, read_bytes
-from agent_core.agent.schema import InternalServerConfig, McpServerConfig, StdioServerConfig
+from agent_core.agent.schema import (
+    InternalServerConfig,
+    McpServerConfig,
+    StdioServerConfig,
+    StreamableHttpServerConfig,
+)
 from agent_core.atomic import atomic_write_text
 from agent_core.paths import user_dirs
 
@@ -81,7 +87,31 @@ def _launched(config: McpServerConfig) -> dict[str, object]:
         }
     if isinstance(config, InternalServerConfig):
         return {"type": config.type, "tool": config.tool}
-    return {"type": config.type, "url": config.url, "headers": dict(sorted(config.headers.items()))}
+    launched: dict[str, object] = {
+        "type": config.type,
+        "url": config.url,
+        "headers": dict(sorted(config.headers.items())),
+    }
+    if oauth := _oauth_destinations(config):
+        launched["oauth"] = oauth  # only when set, so a server without them keeps its trust
+    return launched
+
+
+def _oauth_destinations(config: McpServerConfig) -> dict[str, str]:
+    """Where a remote server's OAuth settings send the user's stored secrets, and as whom: a
+    cloned folder that changes them must be trusted again (the secrets are kept per server URL)."""
+    settings = config.oauth_settings if isinstance(config, StreamableHttpServerConfig) else None
+    if settings is None:
+        return {}
+    chosen = {
+        "grant": settings.grant if settings.grant != "authorization-code" else None,
+        "clientId": settings.client_id,
+        "clientMetadataUrl": settings.client_metadata_url,
+        "issuer": settings.issuer,
+        "idpTokenEndpoint": settings.idp_token_endpoint,
+        "idpClientId": settings.idp_client_id,
+    }
+    return {key: value for key, value in chosen.items() if value is not None}
 
 
 def fingerprint(config: McpServerConfig) -> str:
@@ -120,9 +150,11 @@ def launch_text(config: McpServerConfig) -> str:
         return "\n".join(_visible(line) for line in lines)  # the line breaks between them are ours
     if isinstance(config, InternalServerConfig):
         return f"built in: {config.tool}"
+    oauth = _oauth_destinations(config)
     lines = [
         f"connects to {config.url}",
         *([f"headers: {', '.join(config.headers)}"] if config.headers else []),
+        *([f"OAuth: {', '.join(f'{k} {v}' for k, v in oauth.items())}"] if oauth else []),
     ]
     return "\n".join(_visible(line) for line in lines)
 

@@ -16,6 +16,7 @@ from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import VariableContext, variables_for
 from agent_core.chat.resolved_model import ModelResolver
 from agent_core.chat.sampling_answers import ChatSampling
+from agent_core.cli import oauth_secret_command
 from agent_core.cli.input_prompt import ask_in_terminal
 from agent_core.cli.media_files import SavedMedia, save_media
 from agent_core.cli.sampling_prompt import terminal_sampling_events
@@ -79,6 +80,8 @@ def register(subparsers: Any) -> None:
     prompts.add_argument("dir", type=Path, help="the agent folder")
     prompts.add_argument("servers", nargs="*", metavar="SERVER")
     prompts.set_defaults(handler=run_prompts)
+
+    oauth_secret_command.register(commands)
 
 
 _NO_BROWSER_HELP = (

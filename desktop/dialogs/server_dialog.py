@@ -34,6 +34,8 @@ from agent_core.agent.schema import (
     StdioServerConfig,
     StreamableHttpServerConfig,
 )
+from agent_core.mcp.oauth_storage import OAuthSecretKind
+from desktop.dialogs.oauth_section import OAuthSection
 from desktop.settings import new_tools_include
 from desktop.theme import colors
 from desktop.views.file_dialogs import choose_folder
@@ -130,6 +132,8 @@ class ServerDialog(QDialog):
         form.addRow("Environment", self.env)
         form.addRow("URL", self.url)
         form.addRow("Headers", self.headers)
+        self.oauth = OAuthSection()
+        form.addRow(self.oauth)
         # Who answers the server's requests for a model reply (MCP sampling, after approval).
         self.sampling_model = ModelPicker()
         self.sampling_model.addItem(CHAT_MODEL)
@@ -201,7 +205,7 @@ class ServerDialog(QDialog):
         layout.addWidget(self.buttons)
         self.type.currentTextChanged.connect(self._on_type)
         # A mistake shown under the form follows the edits: it changes, or goes once it is fixed.
-        for line in (self.name, self.command, self.args, self.url, self.root):
+        for line in (self.name, self.command, self.args, self.url, self.root, *self.oauth.lines()):
             line.textChanged.connect(lambda _t: self._recheck())
         self.sampling_model.currentTextChanged.connect(lambda _t: self._recheck())
         for text in (self.env, self.headers, self.json):
@@ -238,6 +242,8 @@ class ServerDialog(QDialog):
         elif isinstance(config, SseServerConfig | StreamableHttpServerConfig):
             self.url.setText(config.url)
             self.headers.setPlainText("\n".join(f"{k}={v}" for k, v in config.headers.items()))
+            if isinstance(config, StreamableHttpServerConfig):
+                self.oauth.load(config.oauth)
         self.sampling.setCurrentIndex(max(0, self.sampling.findData(config.sampling)))
         if config.sampling_model:
             if self.sampling_model.findText(config.sampling_model) < 0:
@@ -251,9 +257,18 @@ class ServerDialog(QDialog):
             widget.setEnabled(stdio)
         for widget in (self.url, self.headers):
             widget.setEnabled(not stdio)
+        self.oauth.setVisible(kind == "streamable-http")  # the SDK signs in over streamable HTTP only
 
     def servers(self) -> dict[str, McpServerConfig]:
         return dict(self._result)
+
+    def oauth_secrets(self) -> dict[OAuthSecretKind, str]:
+        """The OAuth secrets typed for the (one) server of the form, to keep in the keyring."""
+        return (
+            self.oauth.secrets()
+            if self.tabs.currentIndex() == 0 and self.type.currentText() == "streamable-http"
+            else {}
+        )
 
     def _fail(self, text: str) -> None:
         self.error.setText(text)
@@ -335,6 +350,7 @@ class ServerDialog(QDialog):
                     "cwd",
                     "sampling_model",
                     "sampling",
+                    "oauth",
                 },
                 exclude_unset=True,
             )
@@ -367,6 +383,8 @@ class ServerDialog(QDialog):
                 "url": self.url.text().strip(),
                 "headers": _pairs(self.headers.toPlainText(), "Headers"),
             }
+            if kind == "streamable-http" and (oauth := self.oauth.config()):
+                block["oauth"] = oauth
         try:
             return {name: _ADAPTER.validate_python(block)}
         except ValidationError as error:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -20,9 +20,17 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.agent import Agent
-from agent_core.agent.schema import AgentConfig, IncludeMode, McpServerConfig, ToolSettings
+from agent_core.agent.schema import (
+    AgentConfig,
+    IncludeMode,
+    McpServerConfig,
+    StreamableHttpServerConfig,
+    ToolSettings,
+)
 from agent_core.agent.server_trust import TrustGate
 from agent_core.errors import ContextDeskError
+from agent_core.mcp.oauth import store_secret
+from agent_core.mcp.oauth_storage import OAuthSecretKind
 from agent_core.mcp.types import ServerState, ServerStatus, ToolInfo
 from desktop.bridge import CoreBridge
 from desktop.controllers.agent_config import save_config_change
@@ -222,15 +230,25 @@ class ToolsPanel(QWidget):
             providers=set(self.agent.config.providers),
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self._save_servers(name, dialog.servers()))
+        dialog.accepted.connect(lambda: self._save_servers(name, dialog.servers(), dialog.oauth_secrets()))
         self.server_dialog = dialog
         dialog.open()
 
-    def _save_servers(self, name: str | None, added: dict[str, McpServerConfig]) -> None:
-        """Save what the server dialog gave; ``name`` is the server edited (None when adding)."""
+    def _save_servers(
+        self,
+        name: str | None,
+        added: dict[str, McpServerConfig],
+        secrets: Mapping[OAuthSecretKind, str] | None = None,
+    ) -> None:
+        """Save what the server dialog gave; ``name`` is the server edited (None when adding).
+        ``secrets`` (OAuth) go to the keyring, never to agent.yaml."""
         gate = TrustGate(self.agent.root) if self.agent is not None else None
 
         def change(config: Any) -> None:
+            for server, server_config in added.items():  # off the GUI thread: the keyring may block
+                if isinstance(server_config, StreamableHttpServerConfig):
+                    for kind, value in (secrets or {}).items():
+                        store_secret(server, server_config, kind, value)
             updated = dict(config.mcp_servers)
             if name and name not in added:
                 updated.pop(name, None)  # renamed

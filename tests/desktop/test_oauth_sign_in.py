@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
-import keyring
 import pytest
 from pytestqt.qtbot import QtBot
 
@@ -20,15 +19,6 @@ from tests.support.desktop_driver import WAIT_MS, screenshot
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.oauth_server import OAuthMcpServer
 from tests.support.server_trust import trust_servers
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture

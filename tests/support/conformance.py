@@ -43,7 +43,6 @@ NODE_MAJOR_NEEDED = 22
 # `contextdesk` processes, each a second or more on a busy machine.
 SCENARIO_TIMEOUT_SECONDS = 120
 
-_NOT_BUILT = "not built yet (#32)"
 _DPOP = (
     "DPoP (SEP-1932, an optional extension): the MCP SDK's OAuth client sends no DPoP proofs, and "
     "ContextDesk uses that client"
@@ -51,12 +50,6 @@ _DPOP = (
 
 #: Scenario → why ContextDesk does not pass it (each runs as a strict expected failure).
 EXPECTED_FAILURES: dict[str, str] = {
-    "auth/basic-cimd": _NOT_BUILT,
-    "auth/pre-registration": _NOT_BUILT,
-    "auth/client-credentials-jwt": _NOT_BUILT,
-    "auth/client-credentials-basic": _NOT_BUILT,
-    # Called auth/cross-app-access-complete-flow in suite 0.1.16.
-    "auth/enterprise-managed-authorization": _NOT_BUILT,
     "auth/dpop": _DPOP,
     "auth/dpop-nonce": _DPOP,
     "sep-2322-client-request-state": (

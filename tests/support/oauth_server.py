@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx2
 import uvicorn
 from mcp.server.auth.provider import (
     AccessToken,
@@ -24,9 +25,15 @@ from mcp.server.auth.provider import (
     RefreshToken,
     construct_redirect_uri,
 )
+from mcp.server.auth.routes import build_metadata
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from agent_core.mcp.oauth import SignInRequest
 
 SCOPE = "mcp"
 
@@ -40,11 +47,18 @@ class InMemoryAuthProvider:
     codes: dict[str, AuthorizationCode] = field(default_factory=dict)
     access_tokens: dict[str, AccessToken] = field(default_factory=dict)
     refresh_tokens: dict[str, RefreshToken] = field(default_factory=dict)
+    metadata_documents: dict[str, OAuthClientInformationFull] = field(default_factory=dict)
+    document_clients_used: int = 0
     authorizations: int = 0
     code_grants: int = 0
     refresh_grants: int = 0
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if client_id in self.metadata_documents:
+            # A URL client id: the client as its metadata document describes it (fetched, as an
+            # authorization server that supports client ID metadata documents does).
+            self.document_clients_used += 1
+            return self.metadata_documents[client_id]
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
@@ -130,10 +144,31 @@ class InMemoryAuthProvider:
         self.refresh_tokens.clear()
 
 
+def _metadata_with_documents(settings: AuthSettings) -> Route:
+    """The SDK's authorization server metadata, saying client ID metadata documents are supported."""
+    metadata = build_metadata(
+        settings.issuer_url,
+        None,
+        settings.client_registration_options or ClientRegistrationOptions(),
+        settings.revocation_options or RevocationOptions(),
+    )
+    document = {
+        **metadata.model_dump(mode="json", exclude_none=True),
+        "client_id_metadata_document_supported": True,
+    }
+
+    async def answer(request: Request) -> Response:
+        return JSONResponse(document)
+
+    return Route("/.well-known/oauth-authorization-server", answer)
+
+
 class OAuthMcpServer:
     """The server, listening on a free port of 127.0.0.1 as soon as it is constructed."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, registration: bool = True, metadata_documents: bool = False) -> None:
+        """``registration``: the authorization server offers dynamic client registration;
+        ``metadata_documents``: its metadata says it accepts client ID metadata documents."""
         self._socket = socket.socket()
         self._socket.bind(("127.0.0.1", 0))
         self._socket.listen(64)  # connections wait in the backlog until uvicorn serves: no start race
@@ -141,20 +176,17 @@ class OAuthMcpServer:
         self.base = f"http://127.0.0.1:{port}"
         self.url = f"{self.base}/mcp"
         self.provider = InMemoryAuthProvider()
-        server = MCPServer(
-            "oauth-demo",
-            auth_server_provider=self.provider,
-            auth=AuthSettings(
-                issuer_url=self.base,  # type: ignore[arg-type]
-                resource_server_url=self.url,  # type: ignore[arg-type]
-                validate_token_resource=True,
-                required_scopes=[SCOPE],
-                client_registration_options=ClientRegistrationOptions(
-                    enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
-                ),
-                revocation_options=RevocationOptions(enabled=True),
+        settings = AuthSettings(
+            issuer_url=self.base,  # type: ignore[arg-type]
+            resource_server_url=self.url,  # type: ignore[arg-type]
+            validate_token_resource=True,
+            required_scopes=[SCOPE],
+            client_registration_options=ClientRegistrationOptions(
+                enabled=registration, valid_scopes=[SCOPE], default_scopes=[SCOPE]
             ),
+            revocation_options=RevocationOptions(enabled=True),
         )
+        server = MCPServer("oauth-demo", auth_server_provider=self.provider, auth=settings)
 
         @server.tool()
         def whoami() -> str:
@@ -162,6 +194,8 @@ class OAuthMcpServer:
             return "signed in"
 
         app = server.streamable_http_app()
+        if metadata_documents:
+            app.router.routes.insert(0, _metadata_with_documents(settings))
         self._uvicorn = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
         self._thread = threading.Thread(target=self._serve, name="oauth-mcp-server", daemon=True)
         self._thread.start()
@@ -179,3 +213,20 @@ class OAuthMcpServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class BrowserStandIn:
+    """The user's choice and the browser: records each sign-in request, then (if it signs in) follows
+    the sign-in URL, whose redirect lands on ContextDesk's loopback listener like a browser's would."""
+
+    def __init__(self, *, signs_in: bool = True) -> None:
+        self.signs_in = signs_in
+        self.requests: list[SignInRequest] = []
+
+    async def __call__(self, request: SignInRequest) -> bool:
+        self.requests.append(request)
+        if self.signs_in:
+            async with httpx2.AsyncClient(follow_redirects=True, timeout=10) as browser:
+                page = await browser.get(request.url)
+                assert page.status_code == 200, page.text
+        return self.signs_in

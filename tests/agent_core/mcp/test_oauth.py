@@ -18,10 +18,10 @@ from mcp.client.auth import oauth2
 from mcp.shared import auth_utils
 
 from agent_core.agent.schema import StreamableHttpServerConfig
-from agent_core.mcp import McpManager, ServerState, oauth
-from agent_core.mcp.oauth import KEYRING_SERVICE, SignInRequest
+from agent_core.mcp import McpManager, ServerState, oauth, oauth_storage
+from agent_core.mcp.oauth import KEYRING_SERVICE
 from tests.support.memory_keyring import MemoryKeyring
-from tests.support.oauth_server import OAuthMcpServer
+from tests.support.oauth_server import BrowserStandIn, OAuthMcpServer
 from tests.support.paths import REPO_ROOT
 from tests.support.server_trust import trust_servers
 
@@ -29,36 +29,9 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    """A keyring in memory for this test; the real one is never touched."""
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
-
-
-@pytest.fixture
 def oauth_server() -> Iterator[OAuthMcpServer]:
     with OAuthMcpServer() as server:
         yield server
-
-
-class BrowserStandIn:
-    """The user's choice and the browser: records each sign-in request, then (if it signs in) follows
-    the sign-in URL, whose redirect lands on ContextDesk's loopback listener like a browser's would."""
-
-    def __init__(self, *, signs_in: bool = True) -> None:
-        self.signs_in = signs_in
-        self.requests: list[SignInRequest] = []
-
-    async def __call__(self, request: SignInRequest) -> bool:
-        self.requests.append(request)
-        if self.signs_in:
-            async with httpx2.AsyncClient(follow_redirects=True, timeout=10) as browser:
-                page = await browser.get(request.url)
-                assert page.status_code == 200, page.text
-        return self.signs_in
 
 
 def oauth_config(url: str) -> StreamableHttpServerConfig:
@@ -98,7 +71,7 @@ class ShiftedClock:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.offset = 0.0
-        for module in (oauth2, auth_utils, oauth):
+        for module in (oauth2, auth_utils, oauth_storage):
             monkeypatch.setattr(module, "time", self)
 
     def time(self) -> float:
