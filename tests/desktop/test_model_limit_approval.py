@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 from agent_core.chat.events import ApprovalDecision, ApprovalRequest
 from desktop.models.conversation import ConversationModel
 from desktop.views.approval_widget import ApprovalWidget
+from tests.support.desktop_driver import screenshot
 
 SMALL = "local:smollm2-135m-instruct is small: it may not choose the tools the sub-agent needs."
 
@@ -47,6 +48,8 @@ def test_pick_another_model_denies_the_run_and_asks_for_the_model_box(qtbot: QtB
     for widget in (card, other):
         qtbot.addWidget(widget)
     assert not card.pick_model.isHidden() and other.pick_model.isHidden()
+    card.resize(640, card.sizeHint().height())
+    screenshot(card, "approval_pick_another_model")
     decided: list[object] = []
     card.decided.connect(decided.append)
     with qtbot.waitSignal(card.model_pick_requested, timeout=1000):
