@@ -16,7 +16,6 @@ if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
 
 from collections.abc import Iterator
 
-import keyring
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
@@ -28,7 +27,6 @@ from desktop.mcp_apps.engine import prepare_webengine
 from desktop.theme import THEME_VARIABLE, apply_theme
 from tests.support.desktop_driver import WAIT_MS
 from tests.support.fake_api import FakeApi
-from tests.support.memory_keyring import MemoryKeyring
 
 # The MCP Apps views' URL scheme and WebEngine's switches, before pytest-qt makes the QApplication.
 prepare_webengine()
@@ -129,13 +127,3 @@ def theme(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> It
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     apply_theme(app, Qt.ColorScheme.Light)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    """A keyring in memory for this test; the real one is never touched."""
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)

@@ -6,7 +6,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 
 from tests.support.mcp_servers import (
@@ -16,7 +15,6 @@ from tests.support.mcp_servers import (
     start_http_server,
     stop_process,
 )
-from tests.support.memory_keyring import MemoryKeyring
 
 
 @pytest.fixture
@@ -34,13 +32,3 @@ def demo_http_url() -> Iterator[str]:
 def node_modules() -> Path:
     """tests/node_modules with the npm servers, installed with `npm ci` when missing."""
     return require_node_modules()
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    """A keyring in memory for this test; the real one is never touched."""
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)

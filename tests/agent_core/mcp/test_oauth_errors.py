@@ -10,32 +10,20 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
-import keyring
 import pytest
 
 from agent_core.agent.schema import StreamableHttpServerConfig
 from agent_core.mcp import McpManager, ServerState
 from agent_core.mcp.oauth import SignInRequest
 from agent_core.mcp.oauth_errors import server_reason
-from tests.support.memory_keyring import MemoryKeyring
 from tests.support.oauth_failures import FailingOAuthServer, Failure
 from tests.support.paths import REPO_ROOT
 from tests.support.server_trust import trust_servers
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("memory_keyring")]
 
 
 class Browser:
