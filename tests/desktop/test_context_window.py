@@ -1,22 +1,28 @@
-"""Context-window management in the app: the gauge, token costs in View Context, what-if,
-compaction markers and pinning, driven through the real widgets with the scripted provider."""
+"""Context-window management in the app: the gauge, token costs in View Context, what-if, pinning
+and the context settings, driven through the real widgets with the scripted provider (compaction
+markers: test_compaction_markers.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from agent_core.context.items import ContextManifest, ItemRef
+from agent_core.context.items import ItemRef
 from desktop.app import DesktopApp
-from desktop.controllers.chat_controller import ChatController
 from desktop.dialogs.what_if import WhatIfDialog
 from desktop.models.context_items import Column, Role
-from desktop.views.message_widgets import MessageWidget
-from desktop.views.summary_widget import SummaryWidget
 from desktop.views.token_bar import ContextGauge
+from tests.support.context_window import (
+    WORDS,
+    ask,
+    controller_of,
+    gauge_estimate,
+    last_total,
+    override_context,
+    tools_ready,
+)
 from tests.support.desktop_driver import (
     WAIT_MS,
     ask_with_selection,
@@ -25,59 +31,11 @@ from tests.support.desktop_driver import (
     screenshot,
     scripted,
     send,
-    settle,
-    start,
 )
-
-WORDS = " ".join(f"w{i}" for i in range(30))  # 30 tokens for the scripted (word) counter
-
-
-def controller_of(app: DesktopApp) -> ChatController:
-    controller = app.window.current_controller()
-    assert controller is not None
-    return controller
-
-
-def override_context(qtbot: QtBot, app: DesktopApp, **values: Any) -> None:
-    controller = controller_of(app)
-    controller.override_settings(context=values)
-    qtbot.waitUntil(
-        lambda: all(getattr(controller.session.context_settings, k) == v for k, v in values.items()),
-        timeout=WAIT_MS,
-    )
-
-
-def tools_ready(qtbot: QtBot, app: DesktopApp) -> None:
-    """Tool schemas count towards the window: wait for the server so every request has them."""
-    qtbot.waitUntil(lambda: len(app.host.tools.tools()) == 4, timeout=WAIT_MS)
-
-
-def ask(qtbot: QtBot, app: DesktopApp, text: str, reply: str) -> None:
-    controller = controller_of(app)
-    before = controller.conversation.rowCount()
-    scripted(app).enqueue_reply(reply)
-    send(qtbot, app, text)
-    qtbot.waitUntil(lambda: idle(app) and controller.conversation.rowCount() >= before + 2, timeout=WAIT_MS)
 
 
 def level(gauge: ContextGauge) -> str:
     return gauge.level
-
-
-def gauge_estimate(qtbot: QtBot, app: DesktopApp) -> ContextManifest:
-    """The gauge's figure once a reply is done: what the next request would send (estimated
-    after each reply from its request's figures and the history now)."""
-    controller = controller_of(app)
-    qtbot.waitUntil(lambda: controller.next_request_estimate is not None, timeout=WAIT_MS)
-    estimate = controller.next_request_estimate
-    assert estimate is not None and not estimate.exact
-    return estimate
-
-
-def last_total(app: DesktopApp) -> int:
-    context = controller_of(app).session_context_of_last_reply()
-    assert context is not None and context.manifest is not None
-    return context.manifest.total_tokens
 
 
 def test_the_gauge_fills_green_then_amber_then_red_with_a_breakdown_on_hover(
@@ -247,186 +205,6 @@ def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
     assert desktop.window.settings_panel.strategy.currentData() == "anchor"
 
 
-def summary_widgets(app: DesktopApp) -> list[SummaryWidget]:
-    view = app.window.current_view()
-    assert view is not None
-    return [w for w in view.conversation.widgets() if isinstance(w, SummaryWidget)]
-
-
-def test_compact_shows_an_editable_marker_that_survives_reopening(qtbot: QtBot, agent_dir: Path) -> None:
-    first = DesktopApp()
-    first.start(agent_dir)
-    try:
-        qtbot.waitUntil(lambda: first.window.current_controller() is not None, timeout=WAIT_MS)
-        override_context(qtbot, first, keep_recent_turns=1, auto_compact=False)
-        ask(qtbot, first, "We use tabs in this project.", "Noted: tabs.")
-        ask(qtbot, first, "What is the launch day?", "Friday.")
-        scripted(first).enqueue_reply("The user uses tabs; the assistant noted it.")
-        send(qtbot, first, "/compact")
-        qtbot.waitUntil(lambda: bool(summary_widgets(first)), timeout=WAIT_MS)
-        view = first.window.current_view()
-        assert view is not None and view.composer.toPlainText() == ""
-        qtbot.waitUntil(lambda: not view.controller.compacting, timeout=WAIT_MS)
-        marker = summary_widgets(first)[0]
-        assert "Conversation so far — summarizes 2 earlier messages" in marker.toggle.text()
-        widgets = view.conversation.widgets()
-        assert widgets.index(marker) == 2
-        assert [w.dimmed for w in widgets] == [True, True, False, False, False]
-
-        # Just made: shown open, with Undo, so the user sees what now stands for the turns.
-        assert not marker.body.isHidden() and "uses tabs" in marker.body.markdown()
-        assert not marker.undo_button.isHidden()
-        qtbot.mouseClick(marker.edit_button, Qt.MouseButton.LeftButton)
-        assert marker.editing
-        screenshot(first.window, "compaction_marker")
-        marker.editor.setPlainText("The user prefers TABS, never spaces.")
-        qtbot.mouseClick(marker.save_button, Qt.MouseButton.LeftButton)
-        session = view.controller.session
-        qtbot.waitUntil(
-            lambda: any(m.role == "summary" and "TABS" in m.content for m in session.history()),
-            timeout=WAIT_MS,
-        )
-        qtbot.waitUntil(lambda: "TABS" in marker.body.markdown(), timeout=WAIT_MS)
-        assert not marker.body.isHidden() and marker.editor.isHidden()
-        screenshot(first.window, "compaction_marker_saved")
-
-        ask(qtbot, first, "Remind me of our style.", "Tabs.")
-        prompt = scripted(first).requests[-1].messages
-        assert "The user prefers TABS, never spaces." in prompt[0].content
-        assert all("We use tabs in this project." not in m.content for m in prompt)
-        chat_id = view.controller.id
-    finally:
-        first.close()
-
-    second = DesktopApp()
-    second.start(agent_dir)
-    try:
-        qtbot.waitUntil(lambda: second.window.current_controller() is not None, timeout=WAIT_MS)
-        controller = controller_of(second)
-        assert controller.id == chat_id
-        qtbot.waitUntil(lambda: bool(summary_widgets(second)), timeout=WAIT_MS)
-        marker = summary_widgets(second)[0]
-        assert marker.entry is not None and "TABS" in marker.entry.text
-        assert "summarizes 2 earlier messages" in marker.toggle.text()
-        widgets = second.window.current_view().conversation.widgets()  # type: ignore[union-attr]
-        assert [w.dimmed for w in widgets][:3] == [True, True, False]
-        assert all(isinstance(w, MessageWidget) for w in widgets if w is not marker)
-    finally:
-        second.close()
-
-
-def test_one_click_opens_a_closed_compaction_marker_where_it_is(qtbot: QtBot, agent_dir: Path) -> None:
-    first = start(qtbot, agent_dir)
-    try:
-        override_context(qtbot, first, keep_recent_turns=2, auto_compact=False)
-        for number in range(4):
-            ask(qtbot, first, f"Question {number}?", f"Answer {number}.\n\nA second paragraph.\n\nA third.")
-        scripted(first).enqueue_reply(
-            "The user asked four questions.\n\n- one\n- two\n- three\n\nEach was answered in three paragraphs."
-        )
-        send(qtbot, first, "/compact")
-        qtbot.waitUntil(lambda: bool(summary_widgets(first)), timeout=WAIT_MS)
-        qtbot.waitUntil(lambda: not controller_of(first).compacting, timeout=WAIT_MS)
-    finally:
-        first.close()
-
-    second = start(qtbot, agent_dir)  # the chat reopens with its marker closed, scrolled to the end
-    try:
-        second.window.resize(1024, 700)
-        qtbot.waitUntil(lambda: bool(summary_widgets(second)), timeout=WAIT_MS)
-        settle()
-        marker = summary_widgets(second)[0]
-        conversation = second.window.current_view().conversation  # type: ignore[union-attr]
-        assert marker.body.isHidden()
-        top = marker.mapTo(conversation.viewport(), QPoint(0, 0)).y()
-        assert 0 <= top < conversation.viewport().height() // 2  # in sight, near the top
-
-        qtbot.mouseClick(marker.toggle, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: marker.body.isVisible() and marker.body.height() > 60, timeout=WAIT_MS)
-        settle()
-        assert marker.mapTo(conversation.viewport(), QPoint(0, 0)).y() == top  # open, where it was clicked
-        screenshot(second.window, "compaction_marker_opened")
-    finally:
-        second.close()
-
-
-def test_a_junk_summary_is_replaced_and_undo_brings_the_turns_back(
-    qtbot: QtBot, theme: str, desktop: DesktopApp
-) -> None:
-    override_context(qtbot, desktop, keep_recent_turns=1, auto_compact=False)
-    ask(qtbot, desktop, "Our release is on 2026-12-04 and Dana owns it.", "Noted: Dana, 2026-12-04.")
-    ask(qtbot, desktop, "What is the launch day?", "Friday.")
-    scripted(desktop).enqueue_reply("```\n```")  # what the bundled model once wrote
-    send(qtbot, desktop, "/compact")
-    qtbot.waitUntil(lambda: bool(summary_widgets(desktop)), timeout=WAIT_MS)
-    marker = summary_widgets(desktop)[0]
-    assert marker.entry is not None and marker.entry.text.startswith(
-        "Conversation so far (taken from the messages"
-    )
-    assert "Dana owns it" in marker.body.markdown() and not marker.body.isHidden()
-    screenshot(desktop.window, f"compaction_fallback_{theme}")
-    view = desktop.window.current_view()
-    assert view is not None
-    session = view.controller.session
-    qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not summary_widgets(desktop), timeout=WAIT_MS)
-    assert all(m.role != "summary" for m in session.history())
-    assert not any(w.dimmed for w in view.conversation.widgets())
-    texts = [w.entry.text for w in view.conversation.widgets() if w.entry is not None]
-    assert any(t.startswith("Compaction undone") for t in texts)
-    ask(qtbot, desktop, "And the owner?", "Dana.")
-    assert any("Dana owns it" in m.content for m in scripted(desktop).requests[-1].messages)
-
-
-def test_the_gauge_moves_at_once_after_compaction_and_its_undo(qtbot: QtBot, desktop: DesktopApp) -> None:
-    override_context(qtbot, desktop, keep_recent_turns=1, auto_compact=False)
-    for turn in range(3):
-        ask(qtbot, desktop, f"Tell me about part {turn}. {WORDS}", f"Part {turn}: {WORDS} {WORDS}")
-    gauge = desktop.window.context_panel.gauge
-    shown = gauge_estimate(qtbot, desktop)
-    assert gauge.caption.text().startswith(f"About {shown.total_tokens:,} of")
-    controller = controller_of(desktop)
-
-    scripted(desktop).enqueue_reply("Parts 0 and 1 were described.")
-    send(qtbot, desktop, "/compact")
-    # No reply has been made, yet the gauge already shows the smaller history, as an estimate,
-    # and compares it with the very number it showed before compacting.
-    qtbot.waitUntil(lambda: controller.estimate_before_compaction is not None, timeout=WAIT_MS)
-    estimate, before = controller.next_request_estimate, controller.estimate_before_compaction
-    assert estimate is not None and before is not None and not estimate.exact
-    assert before.total_tokens == shown.total_tokens
-    assert estimate.total_tokens < before.total_tokens - 2 * 30
-    caption = gauge.caption.text()
-    assert caption.startswith(f"About {estimate.total_tokens:,} of")
-    assert f"{shown.total_tokens:,} ({shown.used_share:.0%}) before compacting" in caption
-    screenshot(desktop.window, "gauge_after_compaction")
-
-    marker = summary_widgets(desktop)[0]
-    qtbot.mouseClick(marker.undo_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(
-        lambda: (
-            (e := controller.next_request_estimate) is not None
-            and e.total_tokens > estimate.total_tokens
-            and controller.estimate_before_compaction is None
-        ),
-        timeout=WAIT_MS,
-    )
-    # The next reply's request measures it again; no compaction is compared any more.
-    ask(qtbot, desktop, "And now?", "Now.")
-    after_reply = gauge_estimate(qtbot, desktop)
-    assert after_reply.total_tokens > last_total(desktop) - 10  # the reply joined the history
-    assert "before compacting" not in gauge.caption.text()
-    assert gauge.caption.text().startswith(f"About {after_reply.total_tokens:,} of")
-
-
-def test_compact_with_too_little_history_says_so(qtbot: QtBot, desktop: DesktopApp) -> None:
-    ask(qtbot, desktop, "hello", "hi")
-    desktop.window.compact_chat()
-    controller = controller_of(desktop)
-    qtbot.waitUntil(lambda: controller.conversation.entries()[-1].kind == "notice", timeout=WAIT_MS)
-    assert "Nothing to compact yet" in controller.conversation.entries()[-1].text
-
-
 def test_pinning_an_item_in_the_context_panel_shows_a_badge_and_reaches_the_chat(
     qtbot: QtBot, desktop: DesktopApp
 ) -> None:
@@ -464,22 +242,6 @@ def test_context_settings_apply_to_the_chat_and_can_become_the_agent_default(
     settings.save_default.click()
     qtbot.waitUntil(lambda: "window: 4096" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
     assert "keepRecentTurns: 2" in (agent_dir / "agent.yaml").read_text()
-
-
-def test_automatic_compaction_shows_its_marker_live(qtbot: QtBot, desktop: DesktopApp) -> None:
-    tools_ready(qtbot, desktop)
-    # A room of 500 tokens: compaction starts once the history passes 100.
-    override_context(qtbot, desktop, window=512, reply_reserve=12, keep_recent_turns=1, compact_at=0.2)
-    ask(qtbot, desktop, WORDS, WORDS)
-    ask(qtbot, desktop, WORDS, WORDS)
-    scripted(desktop).enqueue_reply("Counting words so far.")
-    ask(qtbot, desktop, "eleven", "twelve")
-    markers = summary_widgets(desktop)
-    assert len(markers) == 1 and "(compacted automatically)" in markers[0].toggle.text()
-    kinds = [w.entry.kind for w in desktop.window.current_view().conversation.widgets() if w.entry]  # type: ignore[union-attr]
-    assert kinds == ["user", "assistant", "summary", "user", "assistant", "user", "assistant"]
-    assert controller_of(desktop).conversation.entries()[-1].text == "twelve"
-    scripted(desktop).assert_all_used()
 
 
 def test_a_stopped_reply_keeps_its_token_counts_and_the_gauge_its_figure(
