@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agent_core.budget.summary_check import FILE_NAME
 from agent_core.store.records import StoredMessage
 
 __all__ = ["Fact", "FactKind", "extract_facts", "found_in"]
@@ -50,7 +51,6 @@ _NUMBER = re.compile(
     r"(?:\s?(?:%|percent|euros?|dollars?|USD|EUR|GBP|ms|s|seconds|minutes|hours|days|weeks|MB|GB|KB|"
     r"tokens|items|users|people|replicas|seats|pages|lines|files))?(?![\w.]*\w)"
 )
-_FILE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,5}\b")
 # A capitalised word that does not start a sentence: a person, product or place.
 _NAME = re.compile(r"(?<=[a-z0-9,;:] )[A-Z][a-zA-Z0-9]{2,}(?: [A-Z][a-zA-Z0-9]{2,})*")
 _SPACE = re.compile(r"\s+")
@@ -107,7 +107,7 @@ def _facts_of(content: str) -> Iterable[tuple[FactKind, str]]:
         # A lone single digit ("3 options", a list item) carries little; years and amounts do.
         if not inside_a_date and (len(digits) >= 2 or number != digits):
             yield "number", number
-    yield from (("name", m.group(0)) for m in _FILE.finditer(prose))
+    yield from (("name", m.group(0)) for m in FILE_NAME.finditer(prose))
     for match in _NAME.finditer(prose):
         if not _CALENDAR_WORD.fullmatch(match.group(0).split(" ")[0]):
             yield "name", match.group(0)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from agent_core.budget.compaction import as_transcript
 from agent_core.store.records import StoredMessage
 
-__all__ = ["SummaryVerdict", "check_summary", "extractive_summary", "named_things"]
+__all__ = ["FILE_NAME", "SummaryVerdict", "check_summary", "extractive_summary", "named_things"]
 
 #: Words a summary needs once markup is removed (a one-line note of a short chat passes).
 MIN_SUMMARY_WORDS = 3
@@ -26,7 +26,8 @@ EXTRACT_LINE_CHARS = 200
 _MARKUP = re.compile(r"```[\w-]*|~~~[\w-]*|[#*_>`|~=-]+")
 _WORDLIKE = re.compile(r"\w")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_FILE = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,5}\b")
+#: A file name or path in prose ("notes/plan.md"); the fact extraction finds names with it too.
+FILE_NAME = re.compile(r"(?<![\w/.-])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,5}\b")
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.:/-]*\d|\b\d{2,}\b")
 _QUOTED = re.compile(r"[`\"“']([^`\"”'\n]{3,60})[`\"”']")
 # A capitalised word that does not start a sentence: a name of a person, product or place.
@@ -42,7 +43,7 @@ class SummaryVerdict:
 def named_things(lines: Sequence[str]) -> set[str]:
     """The specific things a faithful summary keeps: file names, numbers, quoted terms, names."""
     text = "\n".join(lines)
-    found = {m.group(0) for m in _FILE.finditer(text)}
+    found = {m.group(0) for m in FILE_NAME.finditer(text)}
     found |= {m.group(0) for m in _NUMBER.finditer(text)}
     found |= {m.group(1).strip() for m in _QUOTED.finditer(text)}
     found |= {m.group(0) for m in _NAME.finditer(text)}
