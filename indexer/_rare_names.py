@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25, tokenize
-from indexer._texts import one_edit_apart
+from indexer._texts import deletion_variants, one_edit_apart
 from indexer.documents import Document
 from indexer.ranking import SelectionSettings
 
@@ -58,12 +58,6 @@ def _name_words(name: str) -> str:
 def head_text(document: Document) -> str:
     """An item's head: its name (as words) and its description."""
     return f"{_name_words(document.name)} {document.description}"
-
-
-def _deletions(word: str) -> set[str]:
-    """``word`` and every string one deletion from it (a symmetric-delete neighbourhood: two
-    words within one substitution, insertion, deletion or swap share one of these)."""
-    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 @dataclass
@@ -99,7 +93,7 @@ class HeadIndex:
             for term in rare:
                 self._owners.setdefault(term, []).append(number)
                 if FUZZY_MIN_LENGTH <= len(term) <= FUZZY_MAX_LENGTH:
-                    for variant in _deletions(term):
+                    for variant in deletion_variants(term):
                         self._variants.setdefault(variant, set()).add(term)
 
     def head_scores(self, message: str) -> npt.NDArray[np.float32]:
@@ -157,7 +151,7 @@ def _proper_terms(description: str) -> set[str]:
 def _close(term: str, variants: dict[str, set[str]]) -> Iterable[str]:
     """The name words within one edit of ``term`` that start with its letter."""
     found: set[str] = set()
-    for variant in _deletions(term):
+    for variant in deletion_variants(term):
         found.update(variants.get(variant, ()))
     return {word for word in found if word[0] == term[0] and one_edit_apart(term, word)}
 

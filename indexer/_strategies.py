@@ -14,6 +14,7 @@ import numpy.typing as npt
 from indexer._body_noise import body_chunk_mask, body_discount
 from indexer._lexical import Bm25
 from indexer._rare_names import HeadIndex, head_bonus
+from indexer._templates import TemplateFamilies
 from indexer._texts import (
     action_head,
     anchor_chunks,
@@ -73,6 +74,7 @@ class SnapshotExtras:
     is_action: npt.NDArray[np.bool_] = field(init=False)
     _bm25: Bm25 | None = None
     _heads: HeadIndex | None = None
+    _families: TemplateFamilies | None = None
     _body: npt.NDArray[np.bool_] | None = None
     _lock: Lock = field(default_factory=Lock)
 
@@ -91,6 +93,12 @@ class SnapshotExtras:
             if self._heads is None:
                 self._heads = HeadIndex(self.documents)
             return self._heads
+
+    def families(self, min_size: int) -> TemplateFamilies:
+        with self._lock:
+            if self._families is None or self._families.min_size != min_size:
+                self._families = TemplateFamilies(self.documents, min_size)
+            return self._families
 
     def body_mask(self) -> npt.NDArray[np.bool_]:
         """Per chunk, whether it is part of an item's body (the hybrid's chunks)."""
@@ -183,15 +191,22 @@ def rank(
             tool_offset=settings.tool_offset - settings.question_tool_penalty,
             min_score=settings.min_score + settings.question_floor,
         )
+    unnamed = None
+    if settings.template_family_min:
+        # A follow-up ("and on strava?") may name the app the message before it was about.
+        named_by = [lexical_query, previous] if previous and _is_short(query) else [lexical_query]
+        unnamed = extras.families(settings.template_family_min).unnamed(named_by)
     ranking = _hybrid_view(
-        settings, query, lexical_query, query_vector, embed, matrix, chunk_item, n_items, extras
+        settings, query, lexical_query, query_vector, embed, matrix, chunk_item, n_items, extras, unnamed
     )
     if settings.clause_split and (parts := clauses(request_part(query))):
         views = [ranking]
         stricter = replace(settings, min_score=settings.min_score + settings.clause_margin)
         for part, vector in zip(parts, embed(parts), strict=True):
             views.append(
-                _hybrid_view(stricter, part, part, vector, embed, matrix, chunk_item, n_items, extras)
+                _hybrid_view(
+                    stricter, part, part, vector, embed, matrix, chunk_item, n_items, extras, unnamed
+                )
             )
         ranking = merge_rankings(views, settings.top_n)
     return ranking
@@ -207,6 +222,7 @@ def _hybrid_view(
     chunk_item: np.ndarray,
     n_items: int,
     extras: SnapshotExtras,
+    unnamed: npt.NDArray[np.bool_] | None = None,
 ) -> Ranking:
     """One view of the message (the whole, or one clause) ranked by the hybrid rules."""
     chunk_scores = matrix @ query_vector
@@ -229,4 +245,4 @@ def _hybrid_view(
         # The head's part of the lexical weight is added by head_bonus, over names and descriptions.
         lexical = (1.0 - settings.head_lexical_share) * lexical
     bonus, lifted = head_bonus(extras.heads, lexical_query, settings)
-    return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings, bonus, lifted)
+    return rank_hybrid(best, best_chunk, lexical, extras.is_tool, settings, bonus, lifted, unnamed)

@@ -165,6 +165,12 @@ def hybrid_chunks(document: Document) -> list[str]:
     return chunks + [chunk for text in extra for chunk in chunk_text(text)]
 
 
+def deletion_variants(word: str) -> set[str]:
+    """``word`` and every string one deletion from it (a symmetric-delete neighbourhood: two
+    words within one substitution, insertion, deletion or swap share one of these)."""
+    return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
 def one_edit_apart(a: str, b: str) -> bool:
     """Whether ``a`` becomes ``b`` by one substitution, insertion, deletion or swap of neighbours."""
     if abs(len(a) - len(b)) > 1:

@@ -41,9 +41,10 @@ Reason = Literal[
     "far_from_best",  # hybrid: more than max_gap below the best item of its domain
     "not_in_top_k",  # anchor: none of its chunks was among the top_k chunks
     "removed_for_similar",  # the user removed it from a reply to a message much like this one
+    "not_named",  # hybrid: one of a large family of items described alike, and the message does not name it
 ]
 REASONS: tuple[Reason, ...] = get_args(Reason)
-_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K, _REMOVED = range(len(REASONS))
+_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K, _REMOVED, _NOT_NAMED = range(len(REASONS))
 
 #: How an included item got in (``Ranking.via``): the message as a whole, one clause of it, or
 #: what the user taught for a message much like it.
@@ -121,14 +122,18 @@ class SelectionSettings:
     #: hybrid: the size of set the floors were set on; a set of at most this many body chunks keeps
     #: its cosines as they are.
     body_noise_reference: int = 1_000
+    #: hybrid: items whose descriptions are one sentence with another name in it ("Automate Strava
+    #: tasks via ...") form a family when at least this many share it; a member is chosen only when
+    #: the message names it (indexer/_templates.py). 0 turns it off.
+    template_family_min: int = 10
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.head_lexical_share <= 1.0:
             raise ValueError("head_lexical_share must lie between 0 and 1")
-        if self.top_k < 1 or self.top_n < 0 or min(self.rare_name_max_items, self.body_noise_reference) < 1:
-            raise ValueError(
-                "top_k, rare_name_max_items and body_noise_reference must be at least 1 and top_n at least 0"
-            )
+        if self.top_k < 1 or min(self.top_n, self.template_family_min) < 0:
+            raise ValueError("top_k must be at least 1, top_n and template_family_min at least 0")
+        if min(self.rare_name_max_items, self.body_noise_reference) < 1:
+            raise ValueError("rare_name_max_items and body_noise_reference must be at least 1")
         if (
             min(self.max_gap, self.lexical_weight, self.previous_weight) < 0
             or min(self.rare_name_weight, self.head_lexical_weight, self.body_noise_slope) < 0
@@ -311,6 +316,7 @@ def rank_hybrid(
     settings: SelectionSettings,
     bonus: FloatArray | None = None,
     lifted: BoolArray | None = None,
+    unnamed: BoolArray | None = None,
 ) -> Ranking:
     """ContextDesk's default: dense plus lexical score, an absolute floor, and a gap per domain.
 
@@ -319,7 +325,8 @@ def rank_hybrid(
     it scores at least ``min_score``, is within ``max_gap`` of the best item of its domain
     (documents, i.e. rules and references, or tools: a message often needs one of each), and
     is among the ``top_n`` best of all. ``bonus`` is added to the score (the head signals), and a
-    ``lifted`` item scores at least ``min_score``.
+    ``lifted`` item scores at least ``min_score``; an ``unnamed`` one is never included and does not
+    count as its domain's best.
     """
     scores = (cosines + settings.lexical_weight * lexical + settings.tool_offset * is_tool).astype(np.float32)
     if bonus is not None:
@@ -331,10 +338,12 @@ def rank_hybrid(
         )
     reason = np.full(len(scores), _FLOOR, dtype=np.int8)
     ranking = Ranking(scores, cosines, best_chunk, reason, np.arange(len(scores), dtype=np.intp))
+    clears = has_chunk & (scores >= min(settings.min_score, settings.include_score))
+    if unnamed is not None:
+        reason[clears & unnamed] = _NOT_NAMED
+        clears &= ~unnamed
     # Only items above the floor (or include_score) can be included: sort just those.
-    candidates = ranking._sorted(
-        np.flatnonzero(has_chunk & (scores >= min(settings.min_score, settings.include_score)))
-    )
+    candidates = ranking._sorted(np.flatnonzero(clears))
     if len(candidates):
         ranked = scores[candidates]
         domain = is_tool[candidates].astype(np.intp)

@@ -166,6 +166,14 @@ class SelectionConfig(FileModel):
         description="how much a body chunk's match is marked down per e-fold of body chunks past "
         "1,000 (large libraries match anything by chance); 0 turns it off; None uses the strategy's own",
     )
+    template_family_min: int | None = Field(
+        default=None,
+        ge=0,
+        le=10_000,
+        description='items described by one sentence with another name in it ("Automate Strava tasks via '
+        '...") form a family when at least this many share it, and a member is chosen only when the message '
+        "names it; 0 turns it off; None uses the strategy's own",
+    )
     second_opinion: bool = Field(
         default=True,
         description="models that choose tools: offer a catalogue of the agent-mode rules and references "

@@ -43,6 +43,7 @@ REASON_TEXT = {
     "above_include_score": "above the include score",
     "within_top_n": "within topN",
     "removed_for_similar": "you removed it after a similar message",
+    "not_named": "one of many items described alike, and the message does not name it",
 }
 
 
