@@ -6,7 +6,6 @@ the embedding ranks it, and a short follow-up is named by the message before it.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
