@@ -31,7 +31,7 @@ __all__ = ["NAME_SHARED_MAX", "TemplateFamilies"]
 #: "google" of Google Calendar and Google Meet).
 NAME_SHARED_MAX = 1
 #: A sentence is a template when, with the item's own name taken out, this many words are left.
-_TEMPLATE_MIN_WORDS = 3
+_TEMPLATE_MIN_WORDS = 2
 #: Only the first sentences of a description are compared (a template is said at once).
 _SENTENCES_COMPARED = 2
 #: Misspelt names count within one edit from this length on ("calender", "splitwize").
