@@ -8,7 +8,8 @@ could match except the app it is about. So a member of a large family is chosen 
 message (or, for a short follow-up, the message before it) names it: says a word of its name that
 few members of the family share ("calendar", not "google" or "automation"). Other items are not
 affected, and a family smaller than the setting (a personal library with a few such skills) is
-not a family.
+not a family. Tools are never gated: a server's tools are often described alike ("Create a new
+{} in a GitHub repository") and a message asks for one by its action ("open a PR"), not its name.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class TemplateFamilies:
 
     def __post_init__(self) -> None:
         self._gated = np.zeros(len(self.documents), dtype=np.bool_)
-        per_document = [_signatures(d) for d in self.documents]
+        per_document: list[list[str]] = [[] if d.kind == "tool" else _signatures(d) for d in self.documents]
         counts = Counter(sig for sigs in per_document for sig in set(sigs))
         families: dict[str, list[int]] = {}
         for number, sigs in enumerate(per_document):

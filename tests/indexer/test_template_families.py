@@ -143,6 +143,34 @@ def test_a_negative_family_size_is_refused() -> None:
         SelectionSettings(template_family_min=-1)
 
 
+def test_tools_described_alike_are_never_gated() -> None:
+    tools = [
+        Document(
+            f"tool:github/create_{thing}",
+            "tool",
+            f"create_{thing}",
+            f"Create a new {thing} in a GitHub repository.",
+            "",
+        )
+        for thing in (
+            "issue",
+            "branch",
+            "pull_request",
+            "release",
+            "label",
+            "milestone",
+            "tag",
+            "file",
+            "fork",
+            "gist",
+            "webhook",
+        )
+    ]
+    families = TemplateFamilies(tools, 10)
+    assert families.gated == 0
+    assert not families.unnamed(["open a PR"]).any()
+
+
 def test_a_pasted_blob_costs_no_more_than_its_words() -> None:
     # Every word and pair of words is looked up once: a long paste must not hang selection.
     assert named("x" * 5000 + " strava " + "y " * 5000) == ["strava-automation"]
