@@ -22,6 +22,7 @@ from agent_core.agent.variables import variables_for
 from agent_core.cli.progress_lines import indexing_progress
 from agent_core.context.items import ItemRef
 from agent_core.context.learned import LearnedSelections
+from agent_core.context.reason_words import reason_words
 from agent_core.context.selection import ContextSelector, SelectionOutcome
 from agent_core.context.session_context import agent_candidates
 from agent_core.errors import ContextDeskError
@@ -299,7 +300,7 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
             judged = "; description only" if miss.ref in short else ""
             print(
                 f"  {miss.score or 0:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} "
-                f"{_in_words(miss.reason)}{needed}{judged}"
+                f"{reason_words(miss.reason)}{needed}{judged}"
             )
     if recalled.items or recalled.near_misses:
         print("\nMemories recalled:" if recalled.items else "\nMemories recalled: none")
@@ -312,8 +313,3 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
                 f"  {miss.score:.2f}  {miss.ref.name:<16} {recalled.texts.get(miss.ref.name, '')}  (not recalled: {miss.reason})"
             )
 
-
-def _in_words(reason: str) -> str:
-    """A ranking's reason code (``below_floor``) in words; a reason already in words (which may
-    name an item, ``duplicate of gh_fix_ci``) as it is."""
-    return reason.replace("_", " ") if reason.isidentifier() and reason.islower() else reason

@@ -16,6 +16,7 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
+from agent_core.context.reason_words import reason_words
 from agent_core.tools.runtime import HintedTool, ToolDescriptor
 from desktop.models._table import RowTableModel
 from desktop.models.manifest import cost_of
@@ -32,25 +33,12 @@ __all__ = [
 ]
 
 MODE_LABELS = {"always": "Always", "manual": "Manual", "agent": "Agent"}
-# The indexer's reason codes, in words.
-REASON_TEXT = {
-    "outside_top_n": "good match, but topN better items were chosen",
-    "below_floor": "under minScore",
-    "below_question_floor": "under minScore raised for a question",
-    "below_clause_floor": "under the stricter minScore of the request it matched",
-    "far_from_best": "much weaker than the best match",
-    "not_in_top_k": "no chunk among the topK matches",
-    "above_include_score": "above the include score",
-    "within_top_n": "within topN",
-    "removed_for_similar": "you removed it after a similar message",
-    "not_named": "one of many items described alike, and the message does not name it",
-}
 
 
 def reason_text(reason: str, score: float | None = None, needed: float | None = None) -> str:
     """Why an item was left out, in words; with the score it ``needed`` when a threshold left it out.
     A reason code the app does not know reads as its words; reasons the core wrote are kept as they are."""
-    words = REASON_TEXT.get(reason) or (reason.replace("_", " ") if reason.isidentifier() else reason)
+    words = reason_words(reason)
     if needed is None:
         return words
     digits = 2  # more where two places would show a score under the bar as reaching it (0.4496, 0.45)

@@ -157,7 +157,9 @@ def test_a_cold_start_reports_indexing_progress_about_every_tenth_in_a_log() -> 
 
 
 def test_a_near_miss_reason_naming_an_item_keeps_its_underscores() -> None:
-    from agent_core.cli.select_run import _in_words
+    from agent_core.context.reason_words import reason_words
 
-    assert _in_words("below_floor") == "below floor"  # a ranking's code, in words
-    assert _in_words("duplicate of gh_fix_ci") == "duplicate of gh_fix_ci"  # a name stays as written
+    assert reason_words("below_floor") == "under minScore"  # a ranking's code, as View Context says it
+    assert reason_words("not_named").startswith("one of many items described alike")
+    assert reason_words("some_new_code") == "some new code"  # a code no front end knows yet, in words
+    assert reason_words("duplicate of gh_fix_ci") == "duplicate of gh_fix_ci"  # a name stays as written
