@@ -114,6 +114,9 @@ class ContextRow:
 
     @property
     def sort_key(self) -> str:
+        if self.mode is None and self.reason:
+            # A near-miss: the best first, as `contextdesk select` lists them (scores lie in 0..2).
+            return f"{10.0 - (self.score or 0.0):08.4f}\x00{self.ref.name.lower()}"
         if self.ref.type == "tool":
             return f"{self.ref.server or ''}\x00{self.ref.name.lower()}"
         return f"{999 if self.priority is None else self.priority:03d}\x00{self.ref.name.lower()}"

@@ -85,7 +85,9 @@ class ContextItemDelegate(QStyledItemDelegate):
         # In a narrow column the name comes first: a "Not included" badge (its list's heading
         # says so already), then the server or priority prefix (in the tooltip), give way to it,
         # and the token cost moves down to the second line when there is one.
-        legible = min(name_metrics.horizontalAdvance(name), name_metrics.horizontalAdvance("M" * 8))
+        # Up to sixteen wide letters: names of one pack differ in the middle
+        # (google-calendar-automation, google-meet-automation), which a cut there would hide.
+        legible = min(name_metrics.horizontalAdvance(name), name_metrics.horizontalAdvance("M" * 16))
         second = self._second_line(index)
         if removed and not second:
             second = "No longer in the agent"

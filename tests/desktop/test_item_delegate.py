@@ -48,7 +48,7 @@ def painted_texts(
 
 
 def test_tool_names_that_start_alike_stay_told_apart_when_cut(qtbot: QtBot) -> None:
-    names = ("filesystem_read_text_file", "filesystem_read_multiple_files")
+    names = ("filesystem_read_text_file_of_the_workspace", "filesystem_read_multiple_files_of_the_folder")
     model = ContextItemsModel([ContextRow(ItemRef("tool", name, "filesystem"), "always") for name in names])
     view = QListView()
     qtbot.addWidget(view)

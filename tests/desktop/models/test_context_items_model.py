@@ -87,6 +87,20 @@ def test_near_misses_carry_their_reason_in_words(tmp_path: Path, qtbot: QtBot) -
     assert model.index(0, Column.SCORE).data() == "0.31"
 
 
+def test_near_misses_sort_best_first_whatever_their_names(qtbot: QtBot) -> None:
+    # A pack of skills described alike: the one the message nearly got (0.65, not named) leads,
+    # as `contextdesk select` lists them, not the alphabetically first.
+    misses = [
+        NearMiss(ItemRef("skill", "cal-com-automation"), 0.23, "below_floor", needed=0.45),
+        NearMiss(ItemRef("skill", "google-meet-automation"), 0.65, "not_named"),
+        NearMiss(ItemRef("skill", "daily-prep"), 0.39, "below_floor", needed=0.45),
+    ]
+    proxy = sorted_proxy(ContextItemsModel(near_miss_rows(misses, "skill", None)))
+    names = [proxy.index(row, Column.NAME).data(Role.NAME) for row in range(proxy.rowCount())]
+    assert names == ["google-meet-automation", "daily-prep", "cal-com-automation"]
+    assert proxy.index(0, Column.NAME).data(Role.REASON).startswith("one of many items described alike")
+
+
 def test_a_near_miss_under_the_minimum_says_the_score_it_needed_and_got(qtbot: QtBot) -> None:
     misses = (
         NearMiss(ItemRef("rule", "pirate"), 0.3712, "below_floor", needed=0.45),
