@@ -2,11 +2,15 @@
 checked; the committed file is the data set, this script is its provenance).
 
     .venv/bin/python benchmarks/selection/scale_build.py --mirrors DIR
+    .venv/bin/python benchmarks/selection/scale_build.py --app-pack-from GIT_DIR
 
 ``DIR`` holds bare git snapshots of the source collections as ``owner+name/repo``. Every SKILL.md
 with a name and a description becomes an item: its name made a valid skill name (a second item of
 the same name gets ``-2``, the original kept in ``original_name``), its description, and its body cut
 to the first 2,000 characters. The app pack (``APPS``) is built, not copied: see the README.
+
+``--app-pack-from`` builds ``app_pack.jsonl`` instead, from a bare git snapshot of the Activepieces
+repository (``owner+name/repo``): see ``scale_pack.py``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from scale_pack import pack_items
 
 HERE = Path(__file__).resolve().parent / "scale"
 BODY_CHARS = 2000
@@ -259,12 +264,35 @@ def app_items() -> list[dict[str, Any]]:
     ]
 
 
+def write_app_pack(git_dir: Path) -> None:
+    """``app_pack.jsonl``: the apps of the snapshot not already in ``APPS``, named like
+    ``app_items`` and unique against ``items.jsonl`` (a second item of a name gets ``-2``)."""
+    with (HERE / "items.jsonl").open(encoding="utf-8") as lines:
+        seen = {json.loads(line)["name"]: 1 for line in lines}
+    fields = ("name", "original_name", "description", "text", "source", "licence", "group")
+    written = 0
+    with (HERE / "app_pack.jsonl").open("w", encoding="utf-8") as out:
+        for item in pack_items(git_dir, (app for app, _ in APPS), APP_DESCRIPTION, APP_BODY):
+            base = f"{skill_name(item.pop('app'))[:53]}-automation"
+            seen[base] = seen.get(base, 0) + 1
+            item["name"] = item["original_name"] = base if seen[base] == 1 else f"{base}-{seen[base]}"
+            out.write(json.dumps({k: item[k] for k in fields}, ensure_ascii=False) + "\n")
+            written += 1
+    print(f"{written} pack items")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--mirrors", type=Path, required=True)
+    parser.add_argument("--mirrors", type=Path)
+    parser.add_argument("--app-pack-from", type=Path, metavar="GIT_DIR")
     args = parser.parse_args()
+    if args.app_pack_from is not None:
+        write_app_pack(args.app_pack_from)
+        return
+    if args.mirrors is None:
+        parser.error("give --mirrors DIR (items.jsonl) or --app-pack-from GIT_DIR (app_pack.jsonl)")
     held_out = held_out_descriptions(args.mirrors)
     items = [
         i
