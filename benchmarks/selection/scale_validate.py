@@ -6,8 +6,10 @@ Checks: every item has a valid, unique skill name, a description and a text of a
 characters, a source and a licence, and ``same_body_as`` names an earlier item with the same
 text; the 31-item library names 31 distinct items; every message has a unique id, a message
 written once across both splits, labels that name existing items (none twice), and known tags;
-tags agree with labels (``nothing-needed`` exactly when nothing is expected). Exits 1 on any
-problem. Standard library only.
+tags agree with labels (``nothing-needed`` exactly when nothing is expected); every item of the
+app pack (``app_pack.jsonl``, when there) has the item fields, a valid name unique against the
+items and the pack, the group ``app-pack``, and the app template's description and title. Exits 1
+on any problem. Standard library only.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ MAX_TEXT = 2000
 LIBRARY_SIZE = 31
 ITEM_KEYS = {"name", "original_name", "description", "text", "source", "licence", "group", "same_body_as"}
 MESSAGE_KEYS = {"id", "message", "expected", "tags"}
+PACK_KEYS = ITEM_KEYS - {"same_body_as"}
+# APP_DESCRIPTION of scale_build.py, the app and its operations left open.
+PACK_DESCRIPTION = re.compile(
+    r"^Automate (?P<app>.+?) tasks via the connected MCP tool server: (?P<ops>.*[^.])\. "
+    r"Always search tools first for current schemas\.$"
+)
 TAGS = {
     "nothing-needed",  # expects nothing
     "near-domain",  # expects nothing but sounds close to an item
@@ -79,6 +87,35 @@ def check_items(data: Path, problems: list[str]) -> dict[str, dict[str, Any]]:
     return items
 
 
+def check_app_pack(data: Path, items: dict[str, dict[str, Any]], problems: list[str]) -> int:
+    """The pack's problems; how many items it has (0 without the file)."""
+    path = data / "app_pack.jsonl"
+    if not path.exists():
+        return 0
+    names: set[str] = set()
+    rows = _rows(path, problems)
+    for row in rows:
+        name = row.get("name", "")
+        where = f"app_pack.jsonl {name!r}"
+        if set(row) != PACK_KEYS:
+            problems.append(f"{where}: keys {sorted(row)}; expected {sorted(PACK_KEYS)}")
+        if not isinstance(name, str) or not NAME.match(name) or len(name) > 64:
+            problems.append(f"{where}: not a valid skill name")
+        if name in items or name in names:
+            problems.append(f"{where}: name used twice (the items and the pack share one namespace)")
+        names.add(str(name))
+        if row.get("group") != "app-pack":
+            problems.append(f"{where}: group {row.get('group')!r}; expected 'app-pack'")
+        described = PACK_DESCRIPTION.match(str(row.get("description", "")))
+        if described is None:
+            problems.append(f"{where}: description does not follow the app template")
+        elif not str(row.get("text", "")).startswith(f"# {described['app']} Automation\n"):
+            problems.append(f"{where}: text does not follow the app template for {described['app']!r}")
+        if len(str(row.get("text", ""))) > MAX_TEXT or not row.get("source") or not row.get("licence"):
+            problems.append(f"{where}: text over {MAX_TEXT} characters, or no source or licence")
+    return len(rows)
+
+
 def check_library(data: Path, items: dict[str, dict[str, Any]], problems: list[str]) -> list[str]:
     lines = (data / "library31.txt").read_text(encoding="utf-8").splitlines()
     library = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
@@ -128,6 +165,7 @@ def validate(data: Path = DATA) -> tuple[list[str], str]:
     items = check_items(data, problems)
     library = set(check_library(data, items, problems))
     splits = check_messages(data, items, problems)
+    pack = check_app_pack(data, items, problems)
     groups = Counter(row.get("group") for row in items.values())
     sources = Counter(
         str(row["source"]).split("@")[0] for row in items.values() if row.get("group") == "collection"
@@ -135,7 +173,7 @@ def validate(data: Path = DATA) -> tuple[list[str], str]:
     lines = [
         f"items: {len(items)} ({groups['collection']} from {len(sources)} collections, "
         f"{groups['app-template']} templated app skills, {sum('same_body_as' in r for r in items.values())} "
-        "byte-identical copies)"
+        f"byte-identical copies); app pack: {pack} unlabelled templated app skills"
     ]
     for split, rows in splits.items():
         tags = Counter(tag for row in rows for tag in row.get("tags", ()))

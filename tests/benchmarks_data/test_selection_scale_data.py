@@ -79,3 +79,30 @@ def test_a_library_name_that_is_no_item_is_reported(validate: ModuleType, data: 
     library.write_text("\n".join([*lines[:-1], "not-an-item"]) + "\n", encoding="utf-8")
     problems, _ = validate.validate(data)
     assert "library31.txt: 'not-an-item' is not an item" in problems
+
+
+def _first_pack_row(data: Path) -> dict[str, object]:
+    row: dict[str, object] = json.loads((data / "app_pack.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    return row
+
+
+def test_a_pack_item_named_like_an_item_is_reported(validate: ModuleType, data: Path) -> None:
+    _append(data / "app_pack.jsonl", {**_first_pack_row(data), "name": "slack-automation"})
+    problems, _ = validate.validate(data)
+    assert problems == [
+        "app_pack.jsonl 'slack-automation': name used twice (the items and the pack share one namespace)"
+    ]
+
+
+def test_a_pack_item_off_the_template_is_reported(validate: ModuleType, data: Path) -> None:
+    row = _first_pack_row(data)
+    _append(
+        data / "app_pack.jsonl",
+        {**row, "name": "other-automation", "description": "Send Other messages.", "group": "collection"},
+    )
+    problems, summary = validate.validate(data)
+    assert problems == [
+        "app_pack.jsonl 'other-automation': group 'collection'; expected 'app-pack'",
+        "app_pack.jsonl 'other-automation': description does not follow the app template",
+    ]
+    assert "app pack: " in summary
