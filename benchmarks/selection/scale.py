@@ -5,6 +5,7 @@ the way people type (data and label policy: ``benchmarks/selection/scale/README.
     .venv/bin/python benchmarks/selection/scale.py --as skills             # the same items as skills
     .venv/bin/python benchmarks/selection/scale.py --split holdout         # once, at the end
     .venv/bin/python benchmarks/selection/scale.py --variant floor35:min_score=0.35 --variant top3:top_n=3
+    .venv/bin/python benchmarks/selection/scale.py --app-pack   # the whole set plus app_pack.jsonl
 
 Each run builds fresh agent folders in a temporary directory (the 31-item library and the whole
 set), each with its own empty embedding cache, and runs ``ContextSelector.select`` (the chat's own
@@ -80,9 +81,14 @@ class Run:
     later_ms: list[float] = field(default_factory=list)
 
 
-def load_items(data: Path = DATA) -> list[Item]:
+def load_items(data: Path = DATA, app_pack: bool = False) -> list[Item]:
+    """The labelled items, and with ``app_pack`` the unlabelled pack of templated apps after them."""
+    files = ("items.jsonl", "app_pack.jsonl") if app_pack else ("items.jsonl",)
     rows = [
-        json.loads(line) for line in (data / "items.jsonl").read_text(encoding="utf-8").splitlines() if line
+        json.loads(line)
+        for name in files
+        for line in (data / name).read_text(encoding="utf-8").splitlines()
+        if line
     ]
     return [Item(r["name"], r["description"], r["text"], r.get("same_body_as")) for r in rows]
 
@@ -400,13 +406,20 @@ def main(argv: list[str] | None = None) -> int:
         "--misses", action="store_true", help="list the messages the first variant gets wrong"
     )
     parser.add_argument(
+        "--app-pack",
+        action="store_true",
+        help="add app_pack.jsonl (unlabelled templated apps) to the whole set; the 31-item library stays",
+    )
+    parser.add_argument(
         "--write-docs",
         action="store_true",
         help='write the figures to docs/benchmarks.md, "Selection at scale"',
     )
     args = parser.parse_args(argv)
+    if args.app_pack and args.write_docs:
+        parser.error("--write-docs describes the set without the pack: run --app-pack without it")
     split = Path(args.split) if args.split.endswith(".jsonl") else args.data / f"messages_{args.split}.jsonl"
-    items = load_items(args.data)
+    items = load_items(args.data, args.app_pack)
     library = load_library(args.data)
     messages = load_messages(split)
     default: list[tuple[str, dict[str, Any]]] = [] if args.no_default else [("default", {})]
