@@ -10,6 +10,7 @@ few members of the family share ("calendar", not "google" or "automation"). Othe
 affected, and a family smaller than the setting (a personal library with a few such skills) is
 not a family. Tools are never gated: a server's tools are often described alike ("Create a new
 {} in a GitHub repository") and a message asks for one by its action ("open a PR"), not its name.
+Nor is an item the user gave example messages: those say how it is asked for.
 """
 
 from __future__ import annotations
@@ -109,7 +110,9 @@ class TemplateFamilies:
 
     def __post_init__(self) -> None:
         self._gated = np.zeros(len(self.documents), dtype=np.bool_)
-        per_document: list[list[str]] = [[] if d.kind == "tool" else _signatures(d) for d in self.documents]
+        per_document: list[list[str]] = [
+            [] if d.kind == "tool" or d.examples else _signatures(d) for d in self.documents
+        ]
         counts = Counter(sig for sigs in per_document for sig in set(sigs))
         families: dict[str, list[int]] = {}
         for number, sigs in enumerate(per_document):

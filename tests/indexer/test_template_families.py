@@ -3,6 +3,8 @@ in it, a member is chosen only when the message names it; other items are not af
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -169,6 +171,14 @@ def test_tools_described_alike_are_never_gated() -> None:
     families = TemplateFamilies(tools, 10)
     assert families.gated == 0
     assert not families.unnamed(["open a PR"]).any()
+
+
+def test_an_item_the_user_gave_examples_is_not_gated() -> None:
+    documents = [*LIBRARY[:-2], replace(app_item("Strava"), examples=("log my morning run",))]
+    documents = [d for d in documents if d.name != "strava-automation"] + [documents[-1]]
+    families = TemplateFamilies(documents, 10)
+    assert not families._gated[len(documents) - 1]
+    assert families.gated == len(APPS) - 1
 
 
 def test_a_pasted_blob_costs_no_more_than_its_words() -> None:
