@@ -312,4 +312,3 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
             print(
                 f"  {miss.score:.2f}  {miss.ref.name:<16} {recalled.texts.get(miss.ref.name, '')}  (not recalled: {miss.reason})"
             )
-
