@@ -24,6 +24,7 @@ from indexer._texts import (
     mask_opaque_tokens,
     request_part,
 )
+from indexer._twins import head_chunks, twins_of_better
 from indexer.backends import FloatMatrix
 from indexer.documents import Document
 from indexer.matrices import MatrixFiles
@@ -35,6 +36,7 @@ from indexer.ranking import (
     merge_rankings,
     rank_anchor,
     rank_hybrid,
+    without_twins,
 )
 
 __all__ = ["SnapshotExtras", "build_extras", "chunks", "rank", "text_scheme"]
@@ -75,6 +77,7 @@ class SnapshotExtras:
     _bm25: Bm25 | None = None
     _heads: HeadIndex | None = None
     _families: TemplateFamilies | None = None
+    _heads_chunks: npt.NDArray[np.intp] | None = None
     _body: npt.NDArray[np.bool_] | None = None
     _lock: Lock = field(default_factory=Lock)
 
@@ -99,6 +102,14 @@ class SnapshotExtras:
             if self._families is None or self._families.min_size != min_size:
                 self._families = TemplateFamilies(self.documents, min_size)
             return self._families
+
+    def head_chunks(self) -> npt.NDArray[np.intp]:
+        """Per item, its first chunk (its name and description), -1 for none."""
+        with self._lock:
+            if self._heads_chunks is None:
+                chunk_item = self.chunk_item if self.chunk_item is not None else np.zeros(0, dtype=np.intp)
+                self._heads_chunks = head_chunks(chunk_item, len(self.documents))
+            return self._heads_chunks
 
     def body_mask(self) -> npt.NDArray[np.bool_]:
         """Per chunk, whether it is part of an item's body (the hybrid's chunks)."""
@@ -209,6 +220,11 @@ def rank(
                 )
             )
         ranking = merge_rankings(views, settings.top_n)
+    if settings.twin_similarity < 1.0:
+        twins = twins_of_better(
+            ranking.included_order(), matrix, extras.head_chunks(), extras.is_tool, settings.twin_similarity
+        )
+        ranking = without_twins(ranking, twins)
     return ranking
 
 

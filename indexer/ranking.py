@@ -28,6 +28,7 @@ __all__ = [
     "merge_rankings",
     "rank_anchor",
     "rank_hybrid",
+    "without_twins",
 ]
 
 Strategy = Literal["anchor", "hybrid"]
@@ -42,9 +43,10 @@ Reason = Literal[
     "not_in_top_k",  # anchor: none of its chunks was among the top_k chunks
     "removed_for_similar",  # the user removed it from a reply to a message much like this one
     "not_named",  # hybrid: one of a large family of items described alike, and the message does not name it
+    "twin_of_better",  # hybrid: says what a better-scored chosen item says (indexer/_twins.py)
 ]
 REASONS: tuple[Reason, ...] = get_args(Reason)
-_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K, _REMOVED, _NOT_NAMED = range(len(REASONS))
+_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K, _REMOVED, _NOT_NAMED, _TWIN = range(len(REASONS))
 
 #: How an included item got in (``Ranking.via``): the message as a whole, one clause of it, or
 #: what the user taught for a message much like it.
@@ -126,6 +128,9 @@ class SelectionSettings:
     #: tasks via ...") form a family when at least this many share it; a member is chosen only when
     #: the message names it (indexer/_templates.py). 0 turns it off.
     template_family_min: int = 10
+    #: hybrid: a chosen item whose name and description are at least this alike to those of a
+    #: better-scored chosen item is left out (indexer/_twins.py). 1 or more turns it off.
+    twin_similarity: float = 0.7
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.head_lexical_share <= 1.0:
@@ -142,6 +147,8 @@ class SelectionSettings:
                 "max_gap, lexical_weight, previous_weight, rare_name_weight, head_lexical_weight and "
                 "body_noise_slope cannot be negative"
             )
+        if self.twin_similarity < 0:
+            raise ValueError("twin_similarity cannot be negative (1 turns folding twins off)")
 
 
 @dataclass(frozen=True)
@@ -294,6 +301,15 @@ def merge_rankings(rankings: list[Ranking], top_n: int) -> Ranking:
     above = int((reason == _ABOVE).sum())
     reason[within[max(0, top_n - above) :]] = _OUTSIDE
     return merged
+
+
+def without_twins(ranking: Ranking, twins: IntArray) -> Ranking:
+    """``ranking`` with ``twins`` (included items) left out as twins of better ones."""
+    if not len(twins):
+        return ranking
+    reason = ranking.reason.copy()
+    reason[twins] = _TWIN
+    return Ranking(ranking.score, ranking.cosine, ranking.chunk, reason, ranking.tiebreak, ranking.via)
 
 
 def corrected(ranking: Ranking, learned: BoolArray, removed: BoolArray) -> Ranking:

@@ -174,6 +174,14 @@ class SelectionConfig(FileModel):
         '...") form a family when at least this many share it, and a member is chosen only when the message '
         "names it; 0 turns it off; None uses the strategy's own",
     )
+    twin_similarity: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="a chosen item whose name and description are at least this alike to those of a "
+        "better-scored chosen one is left out (near twins from two collections); 1 turns it off; None "
+        "uses the strategy's own",
+    )
     second_opinion: bool = Field(
         default=True,
         description="models that choose tools: offer a catalogue of the agent-mode rules and references "

@@ -122,6 +122,7 @@ def head_settings(settings: SelectionSettings, config: SelectionConfig) -> Selec
             "head_lexical_share",
             "body_noise_slope",
             "template_family_min",
+            "twin_similarity",
         )
         if (value := getattr(config, key)) is not None
     }

@@ -1,0 +1,116 @@
+"""Near twins: of two chosen items whose names and descriptions say the same thing, only the
+better-scored one is offered; items a message needs together, tools and the user's corrections
+are kept."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexer import Document, Indexer, SelectionSettings
+from indexer._twins import head_chunks, twins_of_better
+from indexer.backends import EmbeddingBackend
+
+ITEMS = Path(__file__).resolve().parents[2] / "benchmarks" / "selection" / "scale" / "items.jsonl"
+
+
+def unit(*values: float) -> np.ndarray:
+    vector = np.asarray(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_each_item_s_head_is_its_first_chunk() -> None:
+    chunk_item = np.asarray([0, 0, 0, 2, 2, 3], dtype=np.intp)
+    assert head_chunks(chunk_item, 5).tolist() == [0, -1, 3, 5, -1]
+
+
+def test_a_twin_of_a_better_item_is_folded_and_a_different_item_is_not() -> None:
+    # Heads: 0 and 1 are 0.8 alike; 2 is unlike both.
+    matrix = np.stack([unit(1, 0, 0), unit(0.8, 0.6, 0), unit(0, 0, 1)])
+    heads = np.arange(3, dtype=np.intp)
+    no_tools = np.zeros(3, dtype=np.bool_)
+    chosen = np.asarray([0, 1, 2], dtype=np.intp)
+    assert twins_of_better(chosen, matrix, heads, no_tools, 0.7).tolist() == [1]
+    assert twins_of_better(chosen, matrix, heads, no_tools, 0.85).tolist() == []
+    # The better-scored one (first) is the one kept, whichever it is.
+    assert twins_of_better(np.asarray([1, 0, 2]), matrix, heads, no_tools, 0.7).tolist() == [0]
+
+
+def test_tools_are_never_folded() -> None:
+    matrix = np.stack([unit(1, 0), unit(1, 0.01)])
+    is_tool = np.asarray([True, True])
+    assert twins_of_better(np.asarray([0, 1]), matrix, np.arange(2), is_tool, 0.7).tolist() == []
+
+
+def test_a_negative_similarity_is_refused_with_the_fix() -> None:
+    with pytest.raises(ValueError, match="1 turns folding twins off"):
+        SelectionSettings(twin_similarity=-0.1)
+
+
+@pytest.fixture(scope="module")
+def library() -> list[Document]:
+    """Real skills of the selection-at-scale set, two pairs of near twins among them."""
+    wanted = {
+        "drawio",
+        "draw-io-diagram-generator",
+        "excalidraw-diagram-generator",
+        "postmortem-writing",
+        "md-to-docx",
+        "pdftk-server",
+        "slack-automation",
+        "mermaid-tools",
+    }
+    rows = [json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines() if line]
+    return [
+        Document(f"skill:{r['name']}", "skill", r["name"], r["description"], r["text"])
+        for r in rows
+        if r["name"] in wanted
+    ]
+
+
+DRAW = "draw our architecture as a .drawio file and export it to png"
+
+
+@pytest.mark.slow
+def test_the_better_twin_is_offered_and_the_other_is_a_near_miss(
+    minilm: EmbeddingBackend, library: list[Document]
+) -> None:
+    indexer = Indexer(lambda: minilm)
+    try:
+        both = indexer.select(DRAW, library, SelectionSettings(twin_similarity=1.0))
+        assert {"skill:drawio", "skill:draw-io-diagram-generator"} <= {c.key for c in both.included}
+        folded = indexer.select(DRAW, library, SelectionSettings())
+        assert [c.key for c in folded.included] == ["skill:drawio"]
+        reason = {c.key: c.reason for c in folded.candidates}
+        assert reason["skill:draw-io-diagram-generator"] == "twin_of_better"
+    finally:
+        indexer.close()
+
+
+@pytest.mark.slow
+def test_items_a_message_needs_together_are_both_kept(
+    minilm: EmbeddingBackend, library: list[Document]
+) -> None:
+    indexer = Indexer(lambda: minilm)
+    try:
+        chosen = indexer.select("merge these pdfs and convert the summary.md to docx", library)
+        assert {c.key for c in chosen.included} == {"skill:pdftk-server", "skill:md-to-docx"}
+    finally:
+        indexer.close()
+
+
+@pytest.mark.slow
+def test_a_twin_the_user_added_after_this_message_comes_in(
+    minilm: EmbeddingBackend, library: list[Document]
+) -> None:
+    taught = [replace(d, learned=(DRAW,)) if d.name == "draw-io-diagram-generator" else d for d in library]
+    indexer = Indexer(lambda: minilm)
+    try:
+        chosen = {c.key for c in indexer.select(DRAW, taught, SelectionSettings()).included}
+        assert {"skill:drawio", "skill:draw-io-diagram-generator"} <= chosen
+    finally:
+        indexer.close()
