@@ -17,7 +17,7 @@ REASON_WORDS = {
     "within_top_n": "within topN",
     "removed_for_similar": "you removed it after a similar message",
     "not_named": "one of many items described alike, and the message does not name it",
-    "twin_of_better": "says what a better-scored item chosen for this message says",
+    "twin_of_better": "a near twin of a better chosen item",
 }
 
 
