@@ -77,7 +77,7 @@ class SnapshotExtras:
     _bm25: Bm25 | None = None
     _heads: HeadIndex | None = None
     _families: TemplateFamilies | None = None
-    _heads_chunks: npt.NDArray[np.intp] | None = None
+    _head_chunks: npt.NDArray[np.intp] | None = None
     _body: npt.NDArray[np.bool_] | None = None
     _lock: Lock = field(default_factory=Lock)
 
@@ -106,10 +106,10 @@ class SnapshotExtras:
     def head_chunks(self) -> npt.NDArray[np.intp]:
         """Per item, its first chunk (its name and description), -1 for none."""
         with self._lock:
-            if self._heads_chunks is None:
+            if self._head_chunks is None:
                 chunk_item = self.chunk_item if self.chunk_item is not None else np.zeros(0, dtype=np.intp)
-                self._heads_chunks = head_chunks(chunk_item, len(self.documents))
-            return self._heads_chunks
+                self._head_chunks = head_chunks(chunk_item, len(self.documents))
+            return self._head_chunks
 
     def body_mask(self) -> npt.NDArray[np.bool_]:
         """Per chunk, whether it is part of an item's body (the hybrid's chunks)."""
@@ -221,9 +221,10 @@ def rank(
             )
         ranking = merge_rankings(views, settings.top_n)
     if settings.twin_similarity < 1.0:
-        twins = twins_of_better(
-            ranking.included_order(), matrix, extras.head_chunks(), extras.is_tool, settings.twin_similarity
-        )
+        heads = extras.head_chunks()
+        # A skill is judged on its head alone; a rule or reference only when its head matched best.
+        by_head = ~extras.is_tool & (extras.is_action | (ranking.chunk == heads))
+        twins = twins_of_better(ranking.included_order(), matrix, heads, by_head, settings.twin_similarity)
         ranking = without_twins(ranking, twins)
     return ranking
 

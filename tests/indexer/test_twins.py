@@ -1,6 +1,6 @@
 """Near twins: of two chosen items whose names and descriptions say the same thing, only the
-better-scored one is offered; items a message needs together, tools and the user's corrections
-are kept."""
+better-scored one is offered; items a message needs together, notes on one topic chosen for their
+own facts, tools and the user's corrections are kept."""
 
 from __future__ import annotations
 
@@ -29,21 +29,28 @@ def test_each_item_s_head_is_its_first_chunk() -> None:
 
 
 def test_a_twin_of_a_better_item_is_folded_and_a_different_item_is_not() -> None:
-    # Heads: 0 and 1 are 0.8 alike; 2 is unlike both.
+    # Heads: 0's and 1's are 0.8 alike; 2's is unlike both.
     matrix = np.stack([unit(1, 0, 0), unit(0.8, 0.6, 0), unit(0, 0, 1)])
     heads = np.arange(3, dtype=np.intp)
-    no_tools = np.zeros(3, dtype=np.bool_)
+    by_head = np.ones(3, dtype=np.bool_)
     chosen = np.asarray([0, 1, 2], dtype=np.intp)
-    assert twins_of_better(chosen, matrix, heads, no_tools, 0.7).tolist() == [1]
-    assert twins_of_better(chosen, matrix, heads, no_tools, 0.85).tolist() == []
+    assert twins_of_better(chosen, matrix, heads, by_head, 0.7).tolist() == [1]
+    assert twins_of_better(chosen, matrix, heads, by_head, 0.85).tolist() == []
     # The better-scored one (first) is the one kept, whichever it is.
-    assert twins_of_better(np.asarray([1, 0, 2]), matrix, heads, no_tools, 0.7).tolist() == [0]
+    assert twins_of_better(np.asarray([1, 0, 2]), matrix, heads, by_head, 0.7).tolist() == [0]
 
 
-def test_tools_are_never_folded() -> None:
+def test_an_item_without_a_chunk_is_never_folded() -> None:
+    matrix = np.stack([unit(1, 0)])
+    heads = np.asarray([0, -1], dtype=np.intp)
+    assert twins_of_better(np.asarray([0, 1]), matrix, heads, np.ones(2, dtype=np.bool_), 0.7).tolist() == []
+
+
+def test_items_not_chosen_for_their_head_are_never_folded() -> None:
+    # Tools, and notes chosen for their own facts rather than their (alike) descriptions.
     matrix = np.stack([unit(1, 0), unit(1, 0.01)])
-    is_tool = np.asarray([True, True])
-    assert twins_of_better(np.asarray([0, 1]), matrix, np.arange(2), is_tool, 0.7).tolist() == []
+    by_head = np.asarray([True, False])
+    assert twins_of_better(np.asarray([0, 1]), matrix, np.arange(2), by_head, 0.7).tolist() == []
 
 
 def test_a_negative_similarity_is_refused_with_the_fix() -> None:
@@ -53,7 +60,8 @@ def test_a_negative_similarity_is_refused_with_the_fix() -> None:
 
 @pytest.fixture(scope="module")
 def library() -> list[Document]:
-    """Real skills of the selection-at-scale set, two pairs of near twins among them."""
+    """Real skills of the selection-at-scale set, a pair of near twins among them, judged on their
+    names and descriptions as the app judges skills."""
     wanted = {
         "drawio",
         "draw-io-diagram-generator",
@@ -66,7 +74,7 @@ def library() -> list[Document]:
     }
     rows = [json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines() if line]
     return [
-        Document(f"skill:{r['name']}", "skill", r["name"], r["description"], r["text"])
+        Document(f"skill:{r['name']}", "skill", r["name"], r["description"], "")
         for r in rows
         if r["name"] in wanted
     ]
@@ -99,6 +107,26 @@ def test_items_a_message_needs_together_are_both_kept(
     try:
         chosen = indexer.select("merge these pdfs and convert the summary.md to docx", library)
         assert {c.key for c in chosen.included} == {"skill:pdftk-server", "skill:md-to-docx"}
+    finally:
+        indexer.close()
+
+
+@pytest.mark.slow
+def test_notes_on_one_topic_are_not_twins(minilm: EmbeddingBackend) -> None:
+    # Descriptions alike, each note its own facts: the message matches each with its own words.
+    facts = [
+        "Saw Jupiter's four Galilean moons through the 10x50 binoculars from the garden.",
+        "The Perseid meteor shower peaks on 12 August; about 60 meteors an hour after midnight.",
+        "Saturn's rings were nearly edge-on this year, so the planet looked like a bright dot.",
+    ]
+    notes = [
+        Document(f"reference:stars-{n}", "reference", f"stars-{n}", f"astronomy note {n}", fact)
+        for n, fact in enumerate(facts)
+    ]
+    indexer = Indexer(lambda: minilm)
+    try:
+        chosen = indexer.select("what did I see of jupiter, the perseids and saturn?", notes)
+        assert not [c.key for c in chosen.candidates if c.reason == "twin_of_better"]
     finally:
         indexer.close()
 

@@ -114,7 +114,9 @@ def test_a_compound_request_over_a_large_library_gets_at_most_top_n_items(select
 def test_three_hundred_notes_asked_about_one_topic_give_at_most_top_n(selector: ContextSelector) -> None:
     notes = note_candidates(300)
     message = "What do my notes say about astronomy?"
-    config = SelectionConfig()  # topN 5
+    # topN 5. The notes are near-copies of three texts, so folding near twins would take most of
+    # the flood away by itself; this test is about the bound, which holds whatever put items in.
+    config = SelectionConfig(twin_similarity=1.0)
     assert indexer_included(selector, message, notes, config) > 5
 
     outcome = select(selector, message, notes, config)
