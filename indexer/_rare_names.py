@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import Bm25, tokenize
-from indexer._texts import deletion_variants, one_edit_apart
+from indexer._texts import index_for_typos, typos_of
 from indexer.documents import Document
 from indexer.ranking import SelectionSettings
 
@@ -93,8 +93,7 @@ class HeadIndex:
             for term in rare:
                 self._owners.setdefault(term, []).append(number)
                 if FUZZY_MIN_LENGTH <= len(term) <= FUZZY_MAX_LENGTH:
-                    for variant in deletion_variants(term):
-                        self._variants.setdefault(variant, set()).add(term)
+                    index_for_typos(self._variants, term)
 
     def head_scores(self, message: str) -> npt.NDArray[np.float32]:
         """Each document's BM25 over its name and description, 0..1 (see :class:`Bm25`); built
@@ -110,7 +109,7 @@ class HeadIndex:
             if term in self._owners:
                 said.add(term)
             elif term not in self._df and FUZZY_MIN_LENGTH <= len(term) <= FUZZY_MAX_LENGTH:
-                said.update(_close(term, self._variants))
+                said.update(typos_of(term, self._variants))
         return {term for term in said if self._df[term] <= max_items}
 
     def name_match(self, message: str, max_items: int = 3, proper: bool = True) -> npt.NDArray[np.float32]:
@@ -146,14 +145,6 @@ def _proper_terms(description: str) -> set[str]:
             continue
         terms.update(tokenize(word.lower()))
     return terms
-
-
-def _close(term: str, variants: dict[str, set[str]]) -> Iterable[str]:
-    """The name words within one edit of ``term`` that start with its letter."""
-    found: set[str] = set()
-    for variant in deletion_variants(term):
-        found.update(variants.get(variant, ()))
-    return {word for word in found if word[0] == term[0] and one_edit_apart(term, word)}
 
 
 def head_bonus(

@@ -24,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer._lexical import tokenize
-from indexer._texts import deletion_variants, one_edit_apart
+from indexer._rare_names import FUZZY_MAX_LENGTH, FUZZY_MIN_LENGTH
+from indexer._texts import index_for_typos, typos_of
 from indexer.documents import Document
 
 __all__ = ["NAME_SHARED_MAX", "TemplateFamilies"]
@@ -36,8 +37,6 @@ NAME_SHARED_MAX = 1
 _TEMPLATE_MIN_WORDS = 2
 #: Only the first sentences of a description are compared (a template is said at once).
 _SENTENCES_COMPARED = 2
-#: Misspelt names count within one edit from this length on ("calender", "splitwize").
-_FUZZY_MIN_LENGTH = 7
 _SLOT = "{}"
 # A sentence or clause ends at punctuation before a space ("Cal.com" is one word), a bracket or a line.
 _SENTENCE_END = re.compile(r"[.!?:;]+(?=\s|$)\s*|\s*\(|\n+")
@@ -128,9 +127,8 @@ class TemplateFamilies:
                         continue
                     self._gated[number] = True
                     self._owners.setdefault(word, []).append(number)
-                    if len(word) >= _FUZZY_MIN_LENGTH:
-                        for variant in deletion_variants(word):
-                            self._variants.setdefault(variant, set()).add(word)
+                    if FUZZY_MIN_LENGTH <= len(word) <= FUZZY_MAX_LENGTH:
+                        index_for_typos(self._variants, word)
 
     @property
     def gated(self) -> int:
@@ -151,11 +149,6 @@ class TemplateFamilies:
         """The telling name words ``said`` is, exactly or misspelt by one edit."""
         if said in self._owners:
             return {said}
-        if len(said) < _FUZZY_MIN_LENGTH:
-            return set()
-        return {
-            word
-            for variant in deletion_variants(said)
-            for word in self._variants.get(variant, ())
-            if word[0] == said[0] and one_edit_apart(said, word)
-        }
+        # Misspelt names count as rare names do: 7 to 32 letters ("calender", "splitwize"; a
+        # pasted blob costs nothing).
+        return typos_of(said, self._variants) if FUZZY_MIN_LENGTH <= len(said) <= FUZZY_MAX_LENGTH else set()

@@ -171,6 +171,22 @@ def deletion_variants(word: str) -> set[str]:
     return {word} | {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
+def index_for_typos(variants: dict[str, set[str]], word: str) -> None:
+    """Add ``word`` to ``variants`` (one-deletion variant -> words), for :func:`typos_of`."""
+    for variant in deletion_variants(word):
+        variants.setdefault(variant, set()).add(word)
+
+
+def typos_of(said: str, variants: dict[str, set[str]]) -> set[str]:
+    """The words of ``variants`` (see :func:`index_for_typos`) within one edit of ``said`` that start
+    with its letter: a misspelling rarely changes the first letter, and requiring it keeps
+    "openai" from matching "openapi"."""
+    found: set[str] = set()
+    for variant in deletion_variants(said):
+        found.update(variants.get(variant, ()))
+    return {word for word in found if word[0] == said[0] and one_edit_apart(said, word)}
+
+
 def one_edit_apart(a: str, b: str) -> bool:
     """Whether ``a`` becomes ``b`` by one substitution, insertion, deletion or swap of neighbours."""
     if abs(len(a) - len(b)) > 1:
