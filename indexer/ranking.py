@@ -294,8 +294,12 @@ def merge_rankings(rankings: list[Ranking], top_n: int) -> Ranking:
     reasons = np.stack([r.reason for r in rankings])
     best_reason = np.min(reasons, axis=0)
     reason = np.where(best_reason <= _WITHIN, best_reason, reasons[best_view, items]).astype(np.int8)
-    whole_included = rankings[0].included
-    via = np.where(whole_included, VIA_WHOLE, VIA_CLAUSE).astype(np.int8)
+    whole = rankings[0].reason
+    by_clause = np.any(reasons[1:] <= _WITHIN, axis=0)
+    # An item only top_n kept out is the whole message's, should a place free up for it.
+    via = np.where((whole <= _WITHIN) | ((whole == _OUTSIDE) & ~by_clause), VIA_WHOLE, VIA_CLAUSE).astype(
+        np.int8
+    )
     merged = Ranking(score, cosine, chunk, reason, first.tiebreak, via)
     within = merged._sorted(np.flatnonzero(reason == _WITHIN))
     above = int((reason == _ABOVE).sum())
@@ -303,12 +307,17 @@ def merge_rankings(rankings: list[Ranking], top_n: int) -> Ranking:
     return merged
 
 
-def without_twins(ranking: Ranking, twins: IntArray) -> Ranking:
-    """``ranking`` with ``twins`` (included items) left out as twins of better ones."""
+def without_twins(ranking: Ranking, twins: IntArray, top_n: int | None = None) -> Ranking:
+    """``ranking`` with ``twins`` (included items) left out as twins of better ones; with
+    ``top_n``, the places they free go to the best items only ``top_n`` had kept out."""
     if not len(twins):
         return ranking
     reason = ranking.reason.copy()
     reason[twins] = _TWIN
+    if top_n is not None:
+        free = min(len(twins), top_n - int((reason <= _WITHIN).sum()))
+        if free > 0:
+            reason[ranking._sorted(np.flatnonzero(reason == _OUTSIDE))[:free]] = _WITHIN
     return Ranking(ranking.score, ranking.cosine, ranking.chunk, reason, ranking.tiebreak, ranking.via)
 
 

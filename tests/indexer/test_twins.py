@@ -14,6 +14,7 @@ import pytest
 from indexer import Document, Indexer, SelectionSettings
 from indexer._twins import head_chunks, twins_of_better
 from indexer.backends import EmbeddingBackend
+from indexer.ranking import REASONS, VIA_WHOLE, Ranking, merge_rankings, without_twins
 
 ITEMS = Path(__file__).resolve().parents[2] / "benchmarks" / "selection" / "scale" / "items.jsonl"
 
@@ -142,3 +143,57 @@ def test_a_twin_the_user_added_after_this_message_comes_in(
         assert {"skill:drawio", "skill:draw-io-diagram-generator"} <= chosen
     finally:
         indexer.close()
+
+
+def _ranking(scores: list[float], reasons: list[str]) -> Ranking:
+    codes = np.asarray([REASONS.index(r) for r in reasons], dtype=np.int8)
+    count = len(scores)
+    return Ranking(
+        np.asarray(scores, dtype=np.float32),
+        np.asarray(scores, dtype=np.float32),
+        np.arange(count, dtype=np.intp),
+        codes,
+        np.arange(count, dtype=np.intp),
+    )
+
+
+def test_a_folded_twin_frees_its_place_for_the_best_item_top_n_kept_out() -> None:
+    ranking = _ranking(
+        [0.9, 0.8, 0.7, 0.6, 0.5],
+        ["within_top_n", "within_top_n", "outside_top_n", "outside_top_n", "below_floor"],
+    )
+    refilled = without_twins(ranking, np.asarray([1]), top_n=2)
+    assert [r.reason for r in refilled.rows()] == [
+        "within_top_n",
+        "twin_of_better",
+        "within_top_n",
+        "outside_top_n",
+        "below_floor",
+    ]
+    # Without a bound to refill, the place stays empty.
+    assert [bool(i) for i in without_twins(ranking, np.asarray([1])).included] == [
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_no_place_is_freed_while_items_above_include_score_fill_top_n() -> None:
+    ranking = _ranking(
+        [0.95, 0.9, 0.85, 0.6],
+        ["above_include_score", "above_include_score", "above_include_score", "outside_top_n"],
+    )
+    refilled = without_twins(ranking, np.asarray([2]), top_n=2)
+    assert refilled.reason[3] == REASONS.index("outside_top_n")
+
+
+def test_an_item_refilled_after_a_merge_says_which_view_wanted_it() -> None:
+    # The whole message's view kept item 2 out for top_n only; a clause's view did not want it.
+    whole = _ranking([0.9, 0.8, 0.7], ["within_top_n", "within_top_n", "outside_top_n"])
+    clause = _ranking([0.3, 0.3, 0.3], ["below_floor", "below_floor", "below_floor"])
+    merged = merge_rankings([whole, clause], top_n=2)
+    refilled = without_twins(merged, np.asarray([1]), top_n=2)
+    assert refilled.included.tolist() == [True, False, True]
+    assert refilled.via is not None and int(refilled.via[2]) == VIA_WHOLE
