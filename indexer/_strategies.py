@@ -225,7 +225,9 @@ def rank(
         # A skill is judged on its head alone; a rule or reference only when its head matched best.
         by_head = ~extras.is_tool & (extras.is_action | (ranking.chunk == heads))
         for _ in range(settings.top_n + 1):  # a freed place may go to another twin: fold again
-            twins = twins_of_better(ranking.included_order(), matrix, heads, by_head, settings.twin_similarity)
+            twins = twins_of_better(
+                ranking.included_order(), matrix, heads, by_head, settings.twin_similarity
+            )
             if not len(twins):
                 break
             ranking = without_twins(ranking, twins, settings.top_n)
