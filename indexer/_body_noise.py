@@ -9,6 +9,18 @@ not need), the mean best chance cosine was 0.383 over 800 chunks, 0.417 over 2,0
 about a thousand chunks, so past that size each body chunk's cosine is marked down by what the
 chance best has grown by: ``slope x ln(N / reference)``. Names, descriptions and examples (the
 description tier) are never marked down: there is one of each per item, not thousands.
+
+The likeliest chance match is a short piece far from what its item is about, a heading or a label:
+"### 4. Clean Up Worktrees" in a guide to merging, "Output:" in an evaluation skill, each scoring
+above the item a message needs, whose name and description say just what the message asks. A few
+words embed as those words alone, with nothing around them to say what they are about. So in a set
+past the reference, a body chunk of fewer than :data:`SHORT_CHUNK_WORDS` words, of an item that has
+a description, also loses part of its lead over that item's head (``name: description``):
+``slope x ln(N / reference)`` of it, at most :data:`MAX_HEAD_AGREEMENT`. A heading its head agrees
+with keeps its score. Sentences and paragraphs are not judged by the head: a knowledge base's
+page is chosen for its facts, which its description ("Security policy") does not repeat (judging
+them too cost a company handbook's references a quarter of their F1 among the scale set's skills).
+A note without a description, whose head is only a file name, is never judged by it.
 """
 
 from __future__ import annotations
@@ -22,7 +34,21 @@ import numpy.typing as npt
 from indexer.documents import Document
 from indexer.tiers import description_tier
 
-__all__ = ["ChunksOf", "body_chunk_mask", "body_discount"]
+__all__ = [
+    "MAX_HEAD_AGREEMENT",
+    "SHORT_CHUNK_WORDS",
+    "ChunksOf",
+    "body_chunk_mask",
+    "body_discount",
+    "head_agreement_share",
+    "with_head_agreement",
+]
+
+#: The most of a body chunk's lead over its head that is ever taken off: a body may still say
+#: more than its description.
+MAX_HEAD_AGREEMENT = 0.9
+#: Body chunks of fewer words than this (headings, labels) are judged with their item's head.
+SHORT_CHUNK_WORDS = 6
 
 #: The chunks a strategy embeds for a document.
 ChunksOf = Callable[[Document], Sequence[str]]
@@ -55,3 +81,25 @@ def body_discount(body_chunks: int, slope: float, reference: int) -> float:
     if slope <= 0 or body_chunks <= reference:
         return 0.0
     return slope * math.log(body_chunks / reference)
+
+
+def head_agreement_share(body_chunks: int, slope: float, reference: int) -> float:
+    """The share of a body chunk's lead over its item's head taken off in a set of ``body_chunks``
+    body chunks: ``slope x ln(body_chunks / reference)``, at most :data:`MAX_HEAD_AGREEMENT`,
+    nothing at or under ``reference``."""
+    if slope <= 0 or body_chunks <= reference:
+        return 0.0
+    return min(MAX_HEAD_AGREEMENT, slope * math.log(body_chunks / reference))
+
+
+def with_head_agreement(
+    chunk_scores: npt.NDArray[np.float32],
+    judged: npt.NDArray[np.bool_],
+    head_of_chunk: npt.NDArray[np.intp],
+    share: float,
+) -> npt.NDArray[np.float32]:
+    """``chunk_scores`` with each ``judged`` chunk's lead over its item's head chunk
+    (``head_of_chunk``, an index into ``chunk_scores``) cut by ``share``."""
+    heads = chunk_scores[np.maximum(head_of_chunk, 0)]
+    lead = np.maximum(chunk_scores - heads, 0.0)
+    return np.where(judged, chunk_scores - share * lead, chunk_scores).astype(np.float32)

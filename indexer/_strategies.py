@@ -11,7 +11,13 @@ from threading import Lock
 import numpy as np
 import numpy.typing as npt
 
-from indexer._body_noise import body_chunk_mask, body_discount
+from indexer._body_noise import (
+    SHORT_CHUNK_WORDS,
+    body_chunk_mask,
+    body_discount,
+    head_agreement_share,
+    with_head_agreement,
+)
 from indexer._lexical import Bm25
 from indexer._rare_names import HeadIndex, head_bonus
 from indexer._templates import TemplateFamilies
@@ -79,6 +85,7 @@ class SnapshotExtras:
     _families: TemplateFamilies | None = None
     _head_chunks: npt.NDArray[np.intp] | None = None
     _body: npt.NDArray[np.bool_] | None = None
+    _judged_by_head: tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]] | None = None
     _lock: Lock = field(default_factory=Lock)
 
     def __post_init__(self) -> None:
@@ -122,6 +129,35 @@ class SnapshotExtras:
                         self.documents, self.chunk_texts, self.chunk_item, functools.partial(chunks, "hybrid")
                     )
             return self._body
+
+    def judged_by_head(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]]:
+        """Per chunk, whether it is a short body chunk (a heading, a label) of an item with a
+        description (its head then says what the item is about), and its item's head chunk."""
+        body = self.body_mask()
+        heads = self.head_chunks()
+        with self._lock:
+            if self._judged_by_head is None:
+                chunk_item = self.chunk_item if self.chunk_item is not None else np.zeros(0, dtype=np.intp)
+                described = np.array([bool(d.description.strip()) for d in self.documents], dtype=np.bool_)
+                head_of_chunk = heads[chunk_item]
+                short = np.fromiter(
+                    (len(text.split()) < SHORT_CHUNK_WORDS for text in self.chunk_texts),
+                    dtype=np.bool_,
+                    count=len(self.chunk_texts),
+                )
+                self._judged_by_head = (
+                    body & short & described[chunk_item] & (head_of_chunk >= 0),
+                    head_of_chunk,
+                )
+            return self._judged_by_head
+
+    def head_agreement(self, settings: SelectionSettings) -> float:
+        """The share of a body chunk's lead over its head taken off in this set (0 for a small one)."""
+        if settings.head_agreement_slope <= 0 or len(self.chunk_texts) <= settings.body_noise_reference:
+            return 0.0
+        return head_agreement_share(
+            int(self.body_mask().sum()), settings.head_agreement_slope, settings.body_noise_reference
+        )
 
     def body_discount(self, settings: SelectionSettings) -> float:
         """What each body chunk's cosine is marked down by in this set (0 for a small one)."""
@@ -252,6 +288,11 @@ def _hybrid_view(
         # In a library of thousands of body chunks, some chunk of some item matches almost any
         # message by chance; the more chunks, the higher that chance best (indexer/_body_noise.py).
         chunk_scores = (chunk_scores - discount * extras.body_mask()).astype(np.float32)
+    if share := extras.head_agreement(settings):
+        # ... and a heading or label far from what its item is about ("Output:" in an evaluation
+        # skill) loses part of its lead over the item's name and description.
+        judged, head_of_chunk = extras.judged_by_head()
+        chunk_scores = with_head_agreement(chunk_scores, judged, head_of_chunk, share)
     best, best_chunk = best_chunk_per_item(chunk_scores, chunk_item, n_items)
     head = action_head(query) if settings.action_view and extras.is_action.any() else None
     if head is not None:

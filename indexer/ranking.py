@@ -124,6 +124,10 @@ class SelectionSettings:
     #: hybrid: the size of set the floors were set on; a set of at most this many body chunks keeps
     #: its cosines as they are.
     body_noise_reference: int = 1_000
+    #: hybrid: in a set past ``body_noise_reference`` body chunks, a short body chunk (a heading, a
+    #: label) of an item with a description loses this times ln(body chunks / reference) of its lead
+    #: over the item's name and description (at most 0.9 of it; indexer/_body_noise.py). 0: off.
+    head_agreement_slope: float = 0.15
     #: hybrid: items whose descriptions are one sentence with another name in it ("Automate Strava
     #: tasks via ...") form a family when at least this many share it; a member is chosen only when
     #: the message names it (indexer/_templates.py). 0 turns it off.
@@ -142,10 +146,11 @@ class SelectionSettings:
         if (
             min(self.max_gap, self.lexical_weight, self.previous_weight) < 0
             or min(self.rare_name_weight, self.head_lexical_weight, self.body_noise_slope) < 0
+            or self.head_agreement_slope < 0
         ):
             raise ValueError(
-                "max_gap, lexical_weight, previous_weight, rare_name_weight, head_lexical_weight and "
-                "body_noise_slope cannot be negative"
+                "max_gap, lexical_weight, previous_weight, rare_name_weight, head_lexical_weight, "
+                "body_noise_slope and head_agreement_slope cannot be negative"
             )
         if self.twin_similarity < 0:
             raise ValueError("twin_similarity cannot be negative (1 turns folding twins off)")

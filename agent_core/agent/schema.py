@@ -166,6 +166,14 @@ class SelectionConfig(FileModel):
         description="how much a body chunk's match is marked down per e-fold of body chunks past "
         "1,000 (large libraries match anything by chance); 0 turns it off; None uses the strategy's own",
     )
+    head_agreement_slope: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="in a library of more than 1,000 body chunks, how much of a heading's or label's lead "
+        "over its item's name and description is taken off per e-fold of body chunks (a few words far from "
+        "what their item is about match by chance); 0 turns it off; None uses the strategy's own",
+    )
     template_family_min: int | None = Field(
         default=None,
         ge=0,

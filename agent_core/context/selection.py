@@ -121,6 +121,7 @@ def head_settings(settings: SelectionSettings, config: SelectionConfig) -> Selec
             "head_lexical_weight",
             "head_lexical_share",
             "body_noise_slope",
+            "head_agreement_slope",
             "template_family_min",
             "twin_similarity",
         )

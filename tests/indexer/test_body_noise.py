@@ -6,12 +6,19 @@ tested); the figures behind the slope are in indexer/_body_noise.py and docs/sel
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from indexer import Document, Indexer, SelectionSettings, tool_document
-from indexer._body_noise import body_chunk_mask, body_discount
+from indexer._body_noise import (
+    MAX_HEAD_AGREEMENT,
+    body_chunk_mask,
+    body_discount,
+    head_agreement_share,
+    with_head_agreement,
+)
 from indexer._strategies import chunks
 from tests.support.indexer_fakes import CraftedBackend
 
@@ -76,8 +83,8 @@ def test_a_small_library_scores_body_chunks_as_they_match() -> None:
     assert got["reference:costs"] == pytest.approx(COSINE, abs=1e-4)
 
 
-def test_the_mark_down_can_be_turned_off() -> None:
-    got = included(1_200, SelectionSettings(body_noise_slope=0.0))
+def test_the_mark_downs_can_be_turned_off() -> None:
+    got = included(1_200, SelectionSettings(body_noise_slope=0.0, head_agreement_slope=0.0))
     assert got.keys() >= {"reference:sorting", "reference:costs"}
 
 
@@ -111,5 +118,72 @@ def test_names_descriptions_examples_and_tools_are_never_body() -> None:
 
 
 def test_a_negative_slope_is_refused_with_the_fix() -> None:
-    with pytest.raises(ValueError, match="body_noise_slope cannot be negative"):
+    with pytest.raises(ValueError, match="body_noise_slope and head_agreement_slope cannot be negative"):
         SelectionSettings(body_noise_slope=-0.1)
+    with pytest.raises(ValueError, match="head_agreement_slope cannot be negative"):
+        SelectionSettings(head_agreement_slope=-0.1)
+
+
+def test_the_share_of_the_lead_taken_off_grows_with_the_log_and_is_capped() -> None:
+    assert head_agreement_share(1_000, 0.15, 1_000) == 0.0
+    assert head_agreement_share(15_309, 0.15, 1_000) == pytest.approx(0.15 * math.log(15.309))
+    assert head_agreement_share(10**9, 0.15, 1_000) == MAX_HEAD_AGREEMENT
+    assert head_agreement_share(15_309, 0.0, 1_000) == 0.0
+
+
+def test_only_a_judged_chunk_s_lead_over_its_head_is_cut() -> None:
+    scores = np.asarray([0.3, 0.7, 0.2, 0.7], dtype=np.float32)  # a head, two body chunks, a note's
+    judged = np.asarray([False, True, True, False])
+    heads = np.asarray([0, 0, 0, 3], dtype=np.intp)
+    got = with_head_agreement(scores, judged, heads, 0.5)
+    # 0.7 leads its head by 0.4 and keeps half of it; 0.2 is under its head and is not raised.
+    assert got.tolist() == pytest.approx([0.3, 0.5, 0.2, 0.7])
+
+
+HEADING = "## Sort by model"
+SENTENCE = "Sort the report by model and then by token count."
+
+
+def agreeing_library(fillers: int, body: str) -> list[Document]:
+    """The same body paragraph in three items: one whose description is about it, one whose
+    description is not, and a note with no description (its head is only a file name)."""
+    about = Document("reference:sorter", "reference", "sorter", "Sort lists", f"Intro.\n\n{body}")
+    elsewhere = Document("reference:costs", "reference", "costs", "LLM spend report", f"Intro.\n\n{body}")
+    note = Document("reference:note", "reference", "note", "", f"Intro.\n\n{body}")
+    return [about, elsewhere, note, *library(fillers)[2:]]
+
+
+def scores_of(fillers: int, body: str, settings: SelectionSettings) -> dict[str, float]:
+    backend = CraftedBackend(
+        {QUERY: [1.0, 0.0, 0.0, 0.0], "sorter: Sort lists": at_cosine(0.55), body: at_cosine(0.6)}
+    )
+    indexer = Indexer(lambda: backend)
+    try:
+        selection = indexer.select(QUERY, agreeing_library(fillers, body), settings)
+        wanted = {"reference:sorter", "reference:costs", "reference:note"}
+        return {c.key: c.score for c in selection.candidates if c.key in wanted}
+    finally:
+        indexer.close()
+
+
+AS_MATCHED = {"reference:sorter": 0.6, "reference:costs": 0.6, "reference:note": 0.6}
+
+
+def test_in_a_large_library_a_heading_its_description_does_not_back_loses_part_of_its_lead() -> None:
+    settings = SelectionSettings(body_noise_slope=0.0)  # the head agreement alone
+    # 1,200 fillers of two body paragraphs, and three items of two: 2,406 body chunks.
+    share = head_agreement_share(2_406, settings.head_agreement_slope, settings.body_noise_reference)
+    got = scores_of(1_200, HEADING, settings)
+    assert got["reference:costs"] == pytest.approx(0.6 - share * 0.6, abs=1e-4)
+    assert got["reference:sorter"] == pytest.approx(0.6 - share * 0.05, abs=1e-4)
+    assert got["reference:note"] == pytest.approx(0.6, abs=1e-4)  # no description to judge by
+
+
+def test_a_sentence_and_a_small_library_keep_their_scores() -> None:
+    settings = SelectionSettings(body_noise_slope=0.0)
+    # A sentence is chosen for what it says, which a description need not repeat.
+    assert scores_of(1_200, SENTENCE, settings) == pytest.approx(AS_MATCHED, abs=1e-4)
+    assert scores_of(300, HEADING, settings) == pytest.approx(AS_MATCHED, abs=1e-4)
+    assert scores_of(1_200, HEADING, replace(settings, head_agreement_slope=0.0)) == pytest.approx(
+        AS_MATCHED, abs=1e-4
+    )

@@ -41,3 +41,18 @@ def test_unset_they_are_the_indexers_own() -> None:
 def test_out_of_range_is_refused_with_the_setting_named() -> None:
     with pytest.raises(ValidationError, match=r"rareNameMaxItems|rare_name_max_items"):
         SelectionConfig.model_validate({"rareNameMaxItems": 0})
+
+
+def test_the_large_library_settings_reach_the_indexer_and_refuse_out_of_range() -> None:
+    config = SelectionConfig.model_validate(
+        {"bodyNoiseSlope": 0.0, "headAgreementSlope": 0.3, "templateFamilyMin": 0, "twinSimilarity": 1.0}
+    )
+    settings = indexer_settings(config)
+    assert (
+        settings.body_noise_slope,
+        settings.head_agreement_slope,
+        settings.template_family_min,
+        settings.twin_similarity,
+    ) == (0.0, 0.3, 0, 1.0)
+    with pytest.raises(ValidationError, match=r"headAgreementSlope|head_agreement_slope"):
+        SelectionConfig.model_validate({"headAgreementSlope": -0.1})
