@@ -11,6 +11,10 @@ F1 is the per-query harmonic mean (0 when both are 0). "Empty→empty" is the sh
 needing nothing that got nothing. Per-type rows use only the queries that expect that type, and
 only predictions of that type.
 
+``--inside-scale`` puts the agent inside a large imported library: the 1,063 public skills of
+``scale/`` join it as agent-mode references, unlabelled (any of them offered costs precision), so
+the figures say whether the agent's own rules and references are still found among them.
+
 ``--unrelated-previous`` is a robustness check: in the app every message but the first has a
 previous one, usually unrelated, while the data set gives ``previous`` only to follow-ups. It
 gives every other query the message of a different, randomly chosen query as its previous.
@@ -35,9 +39,11 @@ if str(REPO) not in sys.path:
 
 from agent_core.agent import load_agent  # noqa: E402
 from agent_core.cli.select_run import load_tool_catalogue  # noqa: E402
+from agent_core.context.embedding_model import configured_indexer  # noqa: E402
 from agent_core.context.selection_bound import bounded  # noqa: E402
 from agent_core.context.session_context import agent_candidates  # noqa: E402
 from benchmarks.docs_section import replace_section  # noqa: E402
+from benchmarks.selection.scale import load_items  # noqa: E402
 from indexer import Document, Indexer, SelectionSettings  # noqa: E402
 
 KINDS = ("rule", "reference", "tool")
@@ -171,6 +177,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--unrelated-previous", action="store_true", help="see the module docstring")
     parser.add_argument(
+        "--inside-scale",
+        action="store_true",
+        help="add the scale set's 1,063 public skills as unlabelled agent-mode references",
+    )
+    parser.add_argument("--cache", type=Path, help="keep the embedding cache in this folder between runs")
+    parser.add_argument(
         "--learn",
         action="store_true",
         help="simulate a user correcting the selections of a random half of the split, then score the other half",
@@ -186,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
 
     split = Path(args.split) if args.split.endswith(".jsonl") else args.data / f"queries_{args.split}.jsonl"
     docs = load_documents(args.data / "agent")
+    if args.inside_scale:
+        docs += [
+            Document(f"reference:scale-{item.name}", "reference", item.name, item.description, item.text)
+            for item in load_items()
+        ]
     queries = load_queries(split)
     if args.unrelated_previous:
         rng = random.Random(0)
@@ -200,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.learn:
         return learn(docs, queries, dict(variants[1:]), args.threads)
 
-    indexer = Indexer(threads=args.threads)
+    indexer = configured_indexer(args.cache) if args.cache else Indexer(threads=args.threads)
     start = time.perf_counter()
     results = {}
     for name, settings in variants:
