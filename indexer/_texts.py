@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from indexer.chunking import chunk_text
+from indexer.chunking import chunk_text, sentences
 from indexer.documents import Document
 
 __all__ = ["action_head", "anchor_chunks", "anchor_text", "clauses", "hybrid_chunks", "mask_opaque_tokens"]
@@ -146,15 +146,22 @@ def _words(name: str) -> str:
     return name.replace("_", " ").replace("-", " ")
 
 
+#: The most sentences of a skill's description that get a chunk each (a description is short by
+#: the Agent Skills format, but an imported one is not trusted to be).
+DESCRIPTION_SENTENCES_MAX = 8
+
+
 def hybrid_chunks(document: Document) -> list[str]:
     """The hybrid's chunks: the anchor's for rules and references. A tool gets a head chunk
     ``name words (server): description`` and, if it has parameters, a chunk
     ``name words parameters: a: ...; b: ...``, so that chunk still says which tool it is.
-    Then one chunk per example request (a message like one of them then matches the item as
-    well as it matches them).
+    A skill whose description has several sentences gets a chunk ``name words: sentence`` for each
+    (see :func:`description_sentences`). Then one chunk per example request (a message like one of
+    them then matches the item as well as it matches them).
     """
     extra = [text for text in document.examples if text.strip()]
     if document.kind != "tool":
+        extra = description_sentences(document) + extra
         return anchor_chunks(document) + [chunk for text in extra for chunk in chunk_text(text)]
     server = f" ({document.server})" if document.server else ""
     head = f"{_words(document.name)}{server}"
@@ -163,6 +170,27 @@ def hybrid_chunks(document: Document) -> list[str]:
         parameters = "; ".join(line.strip() for line in document.text.splitlines() if line.strip())
         chunks += chunk_text(f"{_words(document.name)} parameters: {parameters}")
     return chunks + [chunk for text in extra for chunk in chunk_text(text)]
+
+
+def description_sentences(document: Document) -> list[str]:
+    """A skill's description sentence by sentence, each as ``name words: sentence``; none for
+    another kind or a one-sentence description.
+
+    A skill is judged on its name and description, and a description says several things: what
+    the skill does, when to use it, what it covers ("Root cause analysis for bugs. Use when
+    something is broken, crashing or slow."). Embedded whole, the mean of them meets a message
+    about one of them less well than the sentence that says it; each sentence keeps the name, so
+    that it still says which skill it is. Rules and references are not split: their bodies are
+    matched paragraph by paragraph already, and more undiscounted chunks per item only added
+    chance matches among a thousand of them.
+    """
+    if document.kind != "skill" or not document.description.strip():
+        return []
+    parts = sentences(" ".join(document.description.split()))
+    if len(parts) < 2:
+        return []
+    name = _words(document.name)
+    return [f"{name}: {part}" for part in parts[:DESCRIPTION_SENTENCES_MAX]]
 
 
 def deletion_variants(word: str) -> set[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["DEFAULT_MAX_CHARS", "chunk_text"]
+__all__ = ["DEFAULT_MAX_CHARS", "chunk_text", "sentences"]
 
 DEFAULT_MAX_CHARS = 500
 
@@ -42,7 +42,7 @@ def chunk_text(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> list[str]:
         elif is_code:
             chunks.extend(_pack(paragraph.split("\n"), max_chars, "\n"))
         else:
-            chunks.extend(_pack(_sentences(paragraph), max_chars, " "))
+            chunks.extend(_pack(sentences(paragraph), max_chars, " "))
     return chunks
 
 
@@ -76,7 +76,8 @@ def _paragraphs(text: str) -> Iterator[tuple[str, bool]]:
     yield from flush(in_fence)
 
 
-def _sentences(paragraph: str) -> list[str]:
+def sentences(paragraph: str) -> list[str]:
+    """The stripped sentences of ``paragraph``."""
     return [s.strip() for s in _SENTENCE_END.split(paragraph) if s and s.strip()]
 
 
