@@ -4,13 +4,13 @@ out (benchmarks/selection/scale_pack.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.support.scripts import load_script
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "selection"
 PIECES = "packages/pieces/community"
@@ -35,12 +35,7 @@ ACTION = """export const {var} = createAction({{
 
 @pytest.fixture(scope="module")
 def scale_pack() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("selection_scale_pack", BENCHMARK / "scale_pack.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/selection/scale_pack.py")
 
 
 def _write(root: Path, path: str, text: str) -> None:

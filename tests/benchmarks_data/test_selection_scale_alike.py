@@ -3,25 +3,20 @@ one counts as that label, once; anything else offered still costs precision."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
 
+from tests.support.scripts import load_script
+
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "selection"
 
 
 @pytest.fixture(scope="module")
 def alike() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("selection_scale_alike", BENCHMARK / "scale_alike.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/selection/scale_alike.py")
 
 
 def unit(*values: float) -> np.ndarray:

@@ -3,26 +3,21 @@ problem in the committed files, and finds the ones a bad edit would make."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.support.scripts import load_script
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "selection"
 
 
 @pytest.fixture(scope="module")
 def validate() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("selection_scale_validate", BENCHMARK / "scale_validate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/selection/scale_validate.py")
 
 
 @pytest.fixture
