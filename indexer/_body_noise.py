@@ -87,9 +87,7 @@ def head_agreement_share(body_chunks: int, slope: float, reference: int) -> floa
     """The share of a body chunk's lead over its item's head taken off in a set of ``body_chunks``
     body chunks: ``slope x ln(body_chunks / reference)``, at most :data:`MAX_HEAD_AGREEMENT`,
     nothing at or under ``reference``."""
-    if slope <= 0 or body_chunks <= reference:
-        return 0.0
-    return min(MAX_HEAD_AGREEMENT, slope * math.log(body_chunks / reference))
+    return min(MAX_HEAD_AGREEMENT, body_discount(body_chunks, slope, reference))
 
 
 def with_head_agreement(

@@ -153,19 +153,20 @@ class SnapshotExtras:
 
     def head_agreement(self, settings: SelectionSettings) -> float:
         """The share of a body chunk's lead over its head taken off in this set (0 for a small one)."""
-        if settings.head_agreement_slope <= 0 or len(self.chunk_texts) <= settings.body_noise_reference:
-            return 0.0
-        return head_agreement_share(
-            int(self.body_mask().sum()), settings.head_agreement_slope, settings.body_noise_reference
-        )
+        body_chunks = self._body_chunks_if_past(settings.head_agreement_slope, settings)
+        return head_agreement_share(body_chunks, settings.head_agreement_slope, settings.body_noise_reference)
 
     def body_discount(self, settings: SelectionSettings) -> float:
         """What each body chunk's cosine is marked down by in this set (0 for a small one)."""
-        if settings.body_noise_slope <= 0 or len(self.chunk_texts) <= settings.body_noise_reference:
-            return 0.0  # not even every chunk together is past the reference: no need to count
-        return body_discount(
-            int(self.body_mask().sum()), settings.body_noise_slope, settings.body_noise_reference
-        )
+        body_chunks = self._body_chunks_if_past(settings.body_noise_slope, settings)
+        return body_discount(body_chunks, settings.body_noise_slope, settings.body_noise_reference)
+
+    def _body_chunks_if_past(self, slope: float, settings: SelectionSettings) -> int:
+        """How many body chunks this set has, for a mark-down of ``slope``; 0 when it is off or not
+        even every chunk together is past the reference (then there is no need to count)."""
+        if slope <= 0 or len(self.chunk_texts) <= settings.body_noise_reference:
+            return 0
+        return int(self.body_mask().sum())
 
     def _lexical_index(self) -> Bm25:
         texts = [_lexical_text(d) for d in self.documents]
