@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
 
 from indexer.documents import Document
-from indexer.tiers import description_tier
 
 __all__ = [
     "MAX_HEAD_AGREEMENT",
@@ -61,8 +61,10 @@ def body_chunk_mask(
     chunks_of: ChunksOf,
 ) -> npt.NDArray[np.bool_]:
     """Per chunk, whether it belongs to its item's body (not to its name, description or examples)."""
+    # Its head is everything but its text (not its description tier: a skill's sentences are
+    # left out of that for the background, and they are description, not body).
     head_texts = [
-        set(chunks_of(description_tier(document))) if document.kind != "tool" and document.text else None
+        set(chunks_of(replace(document, text=""))) if document.kind != "tool" and document.text else None
         for document in documents
     ]
     return np.fromiter(

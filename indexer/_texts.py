@@ -174,7 +174,8 @@ def hybrid_chunks(document: Document) -> list[str]:
 
 def description_sentences(document: Document) -> list[str]:
     """A skill's description sentence by sentence, each as ``name words: sentence``; none for
-    another kind or a one-sentence description.
+    another kind, a one-sentence description, or a skill's description tier (``by_sentence``
+    False: the whole description only, while its sentences wait for the background).
 
     A skill is judged on its name and description, and a description says several things: what
     the skill does, when to use it, what it covers ("Root cause analysis for bugs. Use when
@@ -184,7 +185,7 @@ def description_sentences(document: Document) -> list[str]:
     matched paragraph by paragraph already, and more undiscounted chunks per item only added
     chance matches among a thousand of them.
     """
-    if document.kind != "skill" or not document.description.strip():
+    if document.kind != "skill" or not document.by_sentence or not document.description.strip():
         return []
     parts = sentences(" ".join(document.description.split()))
     if len(parts) < 2:

@@ -34,6 +34,9 @@ class Document:
     #: messages it was removed after (the user took it out): a message much like one of them
     #: does not get it again.
     avoid: tuple[str, ...] = ()
+    #: a skill's description of several sentences is also matched sentence by sentence; its
+    #: description tier (:func:`indexer.tiers.description_tier`) leaves that to the background.
+    by_sentence: bool = True
 
 
 def render_parameters(input_schema: Mapping[str, object]) -> str:

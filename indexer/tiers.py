@@ -1,9 +1,9 @@
 """Indexing in tiers: what decides first is embedded before the first selection, bodies after it.
 
 An item's description tier is its name, description and examples (one short text each); its
-body tier is the rest of its text. When an agent's bodies are far from embedded (a library of a
-thousand skills just imported), a selection embeds only the description tiers it lacks and
-judges those items on them; :class:`BodyTiers` then embeds the bodies on one background thread,
+body tier is the rest of its text (a skill's: its description sentence by sentence). When an
+agent's bodies are far from embedded (a library of a thousand skills just imported), a selection
+embeds only the description tiers it lacks and judges those items on them; :class:`BodyTiers` then embeds the bodies on one background thread,
 a few items at a time, each slice saved in the persistent embedding cache as it is done, so a
 restart (or a kill) keeps what was embedded and the next start goes on from there.
 """
@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from indexer._texts import description_sentences
 from indexer.documents import Document
 from indexer.errors import IndexerError
 from indexer.ranking import Strategy
@@ -49,10 +50,17 @@ EmbedDocuments = Callable[[Sequence[Document], Strategy], None]
 
 def description_tier(document: Document) -> Document:
     """``document`` without its body: its name, description and examples. A tool has no body
-    tier (its parameters are short and say which call it is), nor has an item without text."""
-    if document.kind == "tool" or not document.text:
+    tier (its parameters are short and say which call it is), nor has an item without text.
+
+    A skill has no body to leave; what it has beyond its ``name: description`` chunk is its
+    description sentence by sentence (:func:`indexer._texts.description_sentences`: two or three
+    more chunks a skill), and a thousand skills' sentences are most of their embedding. Its
+    description tier is the description whole; the sentences are its "body" here."""
+    if document.kind == "tool":
         return document
-    return replace(document, text="")
+    if document.kind == "skill" and description_sentences(document):
+        return replace(document, text="", by_sentence=False)
+    return replace(document, text="") if document.text else document
 
 
 @dataclass(frozen=True)

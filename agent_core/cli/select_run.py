@@ -7,7 +7,7 @@ import asyncio
 import json
 import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
 from agent_core.cli.progress_lines import indexing_progress
 from agent_core.context.items import ItemRef
+from agent_core.context.judged_short import judged_short_summary
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.reason_words import reason_words
 from agent_core.context.selection import ContextSelector, SelectionOutcome
@@ -132,7 +133,7 @@ async def _run(
                 short.update(outcome.run.description_only)
                 data = outcome_json(outcome, await recall(line.message))
                 print(json.dumps({"id": line.id, **data}, ensure_ascii=False), flush=True)
-            _hint_whole_items(len(short), args.agent)
+            _hint_whole_items(short, args.agent)
             return 0
         outcome = await selector.select(
             args.message, candidates, config, args.previous, agent_path=str(agent.root)
@@ -143,19 +144,18 @@ async def _run(
             print(json.dumps(outcome_json(outcome, recalled), indent=2, ensure_ascii=False))
         else:
             _print_outcome(outcome, len(candidates), recalled)
-        _hint_whole_items(len(outcome.run.description_only), args.agent)
+        _hint_whole_items(outcome.run.description_only, args.agent)
         return 0
     finally:
         if memories is not None:
             memories.close()
 
 
-def _hint_whole_items(count: int, agent: Path) -> None:
-    """Tell how to get whole-item ranking when ``count`` items were judged on their description."""
-    if count:
+def _hint_whole_items(short: Collection[ItemRef], agent: Path) -> None:
+    """Tell how to get whole-item ranking when the ``short`` items were judged before indexed whole."""
+    if short:
         print(
-            f"contextdesk: {count:,} item{'' if count == 1 else 's'} judged on the description only: "
-            f"the agent's bodies are not indexed yet. For whole-item ranking run "
+            f"contextdesk: {judged_short_summary(short, still_indexing=False)}. For whole-item ranking run "
             f"`contextdesk index --agent {shlex.quote(str(agent))}` once (or open the agent in the app).",
             file=sys.stderr,
         )
@@ -288,7 +288,7 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
         f"includeScore {run.include_score} ({run.elapsed_ms} ms)"
     )
     if short:
-        print(f"{len(short):,} of them judged on the description only (bodies not indexed yet)")
+        print(f"of them, {judged_short_summary(short, still_indexing=False)}")
     print("\nSelected:" if outcome.items else "\nSelected: nothing")
     for item in outcome.items:
         how = f"  ({item.reason})" if item.reason else ""
@@ -297,7 +297,13 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
         print("\nNot selected (best first):")
         for miss in outcome.near_misses:
             needed = "" if miss.needed is None else f" (needed {miss.needed:.2f})"
-            judged = "; description only" if miss.ref in short else ""
+            judged = (
+                ""
+                if miss.ref not in short
+                else "; whole description only"
+                if miss.ref.type == "skill"
+                else "; description only"
+            )
             print(
                 f"  {miss.score or 0:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} "
                 f"{reason_words(miss.reason)}{needed}{judged}"

@@ -20,6 +20,7 @@ from agent_core.agent.schema import SelectionConfig
 from agent_core.context.duplicates import fold_duplicates
 from agent_core.context.embedding_model import configured_indexer
 from agent_core.context.items import ItemRef, NearMiss, RequestItem, SelectionRun
+from agent_core.context.judged_short import judged_short_reason, what_follows
 from agent_core.context.learned import Correction, LearnedSelections, taught
 from agent_core.context.selection_bound import bounded, over_top_n_reason
 from agent_core.context.selection_floors import message_floor, threshold_miss
@@ -30,8 +31,6 @@ from indexer import Document, Indexer, IndexerError, ScoredDocument, SelectionSe
 from indexer.tiers import BodiesProgress
 
 __all__ = [
-    "DESCRIPTION_ONLY",
-    "DESCRIPTION_ONLY_NOT_INDEXED",
     "BodiesProgress",
     "Candidate",
     "ContextSelector",
@@ -44,9 +43,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 NEAR_MISSES_KEPT = 8
-DESCRIPTION_ONLY = "judged on its description only (its body is still being indexed)"
-#: the same, said by a selector that leaves bodies unindexed (``bodies_in_background=False``).
-DESCRIPTION_ONLY_NOT_INDEXED = "judged on its description only (its body is not indexed yet)"
 
 
 @dataclass(frozen=True)
@@ -67,6 +63,8 @@ class IndexingDone:
     #: background (``Indexer.tiers.progress`` tells how far); 0 when everything was indexed now.
     bodies_left: int = 0
     bodies_lacking: int = 0  # chunks those bodies lack
+    #: what those are, for a status line: "bodies", "sentences" (skills') or both
+    follows: str = "bodies"
 
 
 @dataclass(frozen=True)
@@ -208,6 +206,7 @@ class ContextSelector:
             items=len(documents),
             bodies_left=len(done.description_only),
             bodies_lacking=done.bodies_lacking,
+            follows=what_follows(key.split(":", 1)[0] for key in done.description_only),
         )
 
     async def _taught(self, documents: list[Document], agent_path: str | None) -> list[Document]:
@@ -270,7 +269,12 @@ class ContextSelector:
             return SelectionOutcome((), (), replace(run, status="failed", detail=str(error)))
         if selection.description_only and self.bodies_in_background:
             self._indexer.index_in_background(documents, settings.strategy)  # after this answer
-        why = _Reasons(message, corrections, selection.description_only, self._description_only_words)
+        short = {
+            key: judged_short_reason(by_key[key], self.bodies_in_background)
+            for key in selection.description_only
+            if key in by_key
+        }
+        why = _Reasons(message, corrections, short)
         # topN bounds the message whatever put an item in (clauses, examples, learning, includeScore).
         kept, over = bounded([c for c in selection.included if c.key in by_key], config.top_n)
         items = tuple(
@@ -297,10 +301,6 @@ class ContextSelector:
         via = {by_key[c.key]: c.via for c in kept}
         return SelectionOutcome(items, misses, replace(run, status="ok", elapsed_ms=round(elapsed, 1)), via)
 
-    @property
-    def _description_only_words(self) -> str:
-        return DESCRIPTION_ONLY if self.bodies_in_background else DESCRIPTION_ONLY_NOT_INDEXED
-
 
 class _Reasons:
     """Why an item is in a request, or out of it, in words for View Context."""
@@ -309,13 +309,12 @@ class _Reasons:
         self,
         message: str,
         corrections: Sequence[Correction],
-        description_only: frozenset[str] = frozenset(),
-        description_only_words: str = DESCRIPTION_ONLY,
+        judged_short: Mapping[str, str] | None = None,
     ) -> None:
         self.message = message
         self.corrections = corrections
-        self.description_only = description_only
-        self.description_only_words = description_only_words
+        #: key -> why its score may change once indexed, for the items judged short
+        self.judged_short = judged_short or {}
 
     def _correction(self, key: str, added: bool) -> Correction | None:
         # The newest of the item's corrections of this kind: the one that most likely matched.
@@ -325,8 +324,7 @@ class _Reasons:
 
     def included(self, candidate: ScoredDocument) -> str:
         reason = self._included(candidate)
-        if candidate.key in self.description_only:
-            words = self.description_only_words
+        if words := self.judged_short.get(candidate.key):
             return f"{reason}; {words}" if reason else words
         return reason
 

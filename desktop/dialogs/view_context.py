@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
+from agent_core.context.judged_short import judged_short_summary
 from agent_core.tools.runtime import ToolDescriptor
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.dialogs.sampling_section import SamplingSection
@@ -99,10 +100,8 @@ def describe_run(context: RequestContext) -> str:
         parts.insert(1, f"produced by {html.escape(context.provenance.line())}")
     if run.elapsed_ms is not None:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
-    if count := len(run.description_only):
-        parts.append(
-            f"{count:,} item{'s' if count > 1 else ''} judged on the description only (bodies still indexing)"
-        )
+    if short := judged_short_summary(run.description_only):
+        parts.append(short)
     if tokens := usage_text(context.usage):
         parts.append(tokens)
     if context.samplings:

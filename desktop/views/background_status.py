@@ -28,7 +28,10 @@ __all__ = ["EMBEDDING_START_DELAY_MS", "BackgroundWork"]
 EMBEDDING_START_DELAY_MS = 800  # after the window is up, so loading never competes with startup
 EMBEDDING_POLL_MS = 300
 INDEX_DEBOUNCE_MS = 500
-BODIES_DETAIL = "Messages are answered meanwhile: an item whose body is not in yet is judged on its description"  # servers report one by one as they start: index once they settle
+BODIES_DETAIL = (
+    "Messages are answered meanwhile: an item whose body is not in yet is judged on its description "
+    "(a skill on its description as a whole)"
+)  # servers report one by one as they start: index once they settle
 
 
 class BackgroundWork(QObject):
@@ -65,7 +68,7 @@ class BackgroundWork(QObject):
         self.indexing.bodies_progressed.connect(self._bodies_progressed)
         self.indexing.bodies_finished.connect(
             lambda chunks: self.index_status.finish(
-                f"Agent items indexed (bodies: {chunks:,} chunks, in the background)"
+                f"Agent items indexed ({self._follows}: {chunks:,} chunks, in the background)"
             )
         )
         self.indexing.failed.connect(
@@ -79,6 +82,7 @@ class BackgroundWork(QObject):
         self.warmup.failed.connect(self._model_failed)
         self._failed_model = ""  # the model the failure shown is about ("" when none is shown)
         self._described = 0  # items indexed on their descriptions while their bodies follow
+        self._follows: str = "bodies"  # what follows them: bodies, skills' sentences, or both
 
     # --- what the window tells it -------------------------------------------------------------
 
@@ -86,6 +90,7 @@ class BackgroundWork(QObject):
         self.warmup.reset()
         self.indexing.drop()
         self._described = 0
+        self._follows = "bodies"
         self._index_timer.stop()
         for indicator in (self.index_status, self.model_status):
             indicator.finish()  # hides what was about the previous agent
@@ -149,13 +154,14 @@ class BackgroundWork(QObject):
     def _indexed(self, done: IndexingDone) -> None:
         if done.bodies_left:  # a large agent: its messages are answered now, on the descriptions
             self._described = done.items
+            self._follows = done.follows
             self._bodies_progressed(0, done.bodies_lacking)
             return
         self._described = 0
         self.index_status.finish(f"Agent items indexed ({done.embedded} new chunks, {done.seconds:.1f} s)")
 
     def _bodies_progressed(self, done: int, total: int) -> None:
-        bodies = f"bodies in the background: {done:,} of {total:,} chunks"
+        bodies = f"{self._follows} in the background: {done:,} of {total:,} chunks"
         if self._described:
             count = self._described
             text = f"Descriptions indexed ({count:,} item{'' if count == 1 else 's'}); {bodies}"

@@ -12,7 +12,8 @@ from pytestqt.qtbot import QtBot
 
 from agent_core.agent.agent import Agent
 from agent_core.context.items import ItemRef
-from agent_core.context.selection import DESCRIPTION_ONLY, ContextSelector
+from agent_core.context.judged_short import judged_short_reason
+from agent_core.context.selection import ContextSelector
 from agent_core.tools.runtime import ToolRuntime
 from agent_core.workspace import Workspace
 from desktop.app import DesktopApp
@@ -85,7 +86,11 @@ def test_a_large_agent_is_answered_on_its_descriptions_while_its_bodies_follow(
         context = conversation.entry(1).context
         assert context is not None and context.selection is not None
         assert set(context.selection.description_only) == AGENT_MODE
-        assert all(DESCRIPTION_ONLY in item.reason for item in context.items if item.ref in AGENT_MODE)
+        assert all(
+            judged_short_reason(item.ref, still_indexing=True) in item.reason
+            for item in context.items
+            if item.ref in AGENT_MODE
+        )
         large_agent.bodies.set()
         qtbot.waitUntil(
             lambda: status.text() == "Agent items indexed (bodies: 2 chunks, in the background)",

@@ -10,12 +10,8 @@ import pytest
 
 from agent_core.agent.schema import SelectionConfig
 from agent_core.context.items import ItemRef, RequestContext, SelectionRun
-from agent_core.context.selection import (
-    DESCRIPTION_ONLY,
-    DESCRIPTION_ONLY_NOT_INDEXED,
-    Candidate,
-    ContextSelector,
-)
+from agent_core.context.judged_short import judged_short_reason
+from agent_core.context.selection import Candidate, ContextSelector
 from agent_core.store._chat_rows import CONTEXT
 from indexer import Indexer
 from indexer.backends import EmbeddingBackend
@@ -43,13 +39,13 @@ def test_the_request_names_the_items_judged_on_their_description_only(
     assert first.run.status == "ok"
     assert set(first.run.description_only) == {c.ref for c in candidates}
     chosen = next(item for item in first.items if item.ref.name == "skill-003")
-    assert DESCRIPTION_ONLY in chosen.reason
+    assert judged_short_reason(chosen.ref, still_indexing=True) in chosen.reason
     # The selection started the bodies in the background; once in, nothing is judged short.
     assert indexer.tiers.wait_until_done(WAIT)
     later = asyncio.run(selector.select(MESSAGE, candidates, SelectionConfig()))
     assert later.run.description_only == ()
     assert any(item.ref.name == TELESCOPE.name for item in later.items)
-    assert all(DESCRIPTION_ONLY not in item.reason for item in later.items)
+    assert all("judged on" not in item.reason for item in later.items)
     indexer.close()
 
 
@@ -69,9 +65,12 @@ def test_the_record_of_description_only_items_is_stored_and_read_back() -> None:
 def test_view_context_says_how_many_items_were_judged_on_the_description(qtbot: object) -> None:
     from desktop.dialogs.view_context import describe_run
 
-    run = SelectionRun(5, 3, 0.7, description_only=(ItemRef("skill", "pdf"), ItemRef("skill", "docx")))
+    short = (ItemRef("reference", "pdf"), ItemRef("rule", "docx"), ItemRef("skill", "xlsx"))
+    run = SelectionRun(5, 3, 0.7, description_only=short)
     line = describe_run(RequestContext(items=(), model="ollama:llama3", selection=run))
     assert "2 items judged on the description only (bodies still indexing)" in line
+    # A skill has no body: what waits is its description sentence by sentence.
+    assert "1 skill judged on the whole description only (sentences still indexing)" in line
     assert "judged on the description" not in describe_run(
         RequestContext(items=(), model="m", selection=SelectionRun(5, 3, 0.7))
     )
@@ -137,7 +136,7 @@ def test_a_selector_that_exits_after_answering_leaves_the_bodies_unindexed(
     candidates = _candidates()
     outcome = asyncio.run(selector.select("help with skill-003", candidates, SelectionConfig()))
     chosen = next(item for item in outcome.items if item.ref.name == "skill-003")
-    assert DESCRIPTION_ONLY_NOT_INDEXED in chosen.reason
+    assert judged_short_reason(chosen.ref, still_indexing=False) in chosen.reason
     assert indexer.tiers.wait_until_done(0)  # no background was started
     assert not body_chunks([c.document for c in candidates]) & set(recording.embedded)
     indexer.close()
