@@ -113,11 +113,12 @@ class ContextItemDelegate(QStyledItemDelegate):
         mono.setFamily("monospace")
         mono.setStyleHint(QFont.StyleHint.Monospace)
         prefix_width = QFontMetrics(mono).horizontalAdvance(prefix) + 6 if prefix else 0
-        badges, keep_prefix = make_room_for_name(
+        badges, keep_prefix, badges_below = make_room_for_name(
             right - x - 6,
             legible,
             prefix_width,
             [(badge, badge_metrics.horizontalAdvance(badge[0]) + 12 + 4) for badge in badges],
+            room_below=bool(second),
         )
         badges_width = sum(badge_metrics.horizontalAdvance(t) + 12 + 4 for t, _ in badges)
         if not keep_prefix:
@@ -153,6 +154,15 @@ class ContextItemDelegate(QStyledItemDelegate):
             if cost_below:
                 painter.drawText(line, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, cost)
                 line.setRight(line.right() - cost_width - 6)
+            for text, kind in badges_below:
+                width = paint_badge(
+                    painter, QRectF(line.left(), line.top(), 0, line_height), text, kind, option.font
+                )
+                line.setLeft(line.left() + width + 4)
+            if badges_below:
+                line.setLeft(line.left() + 4)
+                painter.setFont(option.font)
+                painter.setPen(text_color if selected else palette_color(palette.muted))
             painter.drawText(
                 line,
                 Qt.AlignmentFlag.AlignVCenter,
@@ -162,20 +172,29 @@ class ContextItemDelegate(QStyledItemDelegate):
 
 
 def make_room_for_name(
-    space: float, legible: float, prefix_width: float, badges: list[tuple[tuple[str, str], float]]
-) -> tuple[list[tuple[str, str]], bool]:
-    """The badges to paint and whether to paint the prefix, so that a name gets ``legible`` of a
-    row's ``space`` (``badges``: each with its width). A "Not included" badge goes first (its
-    list's heading says so already), then the prefix (the tooltip has it)."""
+    space: float,
+    legible: float,
+    prefix_width: float,
+    badges: list[tuple[tuple[str, str], float]],
+    room_below: bool = False,
+) -> tuple[list[tuple[str, str]], bool, list[tuple[str, str]]]:
+    """The badges to paint beside the name, whether to paint the prefix, and the badges to paint
+    at the start of the second line, so that a name gets ``legible`` of a row's ``space``
+    (``badges``: each with its width). A "Not included" badge goes first (its list's heading says
+    so already); then, in a row with a second line (``room_below``), the badges move down to it;
+    then the prefix goes (the tooltip has it)."""
     kept = list(badges)
+    below: list[tuple[tuple[str, str], float]] = []
 
     def left() -> float:
         return space - prefix_width - sum(width for _, width in kept)
 
     if left() < legible:
         kept = [(badge, width) for badge, width in kept if badge[1] != "miss"]
+    if left() < legible and room_below:
+        below, kept = kept, []
     keep_prefix = prefix_width == 0 or left() >= legible
-    return [badge for badge, _ in kept], keep_prefix
+    return [badge for badge, _ in kept], keep_prefix, [badge for badge, _ in below]
 
 
 def palette_color(value: str) -> QColor:

@@ -91,10 +91,39 @@ def test_in_a_narrow_column_the_name_comes_before_the_not_included_badge_and_the
 
 def test_room_for_a_name_is_made_in_order() -> None:
     miss, score = (("Not included", "miss"), 90.0), (("0.20", "score"), 40.0)
-    assert make_room_for_name(400, 80, 70, [miss, score]) == ([miss[0], score[0]], True)
-    assert make_room_for_name(250, 80, 70, [miss, score]) == ([score[0]], True)
-    assert make_room_for_name(150, 80, 70, [miss, score]) == ([score[0]], False)
-    assert make_room_for_name(150, 80, 0, [score]) == ([score[0]], True)  # nothing else to give way
+    assert make_room_for_name(400, 80, 70, [miss, score]) == ([miss[0], score[0]], True, [])
+    assert make_room_for_name(250, 80, 70, [miss, score]) == ([score[0]], True, [])
+    assert make_room_for_name(150, 80, 70, [miss, score]) == ([score[0]], False, [])
+    assert make_room_for_name(150, 80, 0, [score]) == ([score[0]], True, [])  # nothing else to give way
+    # A row with a second line: the badges move down to it before the prefix goes.
+    assert make_room_for_name(150, 80, 70, [miss, score], room_below=True) == ([], True, [score[0]])
+    assert make_room_for_name(400, 80, 70, [miss, score], room_below=True) == ([miss[0], score[0]], True, [])
+
+
+def test_in_a_narrow_column_a_long_name_keeps_its_line_and_its_badges_go_below(qtbot: QtBot) -> None:
+    # View Context's chosen skills, a column about 280 pixels wide: "consta…alysis" beside three
+    # badges before.
+    row = ContextRow(
+        ItemRef("skill", "constant-time-analysis"),
+        "agent",
+        score=0.74,
+        reason="matched its description",
+        state="body inline",
+    )
+    model = ContextItemsModel([row])
+    view = QListView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    delegate = ContextItemDelegate(view)
+    view.setItemDelegate(delegate)
+    narrow = painted_texts(view, delegate, 0, width=280)
+    assert "constant-time-analysis" in narrow  # whole
+    assert {"Agent", "0.74", "Body inline"} <= set(narrow)  # every badge still painted
+    name_at = narrow.index("constant-time-analysis")
+    assert all(narrow.index(badge) > name_at for badge in ("Agent", "0.74"))
+    assert narrow[-1].startswith("matched its")  # the second line goes on after them
+    wide = painted_texts(view, delegate, 0, width=700)
+    assert "constant-time-analysis" in wide and "0.74" in wide
 
 
 def test_in_a_narrow_column_the_token_cost_moves_under_the_name(qtbot: QtBot) -> None:
