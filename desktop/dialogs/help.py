@@ -7,7 +7,8 @@ import platform
 from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QUrl
+from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -16,13 +17,14 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMessageBox,
     QScrollArea,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
 from agent_core import __version__
 from agent_core.resources import docs_dir
-from desktop.views.common import MarkdownView
+from desktop.views.common import MarkdownView, not_opened_words
 from desktop.views.window_geometry import fit_size
 
 __all__ = ["HelpDialog", "about_text", "show_about"]
@@ -80,6 +82,7 @@ class HelpDialog(QDialog):
                 item.setData(Qt.ItemDataRole.UserRole, str(path))
                 self.pages.addItem(item)
         self.pages.currentItemChanged.connect(lambda item, _old: self._show(item))
+        self.view.other_link.connect(self._follow)
         if self.pages.count():
             self.pages.setCurrentRow(0)
         else:
@@ -96,6 +99,16 @@ class HelpDialog(QDialog):
             [self.folder.parent / file, self.folder / file] if file == "README.md" else [self.folder / file]
         )
         return next((path for path in places if path.is_file()), None)
+
+    def _follow(self, url: QUrl) -> None:
+        """A link between the pages ("selection.md#indexing-in-tiers") shows that page; another
+        (a source file named in the text) is not followed, and says so."""
+        name = Path(url.path()).name
+        for row in range(self.pages.count()):
+            if Path(str(self.pages.item(row).data(Qt.ItemDataRole.UserRole))).name == name:
+                self.pages.setCurrentRow(row)
+                return
+        QToolTip.showText(QCursor.pos(), not_opened_words(url), self.view)
 
     def _show(self, item: QListWidgetItem | None) -> None:
         if item is not None:

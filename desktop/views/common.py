@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRectF, QSize, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontMetrics, QPainter, QResizeEvent
+from PySide6.QtCore import QMetaMethod, QRectF, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QCursor, QDesktopServices, QFont, QFontMetrics, QPainter, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -15,20 +15,46 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QTextBrowser,
     QToolButton,
+    QToolTip,
     QWidget,
 )
 
 from desktop.markdown import COPY_SCHEME, render_markdown
 from desktop.theme import badge_colors, colors
 
-__all__ = ["Badge", "Banner", "ElidedLabel", "MarkdownView", "fit_list_height", "paint_badge"]
+__all__ = [
+    "WEB_SCHEMES",
+    "Badge",
+    "Banner",
+    "ElidedLabel",
+    "MarkdownView",
+    "fit_list_height",
+    "not_opened_words",
+    "paint_badge",
+]
+
+#: The links a text shown here may open in another program. A reply, a tool result or a skill is
+#: untrusted: a link to another scheme ("ms-msdt:", "smb:", a file beside the app) hands the
+#: system's handler for it whatever the text's author chose, so it is not followed.
+WEB_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def not_opened_words(url: QUrl) -> str:
+    """What a user is told about a link that is not followed, and what to do if it is wanted."""
+    return (
+        f"Not opened: only web links (http, https, mailto) open from here. This one is "
+        f"“{url.toString()}”; copy it from the text if you trust where it leads."
+    )
 
 
 class MarkdownView(QTextBrowser):
-    """Read-only markdown, exactly as tall as its text; links open in the system browser and
-    ``Copy`` links above code blocks copy the block."""
+    """Read-only markdown, exactly as tall as its text; web links open in the system browser and
+    ``Copy`` links above code blocks copy the block. Any other link goes to ``other_link`` when
+    something listens (the documentation follows its own pages), else is not followed and says so."""
 
     link_copied = Signal(str)
+    other_link = Signal(QUrl)  # a link neither to the web nor a Copy link
+    link_refused = Signal(QUrl)  # such a link, not followed: nothing listens to other_link
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -84,7 +110,13 @@ class MarkdownView(QTextBrowser):
                 QApplication.clipboard().setText(self._code_blocks[number])
                 self.link_copied.emit(self._code_blocks[number])
             return
-        QDesktopServices.openUrl(url)
+        if url.scheme().lower() in WEB_SCHEMES:
+            QDesktopServices.openUrl(url)
+        elif self.isSignalConnected(QMetaMethod.fromSignal(self.other_link)):
+            self.other_link.emit(url)
+        else:
+            QToolTip.showText(QCursor.pos(), not_opened_words(url), self)
+            self.link_refused.emit(url)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
