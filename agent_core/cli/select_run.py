@@ -21,7 +21,7 @@ from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
 from agent_core.cli.progress_lines import indexing_progress
 from agent_core.context.items import ItemRef
-from agent_core.context.judged_short import judged_short_summary
+from agent_core.context.judged_short import judged_short_summary, judged_short_tag
 from agent_core.context.learned import LearnedSelections
 from agent_core.context.reason_words import reason_words
 from agent_core.context.selection import ContextSelector, SelectionOutcome
@@ -284,7 +284,7 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
     run = outcome.run
     short = set(run.description_only)
     print(
-        f"{candidates} agent-mode candidates; strategy {run.strategy}, topK {run.top_k}, topN {run.top_n}, "
+        f"{candidates:,} agent-mode candidates; strategy {run.strategy}, topK {run.top_k}, topN {run.top_n}, "
         f"includeScore {run.include_score} ({run.elapsed_ms} ms)"
     )
     if short:
@@ -297,13 +297,7 @@ def _print_outcome(outcome: SelectionOutcome, candidates: int, recalled: Recalle
         print("\nNot selected (best first):")
         for miss in outcome.near_misses:
             needed = "" if miss.needed is None else f" (needed {miss.needed:.2f})"
-            judged = (
-                ""
-                if miss.ref not in short
-                else "; whole description only"
-                if miss.ref.type == "skill"
-                else "; description only"
-            )
+            judged = f"; {judged_short_tag(miss.ref)}" if miss.ref in short else ""
             print(
                 f"  {miss.score or 0:.2f}  {miss.ref.type:<9} {miss.ref.label():<40} "
                 f"{reason_words(miss.reason)}{needed}{judged}"

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from agent_core.context.items import ItemRef
 
-__all__ = ["judged_short_reason", "judged_short_summary", "what_follows"]
+__all__ = ["judged_short_reason", "judged_short_summary", "judged_short_tag", "what_follows"]
 
 
 def judged_short_reason(ref: ItemRef, still_indexing: bool) -> str:
@@ -24,6 +24,11 @@ def judged_short_reason(ref: ItemRef, still_indexing: bool) -> str:
         return f"judged on its whole description only (its sentences {wait})"
     wait = "is still being indexed" if still_indexing else "is not indexed yet"
     return f"judged on its description only (its body {wait})"
+
+
+def judged_short_tag(ref: ItemRef) -> str:
+    """The same in two or three words, for a line that says more beside it (a near-miss)."""
+    return "whole description only" if ref.type == "skill" else "description only"
 
 
 def judged_short_summary(refs: Iterable[ItemRef], still_indexing: bool = True) -> str:

@@ -27,11 +27,11 @@ __all__ = ["EMBEDDING_START_DELAY_MS", "BackgroundWork"]
 
 EMBEDDING_START_DELAY_MS = 800  # after the window is up, so loading never competes with startup
 EMBEDDING_POLL_MS = 300
-INDEX_DEBOUNCE_MS = 500
+INDEX_DEBOUNCE_MS = 500  # servers report one by one as they start: index once they settle
 BODIES_DETAIL = (
     "Messages are answered meanwhile: an item whose body is not in yet is judged on its description "
     "(a skill on its description as a whole)"
-)  # servers report one by one as they start: index once they settle
+)
 
 
 class BackgroundWork(QObject):

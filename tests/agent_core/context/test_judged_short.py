@@ -4,7 +4,12 @@ its body, a skill (which has none) for its description sentence by sentence."""
 from __future__ import annotations
 
 from agent_core.context.items import ItemRef
-from agent_core.context.judged_short import judged_short_reason, judged_short_summary, what_follows
+from agent_core.context.judged_short import (
+    judged_short_reason,
+    judged_short_summary,
+    judged_short_tag,
+    what_follows,
+)
 
 
 def test_a_reference_waits_for_its_body_and_a_skill_for_its_sentences() -> None:
@@ -21,6 +26,10 @@ def test_a_reference_waits_for_its_body_and_a_skill_for_its_sentences() -> None:
         "judged on its whole description only (its sentences are still being indexed)"
     )
     assert "body" not in judged_short_reason(skill, False)
+    assert (judged_short_tag(reference), judged_short_tag(skill)) == (
+        "description only",
+        "whole description only",
+    )
 
 
 def test_the_summary_counts_each_kind_in_its_own_words_and_says_nothing_for_none() -> None:
