@@ -19,6 +19,7 @@ from indexer._body_noise import (
     with_head_agreement,
 )
 from indexer._lexical import Bm25
+from indexer._one_thing import asks_what_one_thing_is
 from indexer._rare_names import HeadIndex, head_bonus
 from indexer._templates import TemplateFamilies
 from indexer._texts import (
@@ -40,6 +41,7 @@ from indexer.ranking import (
     Strategy,
     best_chunk_per_item,
     merge_rankings,
+    only_the_best,
     rank_anchor,
     rank_hybrid,
     without_twins,
@@ -268,6 +270,8 @@ def rank(
             if not len(twins):
                 break
             ranking = without_twins(ranking, twins, settings.top_n)
+    if settings.definition_top_n < settings.top_n and asks_what_one_thing_is(lexical_query):
+        ranking = only_the_best(ranking, settings.definition_top_n)
     return ranking
 
 

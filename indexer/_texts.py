@@ -94,9 +94,13 @@ _OWN = re.compile(r"\b(?:our|my|mine|this|these|we|us)\b", re.IGNORECASE)
 def is_knowledge_question(message: str) -> bool:
     """Whether ``message`` asks how things are in general rather than asking for something to be
     done or about the user's own things."""
-    if _KNOWLEDGE_QUESTION.search(message) is None:
-        return False
-    return _OWN.search(_QUOTED.sub(" ", message)) is None  # a quoted sentence is not the user's
+    return _KNOWLEDGE_QUESTION.search(message) is not None and not about_own_things(message)
+
+
+def about_own_things(message: str) -> bool:
+    """Whether ``message`` speaks of the user's own things ("our", "my", "this"…); a quoted
+    sentence is not the user's."""
+    return _OWN.search(_QUOTED.sub(" ", message)) is not None
 
 
 # Where one request of a compound message ends and the next begins.

@@ -26,6 +26,7 @@ __all__ = [
     "best_chunk_per_item",
     "corrected",
     "merge_rankings",
+    "only_the_best",
     "rank_anchor",
     "rank_hybrid",
     "without_twins",
@@ -44,9 +45,12 @@ Reason = Literal[
     "removed_for_similar",  # the user removed it from a reply to a message much like this one
     "not_named",  # hybrid: one of a large family of items described alike, and the message does not name it
     "twin_of_better",  # hybrid: says what a better-scored chosen item says (indexer/_twins.py)
+    "one_thing_asked",  # hybrid: the message asks what one thing is; a better item answers it
 ]
 REASONS: tuple[Reason, ...] = get_args(Reason)
-_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K, _REMOVED, _NOT_NAMED, _TWIN = range(len(REASONS))
+_ABOVE, _WITHIN, _OUTSIDE, _FLOOR, _FAR, _NOT_IN_TOP_K, _REMOVED, _NOT_NAMED, _TWIN, _ONE_THING = range(
+    len(REASONS)
+)
 
 #: How an included item got in (``Ranking.via``): the message as a whole, one clause of it, or
 #: what the user taught for a message much like it.
@@ -135,12 +139,18 @@ class SelectionSettings:
     #: hybrid: a chosen item whose name and description are at least this alike to those of a
     #: better-scored chosen item is left out (indexer/_twins.py). 1 or more turns it off.
     twin_similarity: float = 0.7
+    #: hybrid: a message that only asks what one thing is ("what's git", "explain oauth simply")
+    #: gets at most this many items: the best about it, not every item named after it
+    #: (indexer/_one_thing.py). ``top_n`` or more turns it off.
+    definition_top_n: int = 1
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.head_lexical_share <= 1.0:
             raise ValueError("head_lexical_share must lie between 0 and 1")
-        if self.top_k < 1 or min(self.top_n, self.template_family_min) < 0:
-            raise ValueError("top_k must be at least 1, top_n and template_family_min at least 0")
+        if self.top_k < 1 or min(self.top_n, self.template_family_min, self.definition_top_n) < 0:
+            raise ValueError(
+                "top_k must be at least 1; top_n, template_family_min and definition_top_n at least 0"
+            )
         if min(self.rare_name_max_items, self.body_noise_reference) < 1:
             raise ValueError("rare_name_max_items and body_noise_reference must be at least 1")
         if (
@@ -323,6 +333,17 @@ def without_twins(ranking: Ranking, twins: IntArray, top_n: int | None = None) -
         free = min(len(twins), top_n - int((reason <= _WITHIN).sum()))
         if free > 0:
             reason[ranking._sorted(np.flatnonzero(reason == _OUTSIDE))[:free]] = _WITHIN
+    return Ranking(ranking.score, ranking.cosine, ranking.chunk, reason, ranking.tiebreak, ranking.via)
+
+
+def only_the_best(ranking: Ranking, keep: int) -> Ranking:
+    """``ranking`` with only its ``keep`` best included items; the rest are left out as a better
+    item answers what the message asks (their scores stay, so View Context shows how near)."""
+    included = ranking.included_order()
+    if len(included) <= keep:
+        return ranking
+    reason = ranking.reason.copy()
+    reason[included[keep:]] = _ONE_THING
     return Ranking(ranking.score, ranking.cosine, ranking.chunk, reason, ranking.tiebreak, ranking.via)
 
 

@@ -190,6 +190,14 @@ class SelectionConfig(FileModel):
         "better-scored chosen one is left out (near twins from two collections); 1 turns it off; None "
         "uses the strategy's own",
     )
+    definition_top_n: int | None = Field(
+        default=None,
+        ge=0,
+        le=50,
+        description='a message that only asks what one thing is ("what\'s git", "explain oauth simply") gets '
+        "at most this many items: the best about it, not every item named after it; topN or more turns it "
+        "off; None uses the strategy's own",
+    )
     second_opinion: bool = Field(
         default=True,
         description="models that choose tools: offer a catalogue of the agent-mode rules and references "

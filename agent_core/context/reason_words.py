@@ -18,6 +18,7 @@ REASON_WORDS = {
     "removed_for_similar": "you removed it after a similar message",
     "not_named": "one of many items described alike, and the message does not name it",
     "twin_of_better": "a near twin of a better chosen item",
+    "one_thing_asked": "the message asks what one thing is, and a better item is about it",
 }
 
 

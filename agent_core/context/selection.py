@@ -122,6 +122,7 @@ def head_settings(settings: SelectionSettings, config: SelectionConfig) -> Selec
             "head_agreement_slope",
             "template_family_min",
             "twin_similarity",
+            "definition_top_n",
         )
         if (value := getattr(config, key)) is not None
     }
@@ -206,7 +207,7 @@ class ContextSelector:
             items=len(documents),
             bodies_left=len(done.description_only),
             bodies_lacking=done.bodies_lacking,
-            follows=what_follows(key.split(":", 1)[0] for key in done.description_only),
+            follows=what_follows(d.kind for d in documents if d.key in done.description_only),
         )
 
     async def _taught(self, documents: list[Document], agent_path: str | None) -> list[Document]:
