@@ -3,6 +3,7 @@ server flooding notifications while the GUI keeps ticking."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import time
@@ -175,8 +176,18 @@ def test_a_flood_of_progress_and_log_messages_never_stalls_the_gui(qtbot: QtBot,
     ticks.timeout.connect(tick)
     model.rowsInserted.connect(watch)
     model.dataChanged.connect(watch)
-    send(qtbot, live, "Flood me.")
-    qtbot.waitUntil(lambda: idle(live), timeout=60_000)
+    # Late in a whole test run the process holds every earlier test's objects, and a full garbage
+    # collection over them runs on whichever thread allocates: here the GUI's. One stall of 192 ms
+    # of the GUI thread's own CPU was seen in a whole run, never with this file alone; the app's
+    # own heap is a small part of the suite's. Those objects are set aside for the measure; what
+    # the flood itself allocates is still collected as usual.
+    gc.collect()
+    gc.freeze()
+    try:
+        send(qtbot, live, "Flood me.")
+        qtbot.waitUntil(lambda: idle(live), timeout=60_000)
+    finally:
+        gc.unfreeze()
     provider.assert_all_used()
     assert clock.isValid() and not ticks.isActive()
     assert longest[0] < 100, f"the GUI thread stalled for {worst[0][0]} ms, {worst[0][1]} ms of it busy on it"
