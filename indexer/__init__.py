@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from indexer._lexical import Bm25
 from indexer._lexical import tokenize as lexical_tokens
+from indexer._one_thing import asks_what_one_thing_is
 from indexer._texts import is_knowledge_question, one_edit_apart
 from indexer.backends import EmbeddingBackend, onnx_backend, sentence_transformers_backend
 from indexer.cache import EmbeddingCache
@@ -39,6 +40,7 @@ __all__ = [
     "SelectionSettings",
     "Strategy",
     "Timings",
+    "asks_what_one_thing_is",
     "chunk_text",
     "is_knowledge_question",
     "lexical_tokens",

@@ -21,6 +21,7 @@ from agent_core.context.items import ItemRef, NearMiss, RequestContext, RequestI
 from agent_core.context.skill_server import LOAD_TOOL, skills_servers
 from agent_core.context.sources import ContextRequest
 from agent_core.tools.runtime import ToolDescriptor
+from indexer import asks_what_one_thing_is
 
 __all__ = [
     "ADDED_REASON",
@@ -45,6 +46,9 @@ _NOT_BEST = "the model cannot load skills (no tool calls), and only the best one
 _BELOW_INLINE = (
     "below skillInlineScore, the score a skill needs to come inline for a model that cannot call tools"
 )
+#: A skill's instructions are for doing something; "what's git" asks to know what a thing is, and
+#: a small model given a procedure for such a question recites it instead of answering.
+_ONE_THING = "the message asks what a thing is, and a skill's instructions are for doing something"
 
 
 def disclosed_skills(
@@ -53,22 +57,24 @@ def disclosed_skills(
     config: SelectionConfig,
     *,
     can_load: bool,
+    asks_what_a_thing_is: bool = False,
 ) -> RequestContext:
     """``context`` with every skill's state and reason set, and for a model that cannot load
-    skills, only the one that comes inline (the others become near-misses)."""
+    skills, only the one that comes inline (the others become near-misses); none comes inline for
+    a message that ``asks_what_a_thing_is`` ("what's git")."""
     loaded_at = {item.ref: item.loaded_at for item in chat_items}
     selected = [i for i in context.items if i.ref.type == "skill" and i.include_mode == "agent"]
     inline: ItemRef | None = None
     misses: list[NearMiss] = []
     if not can_load and selected:
         best = max(selected, key=lambda i: i.score or 0.0)
-        if (best.score or 0.0) >= config.skill_inline_score:
+        if (best.score or 0.0) >= config.skill_inline_score and not asks_what_a_thing_is:
             inline = best.ref
         for item in selected:
             if item.ref == inline:
                 continue
-            below = item is best
-            reason = _BELOW_INLINE if below else _NOT_BEST
+            below = item is best and not asks_what_a_thing_is
+            reason = _ONE_THING if asks_what_a_thing_is else _BELOW_INLINE if below else _NOT_BEST
             misses.append(
                 NearMiss(item.ref, item.score, reason, config.skill_inline_score if below else None)
             )
@@ -89,6 +95,8 @@ def disclosed_skills(
         note = (
             f"the model cannot load skills, so {inline.name}'s instructions came inline"
             if inline is not None
+            else "the model cannot load skills, and the message asks what a thing is: no skill came inline"
+            if asks_what_a_thing_is
             else "the model cannot load skills, and no selected skill scored skillInlineScore to come inline"
         )
         notes = replace(notes, skills=note)
@@ -112,7 +120,13 @@ def disclose_skills(
     can_load = tool_calling == "native" and any(
         item.ref.server in servers and item.ref.name == LOAD_TOOL for item in context.of_type("tool")
     )
-    return disclosed_skills(context, request.chat_items, config, can_load=can_load)
+    return disclosed_skills(
+        context,
+        request.chat_items,
+        config,
+        can_load=can_load,
+        asks_what_a_thing_is=asks_what_one_thing_is(request.message),
+    )
 
 
 def skill_readers(agent: Agent, tools: Mapping[ItemRef, ToolDescriptor]) -> dict[ItemRef, str]:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMainWindow,
     QSizePolicy,
     QTextBrowser,
     QToolButton,
@@ -37,6 +38,7 @@ __all__ = [
 #: untrusted: a link to another scheme ("ms-msdt:", "smb:", a file beside the app) hands the
 #: system's handler for it whatever the text's author chose, so it is not followed.
 WEB_SCHEMES = frozenset({"http", "https", "mailto"})
+REFUSED_LINK_SHOWN_MS = 12_000
 
 
 def not_opened_words(url: QUrl) -> str:
@@ -115,7 +117,11 @@ class MarkdownView(QTextBrowser):
         elif self.isSignalConnected(QMetaMethod.fromSignal(self.other_link)):
             self.other_link.emit(url)
         else:
-            QToolTip.showText(QCursor.pos(), not_opened_words(url), self)
+            words = not_opened_words(url)
+            QToolTip.showText(QCursor.pos(), words, self)
+            window = self.window()
+            if isinstance(window, QMainWindow):  # the tooltip goes with the mouse; this line stays a while
+                window.statusBar().showMessage(words, REFUSED_LINK_SHOWN_MS)
             self.link_refused.emit(url)
 
     def resizeEvent(self, event: QResizeEvent) -> None:

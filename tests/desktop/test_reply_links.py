@@ -69,3 +69,18 @@ def test_the_documentation_follows_links_between_its_pages(qtbot: QtBot, opened:
     dialog.view.anchorClicked.emit(QUrl("../agent_core/context/selection.py"))  # not a page: stays
     assert dialog.pages.currentRow() == titles.index("How context is chosen")
     assert opened == []
+
+
+def test_in_the_main_window_a_link_not_followed_is_also_said_in_the_status_bar(
+    qtbot: QtBot, opened: list[str]
+) -> None:
+    from PySide6.QtWidgets import QMainWindow
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    view = MarkdownView()
+    window.setCentralWidget(view)
+    view.set_markdown("[a fix](ms-msdt:/id PCWDiagnostic)")
+    view.anchorClicked.emit(QUrl("ms-msdt:/id PCWDiagnostic"))
+    assert window.statusBar().currentMessage() == not_opened_words(QUrl("ms-msdt:/id PCWDiagnostic"))
+    assert opened == []

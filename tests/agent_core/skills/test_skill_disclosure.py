@@ -209,3 +209,23 @@ def test_a_long_body_inline_is_cut_to_its_relevant_chunks_so_a_small_window_stil
     [part] = [p for p in prompt.manifest.parts if p.kind == "selected_skill"]
     assert part.detail.startswith("chunks ") and part.tokens <= small.max_reference_tokens + 50
     assert "Retry the flaky integration tests" in prompt.messages[-1].content
+
+
+def test_a_question_about_what_a_thing_is_gets_no_skill_inline_and_says_why() -> None:
+    # "what's git": a small model given a git skill's procedure recited it instead of answering.
+    out = disclosed_skills(
+        context_of(*SELECTED),
+        (),
+        SelectionConfig(skill_inline_score=0.1),
+        can_load=False,
+        asks_what_a_thing_is=True,
+    )
+    assert not out.of_type("skill")
+    assert {m.ref for m in out.near_misses} == {FIX_CI, PLAN}
+    assert all("asks what a thing is" in m.reason and m.needed is None for m in out.near_misses)
+    assert "asks what a thing is: no skill came inline" in out.notes.skills
+    # A model that loads skills itself still gets the catalogue line: it decides.
+    listed = disclosed_skills(
+        context_of(*SELECTED), (), SelectionConfig(), can_load=True, asks_what_a_thing_is=True
+    )
+    assert {item.skill_state for item in listed.of_type("skill")} == {"catalogue"}
