@@ -47,6 +47,18 @@ def painted_texts(
     return painter.texts
 
 
+def delegate_view(
+    qtbot: QtBot, rows: list[ContextRow], **options: bool
+) -> tuple[QListView, ContextItemDelegate]:
+    """A list of ``rows`` painted by the delegate (``options``: the delegate's, e.g. show_miss_badge)."""
+    view = QListView()
+    qtbot.addWidget(view)
+    view.setModel(ContextItemsModel(rows))
+    delegate = ContextItemDelegate(view, **options)
+    view.setItemDelegate(delegate)
+    return view, delegate
+
+
 def test_tool_names_that_start_alike_stay_told_apart_when_cut(qtbot: QtBot) -> None:
     names = ("filesystem_read_text_file_of_the_workspace", "filesystem_read_multiple_files_of_the_folder")
     model = ContextItemsModel([ContextRow(ItemRef("tool", name, "filesystem"), "always") for name in names])
@@ -75,12 +87,8 @@ def test_tool_names_that_start_alike_stay_told_apart_when_cut(qtbot: QtBot) -> N
 
 def test_in_a_narrow_column_the_name_comes_before_the_not_included_badge_and_the_prefix(qtbot: QtBot) -> None:
     # View Context's "Not included" list of tools, four columns in a 1152-pixel-wide window.
-    model = ContextItemsModel([ContextRow(ItemRef("tool", "search_files", "workspace"), None, score=0.2)])
-    view = QListView()
-    qtbot.addWidget(view)
-    view.setModel(model)
-    delegate = ContextItemDelegate(view, show_miss_badge=True)
-    view.setItemDelegate(delegate)
+    row = ContextRow(ItemRef("tool", "search_files", "workspace"), None, score=0.2)
+    view, delegate = delegate_view(qtbot, [row], show_miss_badge=True)
     drawn = painted_texts(view, delegate, 0, width=200)
     assert "search_files" in drawn  # whole, not "…"
     assert "Not included" not in drawn and "workspace." not in drawn  # the tooltip keeps the server
@@ -110,12 +118,7 @@ def test_in_a_narrow_column_a_long_name_keeps_its_line_and_its_badges_go_below(q
         reason="matched its description",
         state="body inline",
     )
-    model = ContextItemsModel([row])
-    view = QListView()
-    qtbot.addWidget(view)
-    view.setModel(model)
-    delegate = ContextItemDelegate(view)
-    view.setItemDelegate(delegate)
+    view, delegate = delegate_view(qtbot, [row])
     narrow = painted_texts(view, delegate, 0, width=280)
     assert "constant-time-analysis" in narrow  # whole
     assert {"Agent", "0.74", "Body inline"} <= set(narrow)  # every badge still painted
@@ -137,12 +140,7 @@ def test_in_a_narrow_column_the_token_cost_moves_under_the_name(qtbot: QtBot) ->
         tokens=274,
         state="body inline",
     )
-    model = ContextItemsModel([row])
-    view = QListView()
-    qtbot.addWidget(view)
-    view.setModel(model)
-    delegate = ContextItemDelegate(view)
-    view.setItemDelegate(delegate)
+    view, delegate = delegate_view(qtbot, [row])
     narrow = painted_texts(view, delegate, 0, width=300)
     assert "summarize-text" in narrow and "274 tok" in narrow  # the name whole, the cost still shown
     assert narrow.index("summarize-text") < narrow.index("274 tok")  # painted on the line below

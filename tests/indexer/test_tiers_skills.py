@@ -35,6 +35,10 @@ def _sentences(documents: list[Document]) -> set[str]:
     return {sentence for document in documents for sentence in description_sentences(document)}
 
 
+def _candidates(skills: list[Document]) -> list[Candidate]:
+    return [Candidate(ItemRef("skill", s.name), s) for s in skills]
+
+
 def _indexer(backend: EmbeddingBackend, cache: Path, min_chunks: int) -> tuple[Indexer, RecordingBackend]:
     recording = RecordingBackend(backend)
     indexer = Indexer(lambda: recording, cache_dir=cache)
@@ -82,7 +86,7 @@ def test_a_skill_judged_before_its_sentences_says_so_in_its_own_words(
     # min_chunks low: the selector folds the copies of a description, leaving six skills.
     indexer, _ = _indexer(minilm, tmp_path, min_chunks=5)
     selector = ContextSelector(indexer, bodies_in_background=False)
-    candidates = [Candidate(ItemRef("skill", s.name), s) for s in skills]
+    candidates = _candidates(skills)
     outcome = asyncio.run(selector.select(MESSAGE, candidates, SelectionConfig()))
     chosen = next(item for item in outcome.items if item.ref.name == "skill-003")
     assert "judged on its whole description only (its sentences are not indexed yet)" in chosen.reason
@@ -104,7 +108,7 @@ def test_indexing_a_large_library_of_skills_ahead_says_their_sentences_follow(
     skills = _skills(24)
     indexer, recording = _indexer(minilm, tmp_path, min_chunks=5)
     selector = ContextSelector(indexer)
-    candidates = [Candidate(ItemRef("skill", s.name), s) for s in skills]
+    candidates = _candidates(skills)
     done = asyncio.run(selector.index_ahead(candidates, SelectionConfig()))
     kept = {s.description for s in skills}  # copies of one description are folded
     split = {d for d in kept if description_sentences(replace(skills[0], description=d))}
