@@ -3,9 +3,10 @@
 An item's description tier is its name, description and examples (one short text each); its
 body tier is the rest of its text (a skill's: its description sentence by sentence). When an
 agent's bodies are far from embedded (a library of a thousand skills just imported), a selection
-embeds only the description tiers it lacks and judges those items on them; :class:`BodyTiers` then embeds the bodies on one background thread,
-a few items at a time, each slice saved in the persistent embedding cache as it is done, so a
-restart (or a kill) keeps what was embedded and the next start goes on from there.
+embeds only the description tiers it lacks and judges those items on them; :class:`BodyTiers`
+then embeds the bodies on one background thread, a few items at a time, each slice saved in the
+persistent embedding cache as it is done, so a restart (or a kill) keeps what was embedded and
+the next start goes on from there.
 """
 
 from __future__ import annotations
