@@ -24,6 +24,7 @@ from desktop.gui_thread_gc import collect_on_gui_thread
 from desktop.mcp_apps.engine import prepare_webengine
 from desktop.preflight import display_problem
 from desktop.settings import recent_agents
+from desktop.signal_refcount import mend_signal_emit
 from desktop.theme import apply_theme
 from desktop.views.main_window import MainWindow
 
@@ -81,6 +82,7 @@ class DesktopApp:
 
 
 def create_app(argv: list[str] | None = None) -> QApplication:
+    mend_signal_emit()  # before any signal is emitted (desktop/signal_refcount.py)
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         prepare_webengine()  # before the QApplication, or MCP Apps views cannot be shown

@@ -13,6 +13,16 @@ from tests.support.memory_keyring import MemoryKeyring
 from tests.support.paths import FIXTURES
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Mend PySide6 6.12.0's signal emit before any test emits one (desktop/signal_refcount.py):
+    unmended, a whole run loses thousands of references to ``True`` and aborts."""
+    try:
+        from desktop.signal_refcount import mend_signal_emit
+    except ImportError:  # no Qt installed: the desktop tests are not collected either
+        return
+    mend_signal_emit()
+
+
 @pytest.fixture(autouse=True)
 def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("contextdesk-home")
