@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import re
 
-from indexer._texts import about_own_things
+from indexer._texts import LEAD_IN, about_own_things
 
 __all__ = ["asks_what_one_thing_is"]
 
 # The thing asked about: one to three words ("git", "a git rebase", "HTTP 418", "oauth pkce").
 _THING = r"(?:an? |the )?[\w.+#/'’-]+(?: [\w.+#/'’-]+){0,2}"
 _WHAT_ONE_THING = re.compile(
-    r"^\s*(?:(?:so|ok|hey|quick question)[,:]?\s+)?(?:"
+    LEAD_IN + r"(?:"
     rf"what(?:'s|’s|s| is| are) {_THING}(?: (?:exactly|actually|again|used for))?"
     rf"|what (?:does|do) {_THING} (?:actually )?(?:mean|stand for)"
     rf"|(?:can you |could you |please )?explain (?:what )?{_THING}(?: is)?"

@@ -67,8 +67,10 @@ def request_part(message: str) -> str:
 
 # A question about how things are or differ, not a request to act: "what's the difference
 # between a list and a tuple", "explain what a b-tree is", "ls -R vs tree, which is nicer?".
+#: How a question may open before it asks ("so, what's…", "quick question: …").
+LEAD_IN = r"^\s*(?:(?:so|ok|hey|quick question)[,:]?\s+)?"
 _KNOWLEDGE_QUESTION = re.compile(
-    r"^\s*(?:(?:so|ok|hey|quick question)[,:]?\s+)?(?:"
+    LEAD_IN + r"(?:"
     r"what(?:'s|’s|s| is| are) (?:the )?(?:actual |real |main )?differences? between\b"
     r"|what(?:'s|’s|s| is| are) (?:a|an)\b"
     # "what's git", "what is recursion": one word to define, nothing else
