@@ -222,6 +222,11 @@ class ConversationView(QScrollArea):
         if isinstance(self._empty, EmptyChat):
             self._empty.note_workspace_folder(folder, exists)
 
+    def offer_examples(self, served: frozenset[str]) -> None:
+        """See :meth:`EmptyChat.offer_only`."""
+        if isinstance(self._empty, EmptyChat):
+            self._empty.offer_only(served)
+
     def _update_empty(self) -> None:
         self._empty.setVisible(not self._widgets)
 

@@ -15,6 +15,7 @@ from desktop.controllers.agent_config import save_config_change
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.views.chat_view import ChatView
 from desktop.views.file_dialogs import choose_folder
+from desktop.views.welcome import examples_served_by
 
 if TYPE_CHECKING:
     from agent_core.agent.schema import (
@@ -67,10 +68,12 @@ class AgentSettingsActions:
             self.set_workspace_folder(chosen)
 
     def _note_workspace_folder(self, view: ChatView) -> None:
-        """Tell a new chat's welcome whether the workspace folder its tool example reads exists."""
+        """Tell a new chat's welcome which examples the agent can answer, and whether the
+        workspace folder its tool example reads exists."""
         workspace = self.workspace
         if workspace is None:
             return
+        view.conversation.offer_examples(examples_served_by(workspace.agent))
         folder = workspace_folder_of(workspace.agent.config)
         exists = not folder or Path(folder).expanduser().is_dir()
         view.conversation.note_workspace_folder(folder, exists)

@@ -8,10 +8,20 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from agent_core.agent import Agent
+from agent_core.agent.schema import InternalServerConfig
 from desktop.settings import app_settings
 from desktop.theme import colors
 
-__all__ = ["EXAMPLES", "TRIED_KEY", "WELCOMED_KEY", "EmptyChat", "untried_examples", "welcomed"]
+__all__ = [
+    "EXAMPLES",
+    "TRIED_KEY",
+    "WELCOMED_KEY",
+    "EmptyChat",
+    "examples_served_by",
+    "untried_examples",
+    "welcomed",
+]
 
 WELCOMED_KEY = "ui/welcomed"  # every example tried, or the examples hidden: one line from then on
 TRIED_KEY = "ui/welcome-tried"  # the messages of the examples tried so far
@@ -27,6 +37,14 @@ EXAMPLES = (
     ),
     ("A tool it calls (you approve it)", "List the files in my documents folder"),
 )
+#: What each example needs of the open agent (by message): the default agent's item that answers
+#: it. An agent without it (one imported from elsewhere, say) would answer the example from
+#: nothing, or with a made-up file listing, so its example is not offered there.
+_NEEDS = {
+    EXAMPLES[0][1]: ("rule", "code-answers"),
+    EXAMPLES[1][1]: ("reference", "using-contextdesk"),
+    EXAMPLES[2][1]: ("server", "workspace"),
+}
 INTRO = (
     "<h3>Welcome to ContextDesk</h3>"
     "<p>Your assistant works from context you can see: <b>rules</b> (how it should answer), "
@@ -48,6 +66,21 @@ def _tried() -> list[str]:
     if isinstance(value, str):  # QSettings gives a one-item list back as its item
         return [value]
     return [str(item) for item in value] if isinstance(value, list) else []
+
+
+def examples_served_by(agent: Agent) -> frozenset[str]:
+    """The example messages ``agent`` has the item for: the rule, the reference, the workspace
+    tools (an enabled built-in workspace server) each example shows at work."""
+    have = {
+        "rule": set(agent.rules),
+        "reference": set(agent.references),
+        "server": {
+            name
+            for name, server in agent.config.mcp_servers.items()
+            if isinstance(server, InternalServerConfig) and server.tool == "workspace" and server.enabled
+        },
+    }
+    return frozenset(message for message, (kind, name) in _NEEDS.items() if name in have[kind])
 
 
 def untried_examples() -> list[tuple[str, str]]:
@@ -75,28 +108,42 @@ class EmptyChat(QWidget):
             self._show_one_line()
         layout.addWidget(self.label)
         self.example_buttons: list[QPushButton] = []
+        self._example_rows: dict[str, QWidget] = {}  # message -> its note and button
         self.examples_box = QWidget()  # the examples and the folder: hidden whole by "Hide"
         box = QVBoxLayout(self.examples_box)
         box.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.examples_box)
         if self.first_run:
             for what, message in examples:
+                example = QWidget()
+                example_layout = QVBoxLayout(example)
+                example_layout.setContentsMargins(0, 0, 0, 0)
                 # The note sits above its button, not beside it, so the smallest window
                 # (1024 px wide, with the side panels open) still shows every example whole.
                 note = QLabel(what)
                 note.setWordWrap(True)  # a note that names the model it needs is long
                 note.setStyleSheet(f"color: {colors().muted};")
-                box.addWidget(note)
+                example_layout.addWidget(note)
                 row = QHBoxLayout()
                 button = QPushButton(message)
                 button.setToolTip(what)
                 button.clicked.connect(lambda _checked=False, m=message: self._choose(m))
                 row.addWidget(button)
                 row.addStretch(1)
-                box.addLayout(row)
+                example_layout.addLayout(row)
+                box.addWidget(example)
                 self.example_buttons.append(button)
+                self._example_rows[message] = example
             # On a machine without the folder the default agent names (~/Documents), the tool
             # example would fail: say so before it is tried, next to the way to fix it.
+            self.no_examples = QLabel(
+                "This agent has none of the default agent's example items: ask anything, then "
+                "open View Context on the reply to see what was used."
+            )
+            self.no_examples.setWordWrap(True)
+            self.no_examples.setStyleSheet(f"color: {colors().muted};")
+            self.no_examples.hide()
+            box.addWidget(self.no_examples)
             self.missing_folder = QLabel()
             self.missing_folder.setWordWrap(True)
             self.missing_folder.setStyleSheet(
@@ -127,6 +174,15 @@ class EmptyChat(QWidget):
             "before trying the tool example."
         )
         self.missing_folder.setVisible(bool(folder) and not exists)
+
+    def offer_only(self, served: frozenset[str]) -> None:
+        """Offer only the examples the open agent can answer (:func:`examples_served_by`); with
+        none left, the welcome's words stay and a line says why there are no examples."""
+        if not self.first_run:
+            return
+        for message, row in self._example_rows.items():
+            row.setVisible(message in served)
+        self.no_examples.setVisible(not any(message in served for message in self._example_rows))
 
     def _choose(self, message: str) -> None:
         tried = [*_tried(), message]

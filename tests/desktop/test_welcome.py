@@ -4,13 +4,16 @@ one line once all were tried or the user hid them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from agent_core.agent import load_agent
+from agent_core.agent.scaffold import create_agent
 from desktop.app import DesktopApp
-from desktop.views.welcome import EXAMPLES, EmptyChat, welcomed
+from desktop.views.welcome import EXAMPLES, EmptyChat, examples_served_by, welcomed
 from tests.support.desktop_driver import WAIT_MS, screenshot, start
 
 
@@ -85,3 +88,42 @@ def test_hiding_the_examples_shows_one_line_now_and_in_new_chats(qtbot: QtBot, d
     later = EmptyChat()
     qtbot.addWidget(later)
     assert not later.first_run and not later.example_buttons
+
+
+def test_the_examples_offered_are_those_the_open_agent_can_answer(qtbot: QtBot, tmp_path: Path) -> None:
+    default = tmp_path / "default"
+    create_agent(default)
+    assert examples_served_by(load_agent(default)) == {message for _, message in EXAMPLES}
+
+    # An agent imported from elsewhere: no rule about code, no guide to ContextDesk, no workspace
+    # tools. The examples would be answered from nothing (a made-up file listing, say).
+    imported = tmp_path / "imported"
+    create_agent(imported)
+    (imported / "rules" / "code-answers.md").unlink()
+    (imported / "references" / "using-contextdesk.md").unlink()
+    agent = load_agent(imported)
+    assert examples_served_by(agent) == {EXAMPLES[2][1]}
+    config = agent.config.model_copy(deep=True)
+    config.mcp_servers["workspace"] = config.mcp_servers["workspace"].model_copy(update={"enabled": False})
+    assert examples_served_by(replace(agent, config=config)) == frozenset()
+
+    empty = EmptyChat()
+    qtbot.addWidget(empty)
+    empty.show()
+    empty.offer_only(frozenset({EXAMPLES[2][1]}))
+    shown = [b.text() for b in empty.example_buttons if b.isVisible()]
+    assert shown == [EXAMPLES[2][1]] and not empty.no_examples.isVisible()
+    empty.offer_only(frozenset())
+    assert not any(b.isVisible() for b in empty.example_buttons)
+    assert empty.no_examples.isVisible() and "View Context" in empty.no_examples.text()
+
+
+def test_an_agent_without_an_example_item_opens_without_that_example(qtbot: QtBot, agent_dir: Path) -> None:
+    app = start(qtbot, agent_dir)  # the test agent has the code rule and the workspace tools only
+    try:
+        empty = empty_of(app)
+        qtbot.waitUntil(lambda: not empty.example_buttons[1].isVisibleTo(empty), timeout=WAIT_MS)
+        shown = [b.text() for b in empty.example_buttons if b.isVisibleTo(empty)]
+        assert shown == [EXAMPLES[0][1], EXAMPLES[2][1]]
+    finally:
+        app.close()
