@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from agent_core.context.items import ContextManifest, RequestContext, RequestMode, SkillState
 
-__all__ = ["STATE_WORDS", "SkillUse", "describe_skill_uses", "skill_uses", "tokens_saved_text"]
+__all__ = ["STATE_WORDS", "SkillUse", "cut_words", "describe_skill_uses", "skill_uses", "tokens_saved_text"]
 
 STATE_WORDS: dict[SkillState, str] = {
     "catalogue": "catalogue only",
@@ -34,6 +34,17 @@ class SkillUse:
     # What it cost in this request; None without a manifest, and for a skill loaded during the
     # reply (its body is in the reply's tool result, counted with the current turns).
     tokens: int | None
+    # Which part of a body that came inline cut to its share of the window ("chunks 1, 9 of 116");
+    # "" when the whole body came (or none did).
+    cut: str = ""
+
+
+def cut_words(use: SkillUse) -> str:
+    """ "only the parts nearest the message came inline (chunks 1, 9 of 116), to fit its share of
+    the window", or "" when nothing of it was cut."""
+    if not use.cut:
+        return ""
+    return f"only the parts nearest the message came inline ({use.cut}), to fit its share of the window"
 
 
 def skill_uses(context: RequestContext) -> list[SkillUse]:
@@ -41,17 +52,19 @@ def skill_uses(context: RequestContext) -> list[SkillUse]:
     uses = []
     for item in context.of_type("skill"):
         state: SkillState = item.skill_state or "catalogue"
-        tokens = None
+        tokens, cut = None, ""
         if context.manifest is not None:
-            tokens = next(
+            part = next(
                 (
-                    part.tokens
+                    part
                     for part in context.manifest.parts
                     if part.kind == _PART_OF_STATE[state] and part.name == item.ref.name
                 ),
                 None,
             )
-        uses.append(SkillUse(item.ref.name, item.include_mode, state, item.score, item.reason, tokens))
+            if part is not None:
+                tokens, cut = part.tokens, part.detail if state == "inline" else ""
+        uses.append(SkillUse(item.ref.name, item.include_mode, state, item.score, item.reason, tokens, cut))
     return uses
 
 
@@ -72,7 +85,8 @@ def describe_skill_uses(context: RequestContext) -> list[str]:
     for use in skill_uses(context):
         score = f" {use.score:.2f}" if use.score is not None else ""
         tokens = f", {use.tokens:,} tokens" if use.tokens is not None else ""
-        reason = f": {use.reason}" if use.reason else ""
+        reason = "; ".join(part for part in (use.reason, cut_words(use)) if part)
+        reason = f": {reason}" if reason else ""
         lines.append(f"- `{use.name}` ({use.include_mode}{score}, {STATE_WORDS[use.state]}{tokens}){reason}")
     saved = tokens_saved_text(context.manifest) if context.manifest is not None else ""
     if saved:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from agent_core.agent.agent import Agent
 from agent_core.context.items import ItemRef, RequestContext
 from agent_core.context.skill_disclosure import LOADED_NOW_REASON
-from agent_core.context.skill_report import STATE_WORDS, skill_uses, tokens_saved_text
+from agent_core.context.skill_report import STATE_WORDS, cut_words, skill_uses, tokens_saved_text
 from desktop.models.context_items import ContextRow
 
 __all__ = [
@@ -53,6 +53,9 @@ def skill_request_rows(context: RequestContext, agent: Agent | None) -> list[Con
         reason = f"{use.reason[:1].upper()}{use.reason[1:]}" if use.reason else ""
         if use.reason == LOADED_NOW_REASON and use.include_mode == "agent" and use.score is not None:
             reason = OFFERED_THEN_LOADED
+        if use.cut:  # the badge says "body inline": say it was only part of it
+            cut = cut_words(use)
+            reason = f"{reason}; {cut}" if reason else f"{cut[:1].upper()}{cut[1:]}"
         rows.append(
             ContextRow(
                 ItemRef("skill", use.name),

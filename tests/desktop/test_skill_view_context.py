@@ -112,6 +112,33 @@ def test_each_skill_row_says_what_the_request_carried_its_tokens_mode_score_and_
     assert skills_saved_line(request(manifest=False)) == ""
 
 
+def test_a_body_cut_to_its_share_of_the_window_says_only_part_of_it_came_inline(agent: Agent) -> None:
+    cut = "chunks 1, 9, 26 of 116"
+    context = RequestContext(
+        items=(
+            RequestItem(
+                ItemRef("skill", "a11y-audit"), "agent", 0.8, reason=MATCHED_REASON, skill_state="inline"
+            ),
+        ),
+        model="local:x",
+        selection=SelectionRun(top_k=20, top_n=5, include_score=0.4),
+        manifest=ContextManifest(
+            window=4096,
+            window_source="test",
+            reply_reserve=512,
+            counter="test",
+            exact=True,
+            parts=(ManifestPart("selected_skill", 800, "a11y-audit", cut),),
+        ),
+    )
+    [row] = skill_request_rows(context, agent)
+    assert row.state == "body inline"  # the badge; the words say which part of the body it was
+    assert row.description.startswith(
+        f"Its description matched the message; only the parts nearest the message came inline ({cut}), "
+        "to fit its share of the window"
+    )
+
+
 def test_a_skill_the_agent_no_longer_has_shows_by_name_marked_removed(agent: Agent) -> None:
     shutil.rmtree(agent.root / "skills" / "file-conversion")
     rows = skill_request_rows(request(), load_agent(agent.root))

@@ -209,6 +209,12 @@ def test_a_long_body_inline_is_cut_to_its_relevant_chunks_so_a_small_window_stil
     [part] = [p for p in prompt.manifest.parts if p.kind == "selected_skill"]
     assert part.detail.startswith("chunks ") and part.tokens <= small.max_reference_tokens + 50
     assert "Retry the flaky integration tests" in prompt.messages[-1].content
+    # What View Context, the CLI and the export say of it: part of the body, not the body.
+    recorded = replace(context, manifest=prompt.manifest)
+    [use] = skill_uses(recorded)
+    assert use.cut == part.detail
+    line = describe_skill_uses(recorded)[0]
+    assert f"only the parts nearest the message came inline ({part.detail})" in line
 
 
 def test_a_question_about_what_a_thing_is_gets_no_skill_inline_and_says_why() -> None:
