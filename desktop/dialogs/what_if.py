@@ -217,7 +217,11 @@ class WhatIfDialog(QDialog):
         self.delta.setText(_delta_text(self.original, context, added, removed))
         problem = context.notes.budget
         self.status.setText(problem or "Compared. Nothing was sent or saved.")
-        self.resend_button.setEnabled(self.question is not None)
+        # A request that cannot be built (it would not fit the window, say) would fail the same
+        # way when resent: the button waits for changes that fit.
+        self.resend_button.setEnabled(self.question is not None and not problem)
+        if problem:
+            self.resend_button.setToolTip(f"Not with these changes: {problem}")
         self.compared.emit()
 
     def _failed(self, error: BaseException) -> None:
@@ -271,10 +275,13 @@ def _delta_text(original: RequestContext, what_if: RequestContext, added: int, r
     parts.append(
         f"<span style='color:#16a34a'>{added} added</span>, <span style='color:#dc2626'>{removed} removed</span>"
     )
+    # Without both requests' token counts there is nothing to compare ("Rules 209→0" was shown
+    # when the what-if's request could not be built).
+    both = original.manifest is not None and what_if.manifest is not None
     groups = [
         f"{label} {before:,}→{after:,}"
         for label, before, after in group_delta(original.manifest, what_if.manifest)
-        if before != after
+        if both and before != after
     ]
     text = " · ".join(parts)
     if groups:

@@ -95,12 +95,17 @@ class TokenSummary(QWidget):
         self.images.setStyleSheet(f"color: {palette.muted};")
         self.images.hide()
         if manifest is None:
-            self.totals.setText(
-                "No model was asked for this reply: you ran a workflow, whose states made their own "
-                "requests (below)."
-                if context.workflow_runs and not context.usage.input_tokens
-                else "Token counts were not recorded for this reply (it was sent before they were)."
-            )
+            if context.notes.budget:  # a what-if whose request could not be built (nothing was sent)
+                unrecorded = f"No request could be built with these changes: {context.notes.budget}"
+            elif context.workflow_runs and not context.usage.input_tokens:
+                unrecorded = (
+                    "No model was asked for this reply: you ran a workflow, whose states made their own "
+                    "requests (below)."
+                )
+            else:
+                unrecorded = "Token counts were not recorded for this reply (it was sent before they were)."
+            self.totals.setText(unrecorded)
+            self.totals.setWordWrap(True)
             self.totals.setStyleSheet(f"color: {palette.muted};")
             self.legend.hide()
             self.trimmed.hide()

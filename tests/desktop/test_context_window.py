@@ -4,6 +4,7 @@ markers: test_compaction_markers.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -203,6 +204,26 @@ def test_what_if_compares_side_by_side_and_resends_with_the_new_settings(
     assert question.versions is not None and (question.versions.position, question.versions.count) == (2, 2)
     assert ItemRef("reference", "release-notes") not in {i.ref for i in controller.session.items}
     assert desktop.window.settings_panel.strategy.currentData() == "anchor"
+
+
+def test_a_what_if_that_would_not_fit_says_why_and_cannot_be_resent(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    ask_with_selection(qtbot, desktop)
+    dialog = open_what_if(qtbot, desktop)
+    compare(qtbot, dialog)
+    assert dialog.resend_button.isEnabled()
+    # What the core answers when the changed request cannot be built (see agent_core/chat/what_if.py).
+    problem = "this request needs 5,244 tokens before any history, but the model's window leaves 3,096"
+    original = dialog.original
+    dialog._show(replace(original, manifest=None, notes=replace(original.notes, budget=problem)))
+    side = dialog.what_if_side.summary
+    assert side is not None
+    assert side.totals.text() == f"No request could be built with these changes: {problem}"
+    assert "Changed:" not in dialog.delta.text()  # no "Rules 209→0" from a request never built
+    assert not dialog.resend_button.isEnabled() and problem in dialog.resend_button.toolTip()
+    assert dialog.status.text() == problem
+    screenshot(dialog, "what_if_does_not_fit")
 
 
 def test_pinning_an_item_in_the_context_panel_shows_a_badge_and_reaches_the_chat(
