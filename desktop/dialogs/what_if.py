@@ -261,6 +261,7 @@ class _Side(QWidget):
     def set_context(self, context: RequestContext) -> None:
         if self.summary is not None:
             self.layout_.removeWidget(self.summary)
+            self.summary.hide()  # at once: deleteLater waits for the event loop
             self.summary.deleteLater()
         self.placeholder.hide()
         self.summary = TokenSummary(context)
