@@ -20,6 +20,7 @@ from agent_core.store.chats import StoredSession
 from agent_core.subagents.runner import DelegationEvent, Delegator
 from agent_core.subagents.tools import SUBAGENT_SERVER
 from agent_core.workflows.errors import WorkflowError
+from agent_core.workflows.output_review import HISTORY_FRAME, HISTORY_TAGS
 from agent_core.workflows.records import HistoryMessage
 from agent_core.workflows.servers import StateTools, server_configs, started_servers
 from agent_core.workflows.workflow_run import WorkflowRun
@@ -150,7 +151,8 @@ def _with_history(task: str, history: tuple[HistoryMessage, ...]) -> str:
     if not history:
         return task
     lines = "\n".join(f"{m.role}{f' ({m.state_id})' if m.state_id else ''}: {m.text}" for m in history)
-    return f"<history>\nThe workflow so far, for reference:\n{lines}\n</history>\n\n{task}"
+    opening, closing = HISTORY_TAGS
+    return f"{opening}\n{HISTORY_FRAME}\n{lines}\n{closing}\n\n{task}"
 
 
 def host_chat(run: WorkflowRun) -> ChatSession:

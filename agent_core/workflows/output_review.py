@@ -26,12 +26,14 @@ from agent_core.agent.workflow_files.templates import (
 from agent_core.context.provenance import Provenance
 from agent_core.workflows.errors import WorkflowError
 
-__all__ = ["NeedsReview", "following_states", "review_problem"]
+__all__ = ["HISTORY_FRAME", "HISTORY_TAGS", "NeedsReview", "following_states", "review_problem"]
 
 _SHOWN = 120  # characters of the output quoted in the message
-# The tags a state's prompt frames the workflow's history in (assistant_state.py): an answer that
-# holds them is the prompt said back, which a small model does.
-_PROMPT_TAGS = ("<history>", "</history>")
+# How a state's prompt frames the workflow's history (assistant_state.py): the tags around it and
+# the line that opens it. An answer that holds either is the prompt said back, which a small model
+# does; it may drop the tags and keep the line ("The workflow so far, for reference: 1. Owls…").
+HISTORY_TAGS = ("<history>", "</history>")
+HISTORY_FRAME = "The workflow so far, for reference:"
 
 
 class NeedsReview(WorkflowError):
@@ -64,7 +66,7 @@ def review_problem(
             "it with a model that can choose tools, or reword the task so that no tool matches it, "
             f"{opt_out}"
         )
-    if isinstance(value, str) and any(tag in value for tag in _PROMPT_TAGS):
+    if isinstance(value, str) and any(mark in value for mark in (*HISTORY_TAGS, HISTORY_FRAME)):
         return (
             f"state '{state.id}' needs review: its answer repeats the prompt it was given (the "
             "workflow's history, framed for reference) instead of doing its task. Run it with a "

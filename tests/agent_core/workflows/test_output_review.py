@@ -74,6 +74,21 @@ def test_an_answer_that_says_its_prompt_back_stops_the_run_for_review(runner: Ru
     assert [s.state_id for s in run.steps] == ["outline"] and len(runner.provider.requests) == 1
 
 
+def test_a_later_answer_that_says_the_history_back_without_its_tags_stops_the_run_for_review(
+    runner: Runner,
+) -> None:
+    # Seen with the bundled model: the draft dropped the tags and kept the frame and the points.
+    points = "1. Owls are nocturnal. 2. They hunt by sound."
+    runner.provider.enqueue_reply(points)
+    runner.provider.enqueue_reply(f"The workflow so far, for reference:\n{points}")
+    run = runner.run(template_for("essay"), {"topic": "owls"})
+    assert run.status == "needs_review", run.error
+    assert "its answer repeats the prompt it was given" in run.error
+    assert (
+        step(run, "outline").status == "done" and step(run, run.steps[-1].state_id).status == "needs_review"
+    )
+
+
 def test_valid_json_without_what_the_next_state_reads_stops_the_run_at_the_state_that_gave_it(
     runner: Runner,
 ) -> None:
