@@ -255,7 +255,11 @@ class ConversationView(QScrollArea):
 
     def scroll_to_bottom(self) -> None:
         self._stick_to_bottom = True
-        QTimer.singleShot(0, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum()))
+        # With the view as the context: a tab closed before the timer fires drops it (otherwise
+        # "Internal C++ object (ConversationView) already deleted" at each fast close).
+        QTimer.singleShot(
+            0, self, lambda: self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+        )
 
 
 def readable_width(widget: QWidget) -> int:

@@ -168,7 +168,7 @@ class ChatTabs:
             self.draft.hide()
             if self._queued_text is not None:
                 text, self._queued_text = self._queued_text, None
-                QTimer.singleShot(0, lambda: view.submit(text))
+                QTimer.singleShot(0, view, lambda: view.submit(text))
             elif typed:
                 view.composer.setPlainText(typed)
                 view.composer.moveCursor(view.composer.textCursor().MoveOperation.End)
@@ -190,6 +190,16 @@ class ChatTabs:
 
     def close_tab(self, index: int) -> None:
         view = self.tabs.widget(index)
+        if (
+            self.tabs.count() == 1
+            and isinstance(view, ChatView)
+            and view.controller.conversation.rowCount() == 0
+            and not view.controller.busy
+        ):
+            # The only chat, and empty: closing it would open another empty one (and list it as
+            # another "New chat" each time). It is already what a closed tab gives.
+            self.focus_input()
+            return
         if isinstance(view, ChatView):
             view.controller.close()
             self.drop_tab(view.controller.id)

@@ -47,3 +47,35 @@ def test_open_tabs_come_back_after_a_restart_and_closed_ones_do_not(qtbot: QtBot
         assert second.window.tabs.currentIndex() == 0
     finally:
         second.close()
+
+
+def test_closing_the_only_chat_when_it_is_empty_keeps_it_and_lists_no_new_empty_chat(
+    qtbot: QtBot, agent_dir: Path
+) -> None:
+    app = start(qtbot, agent_dir)
+    try:
+        window = app.window
+        only = window.current_controller()
+        assert only is not None and window.tabs.count() == 1
+        listed = window.chat_list.model.rowCount()
+        for _ in range(4):  # Ctrl+W, again and again
+            window.close_tab(window.tabs.currentIndex())
+        assert window.tabs.count() == 1 and window.current_controller() is only
+        assert window.chat_list.model.rowCount() == listed
+        workspace = window.workspace
+        assert workspace is not None
+        assert (
+            len([s for s in workspace.store.sessions() if s.agent_path == str(workspace.agent.root)])
+            == listed
+        )
+
+        # A chat with messages closes, and an empty one takes its place (the window is never empty).
+        scripted(app).enqueue_reply("ok")
+        send(qtbot, app, "about tea")
+        qtbot.waitUntil(lambda: idle(app), timeout=WAIT_MS)
+        window.close_tab(window.tabs.currentIndex())
+        qtbot.waitUntil(
+            lambda: window.tabs.count() == 1 and window.current_controller() is not only, timeout=WAIT_MS
+        )
+    finally:
+        app.close()
