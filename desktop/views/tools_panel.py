@@ -24,9 +24,12 @@ from agent_core.agent.schema import (
     AgentConfig,
     IncludeMode,
     McpServerConfig,
+    SseServerConfig,
+    StdioServerConfig,
     StreamableHttpServerConfig,
     ToolSettings,
 )
+from agent_core.agent.server_secrets import keep_secrets_in_the_keyring
 from agent_core.agent.server_trust import TrustGate
 from agent_core.errors import ContextDeskError
 from agent_core.mcp.oauth import store_secret
@@ -201,15 +204,19 @@ class ToolsPanel(QWidget):
     # --- actions ------------------------------------------------------------------------------
 
     def _save_config(
-        self, change: Callable[[AgentConfig], None], message: str, starting: Sequence[str] = ()
+        self,
+        change: Callable[[AgentConfig], None],
+        message: str | Callable[[], str],
+        starting: Sequence[str] = (),
     ) -> None:
-        """Save ``change`` and reload the agent; ``starting``: servers whose start the note then follows."""
+        """Save ``change`` and reload the agent; ``starting``: servers whose start the note then
+        follows. ``message`` may be a function, asked once the change is made."""
         agent = self.agent
         if agent is None:
             return
 
         def done(_: None) -> None:
-            self._say(message)
+            self._say(message if isinstance(message, str) else message())
             self._starting = tuple(starting)
             self.host.reload_agent()
 
@@ -243,21 +250,36 @@ class ToolsPanel(QWidget):
         """Save what the server dialog gave; ``name`` is the server edited (None when adding).
         ``secrets`` (OAuth) go to the keyring, never to agent.yaml."""
         gate = TrustGate(self.agent.root) if self.agent is not None else None
+        agent_name = self.agent.name if self.agent is not None else "agent"
+        moved: list[str] = []
 
         def change(config: Any) -> None:
+            kept = dict(added)
             for server, server_config in added.items():  # off the GUI thread: the keyring may block
                 if isinstance(server_config, StreamableHttpServerConfig):
                     for kind, value in (secrets or {}).items():
                         store_secret(server, server_config, kind, value)
+                if isinstance(
+                    server_config, StdioServerConfig | SseServerConfig | StreamableHttpServerConfig
+                ):
+                    secured = keep_secrets_in_the_keyring(agent_name, server, server_config)
+                    kept[server] = secured.config
+                    moved.extend(f"{server}'s {what}" for what in secured.moved)
             updated = dict(config.mcp_servers)
             if name and name not in added:
                 updated.pop(name, None)  # renamed
-            updated.update(added)
+            updated.update(kept)
             config.mcp_servers = updated
             if gate is not None:
-                gate.trust(added)  # the user wrote them here, seeing what they run
+                gate.trust(kept)  # the user wrote them here, seeing what they run
 
-        self._save_config(change, f"Saved {', '.join(added)}; starting…", starting=list(added))
+        def saved() -> str:
+            note = f"Saved {', '.join(added)}; starting…"
+            if moved:
+                note += f" ({', '.join(moved)}: kept in the system keyring, not in agent.yaml)"
+            return note
+
+        self._save_config(change, saved, starting=list(added))
 
     def remove_server(self) -> None:
         name = self._selected_server()

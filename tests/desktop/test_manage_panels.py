@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from agent_core.agent.schema import StdioServerConfig
 from desktop.app import DesktopApp
 from desktop.models.documents import Role as DocumentRole
 from tests.support.desktop_driver import WAIT_MS, idle, open_manager, screenshot, scripted, send
 from tests.support.fake_api import FakeApi, Reply, json_fixture
+from tests.support.memory_keyring import MemoryKeyring
 
 
 def system_prompt(app: DesktopApp) -> str:
@@ -152,6 +155,24 @@ def test_without_a_keyring_the_panel_refuses_to_pretend_and_suggests_env(
     panel.key.setText("sk-secret")
     panel.save()
     assert "no system keyring" in panel.error.text()
+
+
+def test_a_token_typed_as_a_servers_environment_is_kept_in_the_keyring_not_in_agent_yaml(
+    qtbot: QtBot, desktop: DesktopApp, agent_dir: Path, memory_keyring: MemoryKeyring
+) -> None:
+    tools = open_manager(qtbot, desktop, "tools").tools
+    token = "ghp_SECRETTOKEN1234567890abcdefABCDEF"
+    server = StdioServerConfig(
+        type="stdio", command=sys.executable, args=["-c", "pass"], env={"GITHUB_TOKEN": token}
+    )
+    tools._save_servers(None, {"github": server})
+    qtbot.waitUntil(lambda: "github" in (agent_dir / "agent.yaml").read_text(), timeout=WAIT_MS)
+    written = (agent_dir / "agent.yaml").read_text()
+    assert token not in written and "keyring://contextdesk/" in written
+    qtbot.waitUntil(
+        lambda: "kept in the system keyring, not in agent.yaml" in tools.note.text(), timeout=WAIT_MS
+    )
+    assert token in memory_keyring.entries.values()
 
 
 def test_a_rule_header_edited_in_the_panel_changes_exactly_that_line_of_the_file(
