@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_core.agent.importers._source_root import link_out_problem
+from agent_core.agent.importers._source_root import is_import_target, link_out_problem
 from agent_core.agent.skill_files.definition import SKILL_FILE
 
 __all__ = [
@@ -77,7 +77,12 @@ def scan_source(root: Path, *, want_instructions: bool = True) -> SourceTree:
             if entry.name in SKIPPED_FOLDERS or not _may_enter(entry, path, root, tree, want_instructions):
                 continue
             if entry.is_dir(follow_symlinks=False):
-                if (path / SKILL_FILE).exists() or (path / SKILL_FILE).is_symlink():
+                if is_import_target(path):
+                    tree.refused.append(
+                        f"{_shown(path, root)}: the agent folder this import goes into; not searched, "
+                        "so its own skills are not imported into it again"
+                    )
+                elif (path / SKILL_FILE).exists() or (path / SKILL_FILE).is_symlink():
                     tree.skill_folders.append(path)
                 elif depth + 1 < MAX_WALK_DEPTH:
                     stack.append((path, depth + 1))
