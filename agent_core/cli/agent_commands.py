@@ -176,9 +176,14 @@ def run_import(args: argparse.Namespace) -> int:
         keep_duplicates=args.keep_duplicates,
         only=None if args.only is None else {name.strip() for names in args.only for name in names.split(",")},
     )
-    print(f"{'Dry run: would import' if args.dry_run else 'Imported'} {args.src} into {args.dir}")
+    if report.nothing_imported:
+        print(f"{report.headline.removesuffix('.')} (from {args.src} into {args.dir})")
+    else:
+        print(f"{'Dry run: would import' if args.dry_run else 'Imported'} {args.src} into {args.dir}")
     for line in report.lines():
         print(line)
+    if report.nothing_imported:
+        return 1  # a script must not carry on as though the agent had what it asked for
     if args.dry_run:
         return 0
     agent = load_agent(args.dir)

@@ -20,8 +20,9 @@ def report_summary(report: ImportReport) -> str:
         f"{len(report.skipped):,} left out",
         f"{len(report.warnings):,} warning{'' if len(report.warnings) == 1 else 's'}",
     ]
-    nothing = "" if report.created or report.changed else " Nothing new was added."
-    return f"Import from {report.source_format}: {', '.join(parts)}.{nothing}"
+    if report.nothing_imported:
+        return f"{report.headline} ({report.source_format}: {', '.join(parts[2:])})"
+    return f"Import from {report.source_format}: {', '.join(parts)}."
 
 
 def report_text(report: ImportReport) -> str:

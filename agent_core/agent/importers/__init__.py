@@ -242,7 +242,9 @@ def apply_import(
     overwrite: bool = False,
     keep_duplicates: bool = False,
 ) -> ImportReport:
-    """Merge an import into an agent folder, all or nothing, and say what was done.
+    """Merge an import into an agent folder, all or nothing, and say what was done. When nothing
+    is imported (everything found was left out, or the agent has it already), nothing is written:
+    no new agent folder is created, and ``report.nothing_imported`` says so.
 
     A name the agent already uses for something different gets a numbered suffix (``rule-2``)
     unless ``replace``; identical entries are left alone; the agent's own settings are kept unless
@@ -262,9 +264,19 @@ def apply_import(
             f"the imported MCP servers start only once you trust what they run: `{trust_command(target)}` "
             "prints each command line and trusts them (the desktop app asks when the agent opens)"
         )
-    if not dry_run:
+    # Nothing to write: a new agent folder holding only agent.yaml would look like a success.
+    imported.report.nothing_imported = not (
+        imported.report.created or imported.report.changed or _has_settings(imported)
+    )
+    if not dry_run and not imported.report.nothing_imported:
         write_plan(plan, target)
     return imported.report
+
+
+def _has_settings(imported: ImportedAgent) -> bool:
+    # Settings are not listed as imported for a new agent, yet a TsAgent agent of only a system
+    # prompt is something imported.
+    return any((imported.name, imported.description, imported.system_prompt, imported.chat, imported.selection))
 
 
 def _one_of(choices: list[str]) -> str:
