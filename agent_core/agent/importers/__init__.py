@@ -22,6 +22,7 @@ from agent_core.agent.importers._common import (
     read_structured_file,
 )
 from agent_core.agent.importers._merge import plan_import
+from agent_core.agent.importers._skill_trust import skill_trust_lines
 from agent_core.agent.importers._source_root import reading_from
 from agent_core.agent.importers._staging import write_plan
 from agent_core.agent.importers._target import check_import_target
@@ -259,6 +260,7 @@ def apply_import(
     target = target.expanduser()
     plan = plan_import(imported, target, replace=replace or overwrite, keep_duplicates=keep_duplicates)
     imported.report.dry_run = dry_run
+    imported.report.trust_warnings = skill_trust_lines(plan.skills.skills, target)
     if any(block.get("type") != "internal" for block in imported.mcp_servers.values()):
         imported.report.warnings.append(
             f"the imported MCP servers start only once you trust what they run: `{trust_command(target)}` "
