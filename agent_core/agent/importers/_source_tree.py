@@ -46,6 +46,8 @@ class SourceTree:
     instruction_files: list[Path] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # links to folders not followed, with the reason
     refused_files: list[str] = field(default_factory=list)  # instruction files linking out, with the reason
+    # Files named like SKILL.md in another case (skill.md): on Linux no tool reads them as a skill.
+    misnamed_skill_files: list[Path] = field(default_factory=list)
     stopped: str | None = None  # why the walk stopped early, when it did
 
 
@@ -86,10 +88,13 @@ def scan_source(root: Path, *, want_instructions: bool = True) -> SourceTree:
                     tree.skill_folders.append(path)
                 elif depth + 1 < MAX_WALK_DEPTH:
                     stack.append((path, depth + 1))
+            elif entry.name != SKILL_FILE and entry.name.lower() == SKILL_FILE.lower():
+                tree.misnamed_skill_files.append(path)
             elif want_instructions and _is_instruction_file(path, root):
                 tree.instruction_files.append(path)
     tree.skill_folders.sort()
     tree.instruction_files.sort()
+    tree.misnamed_skill_files.sort()
     return tree
 
 
