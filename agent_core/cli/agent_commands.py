@@ -174,7 +174,9 @@ def run_import(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         copy_secrets=args.copy_secrets,
         keep_duplicates=args.keep_duplicates,
-        only=None if args.only is None else {name.strip() for names in args.only for name in names.split(",")},
+        only=None
+        if args.only is None
+        else {name.strip() for names in args.only for name in names.split(",")},
     )
     if report.nothing_imported:
         print(f"{report.headline.removesuffix('.')} (from {args.src} into {args.dir})")

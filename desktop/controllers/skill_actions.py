@@ -115,7 +115,9 @@ class SkillActions(QObject):
             self.host.reload_agent()
 
         self.bridge.call(
-            lambda: import_source(source, agent.root, only=SKILL_IMPORTERS), on_result=done, on_error=self._report
+            lambda: import_source(source, agent.root, only=SKILL_IMPORTERS),
+            on_result=done,
+            on_error=self._report,
         )
 
     def view_file(self, path: Path) -> None:

@@ -122,7 +122,10 @@ def test_an_imported_folder_shows_its_whole_report_and_the_agent_reloads(
 ) -> None:
     source = tmp_path / "collection"
     for n in range(40):  # more lines than a message box could show
-        write(source / "skills" / f"skill-{n:02d}/SKILL.md", f"---\nname: skill-{n:02d}\ndescription: Do {n}.\n---\nDo {n}.\n")
+        write(
+            source / "skills" / f"skill-{n:02d}/SKILL.md",
+            f"---\nname: skill-{n:02d}\ndescription: Do {n}.\n---\nDo {n}.\n",
+        )
     write(source / "AGENTS.md", "# Contributing skills\n\nRun `make lint` before a pull request.\n")
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a, **_k: str(source))
     qtbot.mouseClick(section(app).import_button, Qt.MouseButton.LeftButton)

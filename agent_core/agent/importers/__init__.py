@@ -278,7 +278,9 @@ def apply_import(
 def _has_settings(imported: ImportedAgent) -> bool:
     # Settings are not listed as imported for a new agent, yet a TsAgent agent of only a system
     # prompt is something imported.
-    return any((imported.name, imported.description, imported.system_prompt, imported.chat, imported.selection))
+    return any(
+        (imported.name, imported.description, imported.system_prompt, imported.chat, imported.selection)
+    )
 
 
 def _one_of(choices: list[str]) -> str:

@@ -132,7 +132,9 @@ def _duplicate_line(label: str, skill: ImportedSkill, twin: ImportedSkill, why: 
         if _preference(twin) < _preference(skill)
         else "it comes first by path"
     )
-    differ = f"their {SKILL_FILE} files differ" if skill.skill_md != twin.skill_md else "their other files differ"
+    differ = (
+        f"their {SKILL_FILE} files differ" if skill.skill_md != twin.skill_md else "their other files differ"
+    )
     other = "of the same name" if why.startswith("the same name") else f"with the same {SKILL_FILE}"
     return (
         f"{label}: not imported: another skill {other}, '{twin.name}' from {twin.source}, was kept "

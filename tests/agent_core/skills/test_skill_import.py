@@ -196,7 +196,10 @@ def test_a_lowercase_skill_md_is_reported_with_the_name_it_needs(
 ) -> None:
     project = tmp_path / "project"
     shutil.copytree(SHELLCHECK, project / ".claude/skills/shellcheck-configuration")
-    write(project / ".claude/skills/word-count/skill.md", "---\nname: word-count\ndescription: Count words.\n---\n")
+    write(
+        project / ".claude/skills/word-count/skill.md",
+        "---\nname: word-count\ndescription: Count words.\n---\n",
+    )
     report = import_source(project, tmp_path / "agent")
     assert report.skipped == [
         ".claude/skills/word-count/skill.md: a skill's file must be named SKILL.md, in capitals (the loader "

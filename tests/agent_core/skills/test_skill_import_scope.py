@@ -39,13 +39,13 @@ def test_an_import_without_only_still_takes_every_part(tmp_path: Path) -> None:
 
 def test_a_skills_only_import_of_a_folder_without_skills_says_what_the_folder_holds(tmp_path: Path) -> None:
     write(tmp_path / "project/AGENTS.md", "# Contributing\n\nRun the tests.\n")
-    with pytest.raises(AgentImportError, match="nothing to import.*rules 'agents-md'.*not imported"):
+    with pytest.raises(AgentImportError, match=r"nothing to import.*rules 'agents-md'.*not imported"):
         import_source(tmp_path / "project", tmp_path / "agent", only=SKILL_IMPORTERS)
     assert not (tmp_path / "agent").exists()
 
 
 def test_an_unknown_importer_name_lists_the_names_there_are(tmp_path: Path) -> None:
-    with pytest.raises(AgentImportError, match="no importer is named skils: choose from .*skills"):
+    with pytest.raises(AgentImportError, match=r"no importer is named skils: choose from .*skills"):
         import_source(COLLECTION_REPO, tmp_path / "agent", only=["skils"])
 
 
