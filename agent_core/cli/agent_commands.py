@@ -184,8 +184,10 @@ def run_import(args: argparse.Namespace) -> int:
         print(f"{'Dry run: would import' if args.dry_run else 'Imported'} {args.src} into {args.dir}")
     for line in report.lines():
         print(line)
-    if report.nothing_imported:
-        return 1  # a script must not carry on as though the agent had what it asked for
+    if report.nothing_imported and not (args.dir.expanduser() / AGENT_FILE).is_file():
+        # No agent was created: a script must not carry on as though there were one. Into an
+        # existing agent that already has everything, importing again is a success (a re-sync).
+        return 1
     if args.dry_run:
         return 0
     agent = load_agent(args.dir)
