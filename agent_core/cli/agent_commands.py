@@ -81,6 +81,14 @@ def register(subparsers: Any) -> None:
         "(default: keep the first and report the others)",
     )
     importer.add_argument(
+        "--only",
+        action="append",
+        metavar="IMPORTER",
+        help="import only what these importers read (skills, instruction-files, cursor, claude-agents, "
+        "mcp-json...; repeat it or separate names with commas), e.g. --only skills for a collection's "
+        "skills without its own AGENTS.md; the report lists what else was found and was not imported",
+    )
+    importer.add_argument(
         "--copy-secrets",
         action="store_true",
         help="copy literal API keys and tokens as they are (default: replace them with env://VAR references)",
@@ -166,10 +174,20 @@ def run_import(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         copy_secrets=args.copy_secrets,
         keep_duplicates=args.keep_duplicates,
+        only=None
+        if args.only is None
+        else {name.strip() for names in args.only for name in names.split(",")},
     )
-    print(f"{'Dry run: would import' if args.dry_run else 'Imported'} {args.src} into {args.dir}")
+    if report.nothing_imported:
+        print(f"{report.headline.removesuffix('.')} (from {args.src} into {args.dir})")
+    else:
+        print(f"{'Dry run: would import' if args.dry_run else 'Imported'} {args.src} into {args.dir}")
     for line in report.lines():
         print(line)
+    if report.nothing_imported and not (args.dir.expanduser() / AGENT_FILE).is_file():
+        # No agent was created: a script must not carry on as though there were one. Into an
+        # existing agent that already has everything, importing again is a success (a re-sync).
+        return 1
     if args.dry_run:
         return 0
     agent = load_agent(args.dir)

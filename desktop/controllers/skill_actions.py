@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Signal
 from agent_core.agent._text_file import FileRefused, outside_problem, read_head
 from agent_core.agent.agent import AGENT_FILE, Agent
 from agent_core.agent.config_keys import write_setting
-from agent_core.agent.importers import ImportReport, import_source
+from agent_core.agent.importers import SKILL_IMPORTERS, ImportReport, import_source
 from agent_core.errors import AgentFileError, ContextDeskError
 from desktop.bridge import CoreBridge
 from desktop.controllers.workspace_host import WorkspaceHost
@@ -103,8 +103,9 @@ class SkillActions(QObject):
         self.bridge.call(write_skill_setting, agent, name, key, value, on_result=done, on_error=self._report)
 
     def import_folder(self, source: Path) -> None:
-        """Import ``source`` (a skill folder, a folder of skills, a project) into the open agent
-        through the core's importers; ``imported`` carries the report, then the agent reloads."""
+        """Import the skills of ``source`` (a skill folder, a folder of skills, a project) into the
+        open agent; ``imported`` carries the report, then the agent reloads. Skills only: the
+        report lists what else the folder holds (a collection's AGENTS.md) and how to import it."""
         agent = self.host.agent
         if agent is None:
             return
@@ -113,7 +114,11 @@ class SkillActions(QObject):
             self.imported.emit(report)
             self.host.reload_agent()
 
-        self.bridge.call(import_source, source, agent.root, on_result=done, on_error=self._report)
+        self.bridge.call(
+            lambda: import_source(source, agent.root, only=SKILL_IMPORTERS),
+            on_result=done,
+            on_error=self._report,
+        )
 
     def view_file(self, path: Path) -> None:
         agent = self.host.agent

@@ -20,15 +20,19 @@ def report_summary(report: ImportReport) -> str:
         f"{len(report.skipped):,} left out",
         f"{len(report.warnings):,} warning{'' if len(report.warnings) == 1 else 's'}",
     ]
-    nothing = "" if report.created or report.changed else " Nothing new was added."
-    return f"Import from {report.source_format}: {', '.join(parts)}.{nothing}"
+    if report.trust_warnings:  # the first thing to read: said even in the one line
+        parts.append(f"{len(report.trust_warnings):,} to read before trusting")
+    if report.nothing_imported:
+        return f"{report.headline} ({report.source_format}: {', '.join(parts[2:])})"
+    return f"Import from {report.source_format}: {', '.join(parts)}."
 
 
 def report_text(report: ImportReport) -> str:
-    """Every line of the report, by what it asks of the reader: changes and warnings, left out,
-    replaced, imported (an empty part is not shown)."""
+    """Every line of the report, by what it asks of the reader: what to read before trusting a
+    skill, changes and warnings, left out, replaced, imported (an empty part is not shown)."""
     would = "would be " if report.dry_run else ""
     parts = (
+        ("Read before trusting: what these skills ask of the model", report.trust_warnings),
         ("Imported, but not quite as written: why", report.warnings),
         (f"{would.capitalize()}left out, and what to do", report.skipped),
         (f"{would.capitalize()}replaced (the agent's own)", report.changed),

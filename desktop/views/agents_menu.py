@@ -111,7 +111,8 @@ class AgentsMenu:
         dialog = ImportReportDialog(report, self.parent)  # the whole report, scrollable
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
-        self.host.open(target)
+        if not report.nothing_imported:  # then no agent was created, or the chosen one is unchanged
+            self.host.open(target)
 
     def _failed(self, error: BaseException) -> None:
         text = str(error) if isinstance(error, ContextDeskError) else repr(error)

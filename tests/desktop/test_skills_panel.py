@@ -120,18 +120,26 @@ def test_view_skill_md_shows_the_file_read_only(qtbot: QtBot, app: DesktopApp) -
 def test_an_imported_folder_shows_its_whole_report_and_the_agent_reloads(
     qtbot: QtBot, app: DesktopApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    source = tmp_path / "project"
+    source = tmp_path / "collection"
     for n in range(40):  # more lines than a message box could show
-        write(source / ".cursor/rules" / f"rule-{n:02d}.mdc", f"---\ndescription: Rule {n}\n---\nDo {n}.\n")
+        write(
+            source / "skills" / f"skill-{n:02d}/SKILL.md",
+            f"---\nname: skill-{n:02d}\ndescription: Do {n}.\n---\nDo {n}.\n",
+        )
+    write(source / "AGENTS.md", "# Contributing skills\n\nRun `make lint` before a pull request.\n")
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a, **_k: str(source))
     qtbot.mouseClick(section(app).import_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: top_window_of(ImportReportDialog) is not None, timeout=WAIT_MS)
     dialog = top_window_of(ImportReportDialog)
     assert isinstance(dialog, ImportReportDialog)
     report = dialog.text.toPlainText()
-    assert all(f"rule-{n:02d}" in report for n in range(40))
+    assert all(f"skill-{n:02d}" in report for n in range(40))
     assert "40 imported" in dialog.summary.text()
-    qtbot.waitUntil(lambda: "rule-39" in app.host.workspace.agent.rules, timeout=WAIT_MS)  # type: ignore[union-attr]
+    # Import skills takes skills: the collection's AGENTS.md (for its contributors) is not an
+    # always-on rule of the agent; the report says how to import it if it is wanted.
+    assert "rules 'agents-md' of instruction files" in report and "File ▸ Import agent" in report
+    qtbot.waitUntil(lambda: "skill-39" in app.host.workspace.agent.skills, timeout=WAIT_MS)  # type: ignore[union-attr]
+    assert "agents-md" not in app.host.workspace.agent.rules  # type: ignore[union-attr]
     dialog.close()
 
 

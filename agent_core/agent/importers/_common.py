@@ -131,7 +131,18 @@ class ImportReport:
     changed: list[str] = field(default_factory=list)  # the agent's own, replaced (--replace)
     skipped: list[str] = field(default_factory=list)  # left out, each with the reason and what to do
     warnings: list[str] = field(default_factory=list)  # imported, but not quite as written: why
+    # What a skill's text asks of the model that the user should read first (agent check's warnings).
+    trust_warnings: list[str] = field(default_factory=list)
     dry_run: bool = False  # nothing was written: the lines say what an import would do
+    nothing_imported: bool = False  # nothing found could be added: no file was written
+
+    @property
+    def headline(self) -> str:
+        """One sentence on the outcome when nothing was imported: that, and where to look; '' else."""
+        if not self.nothing_imported:
+            return ""
+        why = "the lines below say why" if self.skipped else "the source holds nothing the agent lacks"
+        return f"Nothing {'would be' if self.dry_run else 'was'} imported: {why}."
 
     def lines(self) -> list[str]:
         would = "would be " if self.dry_run else ""
@@ -140,6 +151,7 @@ class ImportReport:
         out += [f"  {would}changed: {line}" for line in self.changed]
         out += [f"  {would}skipped: {line}" for line in self.skipped]
         out += [f"  warning: {line}" for line in self.warnings]
+        out += [f"  read before trusting: {line}" for line in self.trust_warnings]
         return out
 
 

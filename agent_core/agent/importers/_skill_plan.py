@@ -1,8 +1,10 @@
 """Deciding how imported skills merge into an agent, before anything is written.
 
 - Two skills of the import with the same name, or byte-identical SKILL.md files (one skill in two
-  collections), are a duplicate: the first (by path) is kept, the other is reported, unless the
-  user keeps duplicates (``--keep-duplicates``): then it is added as ``name-2``.
+  collections), are a duplicate: the preferred one is kept, the other is reported (saying whether
+  the two differ), unless the user keeps duplicates (``--keep-duplicates``): then it is added as
+  ``name-2``. Preferred: the shallower path, then one not in a ``preview/`` or ``deprecated/``
+  folder (``_preference``), then the first by path.
 - A skill the agent already has, identical file for file, is left alone; the same SKILL.md under
   another name is a duplicate as above.
 - A different skill of the same name gets a numbered folder (``name-2``), as a rule does, unless
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from agent_core.agent._text_file import FileRefused, read_bytes
 from agent_core.agent.importers._common import ImportReport
@@ -30,6 +32,13 @@ from agent_core.agent.skill_files.loader import SKILLS_FOLDER
 __all__ = ["SkillPlan", "plan_skills"]
 
 _KEEP_BOTH = "import with --keep-duplicates to keep both"
+# Folder names collections use for versions not meant as the one to use (UiPath/skills keeps
+# preview/uipath-maestro-flow beside the stable skills/uipath-maestro-flow). Matched whole, in any
+# case; a name list is enough: a wrong guess only changes which of two copies is kept, and the
+# report names both.
+_NOT_STABLE_FOLDERS = frozenset(
+    {"preview", "previews", "experimental", "draft", "drafts", "deprecated", "archive", "archived", "old"}
+)
 
 
 class SkillPlan:
@@ -58,14 +67,12 @@ def plan_skills(
     agent_hashes.pop("", None)  # a SKILL.md that cannot be read matches nothing
     by_name: dict[str, ImportedSkill] = {}
     by_hash: dict[str, ImportedSkill] = {}
-    for skill in skills:
+    for skill in sorted(skills, key=_preference):  # stable: otherwise in the importer's path order
         label = f"skill '{skill.name}' (from {skill.source})"
         digest = hashlib.sha256(skill.skill_md).hexdigest()
         twin, why = _twin_in_import(skill, digest, by_name, by_hash)
         if twin is not None and not keep_duplicates:
-            report.skipped.append(
-                f"{label}: a duplicate of '{twin.name}' from {twin.source} ({why}); kept once ({_KEEP_BOTH})"
-            )
+            report.skipped.append(_duplicate_line(label, skill, twin, why))
             continue
         existing = on_disk.get(skill.name.lower())
         if existing is not None and twin is None:
@@ -107,6 +114,33 @@ def plan_skills(
         by_hash.setdefault(digest, skill)
         _add(skill, plan, config, report, created=True)
     return plan
+
+
+def _preference(skill: ImportedSkill) -> tuple[int, bool]:
+    """Sorts the copy to keep first: the shallower path, then one in no preview-like folder."""
+    folders = PurePosixPath(skill.source).parts
+    return len(folders), any(folder.lower() in _NOT_STABLE_FOLDERS for folder in folders)
+
+
+def _duplicate_line(label: str, skill: ImportedSkill, twin: ImportedSkill, why: str) -> str:
+    if skill.files == twin.files:
+        return f"{label}: a duplicate of '{twin.name}' from {twin.source} ({why}); kept once ({_KEEP_BOTH})"
+    kept_for = (
+        "its path is shallower"
+        if _preference(twin)[0] < _preference(skill)[0]
+        else "this one is in a preview, draft or deprecated folder"
+        if _preference(twin) < _preference(skill)
+        else "it comes first by path"
+    )
+    differ = (
+        f"their {SKILL_FILE} files differ" if skill.skill_md != twin.skill_md else "their other files differ"
+    )
+    other = "of the same name" if why.startswith("the same name") else f"with the same {SKILL_FILE}"
+    return (
+        f"{label}: not imported: another skill {other}, '{twin.name}' from {twin.source}, was kept "
+        f"({kept_for}), and the two differ ({differ}); check which one you want, or {_KEEP_BOTH} "
+        f"(this one as '{skill.name}-2')"
+    )
 
 
 def _twin_in_import(

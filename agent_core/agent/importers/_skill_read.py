@@ -118,7 +118,14 @@ def _read_files(folder: Path, notes: list[str]) -> dict[str, SkillFile]:
         for item in entries:
             path = Path(item.path)
             relative = _relative(path, folder)
-            if relative == SKILL_FILE or item.name in SKIPPED_FOLDERS:
+            if relative == SKILL_FILE:
+                continue
+            if item.name in SKIPPED_FOLDERS:
+                if item.is_dir(follow_symlinks=False):
+                    notes.append(
+                        f"{relative}/: left out: a version-control or dependency folder is not part of a "
+                        "skill (reinstall dependencies where the skill runs)"
+                    )
                 continue
             if item.is_symlink() and (problem := link_out_problem(path)):
                 notes.append(f"{relative}: {problem}")

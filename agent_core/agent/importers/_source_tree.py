@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_core.agent.importers._source_root import link_out_problem
+from agent_core.agent.importers._source_root import is_import_target, link_out_problem
 from agent_core.agent.skill_files.definition import SKILL_FILE
 
 __all__ = [
@@ -46,6 +46,8 @@ class SourceTree:
     instruction_files: list[Path] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # links to folders not followed, with the reason
     refused_files: list[str] = field(default_factory=list)  # instruction files linking out, with the reason
+    # Files named like SKILL.md in another case (skill.md): on Linux no tool reads them as a skill.
+    misnamed_skill_files: list[Path] = field(default_factory=list)
     stopped: str | None = None  # why the walk stopped early, when it did
 
 
@@ -77,14 +79,22 @@ def scan_source(root: Path, *, want_instructions: bool = True) -> SourceTree:
             if entry.name in SKIPPED_FOLDERS or not _may_enter(entry, path, root, tree, want_instructions):
                 continue
             if entry.is_dir(follow_symlinks=False):
-                if (path / SKILL_FILE).exists() or (path / SKILL_FILE).is_symlink():
+                if is_import_target(path):
+                    tree.refused.append(
+                        f"{_shown(path, root)}: the agent folder this import goes into; not searched, "
+                        "so its own skills are not imported into it again"
+                    )
+                elif (path / SKILL_FILE).exists() or (path / SKILL_FILE).is_symlink():
                     tree.skill_folders.append(path)
                 elif depth + 1 < MAX_WALK_DEPTH:
                     stack.append((path, depth + 1))
+            elif entry.name != SKILL_FILE and entry.name.lower() == SKILL_FILE.lower():
+                tree.misnamed_skill_files.append(path)
             elif want_instructions and _is_instruction_file(path, root):
                 tree.instruction_files.append(path)
     tree.skill_folders.sort()
     tree.instruction_files.sort()
+    tree.misnamed_skill_files.sort()
     return tree
 
 

@@ -26,10 +26,12 @@ _FORMAT = "Agent Skills (folders with a SKILL.md)"
 
 
 def detects_skills(source: Path) -> bool:
-    """A SKILL.md, a skill folder, or a folder with skill folders at any depth."""
+    """A SKILL.md, a skill folder, or a folder with skill folders at any depth; also a folder with
+    a misnamed ``skill.md``, so the import can say how to name it."""
     if source.is_file():
         return source.name == SKILL_FILE
-    return bool(scan_source(source, want_instructions=False).skill_folders)
+    tree = scan_source(source, want_instructions=False)
+    return bool(tree.skill_folders or tree.misnamed_skill_files)
 
 
 def _import_detected(source: Path, *, copy_secrets: bool) -> ImportedAgent:
@@ -60,9 +62,14 @@ def import_skills(source: Path) -> ImportedAgent:
     report = ImportReport(_FORMAT)
     imported = ImportedAgent(report=report)
     report.skipped += tree.refused
+    report.skipped += [
+        f"{path.relative_to(root).as_posix()}: a skill's file must be named {SKILL_FILE}, in capitals (the "
+        f"loader and other tools look for that name only): rename it to {SKILL_FILE} and import again"
+        for path in tree.misnamed_skill_files
+    ]
     if tree.stopped:
         report.warnings.append(tree.stopped)
-    if not tree.skill_folders:
+    if not tree.skill_folders and not tree.misnamed_skill_files:
         raise AgentImportError(f"no skills in {source}: expected a folder with a {SKILL_FILE}")
     total = 0
     for folder in tree.skill_folders:

@@ -18,7 +18,13 @@ from agent_core.agent.skill_files.definition import SKILL_FILE, Skill
 from agent_core.agent.skill_files.hidden_text import find_hidden_lines
 from agent_core.agent.skill_files.instruction_check import CODE_SUFFIXES, find_instructions
 
-__all__ = ["MAX_CHECKED_FILE_BYTES", "MAX_CHECKED_SKILL_BYTES", "skill_trust_problems", "trust_problems"]
+__all__ = [
+    "MAX_CHECKED_FILE_BYTES",
+    "MAX_CHECKED_SKILL_BYTES",
+    "file_trust_problems",
+    "skill_trust_problems",
+    "trust_problems",
+]
 
 MAX_CHECKED_FILE_BYTES = 1024 * 1024  # a larger file of the skill is data, not instructions: skipped
 MAX_CHECKED_SKILL_BYTES = 8 * 1024 * 1024  # read per skill; past it, a warning says what was left
@@ -77,7 +83,7 @@ def skill_trust_problems(skill: Skill) -> list[Problem]:
         if text is None:
             continue
         budget -= len(text)
-        problems.extend(_file_problems(path, relative, text))
+        problems.extend(file_trust_problems(path, relative, text))
     if unchecked:
         problems.append(
             Problem(
@@ -105,7 +111,9 @@ def _text_of(path: Path, limit: int) -> str | None:
         return None
 
 
-def _file_problems(path: Path, relative: str, text: str) -> list[Problem]:
+def file_trust_problems(path: Path, relative: str, text: str) -> list[Problem]:
+    """The hidden characters and hostile instructions in ``text``, the file ``relative`` of a skill
+    (at ``path``, for the messages); an import checks a skill's bytes before writing them."""
     problems: list[Problem] = []
     hidden = find_hidden_lines(text)
     for line in hidden[:MAX_HIDDEN_LINES_SHOWN]:

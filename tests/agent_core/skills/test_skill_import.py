@@ -12,6 +12,7 @@ import pytest
 from agent_core.agent.importers import import_source
 from agent_core.agent.loader import load_agent
 from agent_core.cli.main import main
+from tests.support.agent_files import write
 from tests.support.paths import FIXTURES
 
 COLLECTION = FIXTURES / "skill_import" / "collection"
@@ -176,3 +177,35 @@ def test_the_cli_prints_what_was_renamed_and_why(tmp_path: Path, capsys: pytest.
     assert "check:" not in out.replace(
         "check: skills/a11y-audit/SKILL.md", ""
     )  # only the loose header's warning
+
+
+def test_a_skills_git_and_node_modules_folders_are_left_out_with_a_line_each(tmp_path: Path) -> None:
+    skill = tmp_path / "src/shellcheck-configuration"
+    shutil.copytree(SHELLCHECK, skill)
+    write(skill / ".git/HEAD", "ref: refs/heads/main\n")
+    write(skill / "scripts/node_modules/left-pad/index.js", "module.exports = () => {};\n")
+    report = import_source(tmp_path / "src", tmp_path / "agent")
+    copied = tmp_path / "agent/skills/shellcheck-configuration"
+    assert not (copied / ".git").exists() and not (copied / "scripts/node_modules").exists()
+    left_out = [line for line in report.warnings if "a version-control or dependency folder" in line]
+    assert [line.split(": ")[1] for line in left_out] == [".git/", "scripts/node_modules/"]
+
+
+def test_a_lowercase_skill_md_is_reported_with_the_name_it_needs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(SHELLCHECK, project / ".claude/skills/shellcheck-configuration")
+    write(
+        project / ".claude/skills/word-count/skill.md",
+        "---\nname: word-count\ndescription: Count words.\n---\n",
+    )
+    report = import_source(project, tmp_path / "agent")
+    assert report.skipped == [
+        ".claude/skills/word-count/skill.md: a skill's file must be named SKILL.md, in capitals (the loader "
+        "and other tools look for that name only): rename it to SKILL.md and import again"
+    ]
+    code = main(["agent", "import", str(project / ".claude/skills/word-count"), str(tmp_path / "alone")])
+    out = capsys.readouterr().out
+    assert code == 1 and out.startswith("Nothing was imported")
+    assert "skill.md: a skill's file must be named SKILL.md" in out

@@ -11,6 +11,7 @@ import pytest
 from agent_core.agent.importers import import_source
 from agent_core.agent.loader import load_agent
 from agent_core.cli.main import main
+from tests.support.agent_files import write
 from tests.support.paths import FIXTURES
 
 COLLECTION = FIXTURES / "skill_import" / "collection"
@@ -23,7 +24,7 @@ def two_collections(root: Path) -> Path:
     shutil.copytree(SHELLCHECK, root / "first" / "skills" / "shellcheck-configuration")
     shutil.copytree(SHELLCHECK, root / "second" / "plugins" / "shell" / "skills" / "shellcheck-configuration")
     text = (SHELLCHECK / "SKILL.md").read_text(encoding="utf-8")
-    changed = root / "third" / "shellcheck-configuration"
+    changed = root / "third" / "plugins" / "shell" / "skills" / "shellcheck-configuration"
     shutil.copytree(SHELLCHECK, changed)
     (changed / "SKILL.md").write_text(text + "\nOne more line.\n", encoding="utf-8")
     return root
@@ -33,10 +34,11 @@ def test_the_same_skill_in_two_collections_is_kept_once_and_reported(tmp_path: P
     source = two_collections(tmp_path / "clones")
     report = import_source(source, tmp_path / "agent")
     assert sorted(p.name for p in (tmp_path / "agent" / "skills").iterdir()) == ["shellcheck-configuration"]
-    duplicates = [line for line in report.skipped if "a duplicate of 'shellcheck-configuration'" in line]
+    duplicates = [line for line in report.skipped if "'shellcheck-configuration' from first/" in line]
     assert len(duplicates) == 2
-    assert "(the same name and the same SKILL.md)" in duplicates[0]
-    assert "from third/shellcheck-configuration" in duplicates[1] and "(the same name)" in duplicates[1]
+    assert "a duplicate of" in duplicates[0] and "(the same name and the same SKILL.md)" in duplicates[0]
+    assert duplicates[1].startswith("skill 'shellcheck-configuration' (from third/plugins/shell/skills/")
+    assert "the two differ (their SKILL.md files differ)" in duplicates[1]
     assert all("--keep-duplicates" in line for line in duplicates)
 
 
@@ -114,7 +116,7 @@ def test_replacing_a_skill_found_twice_in_the_source_replaces_it_once(tmp_path: 
     report = import_source(source, agent_root, replace=True)
     assert sorted(p.name for p in (agent_root / "skills").iterdir()) == ["shellcheck-configuration"]
     assert not (agent_root / "skills" / "shellcheck-configuration" / "mine.md").exists()
-    assert sum("a duplicate of 'shellcheck-configuration'" in line for line in report.skipped) == 2
+    assert sum("--keep-duplicates" in line for line in report.skipped) == 2
 
 
 def test_a_skill_the_agent_has_is_not_added_again_from_a_second_copy(tmp_path: Path) -> None:
@@ -123,4 +125,31 @@ def test_a_skill_the_agent_has_is_not_added_again_from_a_second_copy(tmp_path: P
     report = import_source(two_collections(tmp_path / "clones"), agent_root)
     assert sorted(p.name for p in (agent_root / "skills").iterdir()) == ["shellcheck-configuration"]
     assert any("the agent has the same one" in line for line in report.skipped)
-    assert sum("a duplicate of 'shellcheck-configuration'" in line for line in report.skipped) == 2
+    assert sum("--keep-duplicates" in line for line in report.skipped) == 2
+
+
+def test_of_two_skills_of_one_name_the_stable_one_is_kept_and_the_report_says_they_differ(
+    tmp_path: Path,
+) -> None:
+    # UiPath/skills: preview/uipath-maestro-flow sorts before skills/uipath-maestro-flow.
+    header = "---\nname: uipath-maestro-flow\ndescription: {0} Maestro flows.\n---\n{0} steps.\n"
+    write(tmp_path / "src/preview/uipath-maestro-flow/SKILL.md", header.format("Preview"))
+    write(tmp_path / "src/skills/uipath-maestro-flow/SKILL.md", header.format("Stable"))
+    report = import_source(tmp_path / "src", tmp_path / "agent")
+    agent = load_agent(tmp_path / "agent")
+    assert agent.skills["uipath-maestro-flow"].description == "Stable Maestro flows."
+    assert report.skipped == [
+        "skill 'uipath-maestro-flow' (from preview/uipath-maestro-flow): not imported: another skill of the "
+        "same name, 'uipath-maestro-flow' from skills/uipath-maestro-flow, was kept (this one is in a preview, "
+        "draft or deprecated folder), and the two differ (their SKILL.md files differ); check which one you "
+        "want, or import with --keep-duplicates to keep both (this one as 'uipath-maestro-flow-2')"
+    ]
+
+
+def test_of_two_skills_of_one_name_the_shallower_one_is_kept(tmp_path: Path) -> None:
+    header = "---\nname: pdf\ndescription: {0} PDF files.\n---\nRead them.\n"
+    write(tmp_path / "src/a-plugins/docs/skills/pdf/SKILL.md", header.format("Nested"))
+    write(tmp_path / "src/pdf/SKILL.md", header.format("Top"))
+    report = import_source(tmp_path / "src", tmp_path / "agent")
+    assert load_agent(tmp_path / "agent").skills["pdf"].description == "Top PDF files."
+    assert "was kept (its path is shallower)" in report.skipped[0]
