@@ -35,6 +35,7 @@ from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
 from agent_core.cli.trust_prompt import confirm_servers
 from agent_core.context.items import ItemRef
+from agent_core.context.unbacked_claims import unbacked_claim
 from agent_core.errors import ContextDeskError
 from agent_core.store.export import describe_context
 from agent_core.workflows.server_trust import servers_to_trust
@@ -221,6 +222,9 @@ async def _show(event: ChatEvent, out: TextIO, *, auto_approve: bool) -> bool:
         if event.message.status != "complete":
             print(f"contextdesk: {event.message.error or event.message.content}", file=sys.stderr)
             return False
+        context = event.message.request_context
+        if context is not None and (claim := unbacked_claim(event.message.content, context.provenance)):
+            print(f"[{claim}]", file=sys.stderr)
     return True
 
 

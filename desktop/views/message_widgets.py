@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.context.unbacked_claims import unbacked_claim
 from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
 from desktop.views.common import Badge, ElidedLabel, MarkdownView
@@ -113,6 +114,15 @@ class MessageWidget(EntryWidget):
         self._error.setStyleSheet(f"color: {palette.error};")
         self._error.hide()
         layout.addWidget(self._error)
+        # A reply that says it read or did something no tool did: said beside it, not only in
+        # View Context (agent_core.context.unbacked_claims).
+        self.unbacked = QLabel()
+        self.unbacked.setWordWrap(True)
+        self.unbacked.setStyleSheet(
+            f"background-color: {palette.warning_background}; padding: 4px 6px; border-radius: 4px;"
+        )
+        self.unbacked.hide()
+        layout.addWidget(self.unbacked)
         layout.addLayout(self._version_switcher())
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
@@ -174,6 +184,11 @@ class MessageWidget(EntryWidget):
             error = error or None
         self._error.setText(error or "")
         self._error.setVisible(bool(error))
+        claim = ""
+        if entry.kind == "assistant" and entry.status != "streaming" and entry.context is not None:
+            claim = unbacked_claim(entry.text, entry.context.provenance)
+        self.unbacked.setText(claim)
+        self.unbacked.setVisible(bool(claim))
         if entry.status == "streaming":
             if not self._render_timer.isActive():
                 self._render_timer.start(RENDER_INTERVAL_MS)

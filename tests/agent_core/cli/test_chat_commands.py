@@ -47,6 +47,16 @@ def test_a_one_shot_chat_streams_the_reply_and_saves_the_session(
     assert "assistant> Hello from the script." in out and "clear-answers [Always]" in out
 
 
+def test_a_reply_that_claims_to_have_read_a_file_no_tool_read_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = scripted_agent(tmp_path, [{"reply": "I have read notes.md and the launch is on 1 April."}])
+    code, out, err = run(capsys, "chat", "--agent", str(agent), "when is the launch?")
+    assert code == 0, err
+    assert out.strip() == "I have read notes.md and the launch is on 1 April."
+    assert "[No tool was used for this reply, yet it says “I have read notes.md”" in err
+
+
 def test_continuing_a_session_sends_its_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     agent = scripted_agent(tmp_path, [{"reply": "First."}, {"reply": "Second."}])
     run(capsys, "chat", "--agent", str(agent), "one")
