@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent_core.budget.counting import TokenCounter, counter_for, estimate_tokens
@@ -221,3 +223,26 @@ def test_older_turns_that_would_not_fit_with_the_newer_ones_are_still_left_out_t
     [action] = manifest.trimmed
     assert action.detail == "6 older messages left out to fit the window"
     assert action.tokens_saved == WORDS.messages(history[:6])
+
+
+def test_a_message_too_long_is_refused_with_advice_the_user_can_follow() -> None:
+    # The desktop has no way to attach a local file: the advice must not name one.
+    with pytest.raises(ContextOverflowError) as raised:
+        fit_request(draft([], user="word " * 1000), WORDS, limits(500, reserve=100))
+    message = str(raised.value)
+    assert "attach" not in message
+    assert message.endswith(
+        "shorten the message (paste only the part your question is about), or save the long text "
+        "as a file in the folder the 'fs' tool server reads, and ask about it, or choose a model "
+        "with a larger window"
+    )
+
+
+def test_without_a_tool_that_reads_files_the_advice_does_not_suggest_a_file() -> None:
+    request = replace(draft([], user="word " * 1000), tools=[])
+    with pytest.raises(ContextOverflowError) as raised:
+        fit_request(request, WORDS, limits(500, reserve=100))
+    assert str(raised.value).endswith(
+        "shorten the message (paste only the part your question is about), or choose a model with a "
+        "larger window"
+    )
