@@ -3,9 +3,13 @@ compaction or its undo): what the gauge shows, one measure before and after a co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
+from agent_core.budget.counting import TokenCounter
+from agent_core.budget.fitting import Limits, fit_history
 from agent_core.context.items import ContextManifest, ManifestPart
+from agent_core.providers.base import ChatMessage
 
 __all__ = ["estimate_next_request"]
 
@@ -15,13 +19,21 @@ _REPLACED = frozenset({"history", "summary", "message", "current_turns"})
 
 
 def estimate_next_request(
-    last: ContextManifest, *, history_tokens: int, history_messages: int, summary_tokens: int
+    last: ContextManifest,
+    *,
+    history: Sequence[ChatMessage],
+    summary_tokens: int,
+    counter: TokenCounter,
+    limits: Limits,
 ) -> ContextManifest:
-    """The last request's other parts (system prompt, items, tools, memories) with the history
-    and summary the chat holds now; always marked as an estimate."""
+    """The last request's other parts (system prompt, items, tools, memories) with the summary
+    the chat holds now and its history trimmed as the request will trim it (``fit_history``),
+    what is left out listed in ``trimmed``; always marked as an estimate."""
     parts = [part for part in last.parts if part.kind not in _REPLACED]
     if summary_tokens:
         parts.append(ManifestPart("summary", summary_tokens, detail="the conversation so far"))
-    if history_tokens:
-        parts.append(ManifestPart("history", history_tokens, detail=f"{history_messages} messages"))
-    return replace(last, exact=False, parts=tuple(parts), trimmed=())
+    room = last.budget - sum(part.tokens for part in parts)
+    kept, trimmed = fit_history(history, room, counter, limits)
+    if kept:
+        parts.append(ManifestPart("history", counter.messages(kept), detail=f"{len(kept)} messages"))
+    return replace(last, exact=False, parts=tuple(parts), trimmed=tuple(trimmed))

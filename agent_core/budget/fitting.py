@@ -9,8 +9,10 @@ Order of operations (docs/context-management.md):
    turns. If it alone does not fit in ``window - reply reserve``, the request is refused with
    what takes the room and how to make it fit (``overflow_advice``). Before that, the caller
    (``dropping.fit_dropping``) leaves out the items selected for this message, lowest-scored first.
-4. History is kept newest first, whole units at a time (a user message; an assistant message with
-   its tool results), while it fits; it never starts with an orphan tool result or an assistant turn.
+4. History is kept newest first, whole turns at a time (a user message with its replies, tool
+   calls and results), while it fits; a turn too long for the window on its own is left out and
+   named, and older turns are still kept. It never starts with an orphan tool result or an
+   assistant turn.
 """
 
 from __future__ import annotations
@@ -26,7 +28,15 @@ from agent_core.context.items import ContextManifest, ManifestPart, PartKind, Tr
 from agent_core.errors import ContextDeskError
 from agent_core.providers.base import ChatMessage, ToolSpec
 
-__all__ = ["Block", "ContextOverflowError", "Draft", "Limits", "fit_request", "summarize_tool_result"]
+__all__ = [
+    "Block",
+    "ContextOverflowError",
+    "Draft",
+    "Limits",
+    "fit_history",
+    "fit_request",
+    "summarize_tool_result",
+]
 
 SUMMARY_PREFIX = "[earlier result, summarized] "
 CUT_MARKER = "\n[… cut by ContextDesk to fit the context window: {shown} of {total} characters shown; the full result is in the saved chat …]"
@@ -108,12 +118,8 @@ def fit_request(
             fixed - limits.budget,
         )
 
-    kept, dropped = _newest_history_that_fits(history, limits.budget - fixed, counter)
-    if dropped:
-        saved = counter.messages(history[: len(history) - len(kept)])
-        trimmed.append(
-            TrimAction("history_dropped", f"{dropped} older messages left out to fit the window", saved)
-        )
+    kept, left_out = _newest_history_that_fits(history, limits.budget - fixed, counter)
+    trimmed += left_out
     if kept:
         parts.insert(
             len(system_parts),
@@ -239,33 +245,92 @@ def _shrink_turn_results(
     return [_cut_long_result(m, share, counter, trimmed) if m.role == "tool" else m for m in turns]
 
 
+def fit_history(
+    history: Sequence[ChatMessage], room: int, counter: TokenCounter, limits: Limits
+) -> tuple[list[ChatMessage], list[TrimAction]]:
+    """``history`` as a request with no tool turns of its own would send it in ``room`` tokens
+    (steps 1, 2 and 4 of the module's order), and what was summarized, cut or left out: the next
+    request's estimate uses it so it trims as the request will."""
+    trimmed: list[TrimAction] = []
+    condensed, _turns = _condense_tool_rounds(list(history), [], limits.keep_tool_rounds, counter, trimmed)
+    condensed = [_cut_long_result(m, limits.max_tool_result_tokens, counter, trimmed) for m in condensed]
+    kept, left_out = _newest_history_that_fits(condensed, room, counter)
+    return kept, trimmed + left_out
+
+
 def _newest_history_that_fits(
     history: list[ChatMessage], room: int, counter: TokenCounter
-) -> tuple[list[ChatMessage], int]:
-    units = _units(history)
+) -> tuple[list[ChatMessage], list[TrimAction]]:
+    """The newest whole turns that fit in ``room``, and what was left out.
+
+    A turn too long for ``room`` on its own (a pasted text the window never had room for) is left
+    out and named, and older turns are still kept: one huge message must not hide the whole
+    conversation. The first turn that would fit alone but not in what is left ends the history,
+    so what is kept has no gap but those named.
+    """
     kept: list[list[ChatMessage]] = []
-    used = 0
-    for unit in reversed(units):
-        cost = counter.messages(unit)
+    trimmed: list[TrimAction] = []
+    used = too_long = too_long_tokens = 0
+    for number, turn in reversed(_turns(history)):
+        cost = counter.messages(turn)
+        if cost > room:
+            trimmed.append(
+                TrimAction(
+                    "history_dropped",
+                    f"{_describe(number, turn, cost)} left out: too long for the window",
+                    cost,
+                )
+            )
+            too_long += len(turn)
+            too_long_tokens += cost
+            continue
         if used + cost > room:
             break
-        kept.append(unit)
+        kept.append(turn)
         used += cost
     kept.reverse()
-    while kept and kept[0][0].role != "user":
-        kept.pop(0)  # a history must open with the user speaking
-    flat = [message for unit in kept for message in unit]
-    return flat, len(history) - len(flat)
+    flat = [message for turn in kept for message in turn]
+    dropped = len(history) - len(flat) - too_long
+    if dropped:
+        saved = counter.messages(history) - used - too_long_tokens
+        trimmed.append(
+            TrimAction("history_dropped", f"{dropped} older messages left out to fit the window", saved)
+        )
+    return flat, trimmed
 
 
-def _units(history: list[ChatMessage]) -> list[list[ChatMessage]]:
-    """Messages grouped so a tool call and its results are never separated."""
-    units: list[list[ChatMessage]] = []
-    for message in history:
-        if message.role == "tool" and units and units[-1][0].role == "assistant":
-            units[-1].append(message)
-        elif message.role == "tool":
-            continue  # an orphan result (its call was never saved): never sent
-        else:
-            units.append([message])
-    return units
+def _describe(number: int, turn: list[ChatMessage], cost: int) -> str:
+    """``message #12 ("Please review this log…", 9,500 tokens)``: which it was, numbered from the
+    first message of the history sent."""
+    flat = " ".join(turn[0].content[:200].split())
+    snippet = flat if len(flat) <= 60 else flat[:60].rsplit(" ", 1)[0] + "…"
+    if len(turn) == 1:
+        return f'message #{number} ("{snippet}", {cost:,} tokens)'
+    last = number + len(turn) - 1
+    return f'messages #{number}–#{last} (the question "{snippet}" and its reply, {cost:,} tokens)'
+
+
+def _turns(history: list[ChatMessage]) -> list[tuple[int, list[ChatMessage]]]:
+    """Each user message with what followed it up to the next (replies, tool calls and their
+    results), numbered by its place in ``history`` from 1, so a kept question always keeps its
+    answer. Messages before the first user message are never sent: a history must open with the
+    user speaking. A tool result whose call is not just before it (never saved) is never sent."""
+    turns: list[tuple[int, list[ChatMessage]]] = []
+    for number, message in enumerate(history, 1):
+        if message.role == "user":
+            turns.append((number, [message]))
+        elif not turns:
+            continue
+        elif message.role != "tool" or _in_round(turns[-1][1]):
+            turns[-1][1].append(message)
+    return turns
+
+
+def _in_round(turn: list[ChatMessage]) -> bool:
+    """Whether a tool result may follow ``turn``'s last message: it ends in a tool call or its results."""
+    for message in reversed(turn):
+        if message.role == "assistant":
+            return True
+        if message.role != "tool":
+            return False
+    return False

@@ -41,7 +41,7 @@ _FIXES = {
     "the summary of the conversation so far": "start a new chat",
     "the tool definitions": "turn off the tools or servers this chat does not need",
     "the items selected for this message": "lower selection.topN",
-    "the message": "shorten the message, or attach the long text as a file",
+    "the message": "shorten the message (paste only the part your question is about)",
     "this reply's tool calls and results": "ask for less in one message",
 }
 
@@ -64,9 +64,20 @@ def largest_share(parts: Sequence[ManifestPart]) -> tuple[str, str]:
     )
 
 
+def _file_reader(parts: Sequence[ManifestPart]) -> str:
+    """The tool server whose ``read_file`` this request sends (the default agent's workspace), or ""."""
+    # Only something the user can do is advised: the desktop has no way to attach a local file,
+    # but a tool that reads files (cut to fit, or searched) can take a long text from one.
+    readers = [part.name for part in parts if part.kind == "tool" and part.name.endswith("__read_file")]
+    return readers[0].split("__", 1)[0] if readers else ""
+
+
 def overflow_advice(parts: Sequence[ManifestPart]) -> str:
     """ "The largest part is …: <fix>, or choose a model with a larger window"."""
     name, cost = largest_share(parts)
     fix = _FIXES.get(name)
+    reader = _file_reader(parts)
+    if name == "the message" and reader:
+        fix = f"{fix}, or save the long text as a file in the folder the {reader!r} tool server reads, and ask about it"
     fixes = f"{fix}, or choose a model with a larger window" if fix else "choose a model with a larger window"
     return f"The largest part is {cost}: {fixes}"

@@ -95,19 +95,19 @@ class HistoryEdits(ChatRecord):
         return wanted
 
     def estimate_next_request(self, last: ContextManifest) -> ContextManifest:
-        """What the next request would cost now that the history changed (after a compaction or
-        its undo): ``last``'s other parts with the chat's history and summary as they are now."""
+        """What the next request would cost now that the history changed (after a reply, a
+        compaction or its undo): ``last``'s other parts with the chat's summary as it is now and
+        its history trimmed as the request will trim it."""
         model = self.models.resolve(self.settings.chat.model)
         recent, summary = split_at_summary(
             self.store.messages(self.id, with_contexts=False, current_only=True)
         )
-        history = history_messages(recent)
-        summary_tokens = model.counter.count(summary.content) if summary is not None else 0
         return estimate_next_request(
             last,
-            history_tokens=model.counter.messages(history) if history else 0,
-            history_messages=len(history),
-            summary_tokens=summary_tokens,
+            history=history_messages(recent),
+            summary_tokens=model.counter.count(summary.content) if summary is not None else 0,
+            counter=model.counter,
+            limits=prompt_limits(model, self.settings).fit,
         )
 
     def edit_summary(self, message: StoredMessage, text: str) -> StoredMessage:

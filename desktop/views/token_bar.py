@@ -197,6 +197,9 @@ class ContextGauge(QWidget):
         the same estimate made just before a compaction (the number the gauge showed then)."""
         self._show(manifest)
         total = f"About {manifest.total_tokens:,} of {manifest.budget:,} tokens for the next message"
+        if any(action.kind == "history_dropped" for action in manifest.trimmed):
+            # The estimate trims the history as the request will; say so, or the bar looks too low.
+            total += ", with some earlier messages left out to fit (hover for which)"
         if before is None:
             self.caption.setText(f"{total} (estimated; View Context has each reply's exact figures)")
         else:

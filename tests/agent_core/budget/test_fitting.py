@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from agent_core.budget.counting import TokenCounter, counter_for, estimate_tokens
@@ -170,3 +172,77 @@ def test_the_overflow_names_many_small_rules_together_not_one_bigger_tool() -> N
     )
     assert "remove some of the chat's rules and references in the Context panel" in message
     assert "big_tool" not in message
+
+
+def short_turns(count: int) -> list[ChatMessage]:
+    return [
+        m
+        for n in range(1, count + 1)
+        for m in (ChatMessage("user", f"question {n}"), ChatMessage("assistant", f"answer {n}"))
+    ]
+
+
+def test_a_message_too_long_for_the_window_is_left_out_and_older_turns_are_still_kept() -> None:
+    # The tester's case: a pasted text that failed, then "hello again".
+    history = [*short_turns(5), ChatMessage("user", "pasted " * 3000)]
+    messages, manifest = fit_request(draft(history, user="hello again"), WORDS, limits(1000, reserve=100))
+    assert messages[1:-1] == tuple(short_turns(5))  # every short turn, not none of them
+    assert_pairs_valid(messages)
+    [action] = manifest.trimmed
+    assert action.kind == "history_dropped"
+    assert (
+        action.detail
+        == 'message #11 ("pasted pasted pasted pasted pasted pasted pasted pasted…", 3,004 tokens) left out: too long for the window'
+    )
+    assert action.tokens_saved == 3004
+    history_part = next(part for part in manifest.parts if part.kind == "history")
+    assert history_part.detail == "10 messages"
+
+
+def test_a_turn_too_long_is_left_out_whole_so_no_question_is_kept_without_its_answer() -> None:
+    history = [
+        *short_turns(2),
+        ChatMessage("user", "summarize this"),
+        ChatMessage("assistant", "summary " * 3000),
+        *short_turns(1),
+    ]
+    messages, manifest = fit_request(draft(history), WORDS, limits(1000, reserve=100))
+    assert "summarize this" not in [m.content for m in messages]
+    assert messages[1:-1] == (*short_turns(2), *short_turns(1))
+    assert [a.detail.split(" (")[0] for a in manifest.trimmed] == ["messages #5–#6"]
+    assert 'the question "summarize this" and its reply' in manifest.trimmed[0].detail
+
+
+def test_older_turns_that_would_not_fit_with_the_newer_ones_are_still_left_out_together() -> None:
+    history = [*short_turns(3), ChatMessage("user", "big " * 300), ChatMessage("assistant", "ok")]
+    request = draft(history)
+    fixed = fit_request(draft([]), WORDS, limits(10_000))[1].total_tokens
+    room = WORDS.messages(history[-2:]) + 5  # the newest turn fits, with no room for any older one
+    messages, manifest = fit_request(request, WORDS, limits(fixed + room + 100, reserve=100))
+    assert messages[1:-1] == tuple(history[-2:])
+    [action] = manifest.trimmed
+    assert action.detail == "6 older messages left out to fit the window"
+    assert action.tokens_saved == WORDS.messages(history[:6])
+
+
+def test_a_message_too_long_is_refused_with_advice_the_user_can_follow() -> None:
+    # The desktop has no way to attach a local file: the advice must not name one.
+    with pytest.raises(ContextOverflowError) as raised:
+        fit_request(draft([], user="word " * 1000), WORDS, limits(500, reserve=100))
+    message = str(raised.value)
+    assert "attach" not in message
+    assert message.endswith(
+        "shorten the message (paste only the part your question is about), or save the long text "
+        "as a file in the folder the 'fs' tool server reads, and ask about it, or choose a model "
+        "with a larger window"
+    )
+
+
+def test_without_a_tool_that_reads_files_the_advice_does_not_suggest_a_file() -> None:
+    request = replace(draft([], user="word " * 1000), tools=[])
+    with pytest.raises(ContextOverflowError) as raised:
+        fit_request(request, WORDS, limits(500, reserve=100))
+    assert str(raised.value).endswith(
+        "shorten the message (paste only the part your question is about), or choose a model with a "
+        "larger window"
+    )
