@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -21,17 +20,13 @@ from agent_core.agent.items import Problem
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.schema import IncludeMode
 from agent_core.agent.skill_files.definition import Skill
+from agent_core.agent.skill_files.hidden_text import escape_unseen
 from agent_core.agent.skill_files.trust_check import skill_trust_problems
 from agent_core.errors import AgentFileError
 
 __all__ = ["print_skills", "register", "skill_summary"]
 
 _NAME_COLUMN = 32
-# Control characters but line breaks and tabs, and Unicode's format characters (category Cf).
-_UNSEEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
-)
 
 
 def register(subparsers: Any) -> None:
@@ -105,9 +100,9 @@ def run_show(args: argparse.Namespace) -> int:
         summary["problems"] = [_problem(p) for p in problems]
         print(json.dumps(summary, indent=2, ensure_ascii=False, default=str))
         return 0
-    title = f"  ({_visible(skill.display_name)})" if skill.display_name else ""
+    title = f"  ({escape_unseen(skill.display_name)})" if skill.display_name else ""
     print(f"{skill.name}{title}  {summary['path']}")
-    print(f"  {_visible(skill.description) or '(no description)'}")
+    print(f"  {escape_unseen(skill.description) or '(no description)'}")
     header = [
         ("License", skill.license),
         ("Compatibility", skill.compatibility),
@@ -115,7 +110,7 @@ def run_show(args: argparse.Namespace) -> int:
     ]
     for label, value in header:
         if value:
-            print(f"  {label}: {_visible(value)}")
+            print(f"  {label}: {escape_unseen(value)}")
     print(
         f"\nSettings: include {skill.include.value}, {'enabled' if skill.enabled else 'disabled'}, "
         f"priority {skill.priority_level}  (change with `contextdesk skill set {skill.name} "
@@ -129,7 +124,7 @@ def run_show(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"  {problem.describe(agent.root)}")
     print(f"\n--- {summary['path']} (after its header) ---")
-    print(_visible(skill.body.rstrip("\n")))
+    print(escape_unseen(skill.body.rstrip("\n")))
     return 0
 
 
@@ -233,14 +228,8 @@ def _problem(problem: Problem) -> dict[str, Any]:
     }
 
 
-def _visible(text: str) -> str:
-    """Someone else's text made safe for a terminal, with nothing hidden: escape sequences and
-    invisible characters (zero-width, bidi overrides, tag characters) are written as escapes."""
-    return _UNSEEN.sub(lambda match: match.group(0).encode("unicode_escape").decode("ascii"), text)
-
-
 def _cut(text: str, width: int) -> str:
-    text = " ".join(_visible(text).split())
+    text = " ".join(escape_unseen(text).split())
     return text if len(text) <= width else text[: width - 3].rstrip() + "..."
 
 

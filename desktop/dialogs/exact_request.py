@@ -1,5 +1,6 @@
 """Show exact request: what one reply's model turn was sent, as kept when it was sent, read-only
-and copyable (credentials masked by the core before it was written)."""
+and copyable (credentials masked by the core before it was written). Characters a reader would not
+see are shown as markers (⟨U+200B⟩); Copy all copies the text as it was sent."""
 
 from __future__ import annotations
 
@@ -17,9 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.skill_files.hidden_text import mark_unseen
 from agent_core.errors import ContextDeskError
 from agent_core.store.sent_requests import SentRequest
 from desktop.bridge import CoreBridge
+from desktop.dialogs.skill_file import marked_note
 from desktop.theme import colors
 from desktop.views.window_geometry import fit_size
 
@@ -63,6 +66,11 @@ class ExactRequestDialog(QDialog):
         )
         self.shortened.hide()
         layout.addWidget(self.shortened)
+        self.hidden_note = QLabel()
+        self.hidden_note.setWordWrap(True)
+        self.hidden_note.setStyleSheet(self.shortened.styleSheet())
+        self.hidden_note.hide()
+        layout.addWidget(self.hidden_note)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -71,7 +79,9 @@ class ExactRequestDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.copy_button = QPushButton("Copy all")
-        self.copy_button.setToolTip("Copy the whole request, as shown, to the clipboard")
+        self.copy_button.setToolTip(
+            "Copy the whole request to the clipboard, as it was sent (hidden characters as they are)"
+        )
         self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy_all)
         buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -80,14 +90,18 @@ class ExactRequestDialog(QDialog):
         bridge.call(read, on_result=self._show, on_error=self._failed)
 
     def copy_all(self) -> None:
-        QGuiApplication.clipboard().setText(self.text.toPlainText())
+        sent = self.request.as_text() if self.request is not None else self.text.toPlainText()
+        QGuiApplication.clipboard().setText(sent)
 
     def _show(self, request: SentRequest | None) -> None:
         self.request = request
         if request is None:
             self.text.setPlainText(NOT_KEPT)
         else:
-            self.text.setPlainText(request.as_text())
+            shown, hidden = mark_unseen(request.as_text())
+            self.text.setPlainText(shown)
+            self.hidden_note.setText(marked_note(hidden))
+            self.hidden_note.setVisible(hidden > 0)
             self.copy_button.setEnabled(True)
             if request.characters_left_out:
                 self.shortened.setText(

@@ -6,6 +6,7 @@ agent as it is now; an item the agent no longer has still shows, by name, marked
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
@@ -15,6 +16,7 @@ from PySide6.QtCore import QSortFilterProxyModel, Qt
 
 from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
+from agent_core.agent.skill_files.hidden_text import escape_unseen
 from agent_core.context.items import ItemRef, ItemType, NearMiss, RequestContext, SessionItem
 from agent_core.context.reason_words import reason_words
 from agent_core.tools.runtime import HintedTool, ToolDescriptor
@@ -27,8 +29,11 @@ __all__ = [
     "ContextRow",
     "Role",
     "near_miss_rows",
+    "reason_text",
     "request_rows",
+    "score_text",
     "session_rows",
+    "shown_name",
     "sorted_proxy",
 ]
 
@@ -41,16 +46,33 @@ def reason_text(reason: str, score: float | None = None, needed: float | None = 
     words = reason_words(reason)
     if needed is None:
         return words
+    digits = _score_digits(score, needed)
+    got = "" if score is None else f", got {score_text(score, needed)}"
+    return f"{words}: needed {needed:.{digits}f}{got}"
+
+
+def score_text(score: float, needed: float | None = None) -> str:
+    """A score as shown. Against the floor it failed (``needed``) it has the digits that tell the two
+    apart (0.4496 under 0.45 is "0.4496", not "0.45"), and past four digits it is cut rather than
+    rounded, so it never reads as reaching the floor. Its badge and its reason show the same figure."""
+    digits = _score_digits(score, needed)
+    shown = f"{score:.{digits}f}"
+    if needed is not None and score < needed and shown == f"{needed:.{digits}f}":
+        return f"{math.floor(score * 10**digits) / 10**digits:.{digits}f}"
+    return shown
+
+
+def _score_digits(score: float | None, needed: float | None) -> int:
     digits = 2  # more where two places would show a score under the bar as reaching it (0.4496, 0.45)
     while (
         score is not None
-        and score != needed
+        and needed is not None
+        and score < needed
         and digits < 4
         and f"{score:.{digits}f}" == f"{needed:.{digits}f}"
     ):
         digits += 1
-    got = "" if score is None else f", got {score:.{digits}f}"
-    return f"{words}: needed {needed:.{digits}f}{got}"
+    return digits
 
 
 class Column(IntEnum):
@@ -87,6 +109,7 @@ class Role(IntEnum):
     PINNED = Qt.ItemDataRole.UserRole + 12
     HINTS = Qt.ItemDataRole.UserRole + 13  # tuple[str, ...]: a tool's "read-only", "destructive", ...
     STATE = Qt.ItemDataRole.UserRole + 14  # str: a skill's state in the request ("loaded"...)
+    SCORE_TEXT = Qt.ItemDataRole.UserRole + 15  # str: the score as shown, "" for none (score_text)
 
 
 @dataclass(frozen=True)
@@ -122,12 +145,17 @@ class ContextRow:
         return f"{999 if self.priority is None else self.priority:03d}\x00{self.ref.name.lower()}"
 
     @property
+    def score_words(self) -> str:
+        """The score as its badge and its reason show it ("" for none)."""
+        return "" if self.score is None else score_text(self.score, self.needed)
+
+    @property
     def reason_words(self) -> str:
         return reason_text(self.reason, self.score, self.needed) if self.reason else ""
 
     @property
     def tooltip(self) -> str:
-        parts = [self.ref.label()]
+        parts = [self.title if self.title and self.ref.type == "skill" else self.ref.label()]
         if self.description:
             parts.append(self.description)
         if self.removed:
@@ -141,6 +169,15 @@ class ContextRow:
         if self.pinned:
             parts.append("Pinned: kept in full whatever trimming or compaction does.")
         return "\n".join(parts)
+
+
+def shown_name(ref: ItemRef) -> str:
+    """A skill's folder name written out where it holds characters a reader would not see (a
+    skill may come from anyone); "" when it shows as it is, as every other item's name does."""
+    if ref.type != "skill":
+        return ""
+    shown = escape_unseen(ref.name)
+    return "" if shown == ref.name else shown
 
 
 def _details(
@@ -164,7 +201,9 @@ def _details(
         return None, "", False
     if ref.type == "skill":
         skill = agent.skills.get(ref.name)
-        return (None, "", True) if skill is None else (skill.priority_level, skill.description, False)
+        if skill is None:
+            return None, "", True
+        return skill.priority_level, escape_unseen(" ".join(skill.description.split())), False
     document = agent.document("rule" if ref.type == "rule" else "reference", ref.name)
     if document is None:
         return None, "", True
@@ -195,7 +234,7 @@ def request_rows(
     rows = []
     for item in context.of_type(item_type):
         priority, description, removed = _details(item.ref, agent, by_ref, attached, memories)
-        title = ""
+        title = shown_name(item.ref)
         if item.ref.type == "memory":  # its words as the title, why it was recalled below them
             title, description = description or "(forgotten)", item.reason
         elif item.reason:  # how selection found it (an example, one request of several, a correction)
@@ -233,7 +272,7 @@ def near_miss_rows(
         if miss.ref.type != item_type:
             continue
         priority, description, removed = _details(miss.ref, agent, by_ref, memories=memories)
-        title = ""
+        title = shown_name(miss.ref)
         if miss.ref.type == "memory":
             title, description = description or "(forgotten)", ""
         rows.append(
@@ -277,6 +316,7 @@ def session_rows(
                 removed,
                 pinned=item.pinned,
                 hints=_hints(item.ref, by_ref),
+                title=shown_name(item.ref),
             )
         )
     return rows
@@ -318,7 +358,7 @@ class ContextItemsModel(RowTableModel[ContextRow]):
             if column == Column.MODE:
                 return MODE_LABELS.get(row.mode or "", "")
             if column == Column.SCORE:
-                return "" if row.score is None else f"{row.score:.2f}"
+                return row.score_words
             if column == Column.TOKENS:
                 return "" if row.tokens is None else f"{row.tokens:,}"
             return row.description
@@ -339,6 +379,7 @@ class ContextItemsModel(RowTableModel[ContextRow]):
             Role.PINNED: row.pinned,
             Role.HINTS: row.hints,
             Role.STATE: row.state,
+            Role.SCORE_TEXT: row.score_words,
         }
         return by_role.get(role)
 

@@ -5,10 +5,11 @@ core's :func:`~agent_core.context.skill_report.skill_uses`), and the tokens sele
 from __future__ import annotations
 
 from agent_core.agent.agent import Agent
+from agent_core.agent.skill_files.hidden_text import escape_unseen
 from agent_core.context.items import ItemRef, RequestContext
-from agent_core.context.skill_disclosure import LOADED_NOW_REASON
+from agent_core.context.skill_disclosure import ADDED_REASON, LOADED_NOW_REASON
 from agent_core.context.skill_report import STATE_WORDS, cut_words, skill_uses, tokens_saved_text
-from desktop.models.context_items import ContextRow
+from desktop.models.context_items import ContextRow, shown_name
 
 __all__ = [
     "OFFERED_THEN_LOADED",
@@ -21,6 +22,10 @@ __all__ = [
 # A skill the model loaded during this reply after selection offered it: the record keeps its score
 # and says it was loaded; the row says both steps, so the path from catalogue line to body shows.
 OFFERED_THEN_LOADED = "Selected, then loaded (skills.load)"
+# A skill added by hand got in as Manual whatever its include mode; the row says both, so it does not
+# read as contradicting the Skills list, which shows the include mode.
+ADDED_WITH_MODE = "Added by you to this chat (its include mode is {mode})"
+
 # After the tokens saved, when a skill was loaded during the reply: its body came as a tool result.
 LOADED_IN_HISTORY = "a skill loaded during this reply is counted with the history"
 
@@ -49,10 +54,12 @@ def skill_request_rows(context: RequestContext, agent: Agent | None) -> list[Con
     rows = []
     for use in skill_uses(context):
         skill = None if agent is None else agent.skills.get(use.name)
-        description = skill.description if skill is not None else ""
+        description = escape_unseen(" ".join(skill.description.split())) if skill is not None else ""
         reason = f"{use.reason[:1].upper()}{use.reason[1:]}" if use.reason else ""
         if use.reason == LOADED_NOW_REASON and use.include_mode == "agent" and use.score is not None:
             reason = OFFERED_THEN_LOADED
+        if use.reason == ADDED_REASON and skill is not None and skill.include.value != use.include_mode:
+            reason = ADDED_WITH_MODE.format(mode=skill.include.value.capitalize())
         if use.cut:  # the badge says "body inline": say it was only part of it
             cut = cut_words(use)
             reason = f"{reason}; {cut}" if reason else f"{cut[:1].upper()}{cut[1:]}"
@@ -66,6 +73,7 @@ def skill_request_rows(context: RequestContext, agent: Agent | None) -> list[Con
                 removed=agent is not None and skill is None,
                 tokens=use.tokens,
                 state=STATE_WORDS[use.state],
+                title=shown_name(ItemRef("skill", use.name)),
             )
         )
     return rows

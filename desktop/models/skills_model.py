@@ -15,7 +15,9 @@ from typing import Any, Literal
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 
+from agent_core.agent.items import Problem
 from agent_core.agent.skill_files.definition import Skill
+from agent_core.agent.skill_files.hidden_text import escape_unseen
 from agent_core.context.items import SessionItem
 from desktop.models._table import RowListModel
 
@@ -29,6 +31,7 @@ __all__ = [
     "SkillsModel",
     "chat_skill_states",
     "skill_rows",
+    "warning_text",
 ]
 
 # The include modes in the order the menus offer them, with their words.
@@ -73,10 +76,25 @@ class SkillRole(IntEnum):
     FOLDER = Qt.ItemDataRole.UserRole + 7  # Path | None
     SKILL_FILE = Qt.ItemDataRole.UserRole + 8  # Path | None: the SKILL.md
     IN_CHAT = Qt.ItemDataRole.UserRole + 9  # "" / "always" / "added" / "loaded": how the open chat holds it
+    WARNINGS = Qt.ItemDataRole.UserRole + 10  # tuple[str, ...]: its trust warnings, each in words
+    # The folder's name as shown beside a title that differs from it ("" when they are the same).
+    OTHER_FOLDER = Qt.ItemDataRole.UserRole + 11
+
+
+def warning_text(problem: Problem) -> str:
+    """A trust warning in words: what was found, where, and what to do. The excerpt it quotes is
+    the skill's own text, so what it hides is written out."""
+    where = f" (line {problem.line})" if problem.line else ""
+    fix = f" What to do: {problem.fix}." if problem.fix else ""
+    return escape_unseen(f"{problem.message}{where}.{fix}")
 
 
 @dataclass(frozen=True)
 class SkillRow:
+    """A skill as the list shows it. ``title`` and ``description`` are the skill's own words with
+    invisible and control characters written out (``pdf-\\u202etxt.exe``), so a name cannot pose
+    as another one."""
+
     name: str
     title: str
     description: str
@@ -89,16 +107,33 @@ class SkillRow:
     # stroke, for every row.
     search_text: str = ""
     in_chat: str = ""  # how the open chat holds it ("" when it does not): a ChatSkillState
+    folder_name: str = ""  # ``name`` as shown: invisible and control characters written out
+    warnings: tuple[str, ...] = ()  # its trust warnings in words (hidden characters, hostile instructions)
 
     @property
     def folder(self) -> Path | None:
         return None if self.skill_file is None else self.skill_file.parent
 
     @property
+    def other_folder(self) -> str:
+        """The folder's name (as shown) when the title differs from it, else ""."""
+        folder = self.folder_name or self.name
+        return "" if self.title == folder else folder
+
+    @property
+    def label(self) -> str:
+        """The title, and the folder's name beside it when they differ: the folder is how agent.yaml
+        and the model name the skill, so a header's name cannot pass for another skill's."""
+        return f"{self.title} ({self.other_folder})" if self.other_folder else self.title
+
+    @property
     def tooltip(self) -> str:
-        parts = [self.title if self.title == self.name else f"{self.title} (skills/{self.name})"]
+        parts = [f"{self.title} (folder skills/{self.other_folder})" if self.other_folder else self.title]
         if self.description:
             parts.append(self.description)
+        if self.warnings:
+            count = len(self.warnings)
+            parts.append(f"{count} trust warning{'s' if count != 1 else ''}: choose it to read them.")
         if self.scripts:
             parts.append(
                 f"Has {self.scripts} script{'s' if self.scripts != 1 else ''}: they run only through "
@@ -112,17 +147,19 @@ class SkillRow:
 
 
 def _row(skill: Skill) -> SkillRow:
-    description = " ".join(skill.description.split())
+    description = escape_unseen(" ".join(skill.description.split()))
+    name, title = escape_unseen(skill.name), escape_unseen(" ".join(skill.title.split()))
     return SkillRow(
         name=skill.name,
-        title=skill.title,
+        title=title if skill.display_name else name,
+        folder_name=name,
         description=description,
         include=skill.include.value,
         enabled=skill.enabled,
         scripts=len(skill.scripts),
         files=len(skill.files),
         skill_file=skill.path,
-        search_text=f"{skill.name}\n{skill.title}\n{description}".lower(),
+        search_text=f"{name}\n{title}\n{description}".lower(),
     )
 
 
@@ -139,7 +176,10 @@ class SkillsModel(RowListModel[SkillRow]):
         self._rows = list(rows)
 
     def set_rows(self, rows: Sequence[SkillRow]) -> None:
-        self._reset_rows(rows)
+        """Show ``rows``; a skill listed before keeps its warnings until :meth:`set_warnings`
+        says otherwise (after a reload they are checked again)."""
+        kept = {row.name: row.warnings for row in self._rows if row.warnings}
+        self._reset_rows([replace(row, warnings=kept.get(row.name, row.warnings)) for row in rows])
 
     def rows(self) -> list[SkillRow]:
         return list(self._rows)
@@ -162,6 +202,15 @@ class SkillsModel(RowListModel[SkillRow]):
                 self._rows[number] = replace(row, in_chat=state)
                 self.dataChanged.emit(self.index(number, 0), self.index(number, 0))
 
+    def set_warnings(self, warnings: Mapping[str, Sequence[str]]) -> None:
+        """The trust warnings of the skills in ``warnings`` (name -> each in words; empty: none);
+        other skills keep theirs. Only rows that change are repainted."""
+        for number, row in enumerate(self._rows):
+            found = warnings.get(row.name)
+            if found is not None and tuple(found) != row.warnings:
+                self._rows[number] = replace(row, warnings=tuple(found))
+                self.dataChanged.emit(self.index(number, 0), self.index(number, 0))
+
     def update_row(self, name: str, **changes: Any) -> bool:
         """Change the row of skill ``name`` in place (the view keeps its selection); False if none."""
         number = self.row_of(name)
@@ -173,7 +222,7 @@ class SkillsModel(RowListModel[SkillRow]):
 
     def row_data(self, row: SkillRow, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            return row.title
+            return row.label
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.tooltip
         by_role: dict[int, object] = {
@@ -186,6 +235,8 @@ class SkillsModel(RowListModel[SkillRow]):
             SkillRole.FOLDER: row.folder,
             SkillRole.SKILL_FILE: row.skill_file,
             SkillRole.IN_CHAT: row.in_chat,
+            SkillRole.WARNINGS: row.warnings,
+            SkillRole.OTHER_FOLDER: row.other_folder,
         }
         return by_role.get(role)
 

@@ -63,8 +63,8 @@ class ContextItemDelegate(QStyledItemDelegate):
             badges.append((MODE_LABELS.get(mode, mode), mode))
         elif self.show_miss_badge:
             badges.append(("Not included", "miss"))
-        if score is not None:
-            badges.append((f"{score:.2f}", "score"))
+        if score is not None:  # as its reason shows it: never rounded up to a floor it failed
+            badges.append((str(index.data(Role.SCORE_TEXT) or f"{score:.2f}"), "score"))
         if state := index.data(Role.STATE):  # what a request carried of a skill
             badges.append((f"{state[:1].upper()}{state[1:]}", STATE_BADGES.get(state, "score")))
         # A tool's hints from its server: only the two that change how to treat it.

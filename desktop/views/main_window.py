@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from agent_core.agent.skill_files.hidden_text import escape_unseen
 from agent_core.errors import ContextDeskError
 from agent_core.providers.catalog import ModelChoices, model_choices
 from desktop.bridge import CoreBridge, Generation
@@ -44,16 +46,28 @@ from desktop.views.undo_note import UndoNote
 from desktop.views.window_geometry import place_window
 
 if TYPE_CHECKING:
+    from agent_core.agent.agent import Agent
     from agent_core.store.chats import StoredSession
     from agent_core.workspace import Workspace
     from desktop.views.manage_window import ManageWindow
     from desktop.views.workflows_panel import WorkflowsPanel
 
-__all__ = ["MainWindow"]
+__all__ = ["MainWindow", "agent_problems_text"]
 
 logger = logging.getLogger(__name__)
 
 PREFERRED_SIZE = QSize(1360, 860)  # on a first start, when the screen has room for it
+
+
+def agent_problems_text(agent: Agent, known: Collection[str] = ()) -> str:
+    """The banner's words for what is wrong in the agent's files ("" when nothing is); a problem
+    not in ``known`` (descriptions already shown) is named first, so a file that just broke is."""
+    described = [error.describe(agent.root) for error in agent.errors]
+    if not described:
+        return ""
+    described.sort(key=lambda text: text in known)  # stable: the new ones first, each in its order
+    more = f" (and {len(described) - 1} more)" if len(described) > 1 else ""
+    return escape_unseen(f"Some agent files have problems: {described[0]}{more}")
 
 
 class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
@@ -69,6 +83,8 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
         self.model_choices: list[str] = []
         self.model_unlisted: dict[str, str] = {}  # provider -> why it listed no models
         self._models_generation = Generation()
+        self._problems_shown = ""  # the agent's problems the banner last said ("" for none)
+        self._problems_known: set[str] = set()  # each problem of the agent as last read
         self._models_listed_for: object = None  # the chat model and providers the lists are from
         self._manage_window: ManageWindow | None = None
         self._tabs_restored = False  # the open tabs of the last run are back (then they are saved)
@@ -194,10 +210,9 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
         self.setWindowTitle(f"{agent.name} — ContextDesk")
         add_recent_agent(agent.root)
         self.watcher.watch(agent.root)
-        if agent.errors:
-            first = agent.errors[0].describe(agent.root)
-            more = f" (and {len(agent.errors) - 1} more)" if len(agent.errors) > 1 else ""
-            self.banner.show_message(f"Some agent files have problems: {first}{more}", level="warning")
+        self._problems_shown = ""
+        self._problems_known = set()
+        self._show_agent_problems(agent)
 
         def listed(sessions: list[StoredSession]) -> None:
             mine = [s for s in sessions if s.agent_path == str(agent.root)]
@@ -222,6 +237,21 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
         if self._manage_window is not None:
             self._manage_window.bind_workspace(workspace)
 
+    def _show_agent_problems(self, agent: Agent) -> None:
+        """The banner says what is wrong in the agent's files after every (re)load: a file that
+        breaks while the app is open shows at once, and the banner goes when it is fixed. The same
+        problems, dismissed, do not come back on the next reload; another message is left alone."""
+        text = agent_problems_text(agent, self._problems_known)
+        self._problems_known = {error.describe(agent.root) for error in agent.errors}
+        if text == self._problems_shown:
+            return
+        showing_ours = self.banner.isVisibleTo(self) and self.banner.text() == self._problems_shown
+        self._problems_shown = text
+        if text:
+            self.banner.show_message(text, level="warning")
+        elif showing_ours:
+            self.banner.hide()
+
     def _on_open_failed(self, message: str) -> None:
         self.placeholder.setText("The agent could not be opened.")
         self.banner.show_message(message, level="error")
@@ -233,6 +263,7 @@ class MainWindow(ChatTabs, AgentSettingsActions, QMainWindow):
             view.agent_label.setText(agent.name)
             self._note_workspace_folder(view)
         self.setWindowTitle(f"{agent.name} — ContextDesk")
+        self._show_agent_problems(agent)
         self._update_mentions()
         self.background.agent_reloaded()
         self.background.chat_shown(self.current_controller())

@@ -1,5 +1,6 @@
-"""Paints a skill row: its title with badges at the right ("In chat" or "Loaded", "Scripts", the include
-mode or "Off"), and its description on a second line. Every row is the same height, so a list of a
+"""Paints a skill row: its title (with its folder's name beside it, muted, when they differ) and badges
+at the right ("⚠ n" trust warnings, "In chat" or "Loaded", "Scripts", the include mode or "Off"),
+and its description on a second line. Every row is the same height, so a list of a
 thousand skills lays out without measuring each one."""
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ BADGE_GAP = 4
 def skill_badges(index: Index) -> list[tuple[str, str]]:
     """(text, colour kind) of the badges a skill row shows, left to right."""
     badges: list[tuple[str, str]] = []
+    if warnings := index.data(SkillRole.WARNINGS):  # what a reviewer should read before trusting it
+        badges.append((f"⚠ {len(warnings)}", "destructive"))
     in_chat = index.data(SkillRole.IN_CHAT)
     if in_chat:  # its body is in every request of the open chat
         badges.append(("Loaded" if in_chat == "loaded" else "In chat", "skill"))
@@ -73,13 +76,28 @@ class SkillDelegate(QStyledItemDelegate):
         title_font.setBold(True)
         painter.setFont(title_font)
         painter.setPen(text_color if enabled else muted)
-        title_width = max(20.0, first.width() - badges_width - 6)
-        title = QFontMetrics(title_font).elidedText(
-            str(index.data(SkillRole.TITLE) or ""), Qt.TextElideMode.ElideRight, int(title_width)
-        )
+        room = max(20.0, first.width() - badges_width - 6)
+        title_metrics = QFontMetrics(title_font)
+        title = str(index.data(SkillRole.TITLE) or "")
+        # The folder's name always shows beside a title of the header's own: it is the skill's
+        # real name, so it gets its room first (up to half the row) and the title is cut.
+        folder = str(index.data(SkillRole.OTHER_FOLDER) or "")
+        folder_text = f"({folder})" if folder else ""
+        folder_width = min(float(metrics.horizontalAdvance(folder_text)), room / 2) if folder else 0.0
+        title_room = max(10.0, room - (folder_width + 6 if folder else 0))
+        title = title_metrics.elidedText(title, Qt.TextElideMode.ElideRight, int(title_room))
         painter.drawText(
-            QRectF(first.left(), first.top(), title_width, line_height), Qt.AlignmentFlag.AlignVCenter, title
+            QRectF(first.left(), first.top(), title_room, line_height), Qt.AlignmentFlag.AlignVCenter, title
         )
+        if folder:
+            painter.setFont(option.font)
+            painter.setPen(muted)
+            left = first.left() + title_metrics.horizontalAdvance(title) + 6
+            painter.drawText(
+                QRectF(left, first.top(), folder_width + 1, line_height),
+                Qt.AlignmentFlag.AlignVCenter,
+                metrics.elidedText(folder_text, Qt.TextElideMode.ElideMiddle, int(folder_width) + 1),
+            )
 
         description = str(index.data(SkillRole.DESCRIPTION) or "") or "No description"
         painter.setFont(option.font)

@@ -1,6 +1,7 @@
 """Joins the Skills section to :class:`~desktop.controllers.skill_actions.SkillActions` and shows
 what comes back: the folder to import (asked with a folder dialog), the import's report, a SKILL.md,
-a failure. A failed write reloads the agent, so the section shows agent.yaml as it really is."""
+a failure; and each listed agent's skills to :class:`~desktop.controllers.skill_trust.SkillTrustChecks`,
+whose warnings the section marks. A failed write reloads the agent, so the section shows agent.yaml as it really is."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from agent_core.agent.importers import ImportReport
 from desktop.bridge import CoreBridge
 from desktop.controllers.skill_actions import SkillActions, SkillFileText
+from desktop.controllers.skill_trust import SkillTrustChecks
 from desktop.controllers.workspace_host import WorkspaceHost
 from desktop.dialogs.import_report import ImportReportDialog
 from desktop.dialogs.skill_file import SkillFileDialog
@@ -38,6 +40,9 @@ class SkillDialogs(QObject):
         self.actions.imported.connect(self.show_report)
         self.actions.file_read.connect(self.show_file)
         self.actions.failed.connect(self.show_failure)
+        self.trust = SkillTrustChecks(bridge, self)
+        section.agent_shown.connect(self.trust.check)
+        self.trust.checked.connect(section.set_warnings)
 
     def import_skills(self) -> None:
         """Ask for a folder and import it into the open agent."""

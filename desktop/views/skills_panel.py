@@ -1,6 +1,7 @@
 """The Skills section of the context panel: the agent's skills with a search box, those the open
-chat holds marked, and for the chosen skill its include mode, enabled, "Add to chat" / "Remove from
-chat", "Open folder" and "View SKILL.md"; "Import…" brings more in.
+chat holds marked, those with trust warnings marked, and for the chosen skill its warnings, include
+mode, enabled, "Add to chat" / "Remove from chat", "Open folder" and "View SKILL.md"; "Import…"
+brings more in.
 
 The view only shows and asks: a change is a signal (the window hands it to
 :class:`~desktop.controllers.skill_actions.SkillActions`, which writes agent.yaml on the core thread
@@ -9,7 +10,7 @@ and reloads the agent). The row changes at once, so the list does not wait for t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QUrl, Signal
@@ -18,12 +19,14 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QListView,
     QMenu,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -31,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.agent.agent import Agent
+from agent_core.agent.items import Problem
 from desktop.models.skills_model import (
     IN_CHAT_WORDS,
     INCLUDE_MODES,
@@ -38,6 +42,7 @@ from desktop.models.skills_model import (
     SkillRole,
     SkillsModel,
     skill_rows,
+    warning_text,
 )
 from desktop.theme import colors
 from desktop.views.skill_delegate import SkillDelegate
@@ -49,6 +54,14 @@ DESCRIPTION_CHARS = 220  # of the chosen skill's description shown under the lis
 DESCRIPTION_LINES = 6  # the room under the list for the chosen skill's name and description
 CHOOSE_TEXT = "Choose a skill to see its description and settings."
 MODE_WORDS = {"agent": "Agent", "always": "Always", "manual": "Manual"}
+WARNINGS_SHOWN = 5  # of the chosen skill's trust warnings, under its description (all in the tooltip)
+WARNING_LINES = 9  # the most room they take before they scroll
+# How the open chat holds the chosen skill, beside its include mode (its setting for new messages).
+HOW_IN_CHAT = {
+    "always": "In this chat: always on (include mode Always).",
+    "added": "In this chat: added by you (Manual), whatever its include mode.",
+    "loaded": "In this chat: loaded by the model (skills.load).",
+}
 ADD_TEXT = "Add to chat"
 REMOVE_TEXT = "Remove from chat"
 
@@ -60,6 +73,7 @@ class SkillsSection(QWidget):
     import_requested = Signal()
     add_to_chat_requested = Signal(str)  # skill name: into the open chat, with its body
     remove_from_chat_requested = Signal(str)
+    agent_shown = Signal(object)  # Agent | None: its skills are listed (their warnings are wanted)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -129,14 +143,35 @@ class SkillsSection(QWidget):
         # Always as tall: choosing another skill moves nothing (the list keeps its place).
         self.description.setFixedHeight(self.description.fontMetrics().lineSpacing() * DESCRIPTION_LINES + 4)
         details.addWidget(self.description)
+        self.warnings = QLabel()
+        self.warnings.setWordWrap(True)
+        self.warnings.setTextFormat(Qt.TextFormat.RichText)
+        self.warnings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.warnings.setStyleSheet(
+            f"background-color: {colors().warning_background}; padding: 4px; border-radius: 4px;"
+        )
+        # A long list scrolls in its own box, so the warnings never push the skills list away.
+        self.warnings_box = QScrollArea()
+        self.warnings_box.setWidget(self.warnings)
+        self.warnings_box.setWidgetResizable(True)
+        self.warnings_box.setFrameShape(QFrame.Shape.NoFrame)
+        self.warnings_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        line = self.warnings.fontMetrics().lineSpacing()
+        self.warnings_box.setMaximumHeight(line * WARNING_LINES + 10)
+        self.warnings_box.setMinimumHeight(line * 6 + 10)  # what was found shows, however tight
+        self.warnings_box.hide()
+        details.addWidget(self.warnings_box)
         settings_row = QHBoxLayout()
-        settings_row.addWidget(QLabel("Included"))
+        # Its setting for new messages; how it got into the open chat is said above it.
+        settings_row.addWidget(QLabel("Include mode"))
         self.include_box = QComboBox()
         for mode, words in INCLUDE_MODES:
             self.include_box.addItem(MODE_WORDS[mode], mode)
             self.include_box.setItemData(self.include_box.count() - 1, words, Qt.ItemDataRole.ToolTipRole)
         self.include_box.setToolTip(
-            "Agent: offered when a message needs it. Always: in every request. Manual: only when added."
+            "How messages get this skill (saved in agent.yaml). Agent: offered when a message needs it. "
+            "Always: in every request. Manual: only when added. A skill you added to a chat stays in it "
+            "whatever its include mode."
         )
         self.include_box.currentIndexChanged.connect(self._include_chosen)
         self.enabled_box = QCheckBox("Enabled")
@@ -169,13 +204,30 @@ class SkillsSection(QWidget):
         """List ``agent``'s skills (again after a reload, the chosen one still chosen)."""
         if agent is self._agent:
             return
+        other = (agent is None) != (self._agent is None) or (
+            agent is not None and self._agent is not None and agent.root != self._agent.root
+        )
         self._agent = agent
+        if other:  # another agent: a search or warnings for the last one would mislead
+            self.model.set_rows([])
+            self.search.clear()
         chosen = self.current_name()
         self.model.set_rows(skill_rows(agent.skills.values()) if agent is not None else [])
         self.model.set_in_chat(self._chat or {})
         if chosen is not None:
             self.select(chosen)
         self._show_counts()
+        self._show_current()
+        self.agent_shown.emit(agent)
+
+    def set_warnings(self, warnings: Mapping[str, Sequence[Problem]]) -> None:
+        """The trust warnings found for some skills (name -> warnings; empty: none found)."""
+        self.model.set_warnings(
+            {
+                name: [warning_text(p) for p in sorted(found, key=lambda p: (str(p.path), p.line or 0))]
+                for name, found in warnings.items()
+            }
+        )
         self._show_current()
 
     def set_chat_skills(self, states: Mapping[str, str] | None) -> None:
@@ -229,10 +281,14 @@ class SkillsSection(QWidget):
         if not index.isValid():
             self.description.setText(f"<span style='color:{colors().muted}'>{CHOOSE_TEXT}</span>")
             self.description.setToolTip("")
+            self._show_warnings(())
             return
         self._showing = True
-        title, name = str(index.data(SkillRole.TITLE)), str(index.data(SkillRole.NAME))
-        named = f"<b>{_escape(title)}</b>" + ("" if title == name else f" <i>(skills/{_escape(name)})</i>")
+        title, folder = str(index.data(SkillRole.TITLE)), str(index.data(SkillRole.OTHER_FOLDER) or "")
+        named = f"<b>{_escape(title)}</b>" + (f" <i>(folder skills/{_escape(folder)})</i>" if folder else "")
+        in_chat = str(index.data(SkillRole.IN_CHAT) or "")
+        if in_chat:
+            named += f"<br>{_escape(HOW_IN_CHAT[in_chat])}"
         description = str(index.data(SkillRole.DESCRIPTION) or "No description.")
         # Descriptions run past 1,024 characters in real collections: the start here, all of it
         # in the tooltip, so the details never push the list out of the panel.
@@ -241,11 +297,28 @@ class SkillsSection(QWidget):
         )
         self.description.setText(f"{named}<br><span style='color:{colors().muted}'>{_escape(shown)}</span>")
         self.description.setToolTip(description if shown != description else "")
+        self._show_warnings(tuple(index.data(SkillRole.WARNINGS) or ()))
         self.include_box.setCurrentIndex(max(0, self.include_box.findData(index.data(SkillRole.INCLUDE))))
         self.enabled_box.setChecked(bool(index.data(SkillRole.ENABLED)))
         self.file_button.setEnabled(index.data(SkillRole.SKILL_FILE) is not None)
         self.folder_button.setEnabled(index.data(SkillRole.FOLDER) is not None)
         self._showing = False
+
+    def _show_warnings(self, warnings: tuple[str, ...]) -> None:
+        self.warnings_box.setVisible(bool(warnings))
+        if not warnings:
+            self.warnings.clear()
+            self.warnings.setToolTip("")
+            return
+        count = len(warnings)
+        items = "".join(f"<li>{_escape(warning)}</li>" for warning in warnings[:WARNINGS_SHOWN])
+        more = count - WARNINGS_SHOWN
+        rest = f"<br>…and {more} more (all in the tooltip, or `contextdesk agent check`)." if more > 0 else ""
+        self.warnings.setText(
+            f"<b>⚠ {count} trust warning{'s' if count != 1 else ''}</b>: read them before you add this skill "
+            f"to a chat; if you do not trust where it came from, remove it.<ul style='margin: 0'>{items}</ul>{rest}"
+        )
+        self.warnings.setToolTip("\n\n".join(warnings) if more > 0 else "")
 
     def _include_chosen(self) -> None:
         name = self.current_name()
@@ -273,8 +346,11 @@ class SkillsSection(QWidget):
         self.chat_button.setText(REMOVE_TEXT if in_chat else ADD_TEXT)
         enabled = index.isValid() and bool(index.data(SkillRole.ENABLED))
         self.chat_button.setEnabled(self._chat is not None and (bool(in_chat) or enabled))
+        warned = index.isValid() and bool(index.data(SkillRole.WARNINGS))
         if self._chat is None:
             tip = "Open a chat to add skills to it"
+        elif warned and not in_chat:
+            tip = "This skill has trust warnings (above): read them before adding it to this chat"
         elif in_chat:
             tip = f"{IN_CHAT_WORDS[in_chat]}. Remove it: its instructions leave the chat's requests"
         elif index.isValid() and not enabled:

@@ -21,9 +21,9 @@ from agent_core.context.items import (
     RequestItem,
     SelectionRun,
 )
-from agent_core.context.skill_disclosure import ALWAYS_REASON, LOADED_NOW_REASON, MATCHED_REASON
+from agent_core.context.skill_disclosure import ADDED_REASON, ALWAYS_REASON, LOADED_NOW_REASON, MATCHED_REASON
 from desktop.dialogs.view_context import ViewContextDialog
-from desktop.models.context_items import Column, ContextItemsModel, Role
+from desktop.models.context_items import Column, ContextItemsModel, Role, near_miss_rows
 from desktop.models.request_skills import (
     LOADED_IN_HISTORY,
     OFFERED_THEN_LOADED,
@@ -167,3 +167,47 @@ def test_the_dialog_shows_a_skills_column_with_the_tokens_saved_and_the_skills_l
         ("gone-skill", "under minScore: needed 0.35, got 0.31")
     ]
     assert "3" in column.title.text() and "1,140 tokens" in column.title.text()
+
+
+def test_a_skill_added_by_hand_says_it_got_in_manually_and_what_its_include_mode_is(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    write(tmp_path / "agent.yaml", "name: a\n")
+    shutil.copytree(SKILLS / "file-conversion", tmp_path / "skills" / "file-conversion")
+    agent = load_agent(tmp_path)
+    context = RequestContext(
+        items=(
+            RequestItem(
+                ItemRef("skill", "file-conversion"), "manual", reason=ADDED_REASON, skill_state="loaded"
+            ),
+        ),
+        model="scripted:x",
+        selection=SelectionRun(top_k=20, top_n=5, include_score=0.4),
+    )
+    (row,) = skill_request_rows(context, agent)
+    # The badge is how it got in (Manual: you added it); the Skills list shows its include mode
+    # (Agent): the row says both, so the two do not read as contradicting each other.
+    assert row.mode == "manual"
+    assert row.description.startswith("Added by you to this chat (its include mode is Agent) · ")
+
+
+def test_a_skill_description_with_hidden_characters_is_written_out_in_view_context(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    write(tmp_path / "agent.yaml", "name: a\n")
+    write(
+        tmp_path / "skills/sneaky/SKILL.md",
+        '---\nname: sneaky\ndescription: "Weather\\u200b reports\\U000E0049."\n---\nBody\n',
+    )
+    agent = load_agent(tmp_path)
+    context = RequestContext(
+        items=(RequestItem(ItemRef("skill", "sneaky"), "agent", 0.7, reason=MATCHED_REASON),),
+        model="scripted:x",
+        selection=SelectionRun(top_k=20, top_n=5, include_score=0.4),
+        near_misses=(NearMiss(ItemRef("skill", "sneaky"), 0.3, "below_floor", needed=0.45),),
+    )
+    (row,) = skill_request_rows(context, agent)
+    (miss,) = near_miss_rows(context.near_misses, "skill", agent)
+    for shown in (row.description, row.tooltip, miss.description, miss.tooltip):
+        assert "Weather\\u200b reports\\U000e0049." in shown
+        assert "\u200b" not in shown and "\U000e0049" not in shown

@@ -14,7 +14,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["MAX_COUNTED", "HiddenLine", "find_hidden_lines"]
+__all__ = ["MAX_COUNTED", "HiddenLine", "escape_unseen", "find_hidden_lines", "mark_unseen"]
 
 MAX_COUNTED = 10_000  # hidden characters counted per file; past it the count stops
 
@@ -44,6 +44,13 @@ _HIDDEN_RANGES = (
 )  # fmt: skip
 _HIDDEN = re.compile(
     "[" + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _HIDDEN_RANGES) + "]"
+)
+# What a front end must not show as is: the hidden characters above (the whole tag block), and
+# control characters but tabs and line breaks (a terminal's escape sequences among them).
+_UNSEEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\U000e0000-\U000e007f"
+    + "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in _HIDDEN_RANGES)
+    + "]"
 )
 
 
@@ -93,6 +100,20 @@ def find_hidden_lines(text: str) -> list[HiddenLine]:
         HiddenLine(line, tuple(counts.items()), "".join(tags_by_line.get(line, [])).strip())
         for line, counts in sorted(by_line.items())
     ]
+
+
+def escape_unseen(text: str) -> str:
+    """Someone else's text (a skill's name, its description) made safe to show, with nothing
+    hidden: invisible characters (zero-width, bidi overrides, tag characters) and control
+    characters are written as Python escapes (``pdf-\\u202etxt.exe``); tabs and line breaks stay."""
+    return _UNSEEN.sub(lambda match: match.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+def mark_unseen(text: str) -> tuple[str, int]:
+    """``text`` with each invisible or control character shown as a marker (``⟨U+200B⟩``), for a
+    reader of a whole file; and how many were marked. Tabs and line breaks stay as they are."""
+    marked, count = _UNSEEN.subn(lambda match: f"⟨U+{ord(match.group(0)):04X}⟩", text.replace("\r\n", "\n"))
+    return marked, count
 
 
 def _allowed(text: str, position: int, point: int) -> bool:

@@ -21,6 +21,8 @@ from agent_core.agent.skill_files.instruction_check import CODE_SUFFIXES, find_i
 __all__ = [
     "MAX_CHECKED_FILE_BYTES",
     "MAX_CHECKED_SKILL_BYTES",
+    "TrustCache",
+    "content_problems",
     "file_trust_problems",
     "skill_trust_problems",
     "trust_problems",
@@ -69,6 +71,15 @@ def skill_trust_problems(skill: Skill) -> list[Problem]:
                 severity="warning",
             )
         )
+    return problems + content_problems(skill)
+
+
+def content_problems(skill: Skill) -> list[Problem]:
+    """What the text of a skill's files hides or asks of the model (hidden characters, hostile
+    instructions); its scripts, which a front end may show otherwise, are not among them."""
+    if skill.path is None:
+        return []
+    problems: list[Problem] = []
     folder = skill.path.parent
     budget = MAX_CHECKED_SKILL_BYTES
     unchecked: list[str] = []
@@ -95,6 +106,47 @@ def skill_trust_problems(skill: Skill) -> list[Problem]:
             )
         )
     return problems
+
+
+class TrustCache:
+    """Each skill's :func:`content_problems`, kept while none of its files changed (size and
+    modification time): an agent reloaded after one edit reads again only the skill that changed.
+
+    A front end that shows warnings on every reload keeps one; looking up a skill costs a ``stat``
+    of each of its files, reading them costs far more (a 1.6 MB SKILL.md takes seconds)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Path, tuple[tuple[object, ...], list[Problem]]] = {}
+
+    def problems(self, skill: Skill) -> list[Problem]:
+        """The content problems of ``skill``, read again only when its files changed."""
+        if skill.path is None:
+            return []
+        stamp = (skill.name, _stamp(skill.path.parent, (SKILL_FILE, *skill.files)))
+        kept = self._kept.get(skill.path)
+        if kept is not None and kept[0] == stamp:
+            return list(kept[1])
+        problems = content_problems(skill)
+        self._kept[skill.path] = (stamp, problems)
+        return list(problems)
+
+    def forget_all_but(self, paths: Iterable[Path]) -> None:
+        """Drop what was kept for skills no longer there (``paths``: the SKILL.md files kept)."""
+        keep = set(paths)
+        for path in [path for path in self._kept if path not in keep]:
+            del self._kept[path]
+
+
+def _stamp(folder: Path, names: Iterable[str]) -> tuple[tuple[str, int, int], ...]:
+    stamps = []
+    for name in names:
+        try:
+            status = (folder / name).stat()
+        except OSError:
+            stamps.append((name, -1, -1))
+            continue
+        stamps.append((name, status.st_size, status.st_mtime_ns))
+    return tuple(stamps)
 
 
 def _text_of(path: Path, limit: int) -> str | None:

@@ -12,6 +12,7 @@ from agent_core.context.items import ItemRef, NearMiss, RequestContext, RequestI
 from desktop.models.context_items import (
     Column,
     ContextItemsModel,
+    ContextRow,
     Role,
     near_miss_rows,
     request_rows,
@@ -169,3 +170,28 @@ def test_a_resource_attached_from_a_server_is_a_reference_with_its_title_not_a_r
         context, "reference", agent
     )  # the chat's attachments not given: still not "removed"
     assert (row.removed, row.description) == (False, "Resource of demo")
+
+
+def test_a_score_badge_shows_the_figure_its_reason_does_never_one_equal_to_the_floor_it_failed(
+    qtbot: QtBot,
+) -> None:
+    misses = (
+        NearMiss(ItemRef("rule", "a"), 0.4496, "below_floor", needed=0.45),
+        NearMiss(ItemRef("rule", "b"), 0.44996, "below_floor", needed=0.45),
+        NearMiss(ItemRef("rule", "c"), 0.37, "below_floor", needed=0.45),
+    )
+    model = ContextItemsModel(near_miss_rows(misses, "rule", None))
+    shown = {
+        model.index(r, Column.NAME).data(): (
+            model.index(r, 0).data(Role.SCORE_TEXT),
+            model.index(r, Column.SCORE).data(),
+            model.index(r, 0).data(Role.REASON),
+        )
+        for r in range(3)
+    }
+    assert shown["a"] == ("0.4496", "0.4496", "under minScore: needed 0.4500, got 0.4496")  # not a 0.45 badge
+    # Rounded to four places it would read 0.4500 = the floor: it is cut instead.
+    assert shown["b"] == ("0.4499", "0.4499", "under minScore: needed 0.4500, got 0.4499")
+    assert shown["c"] == ("0.37", "0.37", "under minScore: needed 0.45, got 0.37")
+    included = ContextItemsModel([ContextRow(ItemRef("rule", "d"), "agent", 0.4496)])
+    assert included.index(0, 0).data(Role.SCORE_TEXT) == "0.45"  # no floor: two places
