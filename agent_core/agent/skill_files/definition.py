@@ -22,6 +22,7 @@ from agent_core.agent.schema import IncludeMode
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
     "MAX_NAME_CHARS",
+    "KEPT_DESCRIPTION_CHARS",
     "SKILL_FILE",
     "Skill",
     "SkillFrontmatter",
@@ -31,6 +32,10 @@ __all__ = [
 SKILL_FILE = "SKILL.md"
 MAX_NAME_CHARS = 64  # the standard's limits; longer ones are read, with a warning
 MAX_DESCRIPTION_CHARS = 1024
+#: Past this a description is cut (with a warning): it goes into every request's skill catalogue
+#: and is embedded for selection, and an imported skill is not trusted to keep it short (an
+#: 870 KB one made a first selection take half a minute).
+KEPT_DESCRIPTION_CHARS = 4 * MAX_DESCRIPTION_CHARS
 _SPEC_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 

@@ -15,6 +15,7 @@ from agent_core.agent.frontmatter_folder import FolderKind, HeaderedFile, load_f
 from agent_core.agent.items import Problem
 from agent_core.agent.schema import SkillSettings
 from agent_core.agent.skill_files.definition import (
+    KEPT_DESCRIPTION_CHARS,
     MAX_DESCRIPTION_CHARS,
     SKILL_FILE,
     Skill,
@@ -99,16 +100,19 @@ def _skill(
             )
         )
     elif len(description) > MAX_DESCRIPTION_CHARS:
+        kept = len(description) <= KEPT_DESCRIPTION_CHARS
         problems.append(
             Problem(
                 file.path,
-                f"the description has {len(description)} characters, more than the standard's "
-                f"{MAX_DESCRIPTION_CHARS}; it is read whole",
+                f"the description has {len(description):,} characters, more than the standard's "
+                f"{MAX_DESCRIPTION_CHARS}; "
+                + ("it is read whole" if kept else f"only its first {KEPT_DESCRIPTION_CHARS:,} are used"),
                 "shorten it: say what the skill does and when to use it, move the rest into the body",
                 file.line_of("description"),
                 "warning",
             )
         )
+        description = description[:KEPT_DESCRIPTION_CHARS].rstrip()
     folder = file.path.parent
     return Skill(
         name=file.name,

@@ -8,6 +8,7 @@ from pathlib import Path
 from agent_core.agent._loose_header import read_loose_header
 from agent_core.agent.loader import load_agent
 from agent_core.agent.schema import IncludeMode
+from agent_core.agent.skill_files.definition import KEPT_DESCRIPTION_CHARS
 from tests.support.agent_files import write
 
 CLAUDE_STYLE = """---
@@ -101,6 +102,25 @@ def test_no_description_or_a_long_one_is_a_warning_not_a_lost_skill(tmp_path: Pa
     assert set(agent.skills) == {"bare", "long"}
     assert all(p.severity == "warning" for p in agent.problems)
     assert len(agent.problems) == 2
+    assert agent.skills["long"].description == ("word " * 300).strip()  # over the standard: kept whole
+
+
+def test_a_huge_description_is_cut_to_what_goes_into_requests_and_selection(tmp_path: Path) -> None:
+    # Every request's skill catalogue carries it, and selection embeds it: a description of a
+    # million characters (a hostile or broken skill) must not reach either whole.
+    root = make_agent(tmp_path)
+    write(
+        root / "skills/huge/SKILL.md",
+        f"---\nname: huge\ndescription: {'Use it to convert files. ' * 40_000}\n---\n",
+    )
+    agent = load_agent(root)
+    description = agent.skills["huge"].description
+    assert description.startswith("Use it to convert files.") and len(description) <= KEPT_DESCRIPTION_CHARS
+    [problem] = agent.problems
+    assert (
+        problem.severity == "warning"
+        and f"only its first {KEPT_DESCRIPTION_CHARS:,} are used" in problem.message
+    )
 
 
 def test_the_loose_reading_takes_key_lines_lists_and_blocks() -> None:
