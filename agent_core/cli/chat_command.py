@@ -33,6 +33,7 @@ from agent_core.cli.app_notes import ui_available
 from agent_core.cli.limit_prompt import confirm_model
 from agent_core.cli.progress_lines import progress_line
 from agent_core.cli.sampling_prompt import ask_sampling, sampling_line
+from agent_core.cli.server_start import start_tool_servers
 from agent_core.cli.trust_prompt import confirm_servers
 from agent_core.context.items import ItemRef
 from agent_core.context.unbacked_claims import unbacked_claim
@@ -90,9 +91,7 @@ async def _chat(args: argparse.Namespace) -> int:
     show_agent_problems(workspace)
     try:
         confirm_servers(workspace.trust, servers_to_trust(workspace.agent))  # asks in a terminal
-        for status in await workspace.start_tools():
-            if status.state == "failed":
-                print(f"[tools: {status.name} failed: {status.reason}]", file=sys.stderr)
+        await start_tool_servers(workspace)
         session = workspace.open_chat(args.session) if args.session else workspace.new_chat()
         workspace.store.acquire_lease(session.id)  # refused now if another program writes to it
         if args.model:

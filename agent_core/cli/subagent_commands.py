@@ -21,6 +21,7 @@ from agent_core.chat.events import (
     SubagentStarted,
 )
 from agent_core.cli.limit_prompt import confirm_model
+from agent_core.cli.server_start import start_tool_servers
 from agent_core.context.items import Delegation
 from agent_core.errors import ContextDeskError
 from agent_core.subagents.child_context import resolve_model
@@ -61,9 +62,7 @@ async def _run(args: argparse.Namespace) -> int:
         model, _note = resolve_model(subagent, workspace.agent, workspace.agent.config.chat.model)
         if not await confirm_model(workspace.providers.resolve, model, "subagent", yes=args.yes):
             return 1
-        for status in await workspace.start_tools():
-            if status.state == "failed":
-                print(f"[tools: {status.name} failed: {status.reason}]", file=sys.stderr)
+        await start_tool_servers(workspace)
         delegation = await _delegate(workspace, args.name, args.task, auto_approve=args.yes)
     finally:
         await workspace.aclose()

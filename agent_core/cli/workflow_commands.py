@@ -13,6 +13,7 @@ from typing import Any
 from agent_core.agent.loader import load_agent
 from agent_core.agent.workflow_files.loader import WORKFLOWS_FOLDER
 from agent_core.chat.events import ApprovalRequest
+from agent_core.cli.server_start import start_tool_servers
 from agent_core.errors import ContextDeskError
 from agent_core.workflows.errors import WorkflowError
 from agent_core.workflows.mock_outputs import EXPECTED, MockOutputs, parse_mock_outputs
@@ -162,7 +163,7 @@ async def _run(args: argparse.Namespace, resume_from: Any = None) -> int:
         mock = _mock_outputs(args.mock_outputs) if args.mock_outputs is not None else None
         if mock is None and not await confirm_workflow(workspace, workflow, yes=args.yes):
             return 1
-        await workspace.start_tools()
+        await start_tool_servers(workspace)
         engine = WorkflowEngine(
             workflow, workspace.agent, workspace.chat_services, workspace.store, runs,
             mock_outputs=mock, auto_approve=args.yes,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli_runs import run, scripted_agent
+from tests.support.server_trust import trust_servers
 
 
 def test_a_one_shot_chat_streams_the_reply_and_saves_the_session(
@@ -55,6 +57,30 @@ def test_a_reply_that_claims_to_have_read_a_file_no_tool_read_says_so(
     assert code == 0, err
     assert out.strip() == "I have read notes.md and the launch is on 1 April."
     assert "[No tool was used for this reply, yet it says “I have read notes.md”" in err
+
+
+def test_a_server_that_never_answers_is_said_to_be_starting_then_to_have_failed_before_the_reply(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = scripted_agent(tmp_path, [{"reply": "Hello."}])
+    silent = [sys.executable, "-c", "import sys; sys.stdin.read()"]  # a real process that never answers
+    config = (
+        (agent / "agent.yaml")
+        .read_text()
+        .replace(
+            "mcpServers:\n",
+            f"mcpServers:\n  silent:\n    command: {json.dumps(silent[0])}\n    args: {json.dumps(silent[1:])}\n"
+            "    startTimeoutSeconds: 4\n",
+            1,
+        )
+    )
+    (agent / "agent.yaml").write_text(config)
+    trust_servers(agent)
+    code, out, err = run(capsys, "chat", "--agent", str(agent), "hello")
+    assert code == 0, err
+    assert out.strip() == "Hello."
+    waiting = err.index("[tools: waiting for silent to start (2 s so far;")
+    assert err.index("[tools: silent failed:") > waiting
 
 
 def test_continuing_a_session_sends_its_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
