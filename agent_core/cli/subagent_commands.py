@@ -79,6 +79,10 @@ async def _run(args: argparse.Namespace) -> int:
                     "elapsed_seconds": delegation.elapsed_seconds,
                     "model": delegation.model,
                     "note": delegation.note,
+                    # What produced the result: the model (after which tools), or a tool's result
+                    # shown as it is; and whether any tool call returned something.
+                    "produced_by": delegation.provenance.line() if delegation.provenance else None,
+                    "grounded": delegation.provenance.grounded if delegation.provenance else None,
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -88,8 +92,9 @@ async def _run(args: argparse.Namespace) -> int:
         print(delegation.result)
         tokens = delegation.usage.total
         ended = f"stopped: {delegation.note}" if delegation.stopped_by else "finished"
+        produced = f"; produced by {delegation.provenance.line()}" if delegation.provenance else ""
         print(
-            f"[{delegation.subagent} {ended}; {delegation.turns} turns, {tokens:,} tokens, "
+            f"[{delegation.subagent} {ended}{produced}; {delegation.turns} turns, {tokens:,} tokens, "
             f"{delegation.elapsed_seconds:.1f} s; transcript: contextdesk sessions show "
             f"{delegation.child_session_id}]",
             file=sys.stderr,

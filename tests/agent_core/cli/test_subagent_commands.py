@@ -37,6 +37,9 @@ def test_subagent_run_prints_the_result_and_keeps_the_transcript(
     result = json.loads(out)
     assert result["result"] == "The launch is on Friday." and result["stopped_by"] is None
     assert result["usage"]["input_tokens"] > 0 and result["turns"] == 1
+    # What produced it, as the card says: the model, without any tool (so nothing grounds it).
+    assert result["produced_by"] == "the model scripted:demo, answered without using any tool"
+    assert result["grounded"] is False
     code, out, _ = run(capsys, "sessions", "show", result["transcript_id"])
     assert code == 0 and "user> When is the launch?" in out and "assistant> The launch is on Friday." in out
     code, _, err = run(capsys, "subagent", "run", "--agent", str(agent), "nobody", "x")
