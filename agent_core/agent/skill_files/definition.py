@@ -20,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agent_core.agent.schema import IncludeMode
 
 __all__ = [
+    "KEPT_DESCRIPTION_CHARS",
     "MAX_DESCRIPTION_CHARS",
     "MAX_NAME_CHARS",
-    "KEPT_DESCRIPTION_CHARS",
     "SKILL_FILE",
     "Skill",
     "SkillFrontmatter",
