@@ -51,6 +51,11 @@ class ManageWindow(QWidget):
         self.providers: Any = None
         self._add_optional_panels()
         QShortcut(QKeySequence.StandardKey.Close, self, self.close)
+        # As any secondary window: Esc closes it (a field's own Esc, a popup's, is handled first),
+        # and Ctrl+Q still quits the app from here rather than being swallowed.
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.close)
+        if parent is not None:
+            QShortcut(QKeySequence.StandardKey.Quit, self, parent.window().close)
 
     def _add_optional_panels(self) -> None:
         from desktop.views.providers_panel import ProvidersPanel

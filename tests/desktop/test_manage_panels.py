@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.schema import StdioServerConfig
@@ -173,6 +174,19 @@ def test_a_token_typed_as_a_servers_environment_is_kept_in_the_keyring_not_in_ag
         lambda: "kept in the system keyring, not in agent.yaml" in tools.note.text(), timeout=WAIT_MS
     )
     assert token in memory_keyring.entries.values()
+
+
+def test_esc_closes_the_management_window_and_it_keeps_the_apps_quit_key(
+    qtbot: QtBot, desktop: DesktopApp
+) -> None:
+    manager = open_manager(qtbot, desktop, "rules")
+    manager.show()
+    manager.activateWindow()
+    qtbot.waitUntil(manager.isActiveWindow, timeout=WAIT_MS)
+    qtbot.keyClick(manager.tabs, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not manager.isVisible(), timeout=WAIT_MS)
+    quit_key = QKeySequence(QKeySequence.StandardKey.Quit)
+    assert any(shortcut.key() == quit_key for shortcut in manager.findChildren(QShortcut))
 
 
 def test_a_rule_header_edited_in_the_panel_changes_exactly_that_line_of_the_file(
