@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsOpacityEffect,
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.models.conversation_entries import Entry
+from desktop.theme import colors
 
 __all__ = ["EntryWidget", "disclosure_toggle", "fit_box", "json_text"]
 
@@ -28,29 +30,49 @@ DIMMED_TIP = "Summarized: the model now sees the conversation summary instead of
 class EntryWidget(QFrame):
     """Base of the row widgets; :meth:`set_entry` is called on every ``dataChanged``."""
 
+    #: Dimmed by an opacity effect (the whole row fades), or, where the row may hold a table or a
+    #: web view (a tool call's structured result, an MCP App), by muted text: an opacity effect
+    #: paints such children from a stale copy, and other rows' text showed through them.
+    DIM_BY_OPACITY = True
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.entry: Entry | None = None
+        self._dimmed = False
+        self._undimmed_palette: QPalette | None = None
 
     def set_entry(self, entry: Entry) -> None:
         self.entry = entry
         self._set_dimmed(entry.dimmed)
 
     def _set_dimmed(self, dimmed: bool) -> None:
-        if dimmed == isinstance(self.graphicsEffect(), QGraphicsOpacityEffect):
+        if dimmed == self._dimmed:
+            return
+        self._dimmed = dimmed
+        self.setToolTip(DIMMED_TIP if dimmed else "")
+        if self.DIM_BY_OPACITY:
+            effect = QGraphicsOpacityEffect(self) if dimmed else None
+            if effect is not None:
+                effect.setOpacity(DIMMED_OPACITY)
+            self.setGraphicsEffect(effect)  # type: ignore[arg-type]
             return
         if dimmed:
-            effect = QGraphicsOpacityEffect(self)
-            effect.setOpacity(DIMMED_OPACITY)
-            self.setGraphicsEffect(effect)
-            self.setToolTip(DIMMED_TIP)
-        else:
-            self.setGraphicsEffect(None)  # type: ignore[arg-type]
-            self.setToolTip("")
+            self._undimmed_palette = QPalette(self.palette())
+            muted = QColor(colors().muted)
+            palette = QPalette(self.palette())
+            for role in (
+                QPalette.ColorRole.WindowText,
+                QPalette.ColorRole.Text,
+                QPalette.ColorRole.ButtonText,
+            ):
+                palette.setColor(role, muted)
+            self.setPalette(palette)
+        elif self._undimmed_palette is not None:
+            self.setPalette(self._undimmed_palette)
 
     @property
     def dimmed(self) -> bool:
-        return isinstance(self.graphicsEffect(), QGraphicsOpacityEffect)
+        return self._dimmed
 
 
 def json_text(value: Any) -> str:

@@ -33,6 +33,7 @@ class ToolCallWidget(EntryWidget):
     save_failed = Signal(str)
     # The call has a UI (MCP App): (its record, the slot for its view, whether it was just made).
     app_slot_ready = Signal(object, object, bool)
+    DIM_BY_OPACITY = False  # its structured result is a table, its app a web view
 
     def __init__(self, entry: Entry, parent: QWidget | None = None) -> None:
         super().__init__(parent)
