@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 
 from agent_core.context.items import ContextManifest, NearMiss, RequestContext
 from agent_core.context.manifest_rows import manifest_rows
+from agent_core.context.provenance import without_model_words
 from agent_core.context.skill_report import describe_skill_uses
 from agent_core.redaction import redact_credentials
 from agent_core.store.chats import StoredMessage, StoredSession
@@ -98,7 +99,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             "structured_problem",
             "parts",
             "ui_resource_uri",
-        ):  # text-only calls keep it too
+            "ended",
+        ):  # text-only calls (and calls their tool answered) keep it too
             if not call.get(rich):
                 call.pop(rich, None)
     if message.request_context is not None:
@@ -123,6 +125,9 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             del data["request_context"]["app_exchanges"]  # replies without an MCP App's posts
         if data["request_context"].get("provenance") is None:
             data["request_context"].pop("provenance", None)  # replies saved before it was kept
+        for use in (data["request_context"].get("provenance") or {}).get("tools", ()):
+            if not use.get("ended"):
+                use.pop("ended", None)  # calls their tool answered keep the v1 shape
         for delegation in data["request_context"].get("delegations", ()):
             if delegation.get("provenance") is None:
                 delegation.pop("provenance", None)
@@ -312,7 +317,9 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
         )
         lines.append(f"Tokens {source}: {usage.input_tokens} in, {usage.output_tokens} out")
     elif usage.without_model:
-        lines.append("No model was called: the tool answered, so there are no tokens.")
+        lines.append(
+            f"No model was called: {without_model_words(context.provenance)}, so there are no tokens."
+        )
     lines.append("")
     if context.manifest is not None:
         lines += describe_manifest(context.manifest)
