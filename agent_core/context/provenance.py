@@ -31,6 +31,11 @@ class ToolUse:
     # "failed: ..." (the text in its place is then ContextDesk's). Empty when the tool answered.
     ended: str = ""
 
+    @property
+    def answered(self) -> bool:
+        """Whether the tool gave a result (not an error, and not a call that timed out or was stopped)."""
+        return not self.is_error and not self.ended
+
     def label(self) -> str:
         """``workspace.read_file {"path": "ideas.md"}``, the arguments cut to one short line."""
         if not self.arguments:
@@ -50,7 +55,7 @@ class Provenance:
     @property
     def grounded(self) -> bool:
         """Whether any tool call on the way returned something (not an error)."""
-        return any(not use.is_error for use in self.tools)
+        return any(use.answered for use in self.tools)
 
     @property
     def answering_tool(self) -> ToolUse | None:
@@ -73,15 +78,15 @@ class Provenance:
                 return f"no tool answer: the call to {answering.label()} {answering.ended} ({picked}{shown})"
             return f"the tool {answering.label()} ({picked}its result shown as is, no model wrote it)"
         who = f"the model {self.model}" if self.model else "the model"
-        used = [use for use in self.tools if not use.is_error]
+        used = [use for use in self.tools if use.answered]
+        ended = [f"the call to {use.tool} {use.ended}" for use in self.tools if use.ended]
         if not used:
-            ended = [f"the call to {use.tool} {use.ended}" for use in self.tools if use.ended]
-            failed = len(self.tools) - len(ended)
+            failed = sum(1 for use in self.tools if not use.ended)
             notes = ended + ([f"{failed} tool call{'s' if failed > 1 else ''} failed"] if failed else [])
             return f"{who}, answered without using any tool" + (f" ({'; '.join(notes)})" if notes else "")
         names = ", ".join(dict.fromkeys(use.tool for use in used))
         routed = " (routed by ContextDesk)" if any(use.routed for use in used) else ""
-        return f"{who}, after calling {names}{routed}"
+        return f"{who}, after calling {names}{routed}" + (f" ({'; '.join(ended)})" if ended else "")
 
 
 def without_model_words(provenance: Provenance | None) -> str:
