@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agent_core.context.items import ContextManifest, NearMiss, RequestContext
+from agent_core.context.items import ContextManifest, NearMiss, RequestContext, SamplingRecord
 from agent_core.context.manifest_rows import manifest_rows
 from agent_core.context.provenance import without_model_words
 from agent_core.context.skill_report import describe_skill_uses
@@ -280,12 +280,11 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
     if context.samplings:
         lines.append("**Sampling requests** (tokens not counted in this reply's):")
         for asked in context.samplings:
-            tokens = asked.usage.total
             how = f" ({asked.approval})" if asked.approval else ""
             model = f" by `{asked.model}`" if asked.model else ""
             lines.append(
                 f"- `{asked.server}` during `{asked.server}.{asked.tool}`: {asked.outcome}{how}{model}; "
-                f"{tokens:,} tokens of {asked.max_tokens:,} granted, {asked.elapsed_seconds:.1f} s"
+                f"{_sampling_tokens(asked)}, {asked.elapsed_seconds:.1f} s"
                 + (f"; {asked.note}" if asked.note else "")
             )
             lines.append(f"  - sent: “{' '.join(asked.prompt.split())[:300]}”")
@@ -345,6 +344,17 @@ def describe_manifest(manifest: ContextManifest) -> list[str]:
     if manifest.trimmed:
         lines.append("")
     return lines
+
+
+def _sampling_tokens(asked: SamplingRecord) -> str:
+    """Its output set against the output cap it was granted (the cap bounds output only), and
+    its tokens in all: "output 60 of 100 tokens granted (189 in all)"."""
+    usage, cap = asked.usage, f"{asked.max_tokens:,}"
+    total = f" ({usage.total:,} in all)" if usage.input_tokens is not None else ""
+    if usage.output_tokens is not None:
+        return f"output {usage.output_tokens:,} of {cap} tokens granted{total}"
+    told = f"{usage.total:,} tokens in all, " if usage.input_tokens is not None else "no tokens reported, "
+    return f"{told}up to {cap} output tokens granted"
 
 
 def _item(label: str, mode: str, score: float | None) -> str:
