@@ -340,7 +340,8 @@ def describe_manifest(manifest: ContextManifest) -> list[str]:
         lines.append(f"| {part.kind.replace('_', ' ')} | {part.name} | {part.tokens:,} | {part.detail} |")
     lines.append("")
     for action in manifest.trimmed:
-        lines.append(f"- trimmed: {action.detail} (saved {action.tokens_saved:,} tokens)")
+        saved = f" (saved {action.tokens_saved:,} tokens)" if action.tokens_saved else ""
+        lines.append(f"- trimmed: {action.detail}{saved}")
     if manifest.trimmed:
         lines.append("")
     return lines
