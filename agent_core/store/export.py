@@ -273,7 +273,7 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
             tokens = ran.usage.total
             ended = f"{ran.status}: {ran.error}" if ran.error else ran.status
             lines.append(
-                f"- `{ran.workflow}`: {ended}; {ran.steps} steps, {tokens:,} tokens, "
+                f"- `{ran.workflow}`: {ended}; {ran.steps} step{'s' if ran.steps != 1 else ''}, {tokens:,} tokens, "
                 f"{ran.elapsed_seconds:.1f} s; run `{ran.run_id}` (`contextdesk workflow show {ran.run_id}`)"
             )
         lines.append("")
