@@ -196,8 +196,8 @@ def _condense_tool_rounds(
         condensed.append(message)
     if count:
         results = f"{count} result{'s' if count > 1 else ''}"
-        rounds = f"{len(old_rounds)} older tool round{'s' if len(old_rounds) > 1 else ''}"
-        trimmed.append(TrimAction("tool_result_summarized", f"{results} of {rounds} summarized", saved))
+        of_rounds = f"{len(old_rounds)} older tool round{'s' if len(old_rounds) > 1 else ''}"
+        trimmed.append(TrimAction("tool_result_summarized", f"{results} of {of_rounds} summarized", saved))
     return condensed[: len(history)], condensed[len(history) :]
 
 

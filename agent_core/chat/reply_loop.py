@@ -152,11 +152,11 @@ class ReplyLoop:
                 reply.context = _with_counts_so_far(
                     reply.context, reply.usage, reply.streaming, reply.content
                 )
-                calls = stopped_calls(reply.message.tool_calls)  # a call it ran was stopped with it
-                reply.tools += tool_uses(calls, routed=request.routed and not reply.turns)
+                stopped = stopped_calls(reply.message.tool_calls)  # a call it ran was stopped with it
+                reply.tools += tool_uses(stopped, routed=request.routed and not reply.turns)
                 reply.record_provenance()
                 try:
-                    self._save(reply, content=reply.content, status="cancelled", tool_calls=calls)
+                    self._save(reply, content=reply.content, status="cancelled", tool_calls=stopped)
                 except UserDataError as error:
                     # Left 'streaming': the next start marks it partial, so nothing is lost.
                     logger.warning("could not mark the cancelled reply: %s", error)
