@@ -186,18 +186,18 @@ def _condense_tool_rounds(
             and not message.content.startswith(SUMMARY_PREFIX)
         ):
             summary = summarize_tool_result(message, arguments[message.tool_call_id])
-            saved += counter.count(message.content) - counter.count(summary)
-            count += 1
-            message = replace(message, content=summary)
+            shorter_by = counter.count(message.content) - counter.count(summary)
+            # A short result stays as it is (its summary would be no shorter), unless it has
+            # images: summarizing is what keeps an older round's images out of the request.
+            if shorter_by > 0 or message.images:
+                saved += max(shorter_by, 0)
+                count += 1
+                message = replace(message, content=summary)
         condensed.append(message)
     if count:
-        trimmed.append(
-            TrimAction(
-                "tool_result_summarized",
-                f"{count} results of {len(old_rounds)} older tool rounds summarized",
-                max(saved, 0),
-            )
-        )
+        results = f"{count} result{'s' if count > 1 else ''}"
+        of_rounds = f"{len(old_rounds)} older tool round{'s' if len(old_rounds) > 1 else ''}"
+        trimmed.append(TrimAction("tool_result_summarized", f"{results} of {of_rounds} summarized", saved))
     return condensed[: len(history)], condensed[len(history) :]
 
 

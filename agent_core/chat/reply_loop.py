@@ -37,7 +37,7 @@ from agent_core.chat.history import split_at_summary
 from agent_core.chat.image_passing import with_images_for
 from agent_core.chat.item_kinds import recorded_pull
 from agent_core.chat.prompt import Prompt, PromptLimits, build_prompt, tool_images
-from agent_core.chat.reply_provenance import reply_provenance, tool_uses
+from agent_core.chat.reply_provenance import reply_provenance, stopped_calls, tool_uses
 from agent_core.chat.resolved_model import ModelResolver, ResolvedModel
 from agent_core.chat.tool_calls import ToolCaller, pending_record
 from agent_core.chat.tool_handlers import ToolCallEvent
@@ -152,8 +152,11 @@ class ReplyLoop:
                 reply.context = _with_counts_so_far(
                     reply.context, reply.usage, reply.streaming, reply.content
                 )
+                stopped = stopped_calls(reply.message.tool_calls)  # a call it ran was stopped with it
+                reply.tools += tool_uses(stopped, routed=request.routed and not reply.turns)
+                reply.record_provenance()
                 try:
-                    self._save(reply, content=reply.content, status="cancelled")
+                    self._save(reply, content=reply.content, status="cancelled", tool_calls=stopped)
                 except UserDataError as error:
                     # Left 'streaming': the next start marks it partial, so nothing is lost.
                     logger.warning("could not mark the cancelled reply: %s", error)

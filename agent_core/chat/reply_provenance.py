@@ -5,11 +5,12 @@ it is (the provider reports no model run then)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
-from agent_core.context.provenance import Provenance, ToolUse
+from agent_core.context.provenance import STOPPED, Provenance, ToolUse
 from agent_core.store.records import StoredMessage, ToolCallRecord
 
-__all__ = ["chat_provenance", "reply_provenance", "tool_uses"]
+__all__ = ["chat_provenance", "reply_provenance", "stopped_calls", "tool_uses"]
 
 
 def tool_uses(records: Iterable[ToolCallRecord], *, routed: bool) -> list[ToolUse]:
@@ -20,9 +21,20 @@ def tool_uses(records: Iterable[ToolCallRecord], *, routed: bool) -> list[ToolUs
             dict(r.arguments),
             routed=routed,
             is_error=r.is_error,
+            ended=r.ended,
         )
         for r in records
     ]
+
+
+def stopped_calls(records: Iterable[ToolCallRecord]) -> tuple[ToolCallRecord, ...]:
+    """``records`` of a stopped reply, each call still unanswered marked as stopped."""
+    return tuple(
+        r
+        if r.result or r.elapsed_seconds is not None or r.approval == "denied"
+        else replace(r, ended=STOPPED)
+        for r in records
+    )
 
 
 def reply_provenance(model: str, uses: Sequence[ToolUse], *, last_turn_without_model: bool) -> Provenance:

@@ -33,7 +33,7 @@ from agent_core.providers.base import ToolCall
 from agent_core.sampling_router import SamplingRouter
 from agent_core.store.chats import Approval, ToolCallRecord
 from agent_core.store.kept_results import kept_result
-from agent_core.tools.runtime import RichOutcome, ToolOutcome, ToolRuntime
+from agent_core.tools.runtime import RichOutcome, ToolOutcome, ToolRuntime, call_ended, outcome_ended
 
 if TYPE_CHECKING:
     from agent_core.agent.agent import Agent
@@ -140,20 +140,13 @@ class ToolCaller:
         try:
             outcome = await relay.task
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
-            failed = f"The tool failed: {error}"
-            elapsed = time.monotonic() - started
-            yield finished(
-                call, binding.server, binding.tool, failed, is_error=True, elapsed=elapsed, approval=approval
-            )
+            failed, elapsed = f"The tool failed: {error}", time.monotonic() - started
+            ended = call_ended(error)
+            yield finished(call, binding.server, binding.tool, failed, True, elapsed, approval, ended)
             return
+        ended, elapsed = outcome_ended(outcome), outcome.elapsed_seconds
         end = finished(
-            call,
-            binding.server,
-            binding.tool,
-            outcome.text,
-            is_error=outcome.is_error,
-            elapsed=outcome.elapsed_seconds,
-            approval=approval,
+            call, binding.server, binding.tool, outcome.text, outcome.is_error, elapsed, approval, ended
         )
         if isinstance(outcome, RichOutcome):
             end = ToolCallFinished(with_rich_result(end.record, outcome))
@@ -217,10 +210,10 @@ def finished(
     server: str,
     tool: str,
     result: str,
-    *,
     is_error: bool,
     elapsed: float,
     approval: Approval = "auto",
+    ended: str = "",
 ) -> ToolCallFinished:
     """The end of one tool call, as every kind of call (MCP tool, sub-agent, workflow, catalogue)
     records it."""
@@ -234,6 +227,7 @@ def finished(
             is_error=is_error,
             elapsed_seconds=round(elapsed, 4),
             approval=approval,
+            ended=ended,
         )
     )
 

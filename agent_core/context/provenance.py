@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["ProducedBy", "Provenance", "ToolUse"]
+__all__ = ["STOPPED", "ProducedBy", "Provenance", "ToolUse", "without_model_words"]
 
 # model: a model wrote the text. tool: a tool's output is the result by design (a workflow's tool
 # state). tool_result: a tool answered in the model's place and its result is shown as it is (a
@@ -16,6 +16,7 @@ __all__ = ["ProducedBy", "Provenance", "ToolUse"]
 ProducedBy = Literal["model", "tool", "tool_result", "mock"]
 
 _ARGUMENTS_SHOWN = 80  # characters of a tool's arguments in the one line
+STOPPED = "was stopped"  # a call's ``ended`` when the user stopped the reply while it ran
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,14 @@ class ToolUse:
     arguments: dict[str, Any] = field(default_factory=dict)
     routed: bool = False  # ContextDesk picked the tool for a model that cannot choose tools
     is_error: bool = False
+    # How the call ended when its tool gave no answer: "timed out after 8 s", "was stopped",
+    # "failed: ..." (the text in its place is then ContextDesk's). Empty when the tool answered.
+    ended: str = ""
+
+    @property
+    def answered(self) -> bool:
+        """Whether the tool gave a result (not an error, and not a call that timed out or was stopped)."""
+        return not self.is_error and not self.ended
 
     def label(self) -> str:
         """``workspace.read_file {"path": "ideas.md"}``, the arguments cut to one short line."""
@@ -46,7 +55,7 @@ class Provenance:
     @property
     def grounded(self) -> bool:
         """Whether any tool call on the way returned something (not an error)."""
-        return any(not use.is_error for use in self.tools)
+        return any(use.answered for use in self.tools)
 
     @property
     def answering_tool(self) -> ToolUse | None:
@@ -64,12 +73,31 @@ class Provenance:
             return f"the tool {answering.label()}"
         if self.produced_by == "tool_result" and answering is not None:
             picked = "routed to by ContextDesk, " if answering.routed else ""
+            if answering.ended:  # the tool never answered: the text, if any, is ContextDesk's
+                shown = "nothing shown" if answering.ended == STOPPED else "ContextDesk's message shown"
+                return f"no tool answer: the call to {answering.label()} {answering.ended} ({picked}{shown})"
             return f"the tool {answering.label()} ({picked}its result shown as is, no model wrote it)"
         who = f"the model {self.model}" if self.model else "the model"
-        used = [use for use in self.tools if not use.is_error]
+        used = [use for use in self.tools if use.answered]
+        ended = [f"the call to {use.tool} {use.ended}" for use in self.tools if use.ended]
         if not used:
-            failed = f" ({len(self.tools)} tool call(s) failed)" if self.tools else ""
-            return f"{who}, answered without using any tool{failed}"
+            failed = sum(1 for use in self.tools if not use.ended)
+            notes = ended + ([f"{failed} tool call{'s' if failed > 1 else ''} failed"] if failed else [])
+            return f"{who}, answered without using any tool" + (f" ({'; '.join(notes)})" if notes else "")
         names = ", ".join(dict.fromkeys(use.tool for use in used))
         routed = " (routed by ContextDesk)" if any(use.routed for use in used) else ""
-        return f"{who}, after calling {names}{routed}"
+        return f"{who}, after calling {names}{routed}" + (f" ({'; '.join(ended)})" if ended else "")
+
+
+def without_model_words(provenance: Provenance | None) -> str:
+    """Why a reply that ran no model has what it has, to follow "No model was called: ": the tool
+    answered, or the call timed out, failed or was stopped (then no tool answered at all)."""
+    tools = provenance.tools if provenance is not None else ()
+    if not tools:
+        return "nothing was asked of a model"
+    last = tools[-1]
+    if last.ended == STOPPED:
+        return f"the call to {last.tool} was stopped before it answered"
+    if last.ended:
+        return f"the call to {last.tool} {last.ended} (ContextDesk's message shown)"
+    return f"the tool {last.tool} answered (its result shown as is)"

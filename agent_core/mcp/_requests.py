@@ -44,7 +44,14 @@ class Requests(ConnectionState):
             async with asyncio.timeout(self.config.call_timeout_seconds):
                 return await send(client)
         except SERVER_ERRORS as error:
-            raise McpServerError(self.name, await self._explain_request_error(what, error)) from error
+            timed_out = isinstance(error, TimeoutError) or (
+                isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT
+            )
+            raise McpServerError(
+                self.name,
+                await self._explain_request_error(what, error),
+                timed_out_after=self.config.call_timeout_seconds if timed_out else None,
+            ) from error
 
     async def _explain_request_error(self, what: str, error: BaseException) -> str:
         where = f"MCP server '{self.name}'"

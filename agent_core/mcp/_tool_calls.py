@@ -17,6 +17,7 @@ from agent_core.mcp._tasks import runs_as_task
 from agent_core.mcp.errors import McpServerError
 from agent_core.mcp.types import ToolResult
 from agent_core.tools.progress import current_progress_listener, progress_report, task_report
+from agent_core.tools.runtime import call_ended
 
 __all__ = ["ToolCalls"]
 
@@ -64,7 +65,7 @@ class ToolCalls(Requests):
         try:
             answer = await self._request(f"the call to {tool}", send)
         except McpServerError as error:
-            return result(str(error), True)
+            return result(str(error), True, ended=call_ended(error))
         parts = tuple(content_part(block) for block in answer.content)
         structured = answer.structured_content
         is_error = bool(answer.is_error)

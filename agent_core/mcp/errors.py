@@ -54,11 +54,13 @@ _LAUNCHER_FIXES = {
 
 
 class McpServerError(ContextDeskError):
-    """An MCP server cannot be used; the message says why and how to fix it."""
+    """An MCP server cannot be used; the message says why and how to fix it. ``timed_out_after``:
+    the seconds a request waited when it failed because the server did not answer in time."""
 
-    def __init__(self, server: str, message: str) -> None:
+    def __init__(self, server: str, message: str, *, timed_out_after: float | None = None) -> None:
         super().__init__(message)
         self.server = server
+        self.timed_out_after = timed_out_after
 
 
 class UnknownServerError(McpServerError):

@@ -147,6 +147,9 @@ class ToolResult:
     # Why ``structured`` does not match the tool's output schema; None when it does (or has none).
     structured_problem: str | None = None
     ui_resource_uri: str | None = None  # the tool's UI (MCP Apps) when it was called
+    # How the call ended when its tool gave no answer ("timed out after 8 s", "failed: ..."): the
+    # text is then ContextDesk's message, not the tool's. Empty when the tool answered.
+    ended: str = ""
 
 
 @dataclass(frozen=True)

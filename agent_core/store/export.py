@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from agent_core.context.items import ContextManifest, NearMiss, RequestContext
+from agent_core.context.items import ContextManifest, NearMiss, RequestContext, SamplingRecord
 from agent_core.context.manifest_rows import manifest_rows
+from agent_core.context.provenance import without_model_words
 from agent_core.context.skill_report import describe_skill_uses
 from agent_core.redaction import redact_credentials
 from agent_core.store.chats import StoredMessage, StoredSession
@@ -98,7 +99,8 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             "structured_problem",
             "parts",
             "ui_resource_uri",
-        ):  # text-only calls keep it too
+            "ended",
+        ):  # text-only calls (and calls their tool answered) keep it too
             if not call.get(rich):
                 call.pop(rich, None)
     if message.request_context is not None:
@@ -123,6 +125,9 @@ def _message_v1(message: StoredMessage) -> dict[str, Any]:
             del data["request_context"]["app_exchanges"]  # replies without an MCP App's posts
         if data["request_context"].get("provenance") is None:
             data["request_context"].pop("provenance", None)  # replies saved before it was kept
+        for use in (data["request_context"].get("provenance") or {}).get("tools", ()):
+            if not use.get("ended"):
+                use.pop("ended", None)  # calls their tool answered keep the v1 shape
         for delegation in data["request_context"].get("delegations", ()):
             if delegation.get("provenance") is None:
                 delegation.pop("provenance", None)
@@ -268,19 +273,18 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
             tokens = ran.usage.total
             ended = f"{ran.status}: {ran.error}" if ran.error else ran.status
             lines.append(
-                f"- `{ran.workflow}`: {ended}; {ran.steps} steps, {tokens:,} tokens, "
+                f"- `{ran.workflow}`: {ended}; {ran.steps} step{'s' if ran.steps != 1 else ''}, {tokens:,} tokens, "
                 f"{ran.elapsed_seconds:.1f} s; run `{ran.run_id}` (`contextdesk workflow show {ran.run_id}`)"
             )
         lines.append("")
     if context.samplings:
         lines.append("**Sampling requests** (tokens not counted in this reply's):")
         for asked in context.samplings:
-            tokens = asked.usage.total
             how = f" ({asked.approval})" if asked.approval else ""
             model = f" by `{asked.model}`" if asked.model else ""
             lines.append(
                 f"- `{asked.server}` during `{asked.server}.{asked.tool}`: {asked.outcome}{how}{model}; "
-                f"{tokens:,} tokens of {asked.max_tokens:,} granted, {asked.elapsed_seconds:.1f} s"
+                f"{_sampling_tokens(asked)}, {asked.elapsed_seconds:.1f} s"
                 + (f"; {asked.note}" if asked.note else "")
             )
             lines.append(f"  - sent: “{' '.join(asked.prompt.split())[:300]}”")
@@ -312,7 +316,9 @@ def describe_context(context: RequestContext, memory_texts: Mapping[str, str] | 
         )
         lines.append(f"Tokens {source}: {usage.input_tokens} in, {usage.output_tokens} out")
     elif usage.without_model:
-        lines.append("No model was called: the tool answered, so there are no tokens.")
+        lines.append(
+            f"No model was called: {without_model_words(context.provenance)}, so there are no tokens."
+        )
     lines.append("")
     if context.manifest is not None:
         lines += describe_manifest(context.manifest)
@@ -334,10 +340,22 @@ def describe_manifest(manifest: ContextManifest) -> list[str]:
         lines.append(f"| {part.kind.replace('_', ' ')} | {part.name} | {part.tokens:,} | {part.detail} |")
     lines.append("")
     for action in manifest.trimmed:
-        lines.append(f"- trimmed: {action.detail} (saved {action.tokens_saved:,} tokens)")
+        saved = f" (saved {action.tokens_saved:,} tokens)" if action.tokens_saved else ""
+        lines.append(f"- trimmed: {action.detail}{saved}")
     if manifest.trimmed:
         lines.append("")
     return lines
+
+
+def _sampling_tokens(asked: SamplingRecord) -> str:
+    """Its output set against the output cap it was granted (the cap bounds output only), and
+    its tokens in all: "output 60 of 100 tokens granted (189 in all)"."""
+    usage, cap = asked.usage, f"{asked.max_tokens:,}"
+    total = f" ({usage.total:,} in all)" if usage.input_tokens is not None else ""
+    if usage.output_tokens is not None:
+        return f"output {usage.output_tokens:,} of {cap} tokens granted{total}"
+    told = f"{usage.total:,} tokens in all, " if usage.input_tokens is not None else "no tokens reported, "
+    return f"{told}up to {cap} output tokens granted"
 
 
 def _item(label: str, mode: str, score: float | None) -> str:

@@ -44,6 +44,9 @@ class ToolCallRecord:
     parts: tuple[ContentPart, ...] = ()
     # The tool's UI (an MCP App ``ui://`` resource) when it was called: the chat can show it again.
     ui_resource_uri: str | None = None
+    # How the call ended when its tool gave no answer ("timed out after 8 s", "failed: ...",
+    # "was stopped"): ``result`` is then ContextDesk's message. Empty when the tool answered.
+    ended: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ __all__ = [
     "ToolDescriptor",
     "ToolOutcome",
     "ToolRuntime",
+    "call_ended",
+    "outcome_ended",
 ]
 
 
@@ -93,3 +95,19 @@ class NoTools:
 
     async def call_tool(self, server: str, tool: str, arguments: Mapping[str, Any]) -> ToolOutcome:
         raise LookupError(f"no tool {server}.{tool}")
+
+
+def call_ended(error: BaseException) -> str:
+    """How a call that raised ``error`` ended, to follow "the call to X": "timed out after 8 s"
+    when it waited out its timeout, else "failed: " and the message's first part (not its fix)."""
+    seconds = getattr(error, "timed_out_after", None)
+    if isinstance(seconds, int | float):
+        return f"timed out after {seconds:g} s"
+    reason = str(error).split(" Fix:")[0].strip().rstrip(".")
+    return f"failed: {reason}" if reason else "failed"
+
+
+def outcome_ended(outcome: ToolOutcome) -> str:
+    """``outcome``'s account of a call its tool did not answer ("timed out after 8 s"), else ""."""
+    ended = getattr(outcome, "ended", "")
+    return ended if isinstance(ended, str) else ""

@@ -35,7 +35,14 @@ if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
     from agent_core.workflows.records import WorkflowRunRecord
 
-__all__ = ["ChatWorkflows", "WorkflowCallEvent", "parse_run_command", "run_result", "workflows_of"]
+__all__ = [
+    "ChatWorkflows",
+    "WorkflowCallEvent",
+    "parse_run_command",
+    "run_result",
+    "steps_text",
+    "workflows_of",
+]
 
 WorkflowCallEvent = (
     ToolCallStarted
@@ -157,12 +164,17 @@ class ChatWorkflows:
         )  # fmt: skip
 
 
+def steps_text(steps: int) -> str:
+    """``1 step``, ``3 steps``."""
+    return f"{steps} step{'s' if steps != 1 else ''}"
+
+
 def run_result(record: WorkflowRunRecord, link: WorkflowRunLink) -> str:
     """What the chat's model reads of a run: the final context store, and one line about the run."""
     tokens = link.usage.total
     ended = record.status if not record.error else f"{record.status}: {record.error}"
     summary = (
-        f"[workflow {record.workflow}: {ended}; {link.steps} steps, {tokens:,} tokens, "
+        f"[workflow {record.workflow}: {ended}; {steps_text(link.steps)}, {tokens:,} tokens, "
         f"{link.elapsed_seconds:.1f} s; run {record.id}]"
     )
     store = json.dumps(record.store, ensure_ascii=False, indent=2, default=str)

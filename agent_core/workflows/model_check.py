@@ -19,7 +19,7 @@ from agent_core.workflows.tools import WORKFLOW_SERVER
 if TYPE_CHECKING:
     from agent_core.chat.session import ChatSession
 
-__all__ = ["NOT_RUN", "limited_model_question", "workflow_models", "workflow_warning"]
+__all__ = ["NOT_RUN", "asks_a_model", "limited_model_question", "workflow_models", "workflow_warning"]
 
 NOT_RUN = (
     "The workflow was not run: its model may not give each step the output the next one needs and the user chose to pick "
@@ -27,11 +27,25 @@ NOT_RUN = (
 )
 
 
+def asks_a_model(workflow: Workflow) -> bool:
+    """Whether a run asks a model anything: an Autonomous workflow's supervisor does, and so
+    does every state that is not a tool state. A workflow of tool states only runs no model."""
+    spec = workflow.spec
+    return spec.autonomous or any(not state.tool_id for state in spec.states)
+
+
 def workflow_models(workflow: Workflow, agent: Agent, chat_model: str) -> list[str]:
     """The ``provider:model`` references the workflow's states may run on: the chat's (states
-    without an assistant of their own, and assistants that inherit it), then each assistant's own."""
+    without an assistant of their own, and assistants that inherit it), then each assistant's own;
+    none when it asks no model (tool states only), and only assistants a model state uses."""
+    spec = workflow.spec
+    if not asks_a_model(workflow):
+        return []
+    used = {state.assistant_id for state in spec.states if not state.tool_id}
     found = [chat_model]
-    for assistant in workflow.spec.assistants:
+    for assistant in spec.assistants:
+        if not spec.autonomous and assistant.id not in used:
+            continue
         subagent = agent.subagents.get(assistant.assistant_id or "")
         wanted = (assistant.model or (subagent.model if subagent is not None else "")).strip()
         if wanted in agent.config.model_aliases:

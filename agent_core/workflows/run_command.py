@@ -27,7 +27,7 @@ from agent_core.chat.events import (
 from agent_core.context.items import ItemRef, RequestContext, RequestItem, SelectionRun
 from agent_core.errors import ContextDeskError, UserDataError
 from agent_core.store.chats import StoredMessage, ToolCallRecord
-from agent_core.workflows.chat_runs import RESULT_LIMIT, parse_run_command, workflows_of
+from agent_core.workflows.chat_runs import RESULT_LIMIT, parse_run_command, steps_text, workflows_of
 from agent_core.workflows.tools import WORKFLOW_SERVER
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ async def run_workflow_command(
 def describe_run(name: str, finished: WorkflowRunFinished) -> str:
     """The reply ``/run`` leaves in the chat: how the run ended and its final context store."""
     link = finished.link
-    headline = f"Workflow **{name}** {link.status} after {link.steps} steps (run `{link.run_id}`)."
+    headline = f"Workflow **{name}** {link.status} after {steps_text(link.steps)} (run `{link.run_id}`)."
     if link.error:
         headline += f"\n\n{link.error}"
     store = json.dumps(dict(finished.store), ensure_ascii=False, indent=2, default=str)

@@ -35,6 +35,7 @@ from agent_core.agent.agent import Agent
 from agent_core.agent.items import DocumentItem
 from agent_core.context.items import ItemRef, ItemType, RequestContext, TokenUsage
 from agent_core.context.judged_short import judged_short_summary
+from agent_core.context.provenance import Provenance, without_model_words
 from agent_core.tools.runtime import ToolDescriptor
 from desktop.dialogs.memory_row_actions import MemoryActions, MemoryRowActions
 from desktop.dialogs.sampling_section import SamplingSection
@@ -102,7 +103,7 @@ def describe_run(context: RequestContext) -> str:
         parts.append(f"chosen in {run.elapsed_ms:.0f} ms")
     if short := judged_short_summary(run.description_only):
         parts.append(short)
-    if tokens := usage_text(context.usage):
+    if tokens := usage_text(context.usage, context.provenance):
         parts.append(tokens)
     if context.samplings:
         spent = sum((r.usage.input_tokens or 0) + (r.usage.output_tokens or 0) for r in context.samplings)
@@ -111,10 +112,13 @@ def describe_run(context: RequestContext) -> str:
     return " · ".join(parts)
 
 
-def usage_text(usage: TokenUsage) -> str:
-    """The tokens a reply used, as reported; or, when none were, why (never a made-up 0)."""
+def usage_text(usage: TokenUsage, provenance: Provenance | None = None) -> str:
+    """The tokens a reply used, as reported; or, when none were, why (never a made-up 0): what
+    happened instead of a model call, from ``provenance``."""
     if usage.input_tokens is None and usage.output_tokens is None:
-        return "answered by the tool, no model call (so no tokens)" if usage.without_model else ""
+        return (
+            f"no model call, so no tokens: {without_model_words(provenance)}" if usage.without_model else ""
+        )
 
     about = "~" if usage.estimated else ""
 

@@ -54,7 +54,7 @@ class SamplingRecordsModel(RowTableModel[SamplingRecord]):
 def record_details(record: SamplingRecord) -> str:
     """What was sent and what came back, as plain text for the detail pane."""
     lines = [f"Asked by the MCP server '{record.server}' while {record.server}.{record.tool} ran."]
-    lines.append(f"Up to {record.max_tokens:,} tokens granted.")
+    lines.append(f"Up to {record.max_tokens:,} output tokens granted.")
     if record.note:
         lines.append(f"Note: {record.note}")
     if record.system_prompt:

@@ -33,6 +33,11 @@ class ToolCallOutcome:
 
     @property
     def status_text(self) -> str:
+        """The status in words; a call its tool never answered says how it ended instead
+        ("timed out after 8 s", "failed: …"), and a stopped one says "stopped"."""
+        ended = self.record.ended
+        if ended and self.status in ("failed", "done"):
+            return ended
         return TOOL_STATUS_TEXT.get(self.status, self.status)
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from agent_core.chat.events import APP_ORIGIN, ApprovalDecision
+from agent_core.workflows.tools import WORKFLOW_SERVER
 from desktop.models.conversation_entries import Entry
 from desktop.theme import colors
 from desktop.views.entry_widget import EntryWidget, json_text
@@ -99,6 +100,13 @@ class ApprovalWidget(EntryWidget):
         # What the call acts on, when its arguments do not say (the workspace's folder).
         target = f" {html.escape(approval.target)}" if approval is not None and approval.target else ""
         self.question.setText(f"{who} wants to run <b>{html.escape(entry.text)}</b>{target}. Allow it?")
+        if (
+            approval is not None
+            and approval.server == WORKFLOW_SERVER
+            and asker == f"Workflow {approval.tool}"
+        ):
+            # Asked before a workflow runs at all (its model may be too small): the question is the run.
+            self.question.setText(f"Run the workflow <b>{html.escape(approval.tool)}</b>?")
         in_sub_agent = asker.startswith("Sub-agent")
         self.allow_chat.setText("Allow for this sub-agent's chat" if in_sub_agent else "Allow for this chat")
         sampling = approval is not None and approval.sampling is not None

@@ -55,3 +55,29 @@ def test_pick_another_model_denies_the_run_and_asks_for_the_model_box(qtbot: QtB
     with qtbot.waitSignal(card.model_pick_requested, timeout=1000):
         qtbot.mouseClick(card.pick_model, Qt.MouseButton.LeftButton)
     assert decided == [ApprovalDecision.DENY]
+
+
+def test_a_workflow_asked_about_before_it_runs_is_asked_as_the_run_itself(qtbot: QtBot) -> None:
+    async def run() -> ConversationModel:
+        model = ConversationModel()
+        model.apply(
+            ApprovalRequest(
+                "c1",
+                "workflows",
+                "triage",
+                {"report": "Invoices are doubled"},
+                origin="workflow triage",
+                caution="scripted:classifier may not give each workflow step the output the next one needs.",
+                every_call=True,
+                model_limited=True,
+            )
+        )
+        return model
+
+    model = asyncio.run(run())
+    card = ApprovalWidget(
+        model.entry(next(r for r in range(model.rowCount()) if model.entry(r).kind == "approval"))
+    )
+    qtbot.addWidget(card)
+    assert card.question.text() == "Run the workflow <b>triage</b>?"
+    assert "wants to run" not in card.question.text() and not card.pick_model.isHidden()

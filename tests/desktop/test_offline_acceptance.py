@@ -114,7 +114,7 @@ def test_a_new_user_chats_offline_adds_a_rule_sees_the_context_approves_a_tool_a
         assert [t[:3] for t in column_rows(dialog, "tool")] == [("workspace.", "list_files", "Always")]
         assert "picked workspace.list_files" in dialog.columns["tool"].note.text()  # type: ignore[index]
         # list_files needs no arguments and the bundled model shows its result: no model ran at all.
-        assert "answered by the tool, no model call" in dialog.summary.text()
+        assert "no model call, so no tokens: the tool " in dialog.summary.text()
         assert "0 in, 0 out" not in dialog.summary.text()
         screenshot(dialog, "acceptance_view_context_routed")
         dialog.close()

@@ -160,14 +160,23 @@ def test_a_rule_that_joined_by_file_glob_shows_which_file_matched(qtbot: QtBot, 
 
 def test_a_reply_the_tool_answered_says_no_model_was_called_instead_of_zero_tokens(qtbot: QtBot) -> None:
     from agent_core.context.items import RequestContext, SelectionRun, TokenUsage
+    from agent_core.context.provenance import Provenance, ToolUse
     from desktop.dialogs.view_context import ViewContextDialog, usage_text
 
+    answered = Provenance("tool_result", tools=(ToolUse("workspace.read_file", routed=True),))
     context = RequestContext(
-        (), "local:smollm2-135m-instruct", SelectionRun(20, 5, 0.7), usage=TokenUsage(without_model=True)
+        (),
+        "local:smollm2-135m-instruct",
+        SelectionRun(20, 5, 0.7),
+        usage=TokenUsage(without_model=True),
+        provenance=answered,
     )
     dialog = ViewContextDialog(context, None)
     qtbot.addWidget(dialog)
-    assert "answered by the tool, no model call" in dialog.summary.text()
+    assert (
+        "no model call, so no tokens: the tool workspace.read_file answered (its result shown as is)"
+        in dialog.summary.text()
+    )
     assert "0 in" not in dialog.summary.text()
     # A count the provider did not report is said to be missing, not shown as 0.
     assert usage_text(TokenUsage(input_tokens=1200)) == "tokens 1,200 in, not reported out"

@@ -246,3 +246,17 @@ def test_without_a_tool_that_reads_files_the_advice_does_not_suggest_a_file() ->
         "shorten the message (paste only the part your question is about), or choose a model with a "
         "larger window"
     )
+
+
+def test_a_short_older_result_is_kept_as_is_and_no_trim_that_saves_nothing_is_reported() -> None:
+    history = [m for n in range(1, 4) for m in tool_round(n, "ok")]
+    messages, manifest = fit_request(draft(history), WORDS, limits(100_000, keep=2))
+    assert [m.content for m in messages if m.role == "tool"] == ["ok", "ok", "ok"]  # a summary is longer
+    assert manifest.trimmed == ()
+
+
+def test_the_summary_trim_counts_its_results_and_rounds_in_plain_words() -> None:
+    history = [m for n in range(1, 4) for m in tool_round(n, "lorem ipsum " * 50)]
+    _, manifest = fit_request(draft(history), WORDS, limits(100_000, keep=2))
+    [action] = manifest.trimmed
+    assert action.detail == "1 result of 1 older tool round summarized" and action.tokens_saved > 0

@@ -148,6 +148,11 @@ async def test_stopping_a_reply_sends_the_server_a_cancellation_for_its_call(
         session.cancel()
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(reply, 1)
+        # The stopped call is recorded as stopped, never as the tool's answer.
+        saved = session.store.messages(session.id)[-1]
+        assert [call.ended for call in saved.tool_calls] == ["was stopped"]
+        provenance = saved.request_context.provenance if saved.request_context else None
+        assert provenance is not None and "the call to n.wait_for_cancel was stopped" in provenance.line()
         async with asyncio.timeout(10):  # the server's handler was cancelled: it writes the marker
             while not marker.exists():
                 await asyncio.sleep(0.01)

@@ -70,3 +70,33 @@ def test_subagent_run_on_the_bundled_model_stops_before_the_child_without_yes(
         in err
     )
     assert "Pick another model with the sub-agent file's model:" in err
+
+
+READ_NOTES = """
+description: Read the notes file
+tools:
+  - id: reader
+    tool: workspace.read_file
+states:
+  - id: read
+    tool_id: reader
+    tool_args: {path: notes.md}
+    next: {state_id: end, output_key: notes}
+"""
+
+
+def test_a_workflow_of_tool_states_only_runs_on_the_bundled_model_without_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    documents = tmp_path / "Documents"
+    documents.mkdir()
+    (documents / "notes.md").write_text("Buy milk.\n", encoding="utf-8")
+    agent = create_agent(tmp_path / "agent").root
+    config = agent / "agent.yaml"
+    config.write_text(config.read_text().replace("~/Documents", str(documents)))
+    (agent / "workflows").mkdir(exist_ok=True)
+    (agent / "workflows" / "readnotes.yaml").write_text(READ_NOTES, encoding="utf-8")
+    # --yes answers the tool's approval; a model warning would still be printed before it.
+    code, out, err = run(capsys, "workflow", "run", "--agent", str(agent), "--yes", "readnotes")
+    assert "is small" not in err and "Pick another model" not in err and "not run." not in err
+    assert code == 0 and "Buy milk." in out

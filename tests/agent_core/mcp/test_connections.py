@@ -171,6 +171,7 @@ async def test_a_call_that_never_returns_times_out_as_an_error_result() -> None:
     async with McpManager({"demo": demo(call_timeout_seconds=0.5)}) as manager:
         result = await manager.call_tool("demo", "hang", {})
         assert result.is_error and "did not answer the call to hang within 0.5 s" in result.text
+        assert result.ended == "timed out after 0.5 s"  # ContextDesk's message, not the tool's answer
         assert 0.4 < result.elapsed_seconds < 5
         # The server is still usable after a timed-out call.
         assert (await manager.call_tool("demo", "echo", {"text": "still here"})).text == "still here"

@@ -153,5 +153,5 @@ def test_run_in_a_chat_answers_with_how_the_run_ended(chat: Chat) -> None:
     assert finished.link.status == "finished" and finished.link.steps == 1
     reply = events[-1]
     assert isinstance(reply, ReplyFinished)
-    assert f"Workflow **{NAME}** finished after 1 steps" in reply.message.content
+    assert f"Workflow **{NAME}** finished after 1 step" in reply.message.content
     assert '"result": "Run npm start."' in reply.message.content
