@@ -142,12 +142,16 @@ class ToolCaller:
         except (ContextDeskError, LookupError, OSError, TimeoutError) as error:
             failed, elapsed = f"The tool failed: {error}", time.monotonic() - started
             ended = call_ended(error)
-            yield finished(call, binding.server, binding.tool, failed, True, elapsed, approval, ended)
+            yield finished(
+                call, binding.server, binding.tool, failed,
+                is_error=True, elapsed=elapsed, approval=approval, ended=ended,
+            )  # fmt: skip
             return
         ended, elapsed = outcome_ended(outcome), outcome.elapsed_seconds
         end = finished(
-            call, binding.server, binding.tool, outcome.text, outcome.is_error, elapsed, approval, ended
-        )
+            call, binding.server, binding.tool, outcome.text,
+            is_error=outcome.is_error, elapsed=elapsed, approval=approval, ended=ended,
+        )  # fmt: skip
         if isinstance(outcome, RichOutcome):
             end = ToolCallFinished(with_rich_result(end.record, outcome))
         for ref in pulled_refs(
@@ -210,6 +214,7 @@ def finished(
     server: str,
     tool: str,
     result: str,
+    *,
     is_error: bool,
     elapsed: float,
     approval: Approval = "auto",
