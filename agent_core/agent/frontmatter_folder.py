@@ -134,7 +134,7 @@ def load_folder(
             renamed = (
                 f"file to {suggest_name(name)}{MARKDOWN}"
                 if kind.entry is None
-                else f"folder to {suggest_name(name)}"
+                else f"folder to {suggest_name(name, lower=True)}"  # a skill's: the standard's form
             )
             problems.append(Problem(path, f"file name: {problem}", f"rename the {renamed}"))
             continue

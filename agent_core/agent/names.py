@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 __all__ = ["MAX_NAME_LENGTH", "NAME_PATTERN", "name_problem", "numbered_name", "suggest_name"]
 
@@ -34,9 +35,14 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def suggest_name(text: str) -> str:
-    """A safe name close to ``text``, e.g. ``"My rule!.mdt"`` -> ``"My-rule"``."""
-    candidate = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-_")[:80] or "item"
+def suggest_name(text: str, *, lower: bool = False) -> str:
+    """A safe name close to ``text``, e.g. ``"My rule!.mdt"`` -> ``"My-rule"``; accents are
+    folded (``"über"`` -> ``"uber"``, as an import names it). ``lower``: lower-case, as the Agent
+    Skills standard wants a skill's folder (``"My Skill"`` -> ``"my-skill"``)."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    candidate = (
+        re.sub(r"[^A-Za-z0-9_-]+", "-", folded.lower() if lower else folded).strip("-_")[:80] or "item"
+    )
     if not candidate[0].isalnum():
         candidate = "x" + candidate[:79]
     if candidate.lower() in _RESERVED:

@@ -133,3 +133,12 @@ def test_the_loose_reading_takes_key_lines_lists_and_blocks() -> None:
         "tools": ["Read", "Grep"],
         "body": "a\nb",
     }
+
+
+def test_a_skill_folder_the_loader_cannot_use_gets_the_name_an_import_would_give(tmp_path: Path) -> None:
+    root = make_agent(tmp_path)
+    write(root / "skills/über/SKILL.md", "---\nname: über\ndescription: Umlauts.\n---\n")
+    write(root / "skills/My Skill/SKILL.md", "---\nname: My Skill\ndescription: Spaces.\n---\n")
+    fixes = {problem.path.parent.name: problem.fix for problem in load_agent(root).problems}
+    assert fixes["über"] == "rename the folder to uber"  # not "ber": the accent is folded, not dropped
+    assert fixes["My Skill"] == "rename the folder to my-skill"  # the standard's form, not "My-Skill"
