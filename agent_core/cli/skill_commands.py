@@ -24,7 +24,7 @@ from agent_core.agent.skill_files.hidden_text import escape_unseen
 from agent_core.agent.skill_files.trust_check import skill_trust_problems
 from agent_core.errors import AgentFileError
 
-__all__ = ["print_skills", "register", "skill_summary"]
+__all__ = ["check_skill_key", "print_skills", "register", "skill_summary"]
 
 _NAME_COLUMN = 32
 
@@ -211,6 +211,18 @@ def _find(agent: Agent, name: str) -> Skill:
     else:
         hint = f"it has none: add skills/{name}/SKILL.md, or import one with `contextdesk agent import SRC {agent.root}`"
     raise AgentFileError(f"the agent in {agent.root} has no skill named '{name}': {hint}")
+
+
+def check_skill_key(folder: Path, key: str) -> None:
+    """Refuse a ``skills.NAME...`` key of ``agent set`` whose NAME is not one of the agent's skills
+    (a misspelt name would write an entry no skill reads), as ``skill set`` does.
+
+    Raises:
+        AgentFileError: no such skill; the message names the close matches.
+    """
+    section, _, rest = key.partition(".")
+    if section == "skills" and rest:
+        _find(load_agent(folder), rest.split(".")[0])
 
 
 def _belongs_to(problem: Problem, skill: Skill) -> bool:
