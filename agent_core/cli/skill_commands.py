@@ -184,7 +184,9 @@ def print_skills(skills: list[dict[str, Any]]) -> None:
     width = shutil.get_terminal_size().columns
     for skill in skills:
         state = "" if skill["enabled"] else " (off)"
-        start = f"  {skill['priorityLevel']:03d}  {skill['name'] + state:<32} {skill['include']:<7} "
+        # The header's own name beside the folder's, escaped (someone else's text) and cut to keep the columns.
+        title = f" ({_cut(skill['displayName'], 40)})" if skill.get("displayName") else ""
+        start = f"  {skill['priorityLevel']:03d}  {skill['name'] + title + state:<32} {skill['include']:<7} "
         print(start + _cut(skill["description"], max(width - len(start), 20)))
 
 

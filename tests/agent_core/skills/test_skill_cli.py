@@ -189,3 +189,17 @@ def test_agent_set_refuses_a_skill_the_agent_does_not_have_as_skill_set_does(
     assert (agent_root / "agent.yaml").read_text() == before
     assert run(capsys, "agent", "set", str(agent_root), "skills.pdf.include", "manual")[0] == 0
     assert load_agent(agent_root).skills["pdf"].include is IncludeMode.MANUAL
+
+
+def test_agent_show_prints_each_skills_display_name_beside_its_folder_name_escaped(
+    agent_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    write(
+        agent_root / "skills/tricky/SKILL.md",
+        "---\nname: Tidy\u202e txt.exe\ndescription: Tidy text.\n---\nTidy.\n",
+    )
+    code, out, _ = run(capsys, "agent", "show", str(agent_root), "--no-start")
+    assert code == 0
+    assert "pdf (PDF Processing)" in out
+    assert "tricky (Tidy\\u202e txt.exe)" in out and "\u202e" not in out
