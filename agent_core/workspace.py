@@ -15,6 +15,7 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for
+from agent_core.budget.overflow_advice import DEFAULT_OVERFLOW_FIXES, OverflowFixes
 from agent_core.chat.services import ChatServices
 from agent_core.chat.session import ChatSession
 from agent_core.chat.tool_handlers import MessageCommand, ToolHandlerFactory
@@ -61,10 +62,13 @@ class Workspace:
         providers: ProviderPool | None = None,
         elicitation: ElicitationHandler | None = None,
         sign_in: SignInHandler | None = None,
+        overflow_fixes: OverflowFixes = DEFAULT_OVERFLOW_FIXES,
     ) -> None:
         """``elicitation`` answers a server's request for the user's input (declined without it);
-        ``sign_in`` shows an OAuth server's sign-in URL (without it such a server asks to sign in again)."""
+        ``sign_in`` shows an OAuth server's sign-in URL (without it such a server asks to sign in again);
+        ``overflow_fixes`` words what to take out of a chat whose request cannot fit, as the front end does it."""
         self.agent = agent
+        self.overflow_fixes = overflow_fixes
         self.store = store or ChatStore()
         try:
             self.store.recover_interrupted()
@@ -114,13 +118,15 @@ class Workspace:
         *,
         elicitation: ElicitationHandler | None = None,
         sign_in: SignInHandler | None = None,
+        overflow_fixes: OverflowFixes = DEFAULT_OVERFLOW_FIXES,
     ) -> Workspace:
         """The agent in ``agent_dir`` (the user's default agent when None).
 
         Raises:
             AgentFileError: the folder is not an agent.
         """
-        return cls(load_agent(agent_dir or ensure_default_agent()), elicitation=elicitation, sign_in=sign_in)
+        agent = load_agent(agent_dir or ensure_default_agent())
+        return cls(agent, elicitation=elicitation, sign_in=sign_in, overflow_fixes=overflow_fixes)
 
     @property
     def chat_services(self) -> ChatServices:
@@ -135,6 +141,7 @@ class Workspace:
             sampling=self.sampling,
             tool_handlers=CHAT_TOOL_HANDLERS,
             commands=CHAT_COMMANDS,
+            overflow_fixes=self.overflow_fixes,
         )
 
     def new_chat(self) -> ChatSession:

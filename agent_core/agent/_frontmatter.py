@@ -18,6 +18,8 @@ class SplitFile:
     header: str | None  # None when the file has no header at all
     header_first_line: int  # 1-based line in the file where the header text starts
     body: str
+    # Characters before the body in the text as read (byte-order mark dropped, line breaks as \n).
+    body_offset: int = 0
 
 
 def split_frontmatter(text: str) -> SplitFile:
@@ -33,8 +35,8 @@ def split_frontmatter(text: str) -> SplitFile:
     for index in range(1, len(lines)):
         if lines[index].rstrip() in (_FENCE, "..."):
             header = "\n".join(lines[1:index])
-            body = "\n".join(lines[index + 1 :])
-            return SplitFile(header=header, header_first_line=2, body=body.removeprefix("\n"))
+            body = "\n".join(lines[index + 1 :]).removeprefix("\n")
+            return SplitFile(header, 2, body, len(text) - len(body))
     raise FrontmatterError("the header opened with '---' on line 1 is never closed")
 
 

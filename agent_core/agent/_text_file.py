@@ -9,16 +9,28 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_core.agent.items import Problem
 from agent_core.errors import AgentFileError
 
-__all__ = ["MAX_FILE_BYTES", "FileRefused", "outside_problem", "read_bytes", "read_head", "read_text"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "FileRefused",
+    "TextPart",
+    "outside_problem",
+    "read_bytes",
+    "read_head",
+    "read_text",
+    "read_text_part",
+]
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _CHUNK = 1024 * 1024
+_SKIP_CHARS = 64 * 1024  # characters decoded and dropped at a time on the way to an offset
+_BINARY_PROBE = 8192  # a NUL in the first bytes: a binary file
 
 
 class FileRefused(AgentFileError):
@@ -155,3 +167,61 @@ def read_text(path: Path, problems: list[Problem], *, too_large_fix: str | None 
         )
         return None
     return text
+
+
+@dataclass(frozen=True)
+class TextPart:
+    """Some characters of a text file, from ``offset`` on, and whether the file goes on after them."""
+
+    text: str
+    offset: int
+    more: bool
+    file_bytes: int
+
+
+def read_text_part(path: Path, offset: int, max_chars: int) -> TextPart:
+    """At most ``max_chars`` characters of the UTF-8 file ``path`` from character ``offset`` on,
+    counted in the text as it is read: a leading byte-order mark dropped, line breaks as ``\\n``
+    (as the agent's loaders read files). A file of any size: what comes before ``offset`` is
+    decoded and dropped a bounded piece at a time, so memory never holds more than the part.
+
+    Raises:
+        FileRefused: the file is missing or unreadable, not a regular file, binary (a NUL byte
+            near its start), not UTF-8 text, or ``offset`` is past its end.
+    """
+    try:
+        descriptor = os.open(path, _OPEN_FLAGS)
+    except OSError as error:
+        raise FileRefused(
+            f"cannot read the file: {error.strerror}", "check that it exists and you may read it"
+        ) from error
+    try:
+        status = os.fstat(descriptor)
+        if kind := _not_regular(status.st_mode):
+            raise _refuse_kind(kind)
+        if b"\0" in os.read(descriptor, _BINARY_PROBE):
+            raise FileRefused("is a binary file, so it is not read", "only text files can be read")
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        # utf-8-sig drops a byte-order mark; newline=None reads \r\n and \r as \n.
+        with open(descriptor, encoding="utf-8-sig", newline=None, closefd=False) as stream:
+            skipped = 0
+            while skipped < offset and (piece := stream.read(min(_SKIP_CHARS, offset - skipped))):
+                skipped += len(piece)
+            text = stream.read(max_chars)
+            more = bool(stream.read(1))
+    except UnicodeDecodeError as error:
+        raise FileRefused(
+            f"is not UTF-8 text ({error.reason}), so it is not read", "save it as UTF-8 in an editor"
+        ) from error
+    except OSError as error:
+        raise FileRefused(
+            f"cannot read the file: {error.strerror}", "check that it exists and you may read it"
+        ) from error
+    finally:
+        os.close(descriptor)
+    if skipped < offset or (offset and not text):
+        raise FileRefused(
+            f"offset {offset:,} is past the end of the file, which has {skipped:,} characters",
+            f"ask for an offset below {skipped:,}",
+        )
+    return TextPart(text, offset, more, status.st_size)

@@ -90,6 +90,7 @@ class HeaderedFile:
     document: YamlDocument | None  # the parsed header, to find a key's line
     header_line: int  # the file's line where the header text starts (0: no header)
     body: str
+    body_offset: int = 0  # characters before the body in the file's text (``SplitFile.body_offset``)
 
     def line_of(self, *keys: str | int) -> int | None:
         """The line of the header's value at ``keys`` (or of its nearest ancestor), when known."""
@@ -192,7 +193,9 @@ def parse_headered_text(
                 )
             )
             loose = read_loose_header(parts.header)
-            return HeaderedFile(path, name, dict(loose), None, parts.header_first_line, parts.body)
+            return HeaderedFile(
+                path, name, dict(loose), None, parts.header_first_line, parts.body, parts.body_offset
+            )
         problems.append(Problem(path, f"header: {error}", fix, error.line))
         return None
     data = {} if document.data is None and kind.header_needed is None else document.data
@@ -206,7 +209,9 @@ def parse_headered_text(
             )
         )
         return None
-    return HeaderedFile(path, name, dict(data), document, parts.header_first_line, parts.body)
+    return HeaderedFile(
+        path, name, dict(data), document, parts.header_first_line, parts.body, parts.body_offset
+    )
 
 
 def validate_header(

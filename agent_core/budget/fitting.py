@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from agent_core.budget.counting import TokenCounter
-from agent_core.budget.overflow_advice import overflow_advice
+from agent_core.budget.overflow_advice import DEFAULT_OVERFLOW_FIXES, OverflowFixes, overflow_advice
 from agent_core.budget.windows import WindowSize
 from agent_core.context.items import ContextManifest, ManifestPart, PartKind, TrimAction
 from agent_core.errors import ContextDeskError
@@ -78,6 +78,7 @@ class Limits:
     reply_reserve: int
     keep_tool_rounds: int = 2
     max_tool_result_tokens: int = 4000
+    fixes: OverflowFixes = DEFAULT_OVERFLOW_FIXES  # how the front end words taking items out of a chat
 
     @property
     def budget(self) -> int:
@@ -114,7 +115,7 @@ def fit_request(
         raise ContextOverflowError(
             f"this request needs {fixed:,} tokens before any history, but the model's window leaves "
             f"{limits.budget:,} ({limits.window.tokens:,} minus {limits.reply_reserve:,} for the reply). "
-            + overflow_advice(parts),
+            + overflow_advice(parts, limits.fixes),
             fixed - limits.budget,
         )
 

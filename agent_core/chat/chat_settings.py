@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from agent_core.agent.schema import AgentConfig, ChatDefaults, ContextConfig, MemoryConfig, SelectionConfig
 from agent_core.budget.fitting import Limits
+from agent_core.budget.overflow_advice import DEFAULT_OVERFLOW_FIXES, OverflowFixes
 from agent_core.budget.windows import window_for
 from agent_core.chat.prompt import PromptLimits
 from agent_core.chat.resolved_model import ResolvedModel
@@ -72,8 +73,11 @@ def with_overrides(
     )
 
 
-def prompt_limits(model: ResolvedModel, settings: ChatSettings) -> PromptLimits:
-    """The window, reply reserve and trimming limits a request to ``model`` must fit."""
+def prompt_limits(
+    model: ResolvedModel, settings: ChatSettings, fixes: OverflowFixes = DEFAULT_OVERFLOW_FIXES
+) -> PromptLimits:
+    """The window, reply reserve and trimming limits a request to ``model`` must fit (``fixes``:
+    the front end's words for what to take out when it cannot)."""
     config = settings.context
     window = window_for(
         model.model_id,
@@ -85,7 +89,7 @@ def prompt_limits(model: ResolvedModel, settings: ChatSettings) -> PromptLimits:
     budget = window.tokens - reserve
     # One result may never take more than a third of what the window leaves.
     max_result = max(64, min(config.max_tool_result_tokens, budget // 3))
-    fit = Limits(window, reserve, config.keep_tool_rounds, max_result)
+    fit = Limits(window, reserve, config.keep_tool_rounds, max_result, fixes)
     return PromptLimits(fit=fit, max_reference_tokens=max(256, int(fit.budget * config.max_reference_share)))
 
 

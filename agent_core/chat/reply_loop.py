@@ -16,6 +16,7 @@ from agent_core.agent.items import DocumentItem
 from agent_core.async_streams import merged
 from agent_core.budget.counting import TokenCounter, estimate_tokens
 from agent_core.budget.fitting import ContextOverflowError
+from agent_core.budget.overflow_advice import DEFAULT_OVERFLOW_FIXES, OverflowFixes
 from agent_core.chat.chat_settings import ChatSettings, prompt_limits
 from agent_core.chat.compacting import compact_chat, history_too_long
 from agent_core.chat.events import (
@@ -103,6 +104,7 @@ class ReplyLoop:
     streamer: Streamer
     tool_caller: ToolCaller
     attached: Callable[[], Mapping[ItemRef, DocumentItem]]
+    overflow_fixes: OverflowFixes = DEFAULT_OVERFLOW_FIXES
 
     async def run(self, request: ReplyRequest) -> AsyncIterator[ChatEvent]:
         """Events of the reply; ends with a ReplyFinished (or raises CancelledError, after
@@ -112,7 +114,7 @@ class ReplyLoop:
         settings = self.settings
         try:
             model = self.models.resolve(settings.chat.model)
-            limits = prompt_limits(model, settings)
+            limits = prompt_limits(model, settings, self.overflow_fixes)
             compacted, history = await self._history_to_send(request, model, limits)
             if compacted is not None:
                 yield compacted

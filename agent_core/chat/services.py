@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent_core.budget.overflow_advice import DEFAULT_OVERFLOW_FIXES, OverflowFixes
 from agent_core.chat.reply_loop import Streamer
 from agent_core.chat.resolved_model import ProviderResolver
 from agent_core.chat.tool_handlers import MessageCommand, ToolHandlerFactory
@@ -31,3 +32,6 @@ class ChatServices:
     # (``/run``): wired in ``workspace.py``; none here means the chat offers none of them.
     tool_handlers: tuple[ToolHandlerFactory, ...] = ()
     commands: tuple[MessageCommand, ...] = ()
+    overflow_fixes: OverflowFixes = (
+        DEFAULT_OVERFLOW_FIXES  # the front end's words for taking items out of a chat
+    )

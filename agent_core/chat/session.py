@@ -313,6 +313,7 @@ class ChatSession(ChatItems, HistoryEdits):
             streamer=self.services.streamer,
             tool_caller=caller,
             attached=self.attached_resources,
+            overflow_fixes=self.services.overflow_fixes,
         )
 
     def agent_models(self) -> tuple[str, ...]:

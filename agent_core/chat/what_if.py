@@ -93,7 +93,7 @@ async def what_if(
             user.content,
             built.tools,
             counter=model.counter,
-            limits=prompt_limits(model, chat.settings),
+            limits=prompt_limits(model, chat.settings, chat.services.overflow_fixes),
             attached=chat.attached_resources(),
             summary=summary.content if summary else None,
             memories=built.memory_texts,

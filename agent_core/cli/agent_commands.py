@@ -28,7 +28,7 @@ from agent_core.agent.variables import variables_for
 from agent_core.agent.writer import dump_yaml
 from agent_core.cli import learned_command
 from agent_core.cli.input_prompt import ask_in_terminal
-from agent_core.cli.skill_commands import print_skills, skill_summary
+from agent_core.cli.skill_commands import check_skill_key, print_skills, skill_summary
 from agent_core.cli.trust_prompt import register_trust, trust_written_server
 from agent_core.errors import AgentFileError
 
@@ -205,7 +205,9 @@ def run_get(args: argparse.Namespace) -> int:
 
 
 def run_set(args: argparse.Namespace) -> int:
-    write_setting(_agent_file(args.dir), args.key, args.value)
+    agent_file = _agent_file(args.dir)
+    check_skill_key(args.dir, args.key)
+    write_setting(agent_file, args.key, args.value)
     trust_written_server(args.dir, args.key)  # a whole server block the user typed: trusted as typed
     return 0
 

@@ -10,6 +10,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_core.budget.overflow_advice import OverflowFixes
 from agent_core.chat.attached_updates import subscribe
 from agent_core.chat.events import (
     ApprovalDecision,
@@ -42,7 +43,19 @@ from agent_core.store.export import describe_context
 from agent_core.workflows.server_trust import servers_to_trust
 from agent_core.workspace import Workspace
 
-__all__ = ["register"]
+__all__ = ["TERMINAL_OVERFLOW_FIXES", "register"]
+
+#: What to take out of a chat whose request cannot fit, in the terminal's own commands.
+TERMINAL_OVERFLOW_FIXES = OverflowFixes(
+    rules_and_references=(
+        "take some out of this chat with /drop rule:NAME or /drop ref:NAME, or shorten them (an always-on "
+        "rule or reference: set its include to agent in its file's header)"
+    ),
+    skills=(
+        "if skill '{name}' is always on, keep it out of new chats with `contextdesk skill set {name} "
+        "--include agent`; in an interactive chat, /drop skill:{name} takes it out of this one"
+    ),
+)
 
 HELP = """Commands:
   /context        what the last reply used (items, scores, tokens per part, what was trimmed)
@@ -55,8 +68,8 @@ HELP = """Commands:
   /prompt S NAME [key=value ...]   show server S's prompt NAME and offer to send it
   /remember TEXT  save TEXT as a long-term memory of this agent (see `contextdesk memory`)
   /run NAME {JSON}  run the agent's workflow NAME with that input (see `contextdesk workflow`)
-  /add ITEM       add rule:NAME, ref:NAME or tool:SERVER.NAME to this chat (selection learns the
-                  last message needed it)
+  /add ITEM       add rule:NAME, ref:NAME, skill:NAME or tool:SERVER.NAME to this chat (selection
+                  learns the last message needed it)
   /drop ITEM      take it out of this chat (selection learns the last message did not need it)
   /new            start a new chat
   /exit           leave (Ctrl-D works too)"""
@@ -87,7 +100,12 @@ def run_chat(args: argparse.Namespace) -> int:
 async def _chat(args: argparse.Namespace) -> int:
     # Only where MCP can run: the form prompt imports the MCP package, an optional extra.
     elicitation = _terminal_elicitation(args.yes)
-    workspace = Workspace.open(args.agent, elicitation=elicitation, sign_in=_terminal_sign_in(args.yes))
+    workspace = Workspace.open(
+        args.agent,
+        elicitation=elicitation,
+        sign_in=_terminal_sign_in(args.yes),
+        overflow_fixes=TERMINAL_OVERFLOW_FIXES,
+    )
     show_agent_problems(workspace)
     try:
         confirm_servers(workspace.trust, servers_to_trust(workspace.agent))  # asks in a terminal
@@ -342,7 +360,7 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
             elif command in ("/add", "/drop"):
                 ref = item_ref(argument.strip())
                 if ref is None:
-                    print(f"Usage: {command} rule:NAME | ref:NAME | tool:SERVER.NAME")
+                    print(f"Usage: {command} rule:NAME | ref:NAME | skill:NAME | tool:SERVER.NAME")
                     continue
                 if command == "/add":
                     session.add_item(ref, learn=True)
@@ -365,7 +383,7 @@ async def _interactive(workspace: Workspace, session: ChatSession, *, auto_appro
 
 
 def item_ref(text: str) -> ItemRef | None:
-    """``rule:NAME``, ``ref:NAME`` / ``reference:NAME`` or ``tool:SERVER.NAME`` as an item."""
+    """``rule:NAME``, ``ref:NAME`` / ``reference:NAME``, ``skill:NAME`` or ``tool:SERVER.NAME`` as an item."""
     kind, _, name = text.partition(":")
     if not name:
         return None
@@ -373,6 +391,8 @@ def item_ref(text: str) -> ItemRef | None:
         return ItemRef("rule", name)
     if kind in ("ref", "reference"):
         return ItemRef("reference", name)
+    if kind == "skill":
+        return ItemRef("skill", name)
     if kind == "tool" and "." in name:
         server, _, tool = name.partition(".")
         return ItemRef("tool", tool, server)

@@ -36,7 +36,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("mcp", help="try an agent's MCP servers: call a tool, ping")
     commands = parser.add_subparsers(dest="mcp_command", metavar="ACTION", required=True)
 
-    call = commands.add_parser("call", help="start one server, run one tool, print the result")
+    call = commands.add_parser(
+        "call",
+        help="start one server, run one tool (typing it is the approval: no question), print the result",
+    )
     call.add_argument("dir", type=Path, help="the agent folder")
     call.add_argument("server")
     call.add_argument("tool")

@@ -24,7 +24,7 @@ from agent_core.agent.skill_files.hidden_text import escape_unseen
 from agent_core.agent.skill_files.trust_check import skill_trust_problems
 from agent_core.errors import AgentFileError
 
-__all__ = ["print_skills", "register", "skill_summary"]
+__all__ = ["check_skill_key", "print_skills", "register", "skill_summary"]
 
 _NAME_COLUMN = 32
 
@@ -184,7 +184,9 @@ def print_skills(skills: list[dict[str, Any]]) -> None:
     width = shutil.get_terminal_size().columns
     for skill in skills:
         state = "" if skill["enabled"] else " (off)"
-        start = f"  {skill['priorityLevel']:03d}  {skill['name'] + state:<32} {skill['include']:<7} "
+        # The header's own name beside the folder's, escaped (someone else's text) and cut to keep the columns.
+        title = f" ({_cut(skill['displayName'], 40)})" if skill.get("displayName") else ""
+        start = f"  {skill['priorityLevel']:03d}  {skill['name'] + title + state:<32} {skill['include']:<7} "
         print(start + _cut(skill["description"], max(width - len(start), 20)))
 
 
@@ -211,6 +213,18 @@ def _find(agent: Agent, name: str) -> Skill:
     else:
         hint = f"it has none: add skills/{name}/SKILL.md, or import one with `contextdesk agent import SRC {agent.root}`"
     raise AgentFileError(f"the agent in {agent.root} has no skill named '{name}': {hint}")
+
+
+def check_skill_key(folder: Path, key: str) -> None:
+    """Refuse a ``skills.NAME...`` key of ``agent set`` whose NAME is not one of the agent's skills
+    (a misspelt name would write an entry no skill reads), as ``skill set`` does.
+
+    Raises:
+        AgentFileError: no such skill; the message names the close matches.
+    """
+    section, _, rest = key.partition(".")
+    if section == "skills" and rest:
+        _find(load_agent(folder), rest.split(".")[0])
 
 
 def _belongs_to(problem: Problem, skill: Skill) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "catalogue_lines",
     "files_line",
     "framed_body",
+    "rest_of_body",
     "skill_location",
 ]
 
@@ -57,6 +58,17 @@ def _defused(text: str) -> str:
     return text
 
 
+def rest_of_body(skill: Skill) -> str:
+    """The marker after a body cut at ``MAX_BODY_CHARS``: the ``skills.read`` call that goes on
+    from there (its offset counts the SKILL.md's characters, header included)."""
+    leading = len(skill.body) - len(skill.body.lstrip())
+    offset = skill.body_offset + leading + MAX_BODY_CHARS
+    return (
+        f"[… cut at {MAX_BODY_CHARS:,} characters; for the rest, call the skills server's read tool "
+        f'with name="{skill.name}", path="{SKILL_FILE}", offset={offset} …]'
+    )
+
+
 def catalogue_lines(skills: Iterable[Skill]) -> str:
     """One ``- name: description (where it lives)`` line per skill."""
     return "\n".join(f"- {_defused(skill.catalogue_line())}" for skill in skills)
@@ -70,12 +82,13 @@ def files_line(skill: Skill) -> str:
 
 
 def framed_body(skill: Skill, *, with_files: bool = False, body: str | None = None) -> str:
-    """The skill's SKILL.md body (or ``body``, a part of it) in its own tag, cut at ``MAX_BODY_CHARS``."""
+    """The skill's SKILL.md body (or ``body``, a part of it) in its own tag, cut at ``MAX_BODY_CHARS``
+    with the read call that gives the rest."""
+    whole = body is None
     body = (skill.body if body is None else body).strip()
     if len(body) > MAX_BODY_CHARS:
-        body = (
-            body[:MAX_BODY_CHARS]
-            + f"\n[… cut at {MAX_BODY_CHARS:,} characters; read {SKILL_FILE} for the rest …]"
+        body = body[:MAX_BODY_CHARS] + (
+            f"\n{rest_of_body(skill)}" if whole else f"\n[… cut at {MAX_BODY_CHARS:,} characters …]"
         )
     description = f' description="{escape(" ".join(skill.description.split()))}"' if skill.description else ""
     files = f"\n{files_line(skill)}" if with_files else ""

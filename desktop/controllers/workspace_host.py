@@ -20,6 +20,7 @@ from agent_core.agent.loader import load_agent
 from agent_core.agent.scaffold import ensure_default_agent
 from agent_core.agent.server_trust import TrustGate
 from agent_core.agent.variables import variables_for, workspace_root_of
+from agent_core.budget.overflow_advice import OverflowFixes
 from agent_core.context.skill_search import skill_ranker
 from agent_core.context.skill_server import agent_servers
 from agent_core.errors import ContextDeskError
@@ -36,7 +37,25 @@ if TYPE_CHECKING:
     # most of a second to import, which must not delay the first window.
     from agent_core.workspace import Workspace
 
-__all__ = ["SwitchableTools", "WorkspaceFactory", "WorkspaceHost"]
+__all__ = [
+    "DESKTOP_OVERFLOW_FIXES",
+    "SwitchableTools",
+    "WorkspaceFactory",
+    "WorkspaceHost",
+    "desktop_workspace",
+]
+
+#: What to take out of a chat whose request cannot fit, where the window lets you do it.
+DESKTOP_OVERFLOW_FIXES = OverflowFixes(
+    rules_and_references=(
+        "remove some of the chat's rules and references in the Context panel, or shorten them "
+        "(always-on ones are set in the agent)"
+    ),
+    skills=(
+        "remove skill '{name}' from the chat in the Context panel's Skills section (Remove from chat); "
+        "if it is always on, set its Included to Agent there to keep it out of new chats"
+    ),
+)
 
 logger = logging.getLogger(__name__)
 
@@ -70,10 +89,11 @@ class SwitchableTools:
         return await self.runtime.read_resource(server, uri)
 
 
-def _default_factory(agent: Agent, tools: ToolRuntime) -> Workspace:
+def desktop_workspace(agent: Agent, tools: ToolRuntime) -> Workspace:
+    """The workspace the app runs an agent in: its chats word their fixes for the window."""
     from agent_core.workspace import Workspace
 
-    return Workspace(agent, tools=tools)
+    return Workspace(agent, tools=tools, overflow_fixes=DESKTOP_OVERFLOW_FIXES)
 
 
 def preload_core() -> None:
@@ -92,7 +112,7 @@ class WorkspaceHost(QObject):
     ) -> None:
         super().__init__(parent)
         self.bridge = bridge
-        self._factory = factory or _default_factory
+        self._factory = factory or desktop_workspace
         self.workspace: Workspace | None = None
         self.tools = SwitchableTools()
         # A tool server whose settings use ${input:id} asks the user once (the keyring keeps it).

@@ -11,7 +11,7 @@ import pytest
 from agent_core.agent.scaffold import create_agent
 from agent_core.cli.main import main
 
-__all__ = ["RESEARCHER", "run", "scripted_agent", "with_researcher"]
+__all__ = ["RESEARCHER", "run", "scripted_agent", "with_always_skill", "with_researcher"]
 
 
 def scripted_agent(tmp_path: Path, steps: list[dict[str, object]]) -> Path:
@@ -54,4 +54,18 @@ You are a research sub-agent. Answer in one sentence.
 def with_researcher(agent: Path) -> Path:
     (agent / "subagents").mkdir()
     (agent / "subagents" / "researcher.md").write_text(RESEARCHER, encoding="utf-8")
+    return agent
+
+
+def with_always_skill(agent: Path, name: str, words: int) -> Path:
+    """``agent`` with a skill of ``words`` words in every chat (``include: always``) and a window
+    of 2,048 tokens it does not fit in."""
+    body = " ".join(f"step{n}" for n in range(words))
+    (agent / "skills" / name).mkdir(parents=True)
+    (agent / "skills" / name / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Lamp care. Use for lamps.\n---\n{body}\n", encoding="utf-8"
+    )
+    config = (agent / "agent.yaml").read_text()
+    (agent / "agent.yaml").write_text(f"{config}\nskills:\n  {name}:\n    include: always\n")
+    assert main(["agent", "set", str(agent), "context.window", "2048"]) == 0
     return agent

@@ -26,6 +26,7 @@ __all__ = [
     "SKILL_FILE",
     "Skill",
     "SkillFrontmatter",
+    "outside_skill_folder",
     "spec_name_problem",
 ]
 
@@ -49,6 +50,22 @@ def spec_name_problem(name: str) -> str | None:
             "hyphens, not starting or ending with a hyphen"
         )
     return None
+
+
+def outside_skill_folder(path: Path, real_folder: Path) -> str | None:
+    """Why the model may not be handed ``path`` of the skill whose folder really is ``real_folder``
+    (it leads out of it through a link, or is a link loop), or None when it may. The one rule for
+    both the files ``skills.load`` lists and those ``skills.read`` serves."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError) as error:  # a link loop
+        return f"cannot be followed ({error})"
+    if real.is_relative_to(real_folder):
+        return None
+    return (
+        "leads out of the skill's folder (a link), so it is not read: a skill may only hand the "
+        "model its own files"
+    )
 
 
 class SkillFrontmatter(BaseModel):
@@ -95,6 +112,8 @@ class Skill:
     description: str
     body: str  # the SKILL.md after its header: the instructions the model reads on demand
     path: Path | None = field(default=None, compare=False)  # the SKILL.md
+    # Characters of the SKILL.md before the body, as ``skills.read`` counts them (its offsets).
+    body_offset: int = field(default=0, compare=False)
     display_name: str = ""  # the header's name, where it differs from the folder's name
     license: str = ""
     compatibility: str = ""

@@ -14,6 +14,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from agent_core.agent.skill_files.instruction_check import LineCounter
+
 __all__ = ["MAX_COUNTED", "HiddenLine", "escape_unseen", "find_hidden_lines", "mark_unseen"]
 
 MAX_COUNTED = 10_000  # hidden characters counted per file; past it the count stops
@@ -82,7 +84,8 @@ def find_hidden_lines(text: str) -> list[HiddenLine]:
         return []  # most files: nothing to look for
     by_line: dict[int, Counter[int]] = {}
     tags_by_line: dict[int, list[str]] = {}
-    line, counted_to, counted = 1, 0, 0
+    lines = LineCounter(text, 1)
+    counted = 0
     for match in _HIDDEN.finditer(text):
         position = match.start()
         point = ord(text[position])
@@ -91,8 +94,7 @@ def find_hidden_lines(text: str) -> list[HiddenLine]:
         counted += 1
         if counted > MAX_COUNTED:  # a file made of them says all it needs to by now
             break
-        line += text.count("\n", counted_to, position)  # counted onwards: linear in the file
-        counted_to = position
+        line = lines.line_at(position)
         by_line.setdefault(line, Counter())[point] += 1
         if point in _TAGS and 0x20 <= point - 0xE0000 < 0x7F:
             tags_by_line.setdefault(line, []).append(chr(point - 0xE0000))

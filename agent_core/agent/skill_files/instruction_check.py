@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 
-__all__ = ["CODE_SUFFIXES", "Finding", "find_instructions"]
+__all__ = ["CODE_SUFFIXES", "Finding", "LineCounter", "find_instructions"]
 
 MAX_FINDINGS_PER_FILE = 5
 
@@ -180,8 +180,9 @@ def _windows(segment: str, line: int) -> Iterator[tuple[int, str]]:
     if len(segment) <= _WINDOW:
         yield line, segment
         return
+    lines = LineCounter(segment, line)
     for start in range(0, len(segment), _WINDOW - _OVERLAP):
-        yield line + segment.count("\n", 0, start), segment[start : start + _WINDOW]
+        yield lines.line_at(start), segment[start : start + _WINDOW]
 
 
 def _keyword_offsets(text: str) -> list[int]:
@@ -291,8 +292,32 @@ def _sentences(paragraph: list[str], first_line: int) -> Iterator[tuple[int, str
     if not paragraph:
         return
     text = "\n".join(paragraph)
+    lines = LineCounter(text, first_line)
     offset = 0
     for sentence in _SENTENCE_END.split(text):
         start = text.find(sentence, offset)
         offset = start + len(sentence)
-        yield first_line + text.count("\n", 0, max(start, 0)), sentence, False  # its line breaks kept
+        yield lines.line_at(max(start, 0)), sentence, False  # its line breaks kept
+
+
+class LineCounter:
+    """The line of each offset of ``text``, asked for in increasing order: each line break is
+    counted once, so a paragraph of 20,000 lines costs its length, not its length squared (as
+    counting from the start for every sentence did)."""
+
+    def __init__(self, text: str, first_line: int) -> None:
+        self._text = text
+        self._line = first_line
+        self._counted_to = 0
+
+    def line_at(self, offset: int) -> int:
+        """The line ``offset`` is on; offsets must not go back.
+
+        Raises:
+            ValueError: ``offset`` is before one asked for earlier.
+        """
+        if offset < self._counted_to:
+            raise ValueError(f"offset {offset} is before {self._counted_to}: ask in increasing order")
+        self._line += self._text.count("\n", self._counted_to, offset)
+        self._counted_to = offset
+        return self._line

@@ -20,6 +20,7 @@ from agent_core.agent.skill_files.definition import (
     SKILL_FILE,
     Skill,
     SkillFrontmatter,
+    outside_skill_folder,
     spec_name_problem,
 )
 
@@ -119,6 +120,7 @@ def _skill(
         description=description,
         body=file.body,
         path=file.path,
+        body_offset=file.body_offset,
         display_name=display if display and display != file.name else "",
         license=(header.license or "").strip(),
         compatibility=(header.compatibility or "").strip(),
@@ -132,8 +134,9 @@ def _skill(
 
 
 def list_skill_files(folder: Path, real_root: Path, problems: list[Problem]) -> tuple[str, ...]:
-    """The skill's files besides SKILL.md, relative with '/', sorted; links out of the agent folder
-    and files past ``MAX_SKILL_FILES`` are left out with a Problem."""
+    """The skill's files besides SKILL.md, relative with '/', sorted: those ``skills.read`` serves.
+    Links out of the skill's folder and files past ``MAX_SKILL_FILES`` are left out with a Problem."""
+    real_folder = folder.resolve()
     found: list[str] = []
     stack: list[tuple[Path, int]] = [(folder, 0)]
     while stack:
@@ -157,6 +160,16 @@ def list_skill_files(folder: Path, real_root: Path, problems: list[Problem]) -> 
                 continue
             if entry.is_symlink() and (escape := outside_problem(path, real_root, real_root=real_root)):
                 problems.append(escape)
+                continue
+            if entry.is_symlink() and (why := outside_skill_folder(path, real_folder)):
+                problems.append(
+                    Problem(
+                        path,
+                        f"{why}; it is left out of the skill's file list",
+                        "copy the file into the skill's folder instead of linking to it",
+                        severity="warning",
+                    )
+                )
                 continue
             if entry.is_dir():
                 if depth + 1 < _MAX_DEPTH:

@@ -170,7 +170,7 @@ def test_the_overflow_names_many_small_rules_together_not_one_bigger_tool() -> N
         "largest part is the chat's rules and references: 100 of them, 10,000 tokens (the largest 'r0', 100)"
         in message
     )
-    assert "remove some of the chat's rules and references in the Context panel" in message
+    assert "take some of the chat's rules and references out of it, or shorten them" in message
     assert "big_tool" not in message
 
 

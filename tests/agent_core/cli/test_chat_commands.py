@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli_runs import run, scripted_agent
+from tests.support.cli_runs import run, scripted_agent, with_always_skill
 from tests.support.server_trust import trust_servers
 
 
@@ -217,3 +217,22 @@ def test_compact_with_nothing_to_compact_says_so_without_a_word_about_the_model(
     assert result.returncode == 0, result.stderr
     assert "Too little to compact yet." in result.stdout
     assert "faithful summary" not in result.stderr
+
+
+def test_a_request_that_cannot_fit_names_the_terminals_commands_for_an_always_on_skill(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = with_always_skill(scripted_agent(tmp_path, []), "lamp-care", 3_000)
+    code, _, err = run(capsys, "chat", "--agent", str(agent), "hello")
+    assert code == 1
+    assert "The largest part is the chat's skills ('lamp-care'" in err
+    assert "`contextdesk skill set lamp-care --include agent`" in err and "/drop skill:lamp-care" in err
+    assert "Context panel" not in err  # the terminal has none
+
+
+def test_drop_and_add_name_a_skill_as_they_name_rules_and_references() -> None:
+    from agent_core.cli.chat_command import item_ref
+    from agent_core.context.items import ItemRef
+
+    assert item_ref("skill:lamp-care") == ItemRef("skill", "lamp-care")
+    assert item_ref("rule:tone") == ItemRef("rule", "tone") and item_ref("skill:") is None

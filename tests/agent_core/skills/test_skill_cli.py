@@ -178,3 +178,28 @@ def test_skill_show_writes_escape_sequences_and_hidden_characters_as_escapes(
     assert code == 0 and "\x1b" not in out and "\u202e" not in out and "\u200b" not in out
     assert "Line one\\x1b]52;c;Y3VybA==\\x07" in out and "Sort \\u202eby date" in out
     assert "Tidy\\u200b text." in out
+
+
+def test_agent_set_refuses_a_skill_the_agent_does_not_have_as_skill_set_does(
+    agent_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (agent_root / "agent.yaml").read_text()
+    code, _, err = run(capsys, "agent", "set", str(agent_root), "skills.pfd.include", "always")
+    assert code == 1 and "no skill named 'pfd'" in err and "did you mean pdf?" in err
+    assert (agent_root / "agent.yaml").read_text() == before
+    assert run(capsys, "agent", "set", str(agent_root), "skills.pdf.include", "manual")[0] == 0
+    assert load_agent(agent_root).skills["pdf"].include is IncludeMode.MANUAL
+
+
+def test_agent_show_prints_each_skills_display_name_beside_its_folder_name_escaped(
+    agent_root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    write(
+        agent_root / "skills/tricky/SKILL.md",
+        "---\nname: Tidy\u202e txt.exe\ndescription: Tidy text.\n---\nTidy.\n",
+    )
+    code, out, _ = run(capsys, "agent", "show", str(agent_root), "--no-start")
+    assert code == 0
+    assert "pdf (PDF Processing)" in out
+    assert "tricky (Tidy\\u202e txt.exe)" in out and "\u202e" not in out

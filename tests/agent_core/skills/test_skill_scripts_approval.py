@@ -290,3 +290,27 @@ def test_yaml_off_and_on_are_read_as_the_sandbox_modes() -> None:
     assert script_options({"scriptSandbox": False}).sandbox is SandboxMode.OFF
     assert script_options({"scriptSandbox": True}).sandbox is SandboxMode.AUTO
     assert script_options({"workspace": "~/proj"}).workspace == Path.home() / "proj"
+
+
+def test_mcp_call_runs_a_script_at_once_as_the_users_own_call_and_the_docs_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_core.cli.main import main
+    from tests.support.paths import REPO_ROOT
+
+    agent = agent_folder(tmp_path, permission="ask", sandbox="off")
+
+    def no_question(prompt: str = "") -> str:
+        raise AssertionError(f"mcp call asked: {prompt}")
+
+    monkeypatch.setattr("builtins.input", no_question)
+    arguments = '{"name": "demo", "script": "scripts/write.py", "args": ["typed.txt"]}'
+    code = main(["mcp", "call", str(agent.root), "skills", "run_script", "--args", arguments])
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "ws/typed.txt").read_text() == "made by the skill"
+    # The docs say the same: a chat's runs are always asked about, `mcp call` is the user's own call.
+    docs = " ".join((REPO_ROOT / "docs/skills.md").read_text().split())
+    assert "**Every run a model asks for is asked about**" in docs
+    assert (
+        "`contextdesk mcp call DIR skills run_script --args '{…}'` runs at once, without a question" in docs
+    )

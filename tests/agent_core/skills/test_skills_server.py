@@ -5,7 +5,9 @@ a path out of its folder, ``search`` finds any skill of the agent."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import tracemalloc
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -14,9 +16,10 @@ import pytest
 
 from agent_core.agent import load_agent
 from agent_core.agent.agent import Agent
+from agent_core.context.skill_framing import MAX_BODY_CHARS
 from agent_core.context.skill_server import SKILLS_SERVER, agent_servers
 from agent_core.mcp import McpManager
-from agent_core.mcp.builtins.skills import MAX_READ_BYTES, MAX_READ_CHARS
+from agent_core.mcp.builtins.skills import MAX_READ_CHARS
 from agent_core.mcp.types import ToolResult
 from tests.support.agent_files import write
 from tests.support.paths import FIXTURES
@@ -135,29 +138,88 @@ async def test_read_refuses_a_link_out_of_the_skills_folder(tmp_path: Path) -> N
         assert "password" not in result.text
 
 
-async def test_read_refuses_a_file_too_large_and_a_binary_one(tmp_path: Path) -> None:
+async def test_read_refuses_a_binary_file_and_one_not_in_utf8(tmp_path: Path) -> None:
     agent_root = tmp_path / "agent"
     skilled_agent(agent_root)
     folder = agent_root / "skills/linear"
-    with open(folder / "huge.md", "wb") as huge:
-        huge.truncate(10 * 1024 * 1024)  # 10 MB
     (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(64))
     (folder / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
     agent = load_agent(agent_root)
-    too_big = await call(agent, "read", {"name": "linear", "path": "huge.md"})
-    assert too_big.is_error and f"larger than {MAX_READ_BYTES // (1024 * 1024)} MB" in too_big.text
     binary = await call(agent, "read", {"name": "linear", "path": "logo.png"})
     assert binary.is_error and "binary file" in binary.text
     latin = await call(agent, "read", {"name": "linear", "path": "latin1.txt"})
     assert latin.is_error and "not UTF-8 text" in latin.text
 
 
-async def test_a_long_text_file_is_cut_with_a_marker(tmp_path: Path) -> None:
+def next_offset(text: str) -> int | None:
+    """The offset a cut marker says to read the next part from."""
+    found = re.search(r"offset=(\d+) …\]", text)
+    return int(found.group(1)) if found else None
+
+
+def file_text(result: ToolResult) -> str:
+    """What a read gave of the file: the text inside the frame, before any cut marker."""
+    inside = result.text.split(">\n", 1)[1].rsplit("\n</skill-file>", 1)[0]
+    return inside.split("\n[… cut at character ")[0]
+
+
+async def test_a_file_of_any_size_is_read_in_parts_each_marker_naming_the_next_call(tmp_path: Path) -> None:
     agent_root = tmp_path / "agent"
     skilled_agent(agent_root)
-    (agent_root / "skills/linear/long.md").write_text("word " * MAX_READ_CHARS)
-    result = await call(load_agent(agent_root), "read", {"name": "linear", "path": "long.md"})
-    assert not result.is_error and f"cut at {MAX_READ_CHARS:,} characters" in result.text
+    lines = [
+        f"line {n}: {'é' * (n % 7)} measure twice" for n in range(120_000)
+    ]  # 3.8 MB, past the old 1 MB cap
+    whole = "\n".join(lines) + "\n"
+    (agent_root / "skills/linear/big.md").write_text(whole, encoding="utf-8")
+    agent = load_agent(agent_root)
+    read: list[str] = []
+    offset: int | None = 0
+    for _ in range(3):
+        assert offset is not None
+        result = await call(agent, "read", {"name": "linear", "path": "big.md", "offset": offset})
+        assert not result.is_error, result.text
+        read.append(file_text(result))
+        assert len(read[-1]) == MAX_READ_CHARS
+        offset = next_offset(result.text)
+        assert f'path="big.md", offset={offset}' in result.text
+    assert "".join(read) == whole[: 3 * MAX_READ_CHARS]
+    last = await call(agent, "read", {"name": "linear", "path": "big.md", "offset": len(whole) - 30})
+    assert file_text(last) == whole[-30:] and next_offset(last.text) is None
+    past = await call(agent, "read", {"name": "linear", "path": "big.md", "offset": len(whole)})
+    assert past.is_error and f"has {len(whole):,} characters" in past.text
+
+
+def test_reading_far_into_a_large_file_holds_only_a_bounded_part_in_memory(tmp_path: Path) -> None:
+    from agent_core.mcp.builtins.skills import read_skill_file
+
+    skilled_agent(tmp_path / "agent")
+    (tmp_path / "agent/skills/linear/huge.md").write_text("measure twice, cut once\n" * 1_000_000)  # 24 MB
+    skill = load_agent(tmp_path / "agent").skills["linear"]
+    tracemalloc.start()
+    try:
+        part = read_skill_file(skill, "huge.md", offset=20_000_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "measure twice" in part and next_offset(part) == 20_000_000 + MAX_READ_CHARS
+    assert peak < 2_000_000  # the part and a few pieces of what came before, never the 24 MB
+
+
+async def test_a_cut_body_points_at_the_read_that_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    agent_root = tmp_path / "agent"
+    skilled_agent(agent_root)
+    steps = "".join(f"Step {n}: polish lens section {n}.\r\n" for n in range(4_000))  # 130,000 characters
+    header = "---\r\nname: lamp\r\ndescription: Lamp care. Use for lamps.\r\n---\r\n\r\n"
+    (agent_root / "skills/lamp").mkdir()
+    (agent_root / "skills/lamp/SKILL.md").write_bytes(("\ufeff" + header + steps).encode())
+    agent = load_agent(agent_root)
+    loaded = await call(agent, "load", {"name": "lamp"})
+    offset = next_offset(loaded.text)
+    assert offset is not None and 'name="lamp", path="SKILL.md"' in loaded.text
+    body = steps.replace("\r\n", "\n")
+    assert loaded.text.split("\n[… cut at")[0].endswith(body[MAX_BODY_CHARS - 40 : MAX_BODY_CHARS])
+    rest = await call(agent, "read", {"name": "lamp", "path": "SKILL.md", "offset": offset})
+    assert file_text(rest).startswith(body[MAX_BODY_CHARS : MAX_BODY_CHARS + 200])
 
 
 async def test_search_finds_skills_by_words_across_all_of_them(agent: Agent) -> None:
@@ -167,3 +229,29 @@ async def test_search_finds_skills_by_words_across_all_of_them(agent: Agent) -> 
     assert "(skills/gh-fix-ci/SKILL.md)" in first
     none = (await call(agent, "search", {"query": "zyzzyva quux"})).text
     assert none.startswith("No skill matches")
+
+
+async def test_load_lists_only_the_files_read_serves_and_the_path_hint_names_one(tmp_path: Path) -> None:
+    agent_root = tmp_path / "agent"
+    skilled_agent(agent_root)
+    linker = agent_root / "skills/linker"
+    write(
+        linker / "SKILL.md",
+        "---\nname: linker\ndescription: Recipes. Use for recipes.\n---\nRead the references.\n",
+    )
+    write(linker / "references/own.md", "the skill's own notes")
+    os.symlink(
+        agent_root / "skills/linear/SKILL.md", linker / "references/sibling.md"
+    )  # a sibling skill's file
+    agent = load_agent(agent_root)
+    assert agent.skills["linker"].files == ("references/own.md",)
+    assert any(
+        p.path == linker / "references/sibling.md" and "leads out of the skill's folder" in p.message
+        for p in agent.problems
+    )
+    loaded = await call(agent, "load", {"name": "linker"})
+    assert "references/own.md" in loaded.text and "sibling" not in loaded.text
+    refused = await call(agent, "read", {"name": "linker", "path": "../linear/SKILL.md"})
+    assert refused.is_error and "(e.g. references/own.md)" in refused.text
+    for listed in agent.skills["linker"].files:
+        assert not (await call(agent, "read", {"name": "linker", "path": listed})).is_error
