@@ -10,7 +10,7 @@ from agent_core.budget.fitting import fit_request
 from agent_core.context.items import RequestContext, SelectionRun, WorkflowRunLink
 from agent_core.providers.base import ChatMessage
 from desktop.views.token_bar import ContextGauge
-from tests.agent_core.budget.test_fitting import WORDS, draft, limits, short_turns
+from tests.support.fitting_drafts import WORDS, draft, limits, short_turns
 
 
 def test_a_chat_whose_only_reply_ran_a_workflow_says_when_the_gauge_fills(qtbot: QtBot) -> None:

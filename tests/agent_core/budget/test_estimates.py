@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_core.budget.estimates import estimate_next_request
 from agent_core.budget.fitting import fit_request
 from agent_core.providers.base import ChatMessage
-from tests.agent_core.budget.test_fitting import WORDS, draft, limits, short_turns
+from tests.support.fitting_drafts import WORDS, draft, limits, short_turns
 
 
 def test_the_estimate_leaves_out_what_the_next_request_will_leave_out() -> None:

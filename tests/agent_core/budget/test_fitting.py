@@ -13,14 +13,12 @@ from agent_core.budget.fitting import (
     Block,
     ContextOverflowError,
     Draft,
-    Limits,
     fit_request,
 )
-from agent_core.budget.windows import WindowSize, known_window, window_for
+from agent_core.budget.windows import known_window, window_for
 from agent_core.providers.base import ChatMessage, ToolCall, ToolSpec
 from agent_core.providers.scripted import ScriptedProvider
-
-WORDS = TokenCounter("words", True, lambda text: len(text.split()))
+from tests.support.fitting_drafts import WORDS, draft, limits, short_turns
 
 
 def tool_round(n: int, result: str) -> list[ChatMessage]:
@@ -31,29 +29,6 @@ def tool_round(n: int, result: str) -> list[ChatMessage]:
         ChatMessage("tool", result, tool_call_id=f"c{n}", tool_name="fs__read_file"),
         ChatMessage("assistant", f"answer {n}"),
     ]
-
-
-def draft(
-    history: list[ChatMessage], user: str = "new question", turns: list[ChatMessage] | None = None
-) -> Draft:
-    return Draft(
-        system=[
-            Block("system_prompt", "You are helpful."),
-            Block("rule", '<rule name="r">Be brief.</rule>', "r"),
-        ],
-        history=history,
-        user=[Block("message", user)],
-        turns=turns or [],
-        tools=[
-            ToolSpec(
-                "fs__read_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
-            )
-        ],
-    )
-
-
-def limits(window: int, reserve: int = 100, keep: int = 2, max_result: int = 4000) -> Limits:
-    return Limits(WindowSize(window, "chat"), reserve, keep, max_result)
 
 
 def assert_pairs_valid(messages: tuple[ChatMessage, ...]) -> None:
@@ -172,14 +147,6 @@ def test_the_overflow_names_many_small_rules_together_not_one_bigger_tool() -> N
     )
     assert "take some of the chat's rules and references out of it, or shorten them" in message
     assert "big_tool" not in message
-
-
-def short_turns(count: int) -> list[ChatMessage]:
-    return [
-        m
-        for n in range(1, count + 1)
-        for m in (ChatMessage("user", f"question {n}"), ChatMessage("assistant", f"answer {n}"))
-    ]
 
 
 def test_a_message_too_long_for_the_window_is_left_out_and_older_turns_are_still_kept() -> None:
