@@ -4,7 +4,6 @@ a folder imported with its whole report shown, and the empty state."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,42 +13,25 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.schema import IncludeMode
-from desktop.app import DesktopApp, create_app
+from desktop.app import DesktopApp
 from desktop.dialogs.import_report import ImportReportDialog
 from desktop.dialogs.skill_file import SkillFileDialog
-from desktop.models.skills_model import SkillRole
-from desktop.views.skills_panel import SkillsSection
 from tests.support.agent_files import write
 from tests.support.desktop_driver import WAIT_MS, screenshot
-from tests.support.paths import REPO_ROOT
-
-FIXTURES = REPO_ROOT / "tests" / "fixtures" / "desktop_skills"
+from tests.support.skills_section import SKILL_FIXTURES as FIXTURES
+from tests.support.skills_section import add_fixture_skills, listed, running_app, section
 
 
 @pytest.fixture
 def skills_agent(agent_dir: Path) -> Path:
-    for folder in FIXTURES.iterdir():
-        if folder.is_dir():
-            shutil.copytree(folder, agent_dir / "skills" / folder.name)
+    add_fixture_skills(agent_dir)
     return agent_dir
 
 
 @pytest.fixture
 def app(qtbot: QtBot, skills_agent: Path) -> Iterator[DesktopApp]:
-    create_app()
-    desktop = DesktopApp()
-    desktop.start(skills_agent)
-    qtbot.waitUntil(lambda: desktop.window.current_controller() is not None, timeout=WAIT_MS)
-    yield desktop
-    desktop.close()
-
-
-def section(app: DesktopApp) -> SkillsSection:
-    return app.window.context_panel.skills
-
-
-def listed(skills: SkillsSection) -> list[str]:
-    return [skills.proxy.index(r, 0).data(SkillRole.NAME) for r in range(skills.proxy.rowCount())]
+    with running_app(qtbot, skills_agent) as desktop:
+        yield desktop
 
 
 def top_window_of(kind: type, title: str = "") -> object:

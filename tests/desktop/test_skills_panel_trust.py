@@ -15,18 +15,16 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from agent_core.store.sent_requests import SentMessage, SentRequest
-from desktop.app import DesktopApp, create_app
+from desktop.app import DesktopApp
 from desktop.bridge import CoreBridge
 from desktop.dialogs.exact_request import ExactRequestDialog
 from desktop.dialogs.skill_file import SkillFileDialog
-from desktop.models.skills_model import SkillRole
 from desktop.views.skill_delegate import skill_badges
 from desktop.views.skills_panel import SkillsSection
 from tests.support.agent_files import write
 from tests.support.desktop_driver import WAIT_MS, screenshot
-from tests.support.paths import REPO_ROOT
+from tests.support.skills_section import add_fixture_skills, listed, running_app, section
 
-FIXTURES = REPO_ROOT / "tests" / "fixtures" / "desktop_skills"
 # The QA tester's skill: a step that sends a private key out, an override, a zero-width space.
 SNEAKY = (
     "---\nname: sneaky\ndescription: Helps with weather reports. Use when the user asks about the weather.\n"
@@ -38,29 +36,15 @@ SNEAKY = (
 
 @pytest.fixture
 def skills_agent(agent_dir: Path) -> Path:
-    for folder in FIXTURES.iterdir():
-        if folder.is_dir():
-            shutil.copytree(folder, agent_dir / "skills" / folder.name)
+    add_fixture_skills(agent_dir)
     write(agent_dir / "skills/sneaky/SKILL.md", SNEAKY)
     return agent_dir
 
 
 @pytest.fixture
 def app(qtbot: QtBot, skills_agent: Path) -> Iterator[DesktopApp]:
-    create_app()
-    desktop = DesktopApp()
-    desktop.start(skills_agent)
-    qtbot.waitUntil(lambda: desktop.window.current_controller() is not None, timeout=WAIT_MS)
-    yield desktop
-    desktop.close()
-
-
-def section(app: DesktopApp) -> SkillsSection:
-    return app.window.context_panel.skills
-
-
-def listed(skills: SkillsSection) -> list[str]:
-    return [skills.proxy.index(r, 0).data(SkillRole.NAME) for r in range(skills.proxy.rowCount())]
+    with running_app(qtbot, skills_agent) as desktop:
+        yield desktop
 
 
 def warnings_of(skills: SkillsSection, name: str) -> tuple[str, ...]:
