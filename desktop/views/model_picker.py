@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QComboBox, QWidget
 
 __all__ = ["ModelPicker", "model_problem", "unchecked_model_note"]
@@ -58,7 +58,8 @@ def unchecked_model_note(
 class ModelPicker(QComboBox):
     """An editable combo box whose list opens on a click anywhere in it, not only on its arrow
     (a click on an editable box's text would otherwise just place the cursor, and the list of
-    models would look missing). Typing a ref by hand still works: Esc closes the list."""
+    models would look missing). Typing a ref by hand still works: a character typed while the list
+    is open closes it and starts a new ref in the box (the list took it before, and it was lost)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -71,6 +72,7 @@ class ModelPicker(QComboBox):
         line_edit = self.lineEdit()
         if line_edit is not None:
             line_edit.installEventFilter(self)
+        self.view().installEventFilter(self)
 
     def set_unlisted(self, unlisted: Mapping[str, str]) -> None:
         """Say in the tooltip which providers listed no models, and why (they can still be typed)."""
@@ -81,6 +83,22 @@ class ModelPicker(QComboBox):
         )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        line_edit = self.lineEdit()
+        if (
+            watched is self.view()
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and line_edit is not None
+            and event.text().isprintable()
+            and event.text().strip()
+            and not event.modifiers() & ~Qt.KeyboardModifier.ShiftModifier
+        ):
+            # Typing, not choosing: the list closes, and the character starts a new ref in the box.
+            self.hidePopup()
+            line_edit.setFocus()
+            line_edit.selectAll()
+            line_edit.insert(event.text())
+            return True
         if (
             watched is self.lineEdit()
             and event.type() == QEvent.Type.MouseButtonRelease

@@ -152,6 +152,21 @@ def test_a_click_on_the_model_box_text_opens_its_list(qtbot: QtBot, desktop: Des
     qtbot.waitUntil(lambda: view.controller.session.chat_settings.model == "scripted:y", timeout=WAIT_MS)
 
 
+def test_typing_while_the_model_list_is_open_goes_into_the_box(qtbot: QtBot, desktop: DesktopApp) -> None:
+    view = desktop.window.current_view()
+    assert view is not None
+    view.set_models(["scripted:x", "scripted:y"])
+    box = view.model_picker
+    line_edit = box.lineEdit()
+    assert line_edit is not None
+    qtbot.mouseClick(line_edit, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(box.view().isVisible, timeout=WAIT_MS)
+    qtbot.keyClick(box.view(), "s")  # the list has the keys while it is open
+    qtbot.waitUntil(lambda: not box.view().isVisible() and line_edit.hasFocus(), timeout=WAIT_MS)
+    qtbot.keyClicks(line_edit, "cripted:z")  # a new ref, not added to the one shown
+    assert line_edit.text() == "scripted:z"
+
+
 def test_chat_settings_fit_the_side_panel_without_scrolling_sideways(
     qtbot: QtBot, desktop: DesktopApp
 ) -> None:
