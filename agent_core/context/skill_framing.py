@@ -74,11 +74,33 @@ def catalogue_lines(skills: Iterable[Skill]) -> str:
     return "\n".join(f"- {_defused(skill.catalogue_line())}" for skill in skills)
 
 
+# Files a skill keeps for its scripts or its user, which ``skills.read`` refuses as not text;
+# told by their name (opening every file at each load to look would cost more than it saves).
+_NOT_TEXT = (
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".tif", ".tiff", ".heic",
+    ".pdf", ".docx", ".xlsx", ".pptx", ".doc", ".xls", ".ppt", ".odt", ".ods",
+    ".zip", ".gz", ".tgz", ".tar", ".7z", ".bz2", ".xz", ".jar", ".whl",
+    ".ttf", ".otf", ".woff", ".woff2", ".eot",
+    ".mp3", ".wav", ".ogg", ".flac", ".mp4", ".mov", ".webm",
+    ".so", ".dll", ".dylib", ".exe", ".bin", ".pyc", ".wasm", ".sqlite", ".db",
+)  # fmt: skip
+
+
 def files_line(skill: Skill) -> str:
-    """The skill's other files, for the model to read with ``skills.read``."""
+    """The skill's other files, for the model to read with ``skills.read``; those that are not
+    text by their name are named apart, so the model does not ask for what read refuses."""
     if not skill.files:
         return "The skill has no other files."
-    return f"Files of the skill (read one with the skills server's read tool): {', '.join(skill.files)}"
+    text = [name for name in skill.files if not name.lower().endswith(_NOT_TEXT)]
+    other = [name for name in skill.files if name.lower().endswith(_NOT_TEXT)]
+    line = (
+        f"Files of the skill (read one with the skills server's read tool): {', '.join(text)}"
+        if text
+        else "The skill has no other text files."
+    )
+    if other:
+        line += f"\nNot text, so not for the read tool (its scripts may use them): {', '.join(other)}"
+    return line
 
 
 def framed_body(skill: Skill, *, with_files: bool = False, body: str | None = None) -> str:

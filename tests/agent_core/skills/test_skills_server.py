@@ -149,6 +149,10 @@ async def test_read_refuses_a_binary_file_and_one_not_in_utf8(tmp_path: Path) ->
     assert binary.is_error and "binary file" in binary.text
     latin = await call(agent, "read", {"name": "linear", "path": "latin1.txt"})
     assert latin.is_error and "not UTF-8 text" in latin.text
+    # load names the image apart, so the model is not sent to read it.
+    loaded = (await call(agent, "load", {"name": "linear"})).text
+    readable, _, not_text = loaded.partition("Not text, so not for the read tool")
+    assert "logo.png" in not_text and "logo.png" not in readable and "latin1.txt" in readable
 
 
 def next_offset(text: str) -> int | None:
