@@ -5,11 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
 from agent_core.agent.scaffold import create_agent
 from agent_core.context.items import ItemRef
 from desktop.app import DesktopApp
+from desktop.views.chat_view import ChatView
+from desktop.views.model_picker import ModelPicker
 from tests.support.desktop_driver import WAIT_MS, idle, names, screenshot, scripted, send
 
 
@@ -136,7 +139,8 @@ def test_the_model_box_never_shows_a_model_that_is_not_used(
     assert "is not in the list scripted gave" in view.inline_error.text()
 
 
-def test_a_click_on_the_model_box_text_opens_its_list(qtbot: QtBot, desktop: DesktopApp) -> None:
+def open_model_list(qtbot: QtBot, desktop: DesktopApp) -> tuple[ChatView, ModelPicker, QLineEdit]:
+    """The chat's model box offering scripted:x and scripted:y, its list opened by a click on its text."""
     view = desktop.window.current_view()
     assert view is not None
     view.set_models(["scripted:x", "scripted:y"])
@@ -145,6 +149,11 @@ def test_a_click_on_the_model_box_text_opens_its_list(qtbot: QtBot, desktop: Des
     assert line_edit is not None
     qtbot.mouseClick(line_edit, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(box.view().isVisible, timeout=WAIT_MS)
+    return view, box, line_edit
+
+
+def test_a_click_on_the_model_box_text_opens_its_list(qtbot: QtBot, desktop: DesktopApp) -> None:
+    view, box, _line_edit = open_model_list(qtbot, desktop)
     shown = [box.view().model().index(row, 0).data() for row in range(box.view().model().rowCount())]
     assert shown == ["scripted:x", "scripted:y"]
     box.view().setCurrentIndex(box.view().model().index(1, 0))
@@ -153,14 +162,7 @@ def test_a_click_on_the_model_box_text_opens_its_list(qtbot: QtBot, desktop: Des
 
 
 def test_typing_while_the_model_list_is_open_goes_into_the_box(qtbot: QtBot, desktop: DesktopApp) -> None:
-    view = desktop.window.current_view()
-    assert view is not None
-    view.set_models(["scripted:x", "scripted:y"])
-    box = view.model_picker
-    line_edit = box.lineEdit()
-    assert line_edit is not None
-    qtbot.mouseClick(line_edit, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(box.view().isVisible, timeout=WAIT_MS)
+    _view, box, line_edit = open_model_list(qtbot, desktop)
     qtbot.keyClick(box.view(), "s")  # the list has the keys while it is open
     qtbot.waitUntil(lambda: not box.view().isVisible() and line_edit.hasFocus(), timeout=WAIT_MS)
     qtbot.keyClicks(line_edit, "cripted:z")  # a new ref, not added to the one shown
