@@ -12,15 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_core.agent._text_file import MAX_FILE_BYTES
 from agent_core.agent.importers._skill_read import ImportedSkill
 from agent_core.agent.items import Problem
-from agent_core.agent.skill_files.definition import SKILL_FILE
-from agent_core.agent.skill_files.trust_check import (
-    MAX_CHECKED_FILE_BYTES,
-    MAX_CHECKED_SKILL_BYTES,
-    file_trust_problems,
-)
+from agent_core.agent.skill_files.trust_check import checked_texts, file_text, file_trust_problems
 
 __all__ = ["MAX_TRUST_LINES", "skill_trust_lines"]
 
@@ -49,18 +43,12 @@ def skill_trust_lines(skills: list[ImportedSkill], target: Path) -> list[str]:
 
 
 def _problems(skill: ImportedSkill) -> list[Problem]:
-    # The same bounds as `agent check`: SKILL.md whole (it is what the model is given), other files
-    # up to 1 MB each (larger ones are data), and at most MAX_CHECKED_SKILL_BYTES per skill.
+    # The same files and bounds as `agent check` (checked_texts), read from the bytes imported.
+    def read(relative: str, limit: int) -> str | None:
+        data = skill.files[relative].data
+        return file_text(data) if len(data) <= limit else None
+
     problems: list[Problem] = []
-    budget = MAX_CHECKED_SKILL_BYTES
-    for relative, file in skill.files.items():
-        limit = MAX_FILE_BYTES if relative == SKILL_FILE else MAX_CHECKED_FILE_BYTES
-        if len(file.data) > min(limit, budget) or b"\0" in file.data[:8192]:
-            continue
-        try:
-            text = file.data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        budget -= len(text)
+    for relative, text in checked_texts(skill.files, read, []):
         problems += file_trust_problems(Path(skill.source, relative), relative, text)
     return problems

@@ -8,7 +8,7 @@ check``, ``skill show``), not on every load.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,7 +22,9 @@ __all__ = [
     "MAX_CHECKED_FILE_BYTES",
     "MAX_CHECKED_SKILL_BYTES",
     "TrustCache",
+    "checked_texts",
     "content_problems",
+    "file_text",
     "file_trust_problems",
     "skill_trust_problems",
     "trust_problems",
@@ -81,20 +83,11 @@ def content_problems(skill: Skill) -> list[Problem]:
         return []
     problems: list[Problem] = []
     folder = skill.path.parent
-    budget = MAX_CHECKED_SKILL_BYTES
     unchecked: list[str] = []
-    for relative in (SKILL_FILE, *skill.files):
-        path = folder / relative
-        if budget <= 0:
-            unchecked.append(relative)
-            continue
-        # SKILL.md is read whole (up to the loader's limit): it is what the model is given.
-        limit = MAX_FILE_BYTES if relative == SKILL_FILE else MAX_CHECKED_FILE_BYTES
-        text = _text_of(path, min(limit, budget))
-        if text is None:
-            continue
-        budget -= len(text)
-        problems.extend(file_trust_problems(path, relative, text))
+    for relative, text in checked_texts(
+        (SKILL_FILE, *skill.files), lambda relative, limit: _text_of(folder / relative, limit), unchecked
+    ):
+        problems.extend(file_trust_problems(folder / relative, relative, text))
     if unchecked:
         problems.append(
             Problem(
@@ -149,17 +142,40 @@ def _stamp(folder: Path, names: Iterable[str]) -> tuple[tuple[str, int, int], ..
     return tuple(stamps)
 
 
-def _text_of(path: Path, limit: int) -> str | None:
-    """The file's text when it is a text file no larger than ``limit``; None for anything else."""
-    try:
-        data = read_bytes(path, limit)
-    except FileRefused:  # too large, gone or not a regular file: the loader reports what matters
-        return None
+def checked_texts(
+    relatives: Iterable[str], read: Callable[[str, int], str | None], unchecked: list[str]
+) -> Iterator[tuple[str, str]]:
+    """The texts of a skill's files a trust check reads, as ``read(relative, limit)`` gives them
+    (None: not a text file within ``limit``): SKILL.md whole (up to the loader's limit: it is what
+    the model is given), other files up to ``MAX_CHECKED_FILE_BYTES`` (larger ones are data), and at
+    most ``MAX_CHECKED_SKILL_BYTES`` in all; the files past that are added to ``unchecked``."""
+    budget = MAX_CHECKED_SKILL_BYTES
+    for relative in relatives:
+        if budget <= 0:
+            unchecked.append(relative)
+            continue
+        limit = MAX_FILE_BYTES if relative == SKILL_FILE else MAX_CHECKED_FILE_BYTES
+        text = read(relative, min(limit, budget))
+        if text is not None:
+            budget -= len(text)
+            yield relative, text
+
+
+def file_text(data: bytes) -> str | None:
+    """A file's bytes as text; None for a binary file (a NUL near its start) or one not in UTF-8."""
     if b"\0" in data[:8192]:
-        return None  # binary
+        return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
+        return None
+
+
+def _text_of(path: Path, limit: int) -> str | None:
+    """The file's text when it is a text file no larger than ``limit``; None for anything else."""
+    try:
+        return file_text(read_bytes(path, limit))
+    except FileRefused:  # too large, gone or not a regular file: the loader reports what matters
         return None
 
 
